@@ -1,0 +1,137 @@
+"""Stream a native journal in constant memory, checking the contract as it goes."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from pathlib import Path
+from typing import Any, Iterator
+
+from pydantic import ValidationError
+
+from ..errors import BadInput
+from ..model import JOURNAL_RECORD, Footer, Header, Request, Run
+from .errors import describe_validation_error
+
+__all__ = ["JournalReader", "parse_record"]
+
+
+def parse_record(raw: bytes) -> Any:
+    """Validate one JSONL line into its record model; raise :class:`BadInput` without location."""
+    try:
+        return JOURNAL_RECORD.validate_json(raw)
+    except ValidationError as err:
+        first = err.errors(include_url=False)[0]
+        if first["type"] == "json_invalid":
+            raise BadInput(f"not valid JSON ({first.get('ctx', {}).get('error', first['msg'])})") from None
+        if first["type"] in ("model_attributes_type", "model_type", "dict_type") or (
+            first["type"] == "union_tag_not_found" and not raw.lstrip().startswith(b"{")
+        ):
+            raise BadInput("a journal line must be a JSON object") from None
+        text, _ = describe_validation_error(err, strip_tag=True)
+        raise BadInput(text) from None
+
+
+class JournalReader:
+    """Iterate ``(line_number, record)`` over a journal, enforcing its structure.
+
+    Checks, each reported with file and line: valid JSON on every line, a known
+    record type with fields of the right types, the header first and only once,
+    nothing after the footer, run records that count exactly the timed requests
+    of their run, and footer counts equal to what the journal holds. With
+    ``require_footer`` a journal that ends without a footer is an error.
+
+    After iteration, ``sha256``, ``size``, ``header`` and ``footer`` are set.
+    """
+
+    def __init__(self, path: str | Path, *, require_footer: bool = True):
+        self.path = Path(path)
+        self.require_footer = require_footer
+        self.sha256 = ""
+        self.size = 0
+        self.header: Header | None = None
+        self.footer: Footer | None = None
+        self.lines = 0
+
+    def __iter__(self) -> Iterator[tuple[int, Any]]:
+        digest = hashlib.sha256()
+        size = 0
+        requests = 0
+        timed = 0
+        open_runs: dict[str, Counter[str]] = {}
+        closed_runs: set[str] = set()
+        line_no = 0
+        try:
+            handle = self.path.open("rb")
+        except OSError as err:
+            raise BadInput(f"cannot read journal ({err.strerror})", self.path) from None
+        with handle:
+            for raw in handle:
+                line_no += 1
+                digest.update(raw)
+                size += len(raw)
+                torn = not raw.endswith(b"\n")
+                if not raw.strip():
+                    raise BadInput("empty line in journal", self.path, line_no)
+                try:
+                    record = parse_record(raw)
+                except BadInput as err:
+                    if torn:
+                        err.message = f"torn last line (no newline at end; the writer was interrupted?): {err.message}"
+                    raise err.located(self.path, line_no)
+                self._check_order(record, line_no)
+                if isinstance(record, Request):
+                    requests += 1
+                    if not record.warmup:
+                        timed += 1
+                        if record.run in closed_runs:
+                            raise BadInput(f"request of run {record.run!r} after that run's record", self.path, line_no)
+                        counts = open_runs.setdefault(record.run, Counter())
+                        counts["requests"] += 1
+                        counts["ok"] += int(record.ok)
+                elif isinstance(record, Run):
+                    self._close_run(record, open_runs.pop(record.run, Counter()), closed_runs, line_no)
+                elif isinstance(record, Footer):
+                    if record.requests != requests or record.timed_requests != timed:
+                        raise BadInput(
+                            f"footer counts {record.requests} requests / {record.timed_requests} timed, "
+                            f"but the journal holds {requests} / {timed}",
+                            self.path,
+                            line_no,
+                        )
+                yield line_no, record
+        self.lines = line_no
+        self.sha256 = digest.hexdigest()
+        self.size = size
+        if line_no == 0:
+            raise BadInput("empty journal (no header)", self.path)
+        if self.footer is None and self.require_footer:
+            raise BadInput(
+                "journal has no footer (the arm did not finish; 'collect --resume' continues it)",
+                self.path,
+                line_no,
+            )
+
+    def _check_order(self, record: Any, line_no: int) -> None:
+        if self.footer is not None:
+            raise BadInput("record after the footer", self.path, line_no)
+        if line_no == 1:
+            if not isinstance(record, Header):
+                raise BadInput(f"first line must be the header, found a {record.type!r} record", self.path, line_no)
+            self.header = record
+        elif isinstance(record, Header):
+            raise BadInput("a second header", self.path, line_no)
+        if isinstance(record, Footer):
+            self.footer = record
+
+    def _close_run(self, run: Run, counts: Counter[str], closed: set[str], line_no: int) -> None:
+        if run.run in closed:
+            raise BadInput(f"run {run.run!r} is recorded twice", self.path, line_no)
+        closed.add(run.run)
+        if run.requests != counts["requests"] or run.ok != counts["ok"]:
+            raise BadInput(
+                f"run {run.run!r} counts {run.requests} requests / {run.ok} ok, "
+                f"but the journal holds {counts['requests']} / {counts['ok']} for it",
+                self.path,
+                line_no,
+            )

@@ -1,0 +1,97 @@
+"""Load trial bundles and decision folders from disk into :mod:`evidence_kit.model.evidence`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import BadInput
+from ..model import Check, Decision, Footer, Gate, Header, Request, Run, Trial
+from ..model.evidence import ArmEvidence, DecisionEvidence, TrialEvidence
+from .files import read_json_model, read_toml_model
+from .journal import JournalReader
+
+__all__ = ["load_trial", "load_decision", "load_any", "read_arm"]
+
+
+def read_arm(bundle: Path, trial: Trial, phase: str, *, require_footer: bool = True) -> ArmEvidence:
+    """Read one arm's journal and check it belongs to ``trial`` as ``phase``."""
+    ref = trial.arm(phase)
+    path = bundle / ref.journal
+    if not path.is_file():
+        raise BadInput(f"journal of the {phase} arm is missing (trial.json names {ref.journal})", path)
+    groups = set(trial.workload.groups())
+    reader = JournalReader(path, require_footer=require_footer)
+    arm: ArmEvidence | None = None
+    for line, record in reader:
+        if isinstance(record, Header):
+            for name, want in (("trial_id", trial.trial_id), ("arm", ref.arm), ("phase", ref.phase), ("seq", ref.seq)):
+                if getattr(record, name) != want:
+                    raise BadInput(f"header {name} is {getattr(record, name)!r}, trial.json says {want!r}", path, line)
+            arm = ArmEvidence(ref=ref, header=record, footer=None, sha256="", size=0)
+            continue
+        assert arm is not None  # the reader guarantees the header comes first
+        if isinstance(record, (Request, Run)):
+            if (record.input_nominal, record.concurrency) not in groups:
+                raise BadInput(
+                    f"group ({record.input_nominal}, {record.concurrency}) is not in the trial's workload", path, line
+                )
+            timed = isinstance(record, Run) or not record.warmup
+            if timed and not 1 <= record.repetition <= trial.workload.repetitions:
+                raise BadInput(
+                    f"repetition {record.repetition} is outside 1..{trial.workload.repetitions}", path, line
+                )
+        if isinstance(record, Request):
+            arm.requests.append(record)
+        elif isinstance(record, Run):
+            arm.runs.append(record)
+        elif isinstance(record, Gate):
+            arm.gates.append(record)
+        elif isinstance(record, Check):
+            arm.checks.append(record)
+        elif isinstance(record, Footer):
+            arm.footer = record
+    assert arm is not None
+    arm.sha256, arm.size = reader.sha256, reader.size
+    return arm
+
+
+def load_trial(bundle: str | Path, *, require_footer: bool = True) -> TrialEvidence:
+    """Load a trial bundle (a folder holding ``trial.json``)."""
+    bundle = Path(bundle)
+    trial_file = bundle / "trial.json"
+    if not bundle.is_dir():
+        raise BadInput("not a folder", bundle)
+    if not trial_file.is_file():
+        raise BadInput("not a trial bundle (no trial.json)", bundle)
+    trial = read_json_model(trial_file, Trial)
+    arms = [read_arm(bundle, trial, phase, require_footer=require_footer) for phase in ("before", "candidate", "restored")]
+    return TrialEvidence(trial=trial, arms=arms, source=str(bundle))
+
+
+def load_decision(folder: str | Path) -> DecisionEvidence:
+    """Load a decision folder: ``decision.toml`` and the trial bundles it names."""
+    folder = Path(folder)
+    decision_file = folder / "decision.toml"
+    decision = read_toml_model(decision_file, Decision)
+    trials: list[TrialEvidence] = []
+    for name in decision.trials:
+        path = folder / name
+        if not path.is_dir():
+            raise BadInput(f"trial {name!r} is named but {folder / name} is not a folder", decision_file)
+        trials.append(load_trial(path))
+    ids = [t.trial.trial_id for t in trials]
+    if len(set(ids)) != len(ids):
+        raise BadInput("two trials share one trial_id", decision_file)
+    return DecisionEvidence(decision=decision, trials=trials, source=str(folder))
+
+
+def load_any(path: str | Path) -> DecisionEvidence | TrialEvidence:
+    """A decision folder if it holds ``decision.toml``, else a trial bundle."""
+    path = Path(path)
+    if not path.exists():
+        raise BadInput("no such file or folder", path)
+    if (path / "decision.toml").is_file():
+        return load_decision(path)
+    if (path / "trial.json").is_file():
+        return load_trial(path)
+    raise BadInput("neither a decision folder (decision.toml) nor a trial bundle (trial.json)", path)

@@ -1,0 +1,78 @@
+"""The ``evidence-kit`` command line: thin, lazy, and the one place errors become exit codes.
+
+Each command lives in its own module and is imported only when it runs, so
+``evidence-kit collect`` does not pay for the site builder's imports.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from . import __version__
+from .errors import EXIT_BAD_INPUT, EvidenceError
+
+__all__ = ["main", "run", "cli", "COMMANDS"]
+
+# name -> "module:attribute"; one line per command, in the order `--help` lists them.
+COMMANDS: dict[str, str] = {
+    "analyze": "evidence_kit.commands.analyze:analyze",
+    "schema": "evidence_kit.commands.schema:schema",
+}
+
+
+class LazyGroup(click.Group):
+    """A click group that imports a command's module only when that command is used."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, attribute = target.split(":")
+        return getattr(importlib.import_module(module_name), attribute)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="evidence-kit")
+def cli() -> None:
+    """Turn LLM-serving A/B/A experiments into decisions anyone can check."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI and return its exit code.
+
+    Every :class:`EvidenceError` becomes one line on stderr and its exit code; a
+    command may return an ``int`` to choose its own (``verify`` returns 1 on a
+    failed check).
+    """
+    try:
+        result = cli.main(args=argv, prog_name="evidence-kit", standalone_mode=False)
+    except EvidenceError as err:
+        click.echo(f"evidence-kit: {err}", err=True)
+        return err.exit_code
+    except click.exceptions.Abort:
+        click.echo("evidence-kit: interrupted", err=True)
+        return 130
+    except click.exceptions.Exit as exit_:
+        return exit_.exit_code
+    except click.ClickException as err:
+        err.show()
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        click.echo("evidence-kit: interrupted", err=True)
+        return 130
+    return result if isinstance(result, int) else 0
+
+
+def run() -> None:
+    """Console-script entry point."""
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    run()

@@ -1,0 +1,34 @@
+"""Small filesystem helpers: writes that leave nothing half-written."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from .errors import BadInput
+
+__all__ = ["atomic_write", "write_files_atomically"]
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename, fsynced."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_files_atomically(folder: Path, files: dict[str, bytes]) -> None:
+    """Write several files into ``folder``, each atomically."""
+    if folder.exists() and not folder.is_dir():
+        raise BadInput("exists and is not a folder", folder)
+    for name, data in files.items():
+        atomic_write(folder / name, data)

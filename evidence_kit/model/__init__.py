@@ -1,0 +1,44 @@
+"""Pydantic models for every record of the evidence contract (spec: evidence-bundle-v1)."""
+
+from .decision import Decision
+from .journal import (
+    JOURNAL_RECORD,
+    JOURNAL_SCHEMA,
+    TIMING_FIELDS,
+    Check,
+    EngineInfo,
+    Footer,
+    Gate,
+    Header,
+    JournalRecord,
+    Request,
+    Run,
+)
+from .manifest import MANIFEST_SCHEMA, RECEIPT_SCHEMA, Manifest, ManifestEntry, Receipt
+from .trial import PHASES, TRIAL_SCHEMA, ArmRef, DecisionRule, Trial, Workload
+
+__all__ = [
+    "ArmRef",
+    "Check",
+    "Decision",
+    "DecisionRule",
+    "EngineInfo",
+    "Footer",
+    "Gate",
+    "Header",
+    "JOURNAL_RECORD",
+    "JOURNAL_SCHEMA",
+    "JournalRecord",
+    "MANIFEST_SCHEMA",
+    "Manifest",
+    "ManifestEntry",
+    "PHASES",
+    "RECEIPT_SCHEMA",
+    "Receipt",
+    "Request",
+    "Run",
+    "TIMING_FIELDS",
+    "TRIAL_SCHEMA",
+    "Trial",
+    "Workload",
+]

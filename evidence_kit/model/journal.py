@@ -1,0 +1,135 @@
+"""Native journal records: one JSON object per line, discriminated on ``type``.
+
+A journal is ``header``, then ``request``, ``run``, ``gate`` and ``check`` records
+in the order they happened, then ``footer``. New record types are added here, as
+one more member of :data:`JournalRecord`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import Field, NonNegativeInt, PositiveInt, TypeAdapter, model_validator
+
+from ._base import Record, Slug
+
+__all__ = [
+    "EngineInfo",
+    "Header",
+    "Request",
+    "Run",
+    "Gate",
+    "Check",
+    "Footer",
+    "JournalRecord",
+    "JOURNAL_RECORD",
+    "JOURNAL_SCHEMA",
+    "TIMING_FIELDS",
+]
+
+JOURNAL_SCHEMA = "evidence-kit/journal/v1"
+TIMING_FIELDS: tuple[str, ...] = ("e2e_s", "ttft_s", "ttft_content_s")
+
+Seconds = Annotated[float, Field(ge=0)]
+Phase = Literal["before", "candidate", "restored"]
+
+
+class EngineInfo(Record):
+    """What the engine reported about itself that is safe to publish."""
+
+    kv_token_slots: PositiveInt | None = None
+
+
+class Header(Record):
+    """First line of every journal: which trial, arm and phase it records."""
+
+    type: Literal["header"]
+    schema_: Literal["evidence-kit/journal/v1"] = Field(alias="schema")
+    trial_id: Slug
+    arm: Slug
+    phase: Phase
+    seq: PositiveInt
+    started_at: str = Field(min_length=1)
+    engine: EngineInfo = Field(default_factory=EngineInfo)
+    private: dict[str, Any] = Field(default_factory=dict)
+
+    model_config = Record.model_config | {"populate_by_name": True}
+
+
+class Request(Record):
+    """One request, timed or warmup, succeeded or failed."""
+
+    type: Literal["request"]
+    run: str = Field(min_length=1)
+    repetition: NonNegativeInt
+    input_nominal: PositiveInt
+    concurrency: PositiveInt
+    index: NonNegativeInt
+    warmup: bool
+    ok: bool
+    error: str | None = None
+    prompt_tokens: NonNegativeInt | None = None
+    completion_tokens: NonNegativeInt | None = None
+    e2e_s: Seconds | None = None
+    ttft_s: Seconds | None = None
+    ttft_content_s: Seconds | None = None
+    finish_reason: str | None = None
+
+    @model_validator(mode="after")
+    def _ok_or_error(self) -> "Request":
+        if self.ok:
+            if self.error is not None:
+                raise ValueError("an ok request has error null")
+            if self.e2e_s is None:
+                raise ValueError("an ok request has a number in e2e_s")
+        elif not self.error:
+            raise ValueError("a failed request (ok false) says why in error")
+        return self
+
+
+class Run(Record):
+    """Closes one run: how many requests it had and whether counters reconciled."""
+
+    type: Literal["run"]
+    run: str = Field(min_length=1)
+    repetition: PositiveInt
+    input_nominal: PositiveInt
+    concurrency: PositiveInt
+    requests: NonNegativeInt
+    ok: NonNegativeInt
+    reconciled: bool | None = None
+    counters: dict[str, tuple[float, float]] | None = None
+
+
+class Gate(Record):
+    """A functional gate run before timed work (smoke, json, needle, tools, ...)."""
+
+    type: Literal["gate"]
+    name: str = Field(min_length=1)
+    target: str = "direct"
+    ok: bool
+    detail: str | None = None
+
+
+class Check(Record):
+    """A lifecycle check: identity equality, readmission, process stability, ..."""
+
+    type: Literal["check"]
+    name: str = Field(min_length=1)
+    ok: bool
+    detail: str | None = None
+
+
+class Footer(Record):
+    """Last line: written only when the arm ended; counts every request above it."""
+
+    type: Literal["footer"]
+    ended_at: str = Field(min_length=1)
+    requests: NonNegativeInt
+    timed_requests: NonNegativeInt
+
+
+JournalRecord = Annotated[
+    Union[Header, Request, Run, Gate, Check, Footer], Field(discriminator="type")
+]
+JOURNAL_RECORD: TypeAdapter[Any] = TypeAdapter(JournalRecord)

@@ -1,0 +1,50 @@
+"""``manifest.json`` and ``receipt.json``."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, NonNegativeInt, model_validator
+
+from ._base import Record, RelPath
+
+__all__ = ["ManifestEntry", "Manifest", "Receipt", "MANIFEST_SCHEMA", "RECEIPT_SCHEMA"]
+
+MANIFEST_SCHEMA = "evidence-kit/manifest/v1"
+RECEIPT_SCHEMA = "evidence-kit/receipt/v1"
+
+
+class ManifestEntry(Record):
+    path: RelPath
+    size: NonNegativeInt
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+
+
+class Manifest(Record):
+    """sha256 and size of every file in a folder but the manifest (and its envelope)."""
+
+    schema_: Literal["evidence-kit/manifest/v1"] = Field(alias="schema")
+    files: list[ManifestEntry]
+
+    model_config = Record.model_config | {"populate_by_name": True}
+
+    @model_validator(mode="after")
+    def _each_once(self) -> "Manifest":
+        seen: set[str] = set()
+        for entry in self.files:
+            if entry.path in seen:
+                raise ValueError(f"{entry.path} is listed twice")
+            seen.add(entry.path)
+        return self
+
+
+class Receipt(Record):
+    """What the redactor did: never a private value, nor an unkeyed hash of one."""
+
+    schema_: Literal["evidence-kit/receipt/v1"] = Field(alias="schema")
+    tool_version: str
+    policy_digest: str = Field(pattern=r"^sha256:[0-9a-f]{64}$")
+    key_id: str
+    counts: dict[str, dict[str, NonNegativeInt]] = Field(default_factory=dict)
+
+    model_config = Record.model_config | {"populate_by_name": True}

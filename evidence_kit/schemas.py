@@ -1,0 +1,44 @@
+"""JSON Schemas of every contract record, generated from the pydantic models."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, TypeAdapter
+
+from .model import JOURNAL_RECORD, Decision, Manifest, Receipt, Trial
+
+__all__ = ["schemas", "schema_bytes"]
+
+
+def _models() -> dict[str, TypeAdapter[Any] | type[BaseModel]]:
+    from .analyze.report import Analysis  # the analyze document is part of the contract too
+
+    return {
+        "trial": Trial,
+        "journal-record": JOURNAL_RECORD,
+        "decision": Decision,
+        "manifest": Manifest,
+        "receipt": Receipt,
+        "analysis": Analysis,
+    }
+
+
+def schemas() -> dict[str, dict[str, Any]]:
+    """Every schema by file stem, e.g. ``{"trial": {...}}``."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, model in _models().items():
+        if isinstance(model, TypeAdapter):
+            schema = model.json_schema(by_alias=True)
+        else:
+            schema = model.model_json_schema(by_alias=True)
+        schema["$id"] = f"https://evidence-kit.invalid/schema/{name}.v1.json"
+        schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+        out[name] = schema
+    return out
+
+
+def schema_bytes(schema: dict[str, Any]) -> bytes:
+    """The canonical bytes of a schema file: sorted keys, two-space indent, final newline."""
+    return (json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
