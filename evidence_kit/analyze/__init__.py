@@ -1,0 +1,23 @@
+"""The statistics and decision engine: pure functions of in-memory evidence, no I/O.
+
+The site builder renders what :func:`analyze` returns and the auditor reruns it,
+so every published figure is ``analyze(journals)`` and nothing else.
+"""
+
+from .decision import DEFINITIONS, analyze
+from .report import ANALYSIS_SCHEMA, Analysis, TrialAnalysis
+from .stats import bootstrap_ratio_interval, change, median, nearest_rank
+from .trial import analyze_trial
+
+__all__ = [
+    "ANALYSIS_SCHEMA",
+    "Analysis",
+    "DEFINITIONS",
+    "TrialAnalysis",
+    "analyze",
+    "analyze_trial",
+    "bootstrap_ratio_interval",
+    "change",
+    "median",
+    "nearest_rank",
+]

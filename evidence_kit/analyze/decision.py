@@ -1,0 +1,64 @@
+"""A decision's analysis: its trials, and the outcome their predeclared rules give."""
+
+from __future__ import annotations
+
+from .. import __version__
+from ..model.evidence import DecisionEvidence, TrialEvidence
+from .findings import REGRESSION_FRACTION_OF_THRESHOLD
+from .report import Analysis, DecisionSummary
+from .stats import BOOTSTRAP_LEVEL, BOOTSTRAP_RESAMPLES
+from .trial import PERCENTILES, analyze_trial
+
+__all__ = ["analyze", "DEFINITIONS"]
+
+DEFINITIONS: dict[str, str] = {
+    "version": "evidence-kit/statistics/v1",
+    "timed_request": "a request with warmup false; warmup and failed requests never enter a statistic",
+    "pooled_median": "ordinary median of every ok timed request of one group in one arm across repetitions "
+    "(mean of the two middle values for an even count)",
+    "per_run_percentile": "nearest-rank percentile of the ok requests of one run: the value at rank "
+    f"ceil(p/100 x n) of the sorted values; p in {', '.join(f'p{p}' for p in PERCENTILES)}",
+    "change_pct": "(candidate / control - 1) x 100: for latencies negative is faster; written "
+    "'x% faster' when negative and 'x% slower' when positive, x = |change_pct|",
+    "improvement_pct": "(control - candidate) / control x 100 = -change_pct",
+    "rule": "a group wins when improvement_pct >= min_improvement against each control the rule names "
+    "(both-controls: before and restored); any-group promotes on one win, all-groups on every group; "
+    "a trial with incomplete timed requests or a failed gate cannot promote; a decision promotes the "
+    "trials that promote",
+    "control_drift_pct": "(restored / before - 1) x 100 of the decision metric; flagged at |drift| >= threshold",
+    "split_verdict": "a group that clears the threshold against one control but not the other",
+    "regression": "a group where the candidate is slower than both controls by at least "
+    f"{REGRESSION_FRACTION_OF_THRESHOLD:g} x the threshold",
+    "bootstrap_interval": f"{BOOTSTRAP_LEVEL:.0%} percentile bootstrap of median(candidate) / median(control), "
+    f"{BOOTSTRAP_RESAMPLES} resamples of each arm with replacement, SplitMix64 seeded by sha256 of "
+    "'evidence-kit/bootstrap/v1', trial_id, metric, input_nominal, concurrency, control; resolvable when "
+    "the interval excludes 1",
+    "slot_change_pct": "(candidate kv_token_slots / before kv_token_slots - 1) x 100",
+    "group_label": "median actual prompt tokens of the input group (all arms), to the nearest thousand, "
+    "and the concurrency: '~6K/C4'",
+}
+
+
+def analyze(evidence: DecisionEvidence | TrialEvidence) -> Analysis:
+    """The analysis document of a decision folder or a single trial bundle."""
+    if isinstance(evidence, TrialEvidence):
+        trials = [evidence]
+        meta = None
+    else:
+        trials = evidence.trials
+        meta = evidence.decision
+    analyses = [analyze_trial(t) for t in trials]
+    promoted = [t.trial_id for t in analyses if t.outcome == "promote"]
+    return Analysis(
+        tool_version=__version__,
+        definitions=DEFINITIONS,
+        decision=DecisionSummary(
+            id=meta.id if meta else None,
+            title=meta.title if meta else None,
+            date=meta.date if meta else None,
+            outcome="promote" if promoted else "no-promotion",
+            promoted=promoted,
+            trials=[t.trial_id for t in analyses],
+        ),
+        trials=analyses,
+    )

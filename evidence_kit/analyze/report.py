@@ -1,0 +1,197 @@
+"""The analysis document (``evidence-kit/analysis/v1``): every figure a page may show.
+
+These models are the stable, documented JSON that ``evidence-kit analyze --json``
+prints, that the site builder renders, and that ``verify`` recomputes and compares.
+Percentages are stored as percent (``9.24`` means 9.24 %), unrounded; rounding is
+left to whoever displays them.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "ANALYSIS_SCHEMA",
+    "Analysis",
+    "ArmSummary",
+    "Comparison",
+    "DecisionSummary",
+    "Failure",
+    "Finding",
+    "GroupResult",
+    "Interval",
+    "Pooled",
+    "RunStats",
+    "SlotChange",
+    "TrialAnalysis",
+    "Verdict",
+]
+
+ANALYSIS_SCHEMA = "evidence-kit/analysis/v1"
+Phase = Literal["before", "candidate", "restored"]
+
+
+class _Doc(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+class Failure(_Doc):
+    """A timed request that failed, and why."""
+
+    phase: Phase
+    run: str
+    index: int
+    error: str
+
+
+class Pooled(_Doc):
+    """Ordinary median of every ok timed request of one group in one arm."""
+
+    median: float | None
+    n: int
+
+
+class Comparison(_Doc):
+    """Candidate against one control, for one metric and group."""
+
+    control: Literal["before", "restored"]
+    change_pct: float | None = Field(description="(candidate / control - 1) x 100; negative is faster")
+    improvement_pct: float | None = Field(description="(control - candidate) / control x 100 = -change_pct")
+    clears: bool | None = Field(description="improvement_pct >= the rule's min_improvement; null except for the decision metric")
+
+
+class Interval(_Doc):
+    """Seeded bootstrap interval of median(candidate) / median(control) for the decision metric."""
+
+    control: Literal["before", "restored"]
+    ratio: float | None
+    low: float | None
+    high: float | None
+    resolvable: bool = Field(description="the interval excludes 1: the difference is resolvable at this sample size")
+
+
+class Verdict(_Doc):
+    """The predeclared rule applied to one group."""
+
+    win: bool
+    clears_before: bool
+    clears_restored: bool
+    split: bool = Field(description="clears the threshold against one control but not the other")
+    control_drift_pct: float | None = Field(description="(restored / before - 1) x 100 of the decision metric")
+    drift_flagged: bool = Field(description="|control_drift_pct| >= the rule's threshold")
+
+
+class GroupResult(_Doc):
+    """One workload group: pooled medians per arm, comparisons, verdict."""
+
+    input_nominal: int
+    concurrency: int
+    label: str = Field(description="e.g. '~6K/C4', from the actual prompt tokens")
+    input_label: str = Field(description="e.g. '~6K'")
+    input_tokens_min: int | None
+    input_tokens_max: int | None
+    pooled: dict[str, dict[str, Pooled]] = Field(description="metric -> phase -> pooled median")
+    comparisons: dict[str, list[Comparison]] = Field(description="metric -> candidate vs each control")
+    intervals: list[Interval]
+    verdict: Verdict
+
+
+class RunStats(_Doc):
+    """Nearest-rank percentiles of one run (one group, one repetition, one arm)."""
+
+    phase: Phase
+    run: str
+    repetition: int
+    input_nominal: int
+    concurrency: int
+    requests: int
+    ok: int
+    reconciled: bool | None
+    percentiles: dict[str, dict[str, float | None]] = Field(description="metric -> {p50, p90, p99}")
+
+
+class ArmSummary(_Doc):
+    """One arm's journal: identity in the trial, hash, counts."""
+
+    seq: int
+    arm: str
+    phase: Phase
+    role: Literal["control", "candidate"]
+    label: str
+    journal: str
+    sha256: str
+    size: int
+    kv_token_slots: int | None
+    timed_ok: int
+    timed_recorded: int
+    timed_planned: int
+    warmup: int
+    runs_reconciled: int
+    runs_total: int
+    gates_passed: int
+    gates_total: int
+    failed_gates: list[str]
+    checks: dict[str, bool]
+
+
+class SlotChange(_Doc):
+    """Engine-reported KV token slots of the candidate against the original."""
+
+    original: int | None
+    candidate: int | None
+    restored: int | None
+    change_pct: float | None
+    restored_matches_original: bool | None
+
+
+class Finding(_Doc):
+    """A row or fact the page must call out by name; ``kind`` says which rule found it."""
+
+    kind: Literal["win", "split-verdict", "regression", "control-drift", "failures", "unreconciled", "gate-failed", "check-failed", "slots-not-restored"]
+    group: str | None = None
+    values: dict[str, float | int | str | None] = Field(default_factory=dict)
+
+
+class TrialAnalysis(_Doc):
+    trial_id: str
+    title: str
+    engine_kind: str
+    simulated: bool
+    rule: dict[str, float | str]
+    candidate_label: str
+    arms: list[ArmSummary]
+    groups: list[GroupResult]
+    runs: list[RunStats]
+    failures: list[Failure]
+    timed_ok: int
+    timed_planned: int
+    runs_reconciled: int
+    runs_total: int
+    wins: int
+    outcome: Literal["promote", "no-promotion"]
+    blocked_by: list[str] = Field(description="why a trial whose groups win still cannot promote")
+    slots: SlotChange
+    findings: list[Finding]
+
+
+class DecisionSummary(_Doc):
+    id: str | None
+    title: str | None
+    date: str | None
+    outcome: Literal["promote", "no-promotion"]
+    promoted: list[str]
+    trials: list[str]
+
+
+class Analysis(_Doc):
+    """The whole analysis of one decision folder or trial bundle."""
+
+    schema_: Literal["evidence-kit/analysis/v1"] = Field(alias="schema", default=ANALYSIS_SCHEMA)
+    tool_version: str
+    definitions: dict[str, str]
+    decision: DecisionSummary
+    trials: list[TrialAnalysis]
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)

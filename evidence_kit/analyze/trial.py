@@ -1,0 +1,134 @@
+"""One trial's analysis: arms, runs, groups, slots, the rule's outcome and the findings."""
+
+from __future__ import annotations
+
+from ..model.evidence import ArmEvidence, TrialEvidence
+from .findings import findings_for
+from .groups import METRICS, group_results, pct
+from .report import ArmSummary, Failure, RunStats, SlotChange, TrialAnalysis
+from .stats import change, nearest_rank
+
+__all__ = ["analyze_trial", "PERCENTILES"]
+
+PERCENTILES: tuple[int, ...] = (50, 90, 99)
+
+
+def _arm_summary(arm: ArmEvidence, planned: int) -> ArmSummary:
+    timed = arm.timed
+    checks: dict[str, bool] = {}
+    for check in arm.checks:
+        checks[check.name] = checks.get(check.name, True) and check.ok
+    return ArmSummary(
+        seq=arm.ref.seq,
+        arm=arm.ref.arm,
+        phase=arm.ref.phase,
+        role=arm.ref.role,
+        label=arm.ref.label or arm.ref.arm,
+        journal=arm.ref.journal,
+        sha256=arm.sha256,
+        size=arm.size,
+        kv_token_slots=arm.header.engine.kv_token_slots,
+        timed_ok=sum(r.ok for r in timed),
+        timed_recorded=len(timed),
+        timed_planned=planned,
+        warmup=sum(r.warmup for r in arm.requests),
+        runs_reconciled=sum(run.reconciled is True for run in arm.runs),
+        runs_total=len(arm.runs),
+        gates_passed=sum(g.ok for g in arm.gates),
+        gates_total=len(arm.gates),
+        failed_gates=[f"{g.name}@{g.target}" for g in arm.gates if not g.ok],
+        checks=checks,
+    )
+
+
+def _run_stats(arm: ArmEvidence) -> list[RunStats]:
+    by_run: dict[str, list] = {}
+    for r in arm.timed:
+        by_run.setdefault(r.run, []).append(r)
+    out = []
+    for run in arm.runs:
+        requests = by_run.get(run.run, [])
+        ok = [r for r in requests if r.ok]
+        percentiles = {}
+        for metric in METRICS:
+            values = [getattr(r, metric) for r in ok if getattr(r, metric) is not None]
+            percentiles[metric] = {f"p{p}": nearest_rank(values, p) for p in PERCENTILES}
+        out.append(
+            RunStats(
+                phase=arm.ref.phase,
+                run=run.run,
+                repetition=run.repetition,
+                input_nominal=run.input_nominal,
+                concurrency=run.concurrency,
+                requests=len(requests),
+                ok=len(ok),
+                reconciled=run.reconciled,
+                percentiles=percentiles,
+            )
+        )
+    return out
+
+
+def _slots(evidence: TrialEvidence) -> SlotChange:
+    before, candidate, restored = (evidence.arm(p).header.engine.kv_token_slots for p in ("before", "candidate", "restored"))
+    return SlotChange(
+        original=before,
+        candidate=candidate,
+        restored=restored,
+        change_pct=pct(change(candidate, before)),
+        restored_matches_original=None if before is None or restored is None else before == restored,
+    )
+
+
+def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
+    """Every figure of one trial, computed from its journals alone."""
+    trial = evidence.trial
+    rule = trial.decision_rule
+    planned = trial.workload.planned_per_arm
+    arms = [_arm_summary(arm, planned) for arm in evidence.arms]
+    groups = group_results(evidence)
+    failures = [
+        Failure(phase=arm.ref.phase, run=r.run, index=r.index, error=r.error or "")
+        for arm in evidence.arms
+        for r in arm.timed
+        if not r.ok
+    ]
+    wins = sum(g.verdict.win for g in groups)
+    rule_met = wins >= 1 if rule.promote_if == "any-group" else wins == len(groups)
+    blocked_by = []
+    timed_ok = sum(a.timed_ok for a in arms)
+    timed_planned = sum(a.timed_planned for a in arms)
+    if timed_ok < timed_planned:
+        blocked_by.append(f"{timed_planned - timed_ok} of {timed_planned} planned timed requests did not complete")
+    failed_gates = [f"{a.phase}:{g}" for a in arms for g in a.failed_gates]
+    if failed_gates:
+        blocked_by.append("failed gates: " + ", ".join(failed_gates))
+    analysis = TrialAnalysis(
+        trial_id=trial.trial_id,
+        title=trial.title,
+        engine_kind=trial.engine_kind,
+        simulated=trial.simulated,
+        rule={
+            "metric": rule.metric,
+            "statistic": rule.statistic,
+            "min_improvement_pct": rule.min_improvement * 100,
+            "against": rule.against,
+            "promote_if": rule.promote_if,
+        },
+        candidate_label=trial.arm("candidate").label or trial.arm("candidate").arm,
+        arms=arms,
+        groups=groups,
+        runs=[stats for arm in evidence.arms for stats in _run_stats(arm)],
+        failures=failures,
+        timed_ok=timed_ok,
+        timed_planned=timed_planned,
+        runs_reconciled=sum(a.runs_reconciled for a in arms),
+        runs_total=sum(a.runs_total for a in arms),
+        wins=wins,
+        outcome="promote" if rule_met and not blocked_by else "no-promotion",
+        blocked_by=blocked_by if rule_met else [],
+        slots=_slots(evidence),
+        findings=[],
+    )
+    analysis.findings = findings_for(analysis, rule.min_improvement * 100)
+    return analysis

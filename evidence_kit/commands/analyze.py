@@ -1,0 +1,37 @@
+"""``evidence-kit analyze``: decision tables and outcome from evidence."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from ..analyze import Analysis, analyze as analyze_evidence
+from ..bundle import load_any
+from ..text_report import render_text
+
+
+def analysis_json(analysis: Analysis) -> str:
+    """The analysis document as canonical JSON (sorted keys, two-space indent, final newline)."""
+    return json.dumps(analysis.model_dump(mode="json", by_alias=True), indent=2, sort_keys=True) + "\n"
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the analysis document (evidence-kit/analysis/v1) as JSON.")
+def analyze(paths: tuple[Path, ...], as_json: bool) -> None:
+    """Print decision tables and the outcome for each decision folder or trial bundle in PATHS.
+
+    Exit 0 when analysed, 2 when any input is unreadable or breaks the evidence contract
+    (nothing is printed for the other paths then).
+    """
+    analyses = [analyze_evidence(load_any(path)) for path in paths]
+    if as_json:
+        if len(analyses) == 1:
+            click.echo(analysis_json(analyses[0]), nl=False)
+        else:
+            docs = [a.model_dump(mode="json", by_alias=True) for a in analyses]
+            click.echo(json.dumps(docs, indent=2, sort_keys=True))
+        return
+    click.echo("\n".join(render_text(a) for a in analyses), nl=False)

@@ -1,0 +1,1 @@
+"""Example evidence that the toolkit can write for demos and tests."""

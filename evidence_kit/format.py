@@ -1,0 +1,59 @@
+"""How figures are written, everywhere they are shown (terminal, pages, verify).
+
+Formatting only: rounding for display and words for signs. Every value comes
+from :mod:`evidence_kit.analyze`; nothing here computes a figure.
+"""
+
+from __future__ import annotations
+
+__all__ = ["seconds", "percent", "signed_percent", "faster_slower", "count", "ratio", "tokens", "dash", "MINUS"]
+
+MINUS = "\u2212"
+dash = "\u2014"
+
+
+def seconds(value: float | None) -> str:
+    """Seconds to the millisecond: ``1.735``."""
+    return dash if value is None else f"{value:.3f}"
+
+
+def tokens(value: float | None) -> str:
+    """A token count, possibly a half from an even-count median: ``812`` or ``812.5``."""
+    if value is None:
+        return dash
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
+
+
+def count(value: int | None) -> str:
+    """An integer with thousands separators: ``1,330,579``."""
+    return dash if value is None else f"{value:,}"
+
+
+def percent(value: float | None) -> str:
+    """An unsigned percentage to two decimals: ``9.24%``."""
+    return dash if value is None else f"{abs(value):.2f}%"
+
+
+def signed_percent(value: float | None) -> str:
+    """A signed percentage with a true minus sign: ``+38.60%``, ``−40.63%``."""
+    if value is None:
+        return dash
+    text = f"{abs(value):.2f}%"
+    if text == "0.00%":
+        return text
+    return ("+" if value > 0 else MINUS) + text
+
+
+def faster_slower(change_pct: float | None) -> str:
+    """A latency change in words: ``9.24% slower`` or ``14.55% faster`` (sign convention: negative is faster)."""
+    if change_pct is None:
+        return "not comparable"
+    text = percent(change_pct)
+    if text == "0.00%":
+        return "no different (0.00%)"
+    return f"{text} {'faster' if change_pct < 0 else 'slower'}"
+
+
+def ratio(value: float | None) -> str:
+    """A ratio to three decimals: ``0.981``."""
+    return dash if value is None else f"{value:.3f}"

@@ -1,0 +1,94 @@
+"""Generated sentences: every word of judgement on a page comes from a rule, stated here."""
+
+from __future__ import annotations
+
+from .analyze.report import Finding, TrialAnalysis
+from .format import count, faster_slower, percent, signed_percent
+
+__all__ = ["finding_sentence", "rule_sentence", "slots_sentence", "requests_sentence", "outcome_sentence"]
+
+
+def rule_sentence(trial: TrialAnalysis) -> str:
+    """The predeclared rule in words."""
+    rule = trial.rule
+    metric = {"e2e_s": "end-to-end latency", "ttft_s": "time to first token", "ttft_content_s": "visible-content TTFT"}[
+        str(rule["metric"])
+    ]
+    scope = "one group" if rule["promote_if"] == "any-group" else "every group"
+    return (
+        f"At least {float(rule['min_improvement_pct']):g}% lower pooled median {metric} against both controls "
+        f"(original before and original restored); promote when {scope} wins."
+    )
+
+
+def finding_sentence(finding: Finding, candidate: str) -> str:
+    """One sentence per finding, naming the group."""
+    v = finding.values
+    g = finding.group
+    if finding.kind == "win":
+        return (
+            f"At {g} the {candidate} was {percent(v['improvement_vs_before_pct'])} faster than the first control "
+            f"and {percent(v['improvement_vs_restored_pct'])} faster than the restored control: a win under the rule."
+        )
+    if finding.kind == "split-verdict":
+        sides = sorted(
+            [("the first control", v["improvement_vs_before_pct"]), ("the restored control", v["improvement_vs_restored_pct"])],
+            key=lambda side: -float(side[1] or 0),  # type: ignore[arg-type]
+        )
+        (strong_name, strong), (weak_name, weak) = sides
+        weak_text = f"only {percent(weak)}" if float(weak or 0) >= 0 else _improved(weak)  # type: ignore[arg-type]
+        return (
+            f"The {g} result {_improved(strong)} against {strong_name} but {weak_text} against {weak_name}. "
+            "It therefore fails the predeclared requirement to improve against both."
+        )
+    if finding.kind == "regression":
+        return (
+            f"At {g} the {candidate} was {faster_slower(v['change_vs_before_pct'])} than the first control and "
+            f"{faster_slower(v['change_vs_restored_pct'])} than the restored control."
+        )
+    if finding.kind == "control-drift":
+        return (
+            f"At {g} the two controls disagree: the restored original was {faster_slower(v['drift_pct'])} than "
+            "the original before, at least the rule's threshold, so this row cannot be decided cleanly."
+        )
+    if finding.kind == "failures":
+        return f"{v['count']} timed request(s) failed; they are listed with their reasons and enter no statistic."
+    if finding.kind == "unreconciled":
+        return f"{v['count']} run(s) did not reconcile the engine's counters with the client's sums."
+    if finding.kind == "gate-failed":
+        return f"The {v['gate']} gate failed in the {v['phase']} arm."
+    if finding.kind == "check-failed":
+        return f"The {v['check']} check failed in the {v['phase']} arm."
+    if finding.kind == "slots-not-restored":
+        return (
+            f"Engine-reported token slots did not return to the original value after restoration "
+            f"({count(v['original'])} before, {count(v['restored'])} restored)."  # type: ignore[arg-type]
+        )
+    raise ValueError(f"no sentence for finding kind {finding.kind!r}")
+
+
+def _improved(improvement_pct: object) -> str:
+    value = float(improvement_pct)  # type: ignore[arg-type]
+    return f"improved {percent(value)}" if value >= 0 else f"worsened {percent(value)}"
+
+
+def slots_sentence(trial: TrialAnalysis) -> str:
+    """'1,330,579 to 1,844,162 (+38.60%); restored to 1,330,579'."""
+    s = trial.slots
+    text = f"{count(s.original)} to {count(s.candidate)} ({signed_percent(s.change_pct)})"
+    if s.restored is not None:
+        text += f"; {count(s.restored)} after restoration"
+        if s.restored_matches_original:
+            text += " (the original value)"
+    return text
+
+
+def requests_sentence(trial: TrialAnalysis) -> str:
+    """'144/144 (before 48/48, candidate 48/48, restored 48/48); no request failures'."""
+    parts = ", ".join(f"{a.phase} {a.timed_ok}/{a.timed_planned}" for a in trial.arms)
+    tail = "no request failures" if not trial.failures else f"{len(trial.failures)} failed"
+    return f"{trial.timed_ok}/{trial.timed_planned} ({parts}); {tail}"
+
+
+def outcome_sentence(outcome: str) -> str:
+    return "promote the candidate" if outcome == "promote" else "no-promotion; retain the original configuration"
