@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-__all__ = ["REFERENCE_TRIALS", "write_reference_decision"]
+__all__ = ["REFERENCE_TRIALS", "write_reference_decision", "write_trial_bundle"]
 
 GROUPS = [(8192, 1), (8192, 4), (32768, 1), (32768, 4)]
 PROMPT_TOKENS = {8192: (6065, 6066, 6067, 6068), 32768: (25279, 25280, 25281)}
@@ -111,37 +111,43 @@ def _journal(trial_id: str, seq: int, arm: str, phase: str, slots: int, e2e: dic
     return "".join(lines)
 
 
+def write_trial_bundle(folder: Path, trial_id: str, spec: dict[str, Any], *, promote_if: str = "any-group") -> Path:
+    """Write one trial bundle from a spec shaped like a :data:`REFERENCE_TRIALS` entry."""
+    cand_arm, cand_label = spec["candidate"]
+    arms = [
+        ("original", "control", "before", "Original before"),
+        (cand_arm, "candidate", "candidate", cand_label),
+        ("original", "control", "restored", "Original restored"),
+    ]
+    trial = {
+        "schema": "evidence-kit/trial/v1", "trial_id": trial_id, "title": spec["title"],
+        "engine_kind": "simulated",
+        "decision_rule": {"metric": "e2e_s", "statistic": "median", "min_improvement": 0.10,
+                          "against": "both-controls", "promote_if": promote_if},
+        "workload": {"input_nominal": [8192, 32768], "concurrency": [1, 4], "repetitions": REPETITIONS,
+                     "requests_per_run": REQUESTS_PER_RUN, "max_tokens": 4096, "temperature": 0,
+                     "warmup_requests": 2},
+        "arms": [
+            {"seq": seq, "arm": arm, "role": role, "phase": phase,
+             "journal": f"journals/0{seq}-{arm}-{phase}.jsonl", "label": label}
+            for seq, (arm, role, phase, label) in enumerate(arms, start=1)
+        ],
+    }
+    bundle = folder / trial_id
+    (bundle / "journals").mkdir(parents=True, exist_ok=True)
+    (bundle / "trial.json").write_text(json.dumps(trial, indent=2) + "\n")
+    for seq, (arm, _, phase, _) in enumerate(arms, start=1):
+        e2e = {group: spec["e2e"][group][seq - 1] for group in GROUPS}
+        text = _journal(trial_id, seq, arm, phase, spec["slots"][seq - 1], e2e, phase == "candidate")
+        (bundle / f"journals/0{seq}-{arm}-{phase}.jsonl").write_text(text)
+    return bundle
+
+
 def write_reference_decision(folder: Path) -> Path:
     """Write the reconstructed reference decision (``decision.toml`` + two trial bundles) into ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
     for trial_id, spec in REFERENCE_TRIALS.items():
-        cand_arm, cand_label = spec["candidate"]
-        arms = [
-            ("original", "control", "before", "Original before"),
-            (cand_arm, "candidate", "candidate", cand_label),
-            ("original", "control", "restored", "Original restored"),
-        ]
-        trial = {
-            "schema": "evidence-kit/trial/v1", "trial_id": trial_id, "title": spec["title"],
-            "engine_kind": "simulated",
-            "decision_rule": {"metric": "e2e_s", "statistic": "median", "min_improvement": 0.10,
-                              "against": "both-controls", "promote_if": "any-group"},
-            "workload": {"input_nominal": [8192, 32768], "concurrency": [1, 4], "repetitions": REPETITIONS,
-                         "requests_per_run": REQUESTS_PER_RUN, "max_tokens": 4096, "temperature": 0,
-                         "warmup_requests": 2},
-            "arms": [
-                {"seq": seq, "arm": arm, "role": role, "phase": phase,
-                 "journal": f"journals/0{seq}-{arm}-{phase}.jsonl", "label": label}
-                for seq, (arm, role, phase, label) in enumerate(arms, start=1)
-            ],
-        }
-        bundle = folder / trial_id
-        (bundle / "journals").mkdir(parents=True, exist_ok=True)
-        (bundle / "trial.json").write_text(json.dumps(trial, indent=2) + "\n")
-        for seq, (arm, _, phase, _) in enumerate(arms, start=1):
-            e2e = {group: spec["e2e"][group][seq - 1] for group in GROUPS}
-            text = _journal(trial_id, seq, arm, phase, spec["slots"][seq - 1], e2e, phase == "candidate")
-            (bundle / f"journals/0{seq}-{arm}-{phase}.jsonl").write_text(text)
+        write_trial_bundle(folder, trial_id, spec)
     (folder / "decision.toml").write_text(
         'id = "2026-11-01-reference-reconstruction"\n'
         'date = "2026-11-01"\n'
