@@ -18,6 +18,7 @@ __all__ = ["main", "run", "cli", "COMMANDS"]
 
 # name -> "module:attribute"; one line per command, in the order `--help` lists them.
 COMMANDS: dict[str, str] = {
+    "demo": "evidence_kit.commands.demo:demo",
     "analyze": "evidence_kit.commands.analyze:analyze",
     "schema": "evidence_kit.commands.schema:schema",
 }
