@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "demo": "evidence_kit.commands.demo:demo",
     "analyze": "evidence_kit.commands.analyze:analyze",
     "schema": "evidence_kit.commands.schema:schema",
+    "sim": "evidence_kit.commands.sim:sim",
 }
 
 

@@ -1,0 +1,51 @@
+"""``evidence-kit sim``: run the embedded vLLM-like engine simulator on loopback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..errors import BadInput
+
+
+def _identity(items: tuple[str, ...]) -> dict[str, str]:
+    values: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise BadInput(f"--identity {item!r}: expected FIELD=VALUE")
+        values[name.strip()] = value
+    return values
+
+
+@click.command()
+@click.option("--profile", "profile", default="original", show_default=True, metavar="NAME|FILE",
+              help="A shipped profile (original, layout-candidate, dflash-candidate) or a profile TOML file.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (loopback by default).")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
+              help="Port to listen on; 0 picks a free one (the URL printed names it).")
+@click.option("--time-scale", default=1.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+              help="Run the modelled engine this many times faster (tests use 10-100).")
+@click.option("--ground-truth", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Append one JSON line per request with the server's monotonic send times of every event.")
+@click.option("--identity", "identity", multiple=True, metavar="FIELD=VALUE",
+              help="Override an identity field (served_model_name, model_path, revision, image, gpu_uuids "
+                   "(comma-separated), host, container_id, engine_version); also EVIDENCE_KIT_SIM_<FIELD>.")
+@click.option("--fault", "faults", multiple=True, metavar="KIND=RATE",
+              help="Inject a fault into this share of requests: http-500, http-503, drop, stall, malformed, "
+                   "wrong-usage (or stall-seconds=S). Per request: header X-Sim-Fault: KIND.")
+def sim(profile: str, host: str, port: int, time_scale: float, ground_truth: Path | None,
+        identity: tuple[str, ...], faults: tuple[str, ...]) -> None:
+    """Run the embedded OpenAI-compatible engine simulator until stopped (Ctrl-C).
+
+    Prints vLLM-like start-up lines (KV cache size, # GPU blocks, identities) on stderr and the
+    server's URL alone on stdout.
+    """
+    from ..engine_sim.server import configure_profile, serve
+
+    configured = configure_profile(profile, identity=_identity(identity), faults=faults)
+    try:
+        serve(configured, host=host, port=port, time_scale=time_scale, ground_truth=ground_truth)
+    except OSError as err:
+        raise BadInput(f"cannot listen on {host}:{port} ({err.strerror or err})") from None

@@ -1,0 +1,198 @@
+"""The modelled engine: continuous batching over a KV pool measured in token slots.
+
+One asyncio task runs engine steps. Each step admits waiting sequences in arrival order while
+a sequence slot is free (``max_num_seqs``) and the pool has the blocks for the sequence's
+prompt and whole planned output (no preemption: a sequence never loses its blocks), prefills
+the admitted ones (time grows with their input), and decodes one step for the rest (time grows
+with the batch; with speculation each sequence drafts ``k`` tokens and keeps each in turn with
+the acceptance rate, so a step yields ``1 + accepted`` tokens). Model seconds are divided by
+the time scale. Counters are updated as tokens are produced, so they are exact sums.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import random
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+from .generation import Plan
+from .metrics import EngineMetrics
+from .profile import Profile
+
+__all__ = ["Engine", "Sequence"]
+
+
+@dataclass(eq=False)
+class Sequence:
+    """One request inside the engine: its plan, its blocks, and the tokens it has produced."""
+
+    request_id: str
+    prompt_tokens: int
+    plan: Plan
+    spec_rng: random.Random = field(default_factory=lambda: random.Random(0))
+    arrival: float = field(default_factory=time.monotonic)
+    produced: int = 0
+    blocks: int = 0
+    admitted_at: float | None = None
+    first_token_at: float | None = None
+    last_token_at: float | None = None
+    finished_at: float | None = None
+    finish_reason: str | None = None
+    prefilled: bool = False
+    outbox: asyncio.Queue = field(default_factory=asyncio.Queue)
+
+    @property
+    def finished(self) -> bool:
+        return self.finish_reason is not None
+
+
+class Engine:
+    """The scheduler and its step loop; ``submit`` a sequence, read its ``outbox``."""
+
+    def __init__(self, profile: Profile, *, time_scale: float = 1.0):
+        if time_scale <= 0:
+            raise ValueError("time scale must be positive")
+        self.profile = profile
+        self.time_scale = time_scale
+        self.total_blocks = profile.num_gpu_blocks
+        self.used_blocks = 0
+        self.waiting: deque[Sequence] = deque()
+        self.running: list[Sequence] = []
+        self.steps = 0
+        self.metrics = EngineMetrics(profile, running=lambda: len(self.running),
+                                     waiting=lambda: len(self.waiting), kv_usage=self.kv_usage)
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task | None = None
+
+    # -- state the metrics read ------------------------------------------------------------
+    def kv_usage(self) -> float:
+        """Fraction of blocks holding tokens now (prompt plus output produced so far)."""
+        size = self.profile.scheduler.block_size
+        held = sum(math.ceil((s.prompt_tokens + s.produced) / size) for s in self.running)
+        return held / self.total_blocks
+
+    def blocks_for(self, prompt_tokens: int, output_tokens: int) -> int:
+        return math.ceil((prompt_tokens + output_tokens) / self.profile.scheduler.block_size)
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._loop(), name="engine-sim-steps")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+            self._task = None
+
+    def submit(self, seq: Sequence) -> None:
+        seq.blocks = self.blocks_for(seq.prompt_tokens, len(seq.plan))
+        if seq.blocks > self.total_blocks:
+            raise ValueError(f"request needs {seq.blocks} KV blocks, the pool has {self.total_blocks}")
+        self.waiting.append(seq)
+        self._wake.set()
+
+    def abort(self, seq: Sequence) -> None:
+        """The client went away: free the sequence and count it as aborted."""
+        if seq.finished:
+            return
+        if seq in self.waiting:
+            self.waiting.remove(seq)
+        self._finish(seq, "abort", time.monotonic())
+
+    # -- the step loop -----------------------------------------------------------------------
+    async def _loop(self) -> None:
+        while True:
+            if not self.running and not self.waiting:
+                self._wake.clear()
+                await self._wake.wait()
+                continue
+            admitted = self._admit()
+            seconds = self._step_seconds(admitted)
+            await asyncio.sleep(seconds / self.time_scale)
+            self._produce(admitted)
+            self.steps += 1
+
+    def _admit(self) -> list[Sequence]:
+        admitted: list[Sequence] = []
+        limit = self.profile.scheduler.max_num_seqs
+        while self.waiting and len(self.running) < limit:
+            head = self.waiting[0]
+            if self.used_blocks + head.blocks > self.total_blocks:
+                break  # first come, first served: the head waits for blocks, nobody overtakes it
+            self.waiting.popleft()
+            self.used_blocks += head.blocks
+            head.admitted_at = time.monotonic()
+            self.running.append(head)
+            admitted.append(head)
+        return admitted
+
+    def _step_seconds(self, admitted: list[Sequence]) -> float:
+        timing, spec = self.profile.timing, self.profile.speculation
+        seconds = timing.decode_base_s + timing.decode_per_seq_s * len(self.running)
+        if spec.enabled:
+            seconds += spec.draft_step_s * spec.k
+        if admitted:
+            seconds += timing.prefill_base_s + timing.prefill_per_token_s * sum(s.prompt_tokens for s in admitted)
+        return seconds
+
+    def _tokens_this_step(self, seq: Sequence) -> int:
+        spec = self.profile.speculation
+        remaining = len(seq.plan) - seq.produced
+        if not seq.prefilled or not spec.enabled or remaining <= 1:
+            return min(1, remaining)
+        accepted = 0
+        while accepted < spec.k and seq.spec_rng.random() < spec.acceptance_rate:
+            accepted += 1
+        accepted = min(accepted, remaining - 1)
+        self.metrics.on_draft(spec.k, accepted)
+        return 1 + accepted
+
+    def _produce(self, admitted: list[Sequence]) -> None:
+        now = time.monotonic()
+        metrics = self.metrics
+        for seq in admitted:
+            metrics.prompt_tokens.inc(seq.prompt_tokens)
+            metrics.prompt_hist.observe(seq.prompt_tokens)
+            metrics.queue.observe(seq.admitted_at - seq.arrival)
+        for seq in list(self.running):
+            n = self._tokens_this_step(seq)
+            if not seq.prefilled:
+                seq.prefilled = True
+                metrics.prefill.observe(now - seq.admitted_at)
+            if n:
+                if seq.first_token_at is None:
+                    seq.first_token_at = now
+                    metrics.ttft.observe(now - seq.arrival)
+                else:
+                    metrics.itl.observe(now - seq.last_token_at)
+                seq.last_token_at = now
+                seq.produced += n
+                metrics.generation_tokens.inc(n)
+                seq.outbox.put_nowait(n)
+            if seq.produced >= len(seq.plan):
+                self._finish(seq, seq.plan.finish_reason, now)
+
+    def _finish(self, seq: Sequence, reason: str, now: float) -> None:
+        seq.finish_reason = reason
+        seq.finished_at = now
+        if seq in self.running:
+            self.running.remove(seq)
+            self.used_blocks -= seq.blocks
+        metrics = self.metrics
+        # vLLM counts a tool call's end as "stop"; its finished_reason label knows stop/length/abort.
+        metrics.success[reason if reason in ("abort", "length") else "stop"].inc()
+        if reason != "abort" or seq.first_token_at is not None:
+            metrics.e2e.observe(now - seq.arrival)
+            metrics.generation_hist.observe(seq.produced)
+            if seq.first_token_at is not None:
+                metrics.decode.observe(now - seq.first_token_at)
+                if seq.produced > 1:
+                    metrics.tpot.observe((now - seq.first_token_at) / (seq.produced - 1))
+        seq.outbox.put_nowait(None)
