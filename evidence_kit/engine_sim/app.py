@@ -7,7 +7,9 @@ import contextlib
 import json
 import time
 from pathlib import Path
-from typing import AsyncIterator
+from typing import Any, AsyncIterator
+
+import anyio
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -31,6 +33,29 @@ DONE = b"data: [DONE]\n\n"
 
 class SimulatedDrop(Exception):
     """Raised inside a response on purpose, so the server cuts the connection mid-response."""
+
+
+class _EventStream(StreamingResponse):
+    """A streaming response that notices a client going away even while it sends nothing.
+
+    (Starlette only watches for the disconnect before ASGI 2.4; a stalled stream must be
+    cancelled as soon as the client gives up, so its sequence is aborted like vLLM's.)
+    """
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            async with anyio.create_task_group() as group:
+                async def stream() -> None:
+                    await self.stream_response(send)
+                    group.cancel_scope.cancel()
+
+                group.start_soon(stream)
+                await self.listen_for_disconnect(receive)
+                group.cancel_scope.cancel()
+        except BaseExceptionGroup as errors:
+            if len(errors.exceptions) == 1:
+                raise errors.exceptions[0] from None
+            raise
 
 
 class SimState:
@@ -145,7 +170,9 @@ class _Generation:
         if fault == "stall":
             self.fault = "stall (done)"
             self.record.sent("stall")
-            await asyncio.sleep(self.state.faults.stall_seconds)
+            seconds = self.state.faults.stall_seconds
+            self.seq.paused_until = time.monotonic() + seconds
+            await asyncio.sleep(seconds)
         elif fault == "malformed":
             self.fault = "malformed (done)"
             self.record.sent("malformed")
@@ -181,7 +208,7 @@ class _Generation:
         if self.fault == "malformed":
             return Response(raw[: len(raw) // 2], media_type="application/json")
         if self.fault == "drop":
-            return StreamingResponse(_cut(raw), media_type="application/json")
+            return _EventStream(_cut(raw), media_type="application/json")
         return Response(raw, media_type="application/json")
 
     def _whole_body(self) -> dict:
@@ -233,7 +260,7 @@ def _generation_route(chat: bool):
         state.engine.submit(seq)
         generation = _Generation(state, seq, parsed, fault, record, chat)
         if parsed.stream:
-            return StreamingResponse(generation.events(), media_type="text/event-stream")
+            return _EventStream(generation.events(), media_type="text/event-stream")
         return await generation.whole()
 
     return route

@@ -42,6 +42,7 @@ class Sequence:
     finished_at: float | None = None
     finish_reason: str | None = None
     prefilled: bool = False
+    paused_until: float = 0.0  # a stalled sequence keeps its slot and blocks but produces nothing
     outbox: asyncio.Queue = field(default_factory=asyncio.Queue)
 
     @property
@@ -145,7 +146,7 @@ class Engine:
     def _tokens_this_step(self, seq: Sequence) -> int:
         spec = self.profile.speculation
         remaining = len(seq.plan) - seq.produced
-        if not seq.prefilled or not spec.enabled or remaining <= 1:
+        if not seq.prefilled or not spec.enabled:
             return min(1, remaining)
         accepted = 0
         while accepted < spec.k and seq.spec_rng.random() < spec.acceptance_rate:
@@ -162,6 +163,8 @@ class Engine:
             metrics.prompt_hist.observe(seq.prompt_tokens)
             metrics.queue.observe(seq.admitted_at - seq.arrival)
         for seq in list(self.running):
+            if now < seq.paused_until:
+                continue
             n = self._tokens_this_step(seq)
             if not seq.prefilled:
                 seq.prefilled = True
