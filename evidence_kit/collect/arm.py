@@ -1,0 +1,326 @@
+"""One arm of a trial: start, wait, identify, gate, warm up, run the matrix, check, stop.
+
+The journal is committed in units (see :mod:`.journal_writer`): preamble,
+each run, closing checks and footer. Anything interrupted is discarded, the
+engine this arm started is stopped, and ``collect --resume`` redoes only the
+runs that never reached the journal.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import httpx
+
+from ..model import ArmRef
+from .calibration import calibrate
+from .client import Clock
+from .gates import run_gate
+from .journal_writer import JournalWriter, ResumePoint
+from .lifecycle import (
+    EngineFailed,
+    EngineProcess,
+    Identity,
+    capture_identity,
+    fill_placeholders,
+    run_command,
+    wait_ready,
+)
+from .metrics import scrape
+from .plan import Plan
+from .progress import Progress
+from .prompts import Calibration, PromptBook
+from .runs import RunSpec, client_sums, median_or_none, request_body, request_record, send_all, settle_counters
+from .state import EngineState
+from .telemetry import TelemetrySampler, cgroup_of
+
+__all__ = ["ArmSetup", "ArmResult", "run_arm"]
+
+
+@dataclass
+class ArmSetup:
+    """Everything one arm needs, passed in (clock and wall clock included)."""
+
+    plan: Plan
+    ref: ArmRef
+    out: Path
+    clock: Clock
+    wall: Callable[[], str]
+    progress: Progress
+    port: int
+    resume: ResumePoint
+    state: EngineState
+    calibration: Calibration | None = None
+    before: "ArmResult | None" = None
+
+
+@dataclass
+class ArmResult:
+    """How the arm ended, and what the restored arm compares against."""
+
+    ref: ArmRef
+    ok: bool = True
+    problems: list[str] = field(default_factory=list)
+    fingerprint: str | None = None
+    kv_token_slots: int | None = None
+    calibration: Calibration | None = None
+
+
+def _check(writer: JournalWriter, result: ArmResult, progress: Progress, name: str, ok: bool, detail: str,
+           **extra: Any) -> None:
+    writer.add({"type": "check", "name": name, "ok": ok, "detail": detail, **extra})
+    progress.note(f"  check {name}: {'ok' if ok else 'FAILED'} ({detail})")
+    if not ok and extra.get("level") != "warning":
+        result.ok = False
+        result.problems.append(f"check {name} failed: {detail}")
+
+
+class _Arm:
+    """The state of one arm while it runs (a class only to keep each step short)."""
+
+    def __init__(self, s: ArmSetup, client: httpx.AsyncClient):
+        self.s, self.client = s, client
+        self.cfg = s.plan.arms[s.ref.arm]
+        values = {"port": str(s.port), "python": sys.executable, "arm": s.ref.arm}
+        self.base = fill_placeholders(self.cfg.base_url, values).rstrip("/")
+        values["base_url"] = self.base
+        self.values = values
+        self.routed = fill_placeholders(self.cfg.routed_url, values).rstrip("/") if self.cfg.routed_url else None
+        stem = f"{s.ref.seq:02d}-{s.ref.arm}-{s.ref.phase}"
+        self.log_path = s.out / "logs" / f"{stem}.log"
+        self.telemetry_path = s.out / "telemetry" / f"{stem}.jsonl"
+        self.writer = JournalWriter(s.out / s.ref.journal, requests=s.resume.requests, timed=s.resume.timed)
+        self.result = ArmResult(ref=s.ref, calibration=s.calibration)
+        self.t0 = s.clock()
+        self.process_starts: list[float] = []
+        self.engine: EngineProcess | None = None
+        self.counters: list[dict[str, list[float]]] = []
+
+    def check(self, name: str, ok: bool, detail: str, **extra: Any) -> None:
+        _check(self.writer, self.result, self.s.progress, name, ok, detail, **extra)
+
+    async def start(self) -> Identity:
+        if self.cfg.start:
+            self.engine = EngineProcess(fill_placeholders(self.cfg.start, self.values), self.log_path,
+                                        env=dict(self.cfg.env))
+            self.engine.start()
+            self.s.state.remember(self.engine)
+        ready_url = fill_placeholders(self.cfg.ready_url or "{base_url}/v1/models", self.values)
+        waited = await wait_ready(self.client, ready_url, timeout_s=self.cfg.ready_timeout_s, engine=self.engine)
+        self.s.progress.note(f"  ready after {waited:.1f}s")
+        identity, _ = await capture_identity(self.client, self.base, log_path=self.log_path if self.engine else None,
+                                             engine=self.engine)
+        self.result.fingerprint, self.result.kv_token_slots = identity.fingerprint, identity.kv_token_slots
+        if identity.process_start is not None:
+            self.process_starts.append(identity.process_start)
+        return identity
+
+    def header(self, identity: Identity, calibration: Calibration) -> None:
+        s = self.s
+        private = {**identity.private, "model": self.cfg.model}
+        if self.routed:
+            private["routed_endpoint"] = self.routed
+        self.writer.add({
+            "type": "header", "schema": "evidence-kit/journal/v1", "trial_id": s.plan.trial_id,
+            "arm": s.ref.arm, "phase": s.ref.phase, "seq": s.ref.seq, "started_at": s.wall(),
+            "engine": {"kv_token_slots": identity.kv_token_slots}, "prompts": calibration.as_record(),
+            "private": private,
+        })
+
+    async def gates(self) -> bool:
+        s, gp = self.s, self.s.plan.gates
+        opts = {"timeout_s": gp.timeout_s, "max_tokens": gp.max_tokens, "needle_tokens": gp.needle_tokens,
+                "seed": s.plan.workload.seed}
+        targets = [("direct", self.base, self.cfg.model)]
+        if self.routed:
+            targets.append(("routed", self.routed, self.cfg.routed_model or self.cfg.model))
+        all_ok = True
+        for target, base, model in targets:
+            for name in gp.run:
+                ok, detail = await run_gate(name, self.client, base, model, opts)
+                self.writer.add({"type": "gate", "name": name, "target": target, "ok": ok, "detail": detail})
+                s.progress.note(f"  gate {name} ({target}): {'ok' if ok else 'FAILED'} ({detail})")
+                if not ok:
+                    all_ok = False
+                    self.result.problems.append(f"gate {name} ({target}) failed: {detail}")
+        return all_ok
+
+    def book(self) -> PromptBook:
+        wl = self.s.plan.workload
+        assert self.result.calibration is not None
+        return PromptBook(wl.instruction, wl.seed, self.result.calibration)
+
+    async def warmup(self) -> None:
+        wl = self.s.plan.workload
+        if not wl.warmup_requests:
+            return
+        book, conc = self.book(), min(wl.concurrency)
+        keys = [f"warmup/{i}" for i in range(wl.warmup_requests)]
+        sizes = [wl.input_nominal[i % len(wl.input_nominal)] for i in range(wl.warmup_requests)]
+        bodies = [request_body(wl, self.cfg.model, book, k, n) for k, n in zip(keys, sizes)]
+        outcomes = await send_all(self.client, f"{self.base}/v1/chat/completions", bodies, concurrency=conc,
+                                  clock=self.s.clock, timeout=wl.request_timeout_s)
+        for i, outcome in enumerate(outcomes):
+            self.writer.add(request_record(outcome, run="warmup", repetition=0, input_nominal=sizes[i],
+                                           concurrency=conc, index=i, warmup=True, key=keys[i], t0=self.t0))
+        failed = sum(not o.ok for o in outcomes)
+        self.s.progress.note(f"  warmup: {len(outcomes) - failed}/{len(outcomes)} ok")
+
+    async def run(self, spec: RunSpec) -> None:
+        wl, book = self.s.plan.workload, self.book()
+        keys = [f"{spec.id}/{i}" for i in range(wl.requests_per_run)]
+        bodies = [request_body(wl, self.cfg.model, book, k, spec.input_nominal) for k in keys]
+        before = await scrape(self.client, self.base)
+        if before is not None and "process_start_time_s" in before.gauges():
+            self.process_starts.append(before.gauges()["process_start_time_s"])
+        outcomes = await send_all(self.client, f"{self.base}/v1/chat/completions", bodies,
+                                  concurrency=spec.concurrency, clock=self.s.clock, timeout=wl.request_timeout_s)
+        records = [request_record(o, run=spec.id, repetition=spec.repetition, input_nominal=spec.input_nominal,
+                                  concurrency=spec.concurrency, index=i, warmup=False, key=keys[i], t0=self.t0)
+                   for i, o in enumerate(outcomes)]
+        verdict, counters, problems, gauges = await settle_counters(
+            self.client, self.base, before.counters() if before else None, client_sums(records))
+        if gauges and "process_start_time_s" in gauges:
+            self.process_starts.append(gauges["process_start_time_s"])
+        if counters:
+            self.counters.append(counters)
+        for record in records:
+            self.writer.add(record)
+        run = {"type": "run", "run": spec.id, "repetition": spec.repetition, "input_nominal": spec.input_nominal,
+               "concurrency": spec.concurrency, "requests": len(records), "ok": sum(r["ok"] for r in records),
+               "reconciled": verdict, "counters": counters}
+        if problems and verdict is not True:
+            run["mismatches"] = problems
+        self.writer.add(run)
+        self.writer.commit()
+        self.s.progress.run_done(run, median_or_none([r["e2e_s"] for r in records]),
+                                 median_or_none([r["ttft_s"] for r in records]))
+        if verdict is False:
+            self.s.progress.note(f"  {spec.id}: counters do not reconcile: {'; '.join(problems)}")
+
+    def delta(self, name: str) -> float | None:
+        values = [c[name][1] - c[name][0] for c in self.counters if name in c]
+        return sum(values) if values else None
+
+    def closing_checks(self, identity: Identity) -> None:
+        s = self.s
+        starts = sorted(set(self.process_starts))
+        if self.engine is not None and self.engine.exited() is None:
+            alive = self.engine.group_alive()
+            self.check("process-stable", alive and len(starts) <= 1,
+                       f"engine process {'alive' if alive else 'gone'}, {len(starts)} distinct start time(s) seen")
+        elif starts:
+            self.check("process-stable", len(starts) == 1,
+                       f"{len(starts)} distinct process start time(s) over {len(self.process_starts)} scrapes")
+        if s.resume.done_runs:
+            self.check("resumed", identity.fingerprint == (s.resume.header.private or {}).get("config_fingerprint"),
+                       f"collection resumed after {len(s.resume.done_runs)} completed run(s); "
+                       "configuration fingerprint compared with the header's")
+        hits = self.delta("prefix_cache_hits")
+        if hits is not None:
+            self.check("prefix-cache", hits == 0, f"{hits:g} prefix-cache hit tokens during timed runs",
+                       level="warning")
+        if self.cfg.speculative:
+            accepted = self.delta("spec_decode_accepted_tokens")
+            drafts = self.delta("spec_decode_drafts")
+            self.check("spec-decode-active", bool(accepted and accepted > 0),
+                       "engine exposes no spec-decode counters" if accepted is None
+                       else f"{drafts or 0:g} drafts, {accepted:g} accepted tokens during timed runs")
+
+    async def restoration_checks(self) -> None:
+        before = self.s.before
+        if before is None:
+            return
+        same_config = before.fingerprint == self.result.fingerprint
+        same_slots = before.kv_token_slots == self.result.kv_token_slots
+        self.check("identity-equality", same_config and same_slots,
+                   f"configuration fingerprint {'matches' if same_config else 'DIFFERS from'} the before arm; "
+                   f"KV token slots {self.result.kv_token_slots} vs {before.kv_token_slots}")
+        if self.routed:
+            routed_ok = not any("(routed)" in p for p in self.result.problems)
+            identity, _ = await capture_identity(self.client, self.routed, log_path=None, engine=None)
+            want = self.cfg.routed_model or self.cfg.model
+            listed = want in identity.models
+            self.check("readmission", routed_ok and listed,
+                       f"routed gates {'passed' if routed_ok else 'failed'}; the route "
+                       f"{'lists' if listed else 'does NOT list'} the restored arm's model")
+
+
+def _planned(plan: Plan) -> list[RunSpec]:
+    wl = plan.workload
+    return [RunSpec(rep, i, c) for rep in range(1, wl.repetitions + 1) for i in wl.input_nominal for c in wl.concurrency]
+
+
+async def run_arm(s: ArmSetup) -> ArmResult:
+    """Run one arm end to end and return how it went; the journal holds the evidence."""
+    todo = [spec for spec in _planned(s.plan) if spec.id not in s.resume.done_runs]
+    wl = s.plan.workload
+    limits = httpx.Limits(max_connections=max(wl.concurrency) + 4, max_keepalive_connections=max(wl.concurrency) + 4)
+    s.progress.arm_started(f"{s.ref.seq:02d} {s.ref.arm} ({s.ref.phase})", len(todo))
+    async with httpx.AsyncClient(limits=limits, timeout=wl.request_timeout_s) as client:
+        arm = _Arm(s, client)
+        sampler: TelemetrySampler | None = None
+        try:
+            try:
+                identity = await arm.start()
+            except EngineFailed as err:
+                return _failed_start(arm, err)
+            if arm.result.calibration is None:
+                arm.result.calibration = await calibrate(client, arm.base, arm.cfg.model, wl.instruction, wl.seed)
+            if s.resume.header is None:
+                arm.header(identity, arm.result.calibration)
+            gates_ok = await arm.gates()
+            if gates_ok:
+                await arm.warmup()
+            arm.writer.commit()
+            if gates_ok:
+                tp = s.plan.telemetry
+                pgid = arm.engine.pgid if arm.engine else None
+                cgroup = Path(tp.cgroup) if tp.cgroup else (cgroup_of(pgid) if pgid else None)
+                sampler = TelemetrySampler(client, arm.base, arm.telemetry_path, interval_s=tp.interval_s,
+                                           clock=s.clock, nvidia_smi=tp.nvidia_smi == "auto", pgid=pgid,
+                                           cgroup=cgroup)
+                sampler.start()
+                for spec in todo:
+                    await arm.run(spec)
+                arm.closing_checks(identity)
+                await arm.restoration_checks()
+            summary = await sampler.stop() if sampler else None
+            sampler = None
+            arm.writer.footer(s.wall(), **({"telemetry": summary} if summary else {}))
+            arm.writer.commit()
+            if not gates_ok:
+                arm.result.ok = False
+            s.progress.arm_done(s.ref.arm, arm.result.ok)
+            return arm.result
+        finally:
+            arm.writer.discard()
+            if sampler is not None:
+                await sampler.stop()
+            _stop(arm)
+
+
+def _failed_start(arm: _Arm, reason: EngineFailed) -> ArmResult:
+    """The engine never became ready: record why, close the journal, fail the arm."""
+    s = arm.s
+    if s.resume.header is None:
+        arm.writer.add({"type": "header", "schema": "evidence-kit/journal/v1", "trial_id": s.plan.trial_id,
+                        "arm": s.ref.arm, "phase": s.ref.phase, "seq": s.ref.seq, "started_at": s.wall(),
+                        "private": {"endpoint": arm.base}})
+    arm.check("ready", False, reason.public, private={"log_tail": reason.log_tail} if reason.log_tail else {})
+    arm.writer.footer(s.wall())
+    arm.writer.commit()
+    s.progress.arm_done(s.ref.arm, False)
+    return arm.result
+
+
+def _stop(arm: _Arm) -> None:
+    keep = arm.cfg.keep_serving and arm.s.ref.phase == "restored"
+    if arm.engine is not None and not keep:
+        arm.engine.stop(fill_placeholders(arm.cfg.stop, arm.values) if arm.cfg.stop else None)
+        arm.s.state.forget()
+    elif arm.engine is None and arm.cfg.stop and not keep:
+        run_command(fill_placeholders(arm.cfg.stop, arm.values), arm.log_path, dict(arm.cfg.env))

@@ -1,0 +1,177 @@
+"""Stream one chat completion and time it on a monotonic clock.
+
+The client reads raw bytes and splits server-sent events itself: one clock
+reading per network read (events that arrived together share it), one
+``json.loads`` per event, nothing else per token. Every failure - HTTP status,
+timeout, disconnect, malformed stream - comes back as an :class:`Outcome` with
+``error`` set, never as an exception.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import httpx
+
+__all__ = ["Outcome", "stream_chat", "Clock"]
+
+Clock = Callable[[], float]
+
+
+@dataclass
+class Outcome:
+    """What one streamed request did, times in clock seconds (absolute)."""
+
+    t_send: float
+    ok: bool = False
+    error: str | None = None
+    http_status: int | None = None
+    t_headers: float | None = None
+    t_first: float | None = None
+    t_first_content: float | None = None
+    t_last_token: float | None = None
+    t_end: float | None = None
+    token_times: list[float] = field(default_factory=list)
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    finish_reason: str | None = None
+    content: list[str] = field(default_factory=list)
+    tool_calls: dict[int, dict[str, str]] = field(default_factory=dict)
+
+    def record(self) -> dict[str, Any]:
+        """The timing and usage fields of a journal ``request`` record."""
+
+        def since(t: float | None) -> float | None:
+            return None if t is None else round(max(t - self.t_send, 0.0), 6)
+
+        gaps = [round((b - a) * 1e6) for a, b in zip(self.token_times, self.token_times[1:])]
+        return {
+            "ok": self.ok,
+            "error": self.error,
+            "http_status": self.http_status,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "reasoning_tokens": self.reasoning_tokens,
+            "e2e_s": since(self.t_end) if self.ok else None,
+            "ttft_s": since(self.t_first),
+            "ttft_content_s": since(self.t_first_content),
+            "last_token_s": since(self.t_last_token),
+            "headers_s": since(self.t_headers),
+            "finish_reason": self.finish_reason,
+            "token_events": len(self.token_times),
+            "itl_us": gaps,
+        }
+
+    @property
+    def text(self) -> str:
+        return "".join(self.content)
+
+
+def _absorb(out: Outcome, event: dict[str, Any], now: float) -> None:
+    usage = event.get("usage")
+    if usage:
+        out.prompt_tokens = usage.get("prompt_tokens")
+        out.completion_tokens = usage.get("completion_tokens")
+        details = usage.get("completion_tokens_details") or {}
+        out.reasoning_tokens = details.get("reasoning_tokens", usage.get("reasoning_tokens"))
+    for choice in event.get("choices") or ():
+        delta = choice.get("delta") or {}
+        content = delta.get("content")
+        # Current vLLM streams ``reasoning``; older releases and others ``reasoning_content``.
+        reasoning = delta.get("reasoning") or delta.get("reasoning_content")
+        calls = delta.get("tool_calls")
+        if content or reasoning or calls:
+            if out.t_first is None:
+                out.t_first = now
+            if (content or calls) and out.t_first_content is None:
+                out.t_first_content = now
+            out.t_last_token = now
+            out.token_times.append(now)
+        if content:
+            out.content.append(content)
+        for call in calls or ():
+            slot = out.tool_calls.setdefault(call.get("index", 0), {"name": "", "arguments": ""})
+            fn = call.get("function") or {}
+            slot["name"] += fn.get("name") or ""
+            slot["arguments"] += fn.get("arguments") or ""
+        if choice.get("finish_reason"):
+            out.finish_reason = choice["finish_reason"]
+
+
+def _split_events(buffer: bytes) -> tuple[list[bytes], bytes]:
+    """Complete ``data:`` payloads in ``buffer`` and the unfinished rest."""
+    payloads: list[bytes] = []
+    *lines, rest = buffer.split(b"\n")
+    for line in lines:
+        line = line.rstrip(b"\r")
+        if line.startswith(b"data:"):
+            payloads.append(line[5:].strip())
+    return payloads, rest
+
+
+async def stream_chat(
+    client: httpx.AsyncClient, url: str, body: dict[str, Any], *, clock: Clock, timeout: float
+) -> Outcome:
+    """POST ``body`` (with ``stream: true``) to ``url`` and time every event of the reply."""
+    payload = json.dumps({**body, "stream": True, "stream_options": {"include_usage": True}}).encode()
+    request = client.build_request(
+        "POST", url, content=payload, headers={"content-type": "application/json"},
+        timeout=httpx.Timeout(timeout, connect=min(timeout, 30.0)),
+    )
+    out = Outcome(t_send=clock())
+    done = False
+    try:
+        response = await client.send(request, stream=True)
+        try:
+            out.t_headers = clock()
+            out.http_status = response.status_code
+            if response.status_code != 200:
+                detail = (await response.aread())[:200].decode("utf-8", "replace").strip()
+                out.error = f"http {response.status_code}: {detail}" if detail else f"http {response.status_code}"
+                out.t_end = clock()
+                return out
+            buffer = b""
+            async for chunk in response.aiter_raw():
+                now = clock()
+                payloads, buffer = _split_events(buffer + chunk)
+                for data in payloads:
+                    if data == b"[DONE]":
+                        done = True
+                        continue
+                    try:
+                        event = json.loads(data)
+                    except ValueError:
+                        out.error = f"malformed stream: not JSON: {data[:80].decode('utf-8', 'replace')!r}"
+                        out.t_end = clock()
+                        return out
+                    if isinstance(event, dict) and "error" in event and not event.get("choices"):
+                        out.error = f"error event: {json.dumps(event['error'])[:160]}"
+                        out.t_end = clock()
+                        return out
+                    if not isinstance(event, dict):
+                        out.error = "malformed stream: an event is not a JSON object"
+                        out.t_end = clock()
+                        return out
+                    _absorb(out, event, now)
+            out.t_end = clock()
+        finally:
+            await response.aclose()
+    except httpx.TimeoutException as err:
+        out.error = f"timeout ({type(err).__name__}) after {timeout:g}s limit"
+    except (httpx.RemoteProtocolError, httpx.ReadError) as err:
+        out.error = f"disconnected: {type(err).__name__}: {err}"[:200]
+    except httpx.TransportError as err:
+        out.error = f"transport: {type(err).__name__}: {err}"[:200]
+    if out.error is None:
+        if not done:
+            out.error = "stream ended without [DONE]"
+        elif out.finish_reason is None:
+            out.error = "stream ended without a finish_reason"
+        else:
+            out.ok = True
+    if out.t_end is None:
+        out.t_end = clock()
+    return out

@@ -1,0 +1,247 @@
+"""Arm lifecycle: start and stop an engine, wait until it serves, capture its identity.
+
+Start commands run through ``/bin/sh`` in their own session, with stdout and
+stderr captured to the arm's log; stopping runs the plan's stop command, then
+ends the whole process group (TERM, then KILL). A start command that exits 0
+before readiness is taken as detaching (``docker run -d``) and readiness is
+still awaited; one that exits non-zero fails the arm with its log tail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import httpx
+
+from .metrics import Scrape, config_fingerprint, kv_token_slots, scrape
+
+__all__ = [
+    "EngineProcess",
+    "EngineFailed",
+    "Identity",
+    "capture_identity",
+    "free_port",
+    "fill_placeholders",
+    "wait_ready",
+    "log_kv_slots",
+    "kill_group",
+    "run_command",
+]
+
+KV_LOG_LINE = re.compile(r"KV cache size:\s*([\d,_]+)\s*tokens")
+
+
+class EngineFailed(Exception):
+    """The engine did not start, or did not become ready: the arm fails, recorded.
+
+    ``public`` goes into the journal as is; ``log_tail`` may hold private text
+    (paths, model names) and goes under the check's ``private`` field.
+    """
+
+    def __init__(self, public: str, log_tail: str = ""):
+        super().__init__(public)
+        self.public, self.log_tail = public, log_tail[-600:]
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def fill_placeholders(text: str, values: dict[str, str]) -> str:
+    """Replace ``{port}``, ``{python}``... only: shell braces (``${X}``, JSON) stay as written."""
+    for key, value in values.items():
+        text = text.replace("{" + key + "}", value)
+    return text
+
+
+def _log_tail(path: Path, lines: int = 5) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    return " | ".join(line.strip() for line in text.strip().splitlines()[-lines:])
+
+
+@dataclass
+class EngineProcess:
+    """A locally started engine (its shell and process group) and its log file."""
+
+    command: str
+    log_path: Path
+    env: dict[str, str] = field(default_factory=dict)
+    popen: subprocess.Popen[bytes] | None = None
+    started_at: float = 0.0
+
+    def start(self) -> None:
+        """Launch the start command in a new session, output appended to the log."""
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = self.log_path.open("ab")
+        try:
+            self.popen = subprocess.Popen(
+                ["/bin/sh", "-c", self.command], stdin=subprocess.DEVNULL, stdout=log,
+                stderr=subprocess.STDOUT, start_new_session=True, env={**os.environ, **self.env},
+            )
+        finally:
+            log.close()
+        self.started_at = time.time()
+
+    @property
+    def pgid(self) -> int | None:
+        return self.popen.pid if self.popen is not None else None
+
+    def exited(self) -> int | None:
+        """The shell's exit code once it ended, else ``None``."""
+        return None if self.popen is None else self.popen.poll()
+
+    def group_alive(self) -> bool:
+        """Whether any process of the engine's group still runs."""
+        if self.pgid is None:
+            return False
+        try:
+            os.killpg(self.pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+
+    def stop(self, stop_command: str | None, *, grace_s: float = 10.0) -> None:
+        """Run the stop command (if any), then TERM and, after ``grace_s``, KILL the group."""
+        if stop_command:
+            run_command(stop_command, self.log_path, self.env)
+        if self.pgid is None:
+            return
+        kill_group(self.pgid, grace_s=grace_s, reap=self.popen.poll if self.popen else None)
+        if self.popen is not None:
+            self.popen.wait(timeout=grace_s)
+
+
+def run_command(command: str, log_path: Path, env: dict[str, str], *, timeout_s: float = 300.0) -> int:
+    """Run a stop (or other) shell command to completion, output appended to ``log_path``."""
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with log_path.open("ab") as log:
+        try:
+            done = subprocess.run(["/bin/sh", "-c", command], stdin=subprocess.DEVNULL, stdout=log,
+                                  stderr=subprocess.STDOUT, timeout=timeout_s, check=False,
+                                  env={**os.environ, **env})
+        except subprocess.TimeoutExpired:
+            return -1
+    return done.returncode
+
+
+def kill_group(pgid: int, *, grace_s: float = 10.0, reap: Callable[[], object] | None = None) -> None:
+    """TERM a process group, KILL it if still alive after ``grace_s`` (bounded wait).
+
+    ``reap`` collects our own child's exit status: an unreaped zombie still
+    counts as a group member and would make every stop wait the full grace.
+    """
+    for sig, wait in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 2.0)):
+        try:
+            os.killpg(pgid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            if reap is not None:
+                reap()
+            try:
+                os.killpg(pgid, 0)
+            except (ProcessLookupError, PermissionError):
+                return
+            time.sleep(0.05)
+
+
+async def wait_ready(
+    client: httpx.AsyncClient, url: str, *, timeout_s: float, engine: EngineProcess | None
+) -> float:
+    """Poll ``url`` until it answers 200; seconds waited. Raises :class:`EngineFailed`."""
+    start = time.monotonic()
+    delay = 0.05
+    while True:
+        if engine is not None:
+            code = engine.exited()
+            if code not in (None, 0):
+                raise EngineFailed(f"start command exited with status {code} before ready",
+                                   _log_tail(engine.log_path))
+        try:
+            response = await client.get(url, timeout=5.0)
+            if response.status_code == 200:
+                return time.monotonic() - start
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() - start > timeout_s:
+            raise EngineFailed(f"not ready after {timeout_s:g}s",
+                               _log_tail(engine.log_path) if engine is not None else "")
+        await asyncio.sleep(delay)
+        delay = min(delay * 1.5, 1.0)
+
+
+def log_kv_slots(log_path: Path | None) -> int | None:
+    """KV capacity from vLLM's "KV cache size: N tokens" log line (the last one logged)."""
+    if log_path is None or not log_path.exists():
+        return None
+    found = KV_LOG_LINE.findall(log_path.read_text(encoding="utf-8", errors="replace"))
+    return int(found[-1].replace(",", "").replace("_", "")) if found else None
+
+
+@dataclass
+class Identity:
+    """Who is serving: private parts, the public KV capacity and a comparable fingerprint."""
+
+    private: dict[str, Any]
+    kv_token_slots: int | None
+    fingerprint: str
+    process_start: float | None
+    models: list[str]
+
+
+async def _json(client: httpx.AsyncClient, url: str) -> Any:
+    try:
+        response = await client.get(url, timeout=10.0)
+        return response.json() if response.status_code == 200 else None
+    except (httpx.HTTPError, ValueError):
+        return None
+
+
+async def capture_identity(
+    client: httpx.AsyncClient, base_url: str, *, log_path: Path | None, engine: EngineProcess | None
+) -> tuple[Identity, Scrape | None]:
+    """Read ``/v1/models``, ``/version`` and ``/metrics``; the scrape is returned for reuse."""
+    base = base_url.rstrip("/")
+    models_doc, version, scraped = await asyncio.gather(
+        _json(client, f"{base}/v1/models"), _json(client, f"{base}/version"), scrape(client, base)
+    )
+    models = [m for m in (models_doc or {}).get("data", []) if isinstance(m, dict)]
+    model_parts = sorted(
+        ({k: m.get(k) for k in ("id", "root", "parent", "max_model_len", "owned_by")} for m in models),
+        key=lambda m: str(m["id"]),
+    )
+    cache_info = scraped.info.get("vllm:cache_config_info", {}) if scraped else {}
+    slots = kv_token_slots(scraped) or log_kv_slots(log_path)
+    fingerprint = config_fingerprint({"models": model_parts, "version": version, "cache_config": cache_info})
+    process_start = scraped.gauges().get("process_start_time_s") if scraped else None
+    private: dict[str, Any] = {
+        "endpoint": base,
+        "models": model_parts,
+        "version": version,
+        "cache_config": cache_info,
+        "config_fingerprint": fingerprint,
+        "host": socket.gethostname(),
+        "collector_python": sys.version.split()[0],
+    }
+    if engine is not None:
+        private["engine_pid"] = engine.pgid
+        private["start_command"] = engine.command
+    return Identity(private=private, kv_token_slots=slots, fingerprint=fingerprint,
+                    process_start=process_start, models=[str(m["id"]) for m in model_parts]), scraped

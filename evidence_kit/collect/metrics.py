@@ -1,0 +1,132 @@
+"""Scrape an engine's Prometheus ``/metrics`` and reconcile its counters with the client's sums."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from prometheus_client.parser import text_string_to_metric_families
+
+__all__ = [
+    "Scrape",
+    "parse_metrics",
+    "scrape",
+    "reconcile",
+    "COUNTERS",
+    "RECONCILED",
+    "kv_token_slots",
+    "config_fingerprint",
+]
+
+# Journal counter name -> Prometheus sample names (vLLM's, then older spellings).
+COUNTERS: dict[str, tuple[str, ...]] = {
+    "requests": ("vllm:request_success_total",),
+    "prompt_tokens": ("vllm:prompt_tokens_total",),
+    "generation_tokens": ("vllm:generation_tokens_total",),
+    "prefix_cache_hits": ("vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total"),
+    "prefix_cache_queries": ("vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total"),
+    "spec_decode_drafts": ("vllm:spec_decode_num_drafts_total",),
+    "spec_decode_draft_tokens": ("vllm:spec_decode_num_draft_tokens_total",),
+    "spec_decode_accepted_tokens": ("vllm:spec_decode_num_accepted_tokens_total",),
+}
+RECONCILED: tuple[str, ...] = ("requests", "prompt_tokens", "generation_tokens")
+GAUGES: dict[str, tuple[str, ...]] = {
+    "running": ("vllm:num_requests_running",),
+    "waiting": ("vllm:num_requests_waiting",),
+    "kv_usage": ("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"),
+    "process_start_time_s": ("process_start_time_seconds",),
+    "process_rss_bytes": ("process_resident_memory_bytes",),
+}
+
+
+@dataclass
+class Scrape:
+    """One parse of ``/metrics``: summed sample values, and labels of info metrics."""
+
+    values: dict[str, float]
+    info: dict[str, dict[str, str]]
+
+    def first(self, names: tuple[str, ...]) -> float | None:
+        """The value of the first of ``names`` the engine exposes."""
+        for name in names:
+            if name in self.values:
+                return self.values[name]
+        return None
+
+    def counters(self) -> dict[str, float]:
+        """The journal's counter names that this engine exposes, with their values."""
+        found = {key: self.first(names) for key, names in COUNTERS.items()}
+        return {k: v for k, v in found.items() if v is not None}
+
+    def gauges(self) -> dict[str, float]:
+        """Occupancy, KV usage and process gauges that this engine exposes."""
+        found = {key: self.first(names) for key, names in GAUGES.items()}
+        return {k: v for k, v in found.items() if v is not None}
+
+
+def parse_metrics(text: str) -> Scrape:
+    """Sum every sample per name across labels; ``_created`` series are timestamps, skipped."""
+    values: dict[str, float] = {}
+    info: dict[str, dict[str, str]] = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name.endswith("_created"):
+                continue
+            values[sample.name] = values.get(sample.name, 0.0) + sample.value
+            if family.type == "info" or sample.name.endswith("_info"):
+                info[sample.name] = dict(sample.labels)
+    return Scrape(values=values, info=info)
+
+
+async def scrape(client: httpx.AsyncClient, base_url: str, *, timeout: float = 10.0) -> Scrape | None:
+    """GET ``/metrics``; ``None`` when the engine has none (or it does not parse)."""
+    try:
+        response = await client.get(f"{base_url.rstrip('/')}/metrics", timeout=timeout)
+        if response.status_code != 200:
+            return None
+        return parse_metrics(response.text)
+    except (httpx.HTTPError, ValueError):
+        return None
+
+
+def reconcile(
+    before: dict[str, float], after: dict[str, float], client_sums: dict[str, int]
+) -> tuple[bool | None, dict[str, list[float]], list[str]]:
+    """Compare counter deltas with the client's sums.
+
+    Returns the verdict (``None`` when the engine exposes none of the reconciled
+    counters), the ``counters`` field of the run record, and one line per mismatch.
+    """
+    counters = {k: [before[k], after[k]] for k in sorted(before) if k in after}
+    mismatches: list[str] = []
+    present = [k for k in RECONCILED if k in counters]
+    for key in present:
+        delta = after[key] - before[key]
+        if delta != client_sums[key]:
+            mismatches.append(f"{key}: engine +{delta:g}, client {client_sums[key]}")
+    if not present:
+        return None, counters, ["engine exposes no request/token counters"]
+    return not mismatches, counters, mismatches
+
+
+def kv_token_slots(scraped: Scrape | None) -> int | None:
+    """KV capacity in tokens from ``vllm:cache_config_info`` (blocks x block size)."""
+    if scraped is None:
+        return None
+    labels = scraped.info.get("vllm:cache_config_info")
+    if not labels:
+        return None
+    try:
+        slots = int(labels["num_gpu_blocks"]) * int(labels["block_size"])
+    except (KeyError, ValueError):
+        return None
+    return slots if slots > 0 else None
+
+
+def config_fingerprint(parts: dict[str, Any]) -> str:
+    """sha256 of the engine's reported configuration, canonical JSON; compared, never published raw."""
+    canonical = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
+    return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()

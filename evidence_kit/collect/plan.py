@@ -1,0 +1,193 @@
+"""The trial plan (TOML): what to run, against which engines, judged by which rule.
+
+A plan names its arm configurations under ``[arms.<name>]`` and the A/B/A
+``sequence`` of three of them (control, candidate, control). Everything a
+plan says about endpoints and commands is private: it goes into journal
+``private`` fields and never into ``trial.json``.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ValidationError, ConfigDict, Field, NonNegativeInt, PositiveFloat, PositiveInt, model_validator
+
+from ..bundle import read_text, read_toml_model
+from ..bundle.errors import describe_validation_error
+from ..errors import BadInput
+from ..model import ArmRef, DecisionRule, Trial, Workload
+from ..model._base import Slug
+
+__all__ = ["Plan", "ArmPlan", "PlanWorkload", "GatePlan", "TelemetryPlan", "load_plan", "GATE_NAMES"]
+
+GATE_NAMES: tuple[str, ...] = ("smoke", "json", "needle", "tools", "streaming-tools", "tool-result")
+
+
+class _Strict(BaseModel):
+    # Unknown keys in a plan are typos far more often than intent: refuse them.
+    model_config = ConfigDict(extra="forbid")
+
+
+class PlanWorkload(_Strict):
+    """The input x concurrency matrix, and how each request is shaped."""
+
+    input_nominal: list[PositiveInt] = Field(min_length=1)
+    concurrency: list[PositiveInt] = Field(min_length=1)
+    repetitions: PositiveInt = 3
+    requests_per_run: PositiveInt = 4
+    max_tokens: PositiveInt = 512
+    temperature: float = Field(default=0.0, ge=0)
+    warmup_requests: NonNegativeInt = 2
+    warmup_input: PositiveInt | None = None
+    seed: int = 0
+    instruction: str = Field(
+        default="Summarise the following notes in one line.", min_length=1, max_length=2000
+    )
+    extra_body: dict[str, Any] = Field(default_factory=dict)
+    request_timeout_s: PositiveFloat = 600.0
+
+    @model_validator(mode="after")
+    def _body_fields(self) -> "PlanWorkload":
+        reserved = {"model", "messages", "stream", "stream_options", "max_tokens", "temperature", "seed"}
+        clash = sorted(reserved & set(self.extra_body))
+        if clash:
+            raise ValueError(f"extra_body may not set {', '.join(clash)} (the collector sets them)")
+        return self
+
+
+class GatePlan(_Strict):
+    """Functional gates run before timed work on every target of every arm."""
+
+    run: list[Literal["smoke", "json", "needle", "tools", "streaming-tools", "tool-result"]] = Field(
+        default_factory=lambda: ["smoke"]
+    )
+    needle_tokens: PositiveInt = 2048
+    max_tokens: PositiveInt = 256
+    timeout_s: PositiveFloat = 120.0
+
+
+class TelemetryPlan(_Strict):
+    """Background sampling of engine occupancy, KV usage, GPU and engine memory."""
+
+    interval_s: PositiveFloat = 1.0
+    nvidia_smi: Literal["auto", "off"] = "auto"
+    cgroup: str | None = None
+
+
+class ArmPlan(_Strict):
+    """One arm configuration: where it serves and how to start and stop it."""
+
+    label: str | None = Field(default=None, max_length=200)
+    base_url: str = Field(pattern=r"^https?://")
+    model: str = Field(min_length=1)
+    routed_url: str | None = Field(default=None, pattern=r"^https?://")
+    routed_model: str | None = None
+    start: str | None = None
+    stop: str | None = None
+    ready_url: str | None = None
+    ready_timeout_s: PositiveFloat = 300.0
+    speculative: bool = False
+    keep_serving: bool = False
+    env: dict[str, str] = Field(default_factory=dict)
+
+
+class Plan(_Strict):
+    """A whole trial plan, as the operator wrote it."""
+
+    trial_id: Slug
+    title: str = Field(min_length=1, max_length=300)
+    engine_kind: Literal["vllm", "openai-compatible", "simulated"]
+    decision_rule: DecisionRule
+    workload: PlanWorkload
+    sequence: list[Slug] = Field(min_length=3, max_length=3)
+    arms: dict[Slug, ArmPlan] = Field(min_length=2)
+    gates: GatePlan = Field(default_factory=GatePlan)
+    telemetry: TelemetryPlan = Field(default_factory=TelemetryPlan)
+
+    @model_validator(mode="after")
+    def _a_b_a(self) -> "Plan":
+        before, candidate, restored = self.sequence
+        if before != restored:
+            raise ValueError("sequence must end with the arm it starts with (A/B/A)")
+        if candidate == before:
+            raise ValueError("the candidate (second) arm must differ from the control arm")
+        missing = [name for name in (before, candidate) if name not in self.arms]
+        if missing:
+            raise ValueError(f"sequence names arm {missing[0]!r}, which has no [arms.{missing[0]}] table")
+        return self
+
+    def trial(self) -> Trial:
+        """The ``trial.json`` model of this plan: public fields only."""
+        wl = self.workload
+        workload = Workload(
+            input_nominal=wl.input_nominal,
+            concurrency=wl.concurrency,
+            repetitions=wl.repetitions,
+            requests_per_run=wl.requests_per_run,
+            max_tokens=wl.max_tokens,
+            temperature=wl.temperature,
+            warmup_requests=wl.warmup_requests,
+            seed=wl.seed,
+            extra_body=wl.extra_body,
+        )
+        roles = ("control", "candidate", "control")
+        arms = [
+            ArmRef(
+                seq=seq,
+                arm=name,
+                role=role,
+                phase=phase,
+                journal=f"journals/{seq:02d}-{name}-{phase}.jsonl",
+                label=self.arms[name].label,
+            )
+            for seq, (name, role, phase) in enumerate(
+                zip(self.sequence, roles, ("before", "candidate", "restored")), start=1
+            )
+        ]
+        return Trial(
+            schema="evidence-kit/trial/v1",
+            trial_id=self.trial_id,
+            title=self.title,
+            engine_kind=self.engine_kind,
+            decision_rule=self.decision_rule,
+            workload=workload,
+            arms=arms,
+            gates=list(self.gates.run),
+        )
+
+
+def _line_in_table(text: str, loc: tuple[Any, ...]) -> int | None:
+    """Line of ``key`` inside a dotted table header such as ``[arms.original]``."""
+    keys = [str(k) for k in loc if isinstance(k, str)]
+    for split in range(len(keys), 0, -1):
+        header = re.search(
+            rf"(?m)^[ \t]*\[[ \t]*{re.escape('.'.join(keys[:split]))}[ \t]*\]", text
+        )
+        if header is None:
+            continue
+        if split == len(keys):
+            return text.count("\n", 0, header.start()) + 1
+        key = re.compile(rf"(?m)^[ \t]*\"?{re.escape(keys[split])}\"?[ \t]*=").search(text, header.end())
+        found = key.start() if key else header.start()
+        return text.count("\n", 0, found) + 1
+    return None
+
+
+def load_plan(path: str | Path) -> Plan:
+    """Read and validate a plan file; errors name the file and line (exit 2)."""
+    path = Path(path)
+    try:
+        return read_toml_model(path, Plan)
+    except BadInput as err:
+        if err.line is None and err.path == str(path):
+            # The generic locator knows ``[table]`` and ``key =``; plans also use
+            # dotted headers (``[arms.original]``), found here from the same error.
+            text = read_text(path)
+            try:
+                Plan.model_validate(tomllib.loads(text))
+            except ValidationError as again:
+                err.line = _line_in_table(text, describe_validation_error(again)[1])
+        raise

@@ -1,0 +1,118 @@
+"""Runs: ``requests_per_run`` requests at a group's concurrency, and their journal records."""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from .client import Clock, Outcome, stream_chat
+from .metrics import reconcile, scrape
+from .plan import PlanWorkload
+from .prompts import PromptBook
+
+__all__ = ["RunSpec", "run_id", "send_all", "request_record", "settle_counters", "median_or_none"]
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run's place in the matrix: which repetition and group, and its id."""
+
+    repetition: int
+    input_nominal: int
+    concurrency: int
+
+    @property
+    def id(self) -> str:
+        return run_id(self.repetition, self.input_nominal, self.concurrency)
+
+
+def run_id(repetition: int, input_nominal: int, concurrency: int) -> str:
+    """``r1-8192-c4``: stable across arms, so the same run gets the same prompts everywhere."""
+    return f"r{repetition}-{input_nominal}-c{concurrency}"
+
+
+def request_body(wl: PlanWorkload, model: str, book: PromptBook, key: str, target_tokens: int) -> dict[str, Any]:
+    """The chat-completions body of request ``key``: same text and seed in every arm."""
+    return {
+        **wl.extra_body,
+        "model": model,
+        "messages": book.messages(key, target_tokens),
+        "max_tokens": wl.max_tokens,
+        "temperature": wl.temperature,
+        "seed": PromptBook.request_seed(wl.seed, key),
+    }
+
+
+async def send_all(
+    client: httpx.AsyncClient, url: str, bodies: list[dict[str, Any]], *, concurrency: int, clock: Clock,
+    timeout: float,
+) -> list[Outcome]:
+    """Send ``bodies`` with at most ``concurrency`` in flight (closed loop); outcomes in body order."""
+    outcomes: list[Outcome | None] = [None] * len(bodies)
+    queue = iter(range(len(bodies)))
+
+    async def worker() -> None:
+        for index in queue:  # shared iterator: each index is taken by exactly one worker
+            outcomes[index] = await stream_chat(client, url, bodies[index], clock=clock, timeout=timeout)
+
+    await asyncio.gather(*(worker() for _ in range(min(concurrency, len(bodies)))))
+    return [o for o in outcomes if o is not None]
+
+
+def request_record(
+    outcome: Outcome, *, run: str, repetition: int, input_nominal: int, concurrency: int, index: int,
+    warmup: bool, key: str, t0: float,
+) -> dict[str, Any]:
+    """A journal ``request`` record; ``t_send_s`` is seconds since the arm began (monotonic)."""
+    return {
+        "type": "request", "run": run, "repetition": repetition, "input_nominal": input_nominal,
+        "concurrency": concurrency, "index": index, "warmup": warmup, "key": key,
+        "t_send_s": round(outcome.t_send - t0, 6), **outcome.record(),
+    }
+
+
+def client_sums(records: list[dict[str, Any]]) -> dict[str, int]:
+    """What the engine's counters should have grown by: completed requests and their usage."""
+    done = [r for r in records if r["ok"]]
+    return {
+        "requests": len(done),
+        "prompt_tokens": sum(r["prompt_tokens"] or 0 for r in done),
+        "generation_tokens": sum(r["completion_tokens"] or 0 for r in done),
+    }
+
+
+async def settle_counters(
+    client: httpx.AsyncClient, base_url: str, before: dict[str, float] | None, sums: dict[str, int],
+    *, attempts: int = 6, pause_s: float = 0.1,
+) -> tuple[bool | None, dict[str, list[float]] | None, list[str], dict[str, float] | None]:
+    """Scrape until the deltas reconcile (engines may count a request just after its last byte).
+
+    Bounded: at most ``attempts`` scrapes ``pause_s`` apart; the last verdict stands.
+    Returns verdict, counters, mismatches and the process gauges of the last scrape.
+    """
+    if before is None:
+        return None, None, ["no /metrics before the run"], None
+    verdict: bool | None = None
+    counters: dict[str, list[float]] | None = None
+    problems: list[str] = ["no /metrics after the run"]
+    gauges: dict[str, float] | None = None
+    for attempt in range(attempts):
+        after = await scrape(client, base_url)
+        if after is not None:
+            gauges = after.gauges()
+            verdict, counters, problems = reconcile(before, after.counters(), sums)
+            if verdict is not False:
+                break
+        if attempt + 1 < attempts:
+            await asyncio.sleep(pause_s)
+    return verdict, counters, problems, gauges
+
+
+def median_or_none(values: list[float | None]) -> float | None:
+    """Median of the numbers present (for progress display only; analyze computes the evidence)."""
+    present = [v for v in values if v is not None]
+    return statistics.median(present) if present else None

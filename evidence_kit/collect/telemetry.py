@@ -1,0 +1,175 @@
+"""Background telemetry of one arm: engine occupancy and KV use, GPU, engine memory, OOM kills.
+
+Each sample is one JSONL line in ``telemetry/<seq>-<arm>-<phase>.jsonl``;
+``summary()`` condenses them for the journal footer. A source that is not
+there (no ``nvidia-smi``, no cgroup, an engine not started locally) is
+recorded as absent, never filled in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from pathlib import Path
+from typing import Any, Callable
+
+import httpx
+
+from .metrics import scrape
+
+__all__ = ["TelemetrySampler", "process_group_memory", "cgroup_of", "read_cgroup", "query_gpus"]
+
+GPU_FIELDS = ("index", "memory.used", "memory.free", "memory.total", "power.draw", "utilization.gpu")
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text.strip())
+    except ValueError:
+        return None  # "[N/A]" and friends: absent, not zero
+
+
+async def query_gpus(binary: str) -> list[dict[str, float | None]] | None:
+    """One row per GPU from ``nvidia-smi --query-gpu``; ``None`` when it fails."""
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            binary, f"--query-gpu={','.join(GPU_FIELDS)}", "--format=csv,noheader,nounits",
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+        stdout, _ = await asyncio.wait_for(proc.communicate(), timeout=5.0)
+    except (OSError, asyncio.TimeoutError):
+        return None
+    if proc.returncode != 0:
+        return None
+    rows = []
+    for line in stdout.decode("utf-8", "replace").splitlines():
+        cells = [c.strip() for c in line.split(",")]
+        if len(cells) == len(GPU_FIELDS):
+            rows.append({name.replace(".", "_"): _number(cell) for name, cell in zip(GPU_FIELDS, cells)})
+    return rows or None
+
+
+def process_group_memory(pgid: int) -> dict[str, int] | None:
+    """Summed resident and peak-resident bytes of every process in group ``pgid`` (Linux /proc)."""
+    rss = peak = count = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            if int(stat.rsplit(")", 1)[1].split()[2]) != pgid:
+                continue
+            status = (entry / "status").read_text()
+        except (OSError, ValueError, IndexError):
+            continue
+        for line in status.splitlines():
+            if line.startswith("VmRSS:"):
+                rss += int(line.split()[1]) * 1024
+            elif line.startswith("VmHWM:"):
+                peak += int(line.split()[1]) * 1024
+        count += 1
+    return {"rss_bytes": rss, "peak_rss_bytes": peak, "processes": count} if count else None
+
+
+def cgroup_of(pid: int) -> Path | None:
+    """The cgroup v2 folder of process ``pid``, if it has one we can read."""
+    try:
+        for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+            if line.startswith("0::"):
+                folder = Path("/sys/fs/cgroup") / line[3:].lstrip("/")
+                return folder if (folder / "memory.current").exists() else None
+    except OSError:
+        return None
+    return None
+
+
+def read_cgroup(folder: Path) -> dict[str, int]:
+    """memory.current, memory.peak and the oom_kill count of a cgroup v2 folder (what exists)."""
+    found: dict[str, int] = {}
+    for name, key in (("memory.current", "memory_bytes"), ("memory.peak", "peak_memory_bytes")):
+        try:
+            found[key] = int((folder / name).read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass
+    try:
+        for line in (folder / "memory.events").read_text().splitlines():
+            if line.startswith("oom_kill "):
+                found["oom_kills"] = int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return found
+
+
+class TelemetrySampler:
+    """Sample every ``interval_s`` until stopped; append each sample to ``path``."""
+
+    def __init__(self, client: httpx.AsyncClient, base_url: str, path: Path, *, interval_s: float,
+                 clock: Callable[[], float], nvidia_smi: bool, pgid: int | None, cgroup: Path | None):
+        self.client, self.base_url, self.path = client, base_url, path
+        self.interval_s, self.clock = interval_s, clock
+        self.gpu_binary = shutil.which("nvidia-smi") if nvidia_smi else None
+        self.pgid, self.cgroup = pgid, cgroup
+        self.samples: list[dict[str, Any]] = []
+        self._t0 = clock()
+        self._task: asyncio.Task[None] | None = None
+        self._oom_start: int | None = None
+
+    async def sample(self) -> dict[str, Any]:
+        """Take one sample of every source and append it to the file."""
+        record: dict[str, Any] = {"type": "sample", "t_s": round(self.clock() - self._t0, 3)}
+        scraped = await scrape(self.client, self.base_url, timeout=max(self.interval_s, 2.0))
+        record["engine"] = None if scraped is None else {**scraped.gauges(), **scraped.counters()}
+        record["gpus"] = await query_gpus(self.gpu_binary) if self.gpu_binary else None
+        record["process"] = process_group_memory(self.pgid) if self.pgid else None
+        record["cgroup"] = read_cgroup(self.cgroup) if self.cgroup else None
+        if record["cgroup"] and self._oom_start is None:
+            self._oom_start = record["cgroup"].get("oom_kills")
+        self.samples.append(record)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(record, separators=(",", ":"), sort_keys=True) + "\n")
+        return record
+
+    async def _loop(self) -> None:
+        while True:
+            await self.sample()
+            await asyncio.sleep(self.interval_s)
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._loop())
+
+    async def stop(self) -> dict[str, Any]:
+        """Stop sampling (after one last sample) and return :meth:`summary`."""
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+        await self.sample()
+        return self.summary()
+
+    def summary(self) -> dict[str, Any]:
+        """Maxima and minima over the samples; ``None`` (absent) for sources never seen."""
+
+        def extreme(pick: Callable[[dict[str, Any]], list[float]], fn: Callable[..., float]) -> float | None:
+            values = [v for s in self.samples for v in pick(s) if v is not None]
+            return fn(values) if values else None
+
+        engine = lambda key: lambda s: [(s["engine"] or {}).get(key)]  # noqa: E731
+        gpus = lambda key: lambda s: [g.get(key) for g in s["gpus"] or ()]  # noqa: E731
+        oom_now = extreme(lambda s: [(s["cgroup"] or {}).get("oom_kills")], max)
+        return {
+            "samples": len(self.samples),
+            "max_running": extreme(engine("running"), max),
+            "max_waiting": extreme(engine("waiting"), max),
+            "max_kv_usage": extreme(engine("kv_usage"), max),
+            "gpu": "present" if any(s["gpus"] for s in self.samples) else "absent",
+            "min_gpu_free_mib": extreme(gpus("memory_free"), min),
+            "max_gpu_used_mib": extreme(gpus("memory_used"), max),
+            "max_gpu_power_w": extreme(gpus("power_draw"), max),
+            "max_process_rss_bytes": extreme(lambda s: [(s["process"] or {}).get("rss_bytes")], max),
+            "max_cgroup_memory_bytes": extreme(lambda s: [(s["cgroup"] or {}).get("memory_bytes")], max),
+            "cgroup_peak_memory_bytes": extreme(lambda s: [(s["cgroup"] or {}).get("peak_memory_bytes")], max),
+            "oom_kills": None if oom_now is None else int(oom_now - (self._oom_start or 0)),
+        }

@@ -1,0 +1,135 @@
+"""Collect a whole A/B/A trial into a raw evidence folder (``collect_trial``)."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ..bundle import read_json_model
+from ..errors import BadInput
+from ..fsutil import atomic_write
+from ..model import Header, Trial
+from .arm import ArmResult, ArmSetup, run_arm
+from .client import Clock
+from .journal_writer import ResumePoint, open_for_resume
+from .lifecycle import free_port
+from .plan import Plan, load_plan
+from .progress import Progress
+from .prompts import Calibration
+from .state import EngineState
+
+__all__ = ["TrialResult", "collect_trial", "utc_now"]
+
+
+def utc_now() -> str:
+    """Wall-clock time for ``started_at``/``ended_at`` (never used to measure durations)."""
+    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass
+class TrialResult:
+    """Where the evidence went and how each arm ended."""
+
+    out: Path
+    trial: Trial
+    arms: list[ArmResult] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Every arm passed its gates and checks (an unreconciled run is shown, not failed)."""
+        return len(self.arms) == 3 and all(a.ok for a in self.arms)
+
+    @property
+    def problems(self) -> list[str]:
+        return [f"{a.ref.phase} arm: {p}" for a in self.arms for p in a.problems]
+
+
+def _trial_bytes(trial: Trial) -> bytes:
+    return (json.dumps(trial.model_dump(mode="json", by_alias=True, exclude_none=True), indent=2) + "\n").encode()
+
+
+def _prepare(plan: Plan, out: Path, resume: bool) -> Trial:
+    trial = plan.trial()
+    trial_file = out / "trial.json"
+    if trial_file.exists():
+        if not resume:
+            raise BadInput("already holds a trial; pass --resume to continue it or choose another folder", out)
+        existing = read_json_model(trial_file, Trial)
+        if _trial_bytes(existing) != _trial_bytes(trial):
+            raise BadInput("the plan differs from the trial this folder holds; cannot resume it", trial_file)
+    elif out.exists() and any(out.iterdir()) and not resume:
+        raise BadInput("output folder is not empty", out)
+    atomic_write(trial_file, _trial_bytes(trial))
+    return trial
+
+
+def _restored_from_journal(ref_result: ArmResult, point: ResumePoint) -> ArmResult:
+    """A finished arm's result rebuilt from its journal (for a resumed trial)."""
+    header: Header | None = point.header
+    private = header.private if header else {}
+    ref_result.fingerprint = private.get("config_fingerprint")
+    ref_result.kv_token_slots = header.engine.kv_token_slots if header else None
+    prompts = getattr(header, "prompts", None) if header else None
+    ref_result.calibration = Calibration.from_record(prompts) if isinstance(prompts, dict) else None
+    failed = [r for r in point.records if getattr(r, "type", "") in ("gate", "check")
+              and not r.ok and getattr(r, "level", None) != "warning"]
+    ref_result.ok = not failed
+    ref_result.problems = [f"{r.type} {r.name} failed (recorded earlier)" for r in failed]
+    return ref_result
+
+
+async def _collect(plan: Plan, out: Path, trial: Trial, *, resume: bool, progress: Progress, clock: Clock,
+                   wall: Callable[[], str]) -> TrialResult:
+    result = TrialResult(out=out, trial=trial)
+    state = EngineState(out)
+    if resume and state.reap():
+        progress.note("ended an engine left running by the interrupted collector")
+    ports = {name: free_port() for name in plan.arms}
+    calibration: Calibration | None = None
+    before: ArmResult | None = None
+    for ref in trial.arms:
+        point = open_for_resume(out / ref.journal) if resume else ResumePoint()
+        if point.finished:
+            arm_result = _restored_from_journal(ArmResult(ref=ref), point)
+            progress.note(f"{ref.seq:02d} {ref.arm} ({ref.phase}): already complete")
+        else:
+            if point.done_runs:
+                progress.note(f"{ref.seq:02d} {ref.arm} ({ref.phase}): resuming after {len(point.done_runs)} run(s)")
+            if point.header is not None and calibration is None:
+                prompts = getattr(point.header, "prompts", None)
+                calibration = Calibration.from_record(prompts) if isinstance(prompts, dict) else None
+            setup = ArmSetup(plan=plan, ref=ref, out=out, clock=clock, wall=wall, progress=progress,
+                             port=ports[ref.arm], resume=point, state=state, calibration=calibration,
+                             before=before if ref.phase == "restored" else None)
+            arm_result = await run_arm(setup)
+        calibration = calibration or arm_result.calibration
+        if ref.phase == "before":
+            before = arm_result
+        result.arms.append(arm_result)
+    return result
+
+
+def collect_trial(
+    plan: Plan | str | Path, out_dir: str | Path, *, resume: bool = False, progress: Progress | None = None,
+    clock: Clock = time.perf_counter, wall: Callable[[], str] = utc_now,
+) -> TrialResult:
+    """Run the plan's A/B/A trial and write ``trial.json``, journals, telemetry and logs to ``out_dir``.
+
+    With ``resume`` an interrupted trial continues from its last complete run.
+    Raises :class:`~evidence_kit.errors.BadInput` for a bad plan or output folder;
+    gate and check failures are recorded and reported in the result, not raised.
+    """
+    if not isinstance(plan, Plan):
+        plan = load_plan(plan)
+    out = Path(out_dir)
+    trial = _prepare(plan, out, resume)
+    progress = progress or Progress()
+    try:
+        return asyncio.run(_collect(plan, out, trial, resume=resume, progress=progress, clock=clock, wall=wall))
+    finally:
+        progress.close()
