@@ -19,6 +19,7 @@ __all__ = ["main", "run", "cli", "COMMANDS"]
 # name -> "module:attribute"; one line per command, in the order `--help` lists them.
 COMMANDS: dict[str, str] = {
     "demo": "evidence_kit.commands.demo:demo",
+    "collect": "evidence_kit.commands.collect:collect",
     "analyze": "evidence_kit.commands.analyze:analyze",
     "schema": "evidence_kit.commands.schema:schema",
     "sim": "evidence_kit.commands.sim:sim",
