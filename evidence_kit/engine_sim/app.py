@@ -189,7 +189,7 @@ class _Generation:
         if "end" not in self.record.fields:
             seq = self.seq
             self.record.fields.update(
-                end=time.monotonic(), admitted=seq.admitted_at, first_token=seq.first_token_at,
+                end=time.monotonic(), admitted=seq.admitted_at, first_token=seq.first_token_at, finished=seq.finished_at,
                 prompt_tokens=seq.prompt_tokens, completion_tokens=seq.produced,
                 finish_reason=seq.finish_reason, fault=(self.fault or "").replace(" (done)", "") or None)
             self.state.ground_truth.write(self.record)

@@ -115,3 +115,33 @@ def test_rates_inject_exactly_floor_n_times_rate_evenly(kind, rate, n, failing):
         server.stop()
     assert {i for i, s in enumerate(statuses) if s != 200} == failing
     assert stats["faults_injected"] == {kind: len(failing)}
+
+
+def _outcome(url: str, i: int) -> str:
+    """What a careful client sees of one streamed request with usage."""
+    body = chat_body(f"rated {i}", stream=True, max_tokens=40, stream_options={"include_usage": True})
+    try:
+        with httpx.stream("POST", url + "/v1/chat/completions", json=body, timeout=0.5) as response:
+            if response.status_code != 200:
+                return f"http-{response.status_code}"
+            events = [line[6:] for line in response.iter_lines() if line.startswith("data: ")]
+    except httpx.RemoteProtocolError:
+        return "drop"
+    except httpx.ReadTimeout:
+        return "stall"
+    try:
+        chunks = [json.loads(e) for e in events[:-1]]
+    except json.JSONDecodeError:
+        return "malformed"
+    text = "".join(c["choices"][0]["delta"].get("content", "") for c in chunks if c["choices"])
+    return "ok" if chunks[-1]["usage"]["completion_tokens"] == TOKENIZER.count(text) else "wrong-usage"
+
+
+@pytest.mark.parametrize("kind", ["http-500", "http-503", "drop", "stall", "malformed", "wrong-usage"])
+def test_each_fault_rate_produces_exactly_its_failures(kind):
+    server = start_simulator("original", time_scale=FAST, faults=[f"{kind}=0.5", "stall-seconds=2"])
+    try:
+        outcomes = [_outcome(server.url, i) for i in range(4)]
+    finally:
+        server.stop()
+    assert outcomes == ["ok", kind, "ok", kind]
