@@ -20,6 +20,8 @@ __all__ = ["main", "run", "cli", "COMMANDS"]
 COMMANDS: dict[str, str] = {
     "demo": "evidence_kit.commands.demo:demo",
     "collect": "evidence_kit.commands.collect:collect",
+    "redact": "evidence_kit.commands.redact:redact",
+    "scan": "evidence_kit.commands.scan:scan",
     "analyze": "evidence_kit.commands.analyze:analyze",
     "schema": "evidence_kit.commands.schema:schema",
     "sim": "evidence_kit.commands.sim:sim",

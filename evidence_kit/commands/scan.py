@@ -1,0 +1,48 @@
+"""``evidence-kit scan``: the leak scan of any folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..errors import EXIT_FAILED
+from ..redact import known_values_from_raw, load_known_values, load_policy, scan_tree
+
+__all__ = ["scan"]
+
+_SHOWN = 50
+
+
+@click.command()
+@click.argument("folder", type=click.Path(path_type=Path))
+@click.option("--policy", "policy", type=click.Path(path_type=Path),
+              help="Redaction policy (TOML): its private values are hunted for, its public words allowed.")
+@click.option("--raw", "raws", multiple=True, type=click.Path(path_type=Path),
+              help="Raw evidence folder whose private values to hunt for (repeatable).")
+@click.option("--map", "maps", multiple=True, type=click.Path(path_type=Path),
+              help="Private map written by 'redact --map' whose values to hunt for (repeatable).")
+@click.option("--known-only", "known_only", multiple=True, metavar="GLOB",
+              help="Files matching GLOB are checked for known values only, not by detectors (repeatable).")
+def scan(folder: Path, policy: Path | None, raws: tuple[Path, ...], maps: tuple[Path, ...],
+         known_only: tuple[str, ...]) -> int:
+    """Scan FOLDER (raw evidence, a bundle, a built site) for anything private.
+
+    Every file name and every line is checked for the known private values (from
+    the policy, --raw and --map) in every variant, and by the built-in detectors.
+    Findings name the class, the file and the line, never the value.
+    Exit 0: clean. Exit 1: something private was found.
+    """
+    loaded = load_policy(policy)
+    known = [value for raw in raws for value in known_values_from_raw(raw)]
+    known += [value for path in maps for value in load_known_values(path)]
+    findings = scan_tree(folder, known_values=known, policy=loaded, known_only=known_only)
+    if not findings:
+        click.echo(f"{folder}: clean")
+        return 0
+    for finding in findings[:_SHOWN]:
+        click.echo(f"evidence-kit: leak: {finding}", err=True)
+    if len(findings) > _SHOWN:
+        click.echo(f"evidence-kit: ... and {len(findings) - _SHOWN} more", err=True)
+    click.echo(f"evidence-kit: {folder}: {len(findings)} finding(s)", err=True)
+    return EXIT_FAILED

@@ -1,0 +1,36 @@
+"""The redactor and the leak scanner.
+
+- :func:`redact_bundle` — raw trial or decision folder in, pseudonymised bundle out,
+  with ``receipt.json`` and ``manifest.json``, checked by the leak scan.
+- :func:`scan_tree` — the leak scan of any folder (raw evidence, a bundle, a built site).
+- :func:`known_values_from_raw`, :func:`load_known_values` — the values to hunt for,
+  from raw evidence or from a private map.
+- :func:`build_manifest`, :func:`write_manifest` — sha256 and size of every file.
+- :func:`load_policy` and :class:`Policy` — the redaction policy file.
+
+See ``docs/redaction.md`` for the policy format, the classes, the guarantees and the limits.
+"""
+
+from .bundle import MARKER_NAME, RECEIPT_NAME, RedactResult, redact_bundle
+from .harvest import known_values_from_raw, load_known_values
+from .manifest import build_manifest, write_manifest
+from .policy import Policy, load_policy
+from .scanner import SITE_KNOWN_ONLY, Finding, scan_tree
+from .variants import KnownValue
+
+__all__ = [
+    "Finding",
+    "KnownValue",
+    "MARKER_NAME",
+    "Policy",
+    "RECEIPT_NAME",
+    "RedactResult",
+    "SITE_KNOWN_ONLY",
+    "build_manifest",
+    "known_values_from_raw",
+    "load_known_values",
+    "load_policy",
+    "redact_bundle",
+    "scan_tree",
+    "write_manifest",
+]

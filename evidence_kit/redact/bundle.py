@@ -1,0 +1,253 @@
+"""``redact_bundle``: raw trial or decision folder in, publishable bundle out (or none).
+
+The pipeline, in order: check the paths; take the inventory (refusing binary
+files the policy does not drop); harvest the known values; rewrite every file
+into a temporary sibling of OUT (names too), re-doing any file processed before
+a later file taught the matcher a new value; write each trial's receipt and
+manifest; scan the whole output; then rename it into place.
+
+A crash or bad input removes the temporary folder: OUT is left as it was. A
+leak found by the final scan still moves the output into place, so the operator
+can look at it, but marked: no ``manifest.json`` (nothing downstream accepts a
+bundle without one) and a ``NOT-PUBLISHABLE.txt`` listing class, file and line
+of every finding (never a value).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import __version__
+from ..bundle import read_json_model
+from ..errors import BadInput
+from ..fsutil import atomic_write
+from ..model import RECEIPT_SCHEMA, Receipt
+from .harvest import harvest_file
+from .manifest import ENVELOPE_NAME, MANIFEST_NAME, listed_files, write_manifest
+from .matcher import Matcher
+from .policy import Policy, load_policy, policy_digest
+from .pseudonyms import Pseudonyms
+from .scanner import Finding, scan_files, with_short_forms
+from .walkers import file_kind, redact_file, redact_name
+
+__all__ = ["RedactResult", "redact_bundle", "RECEIPT_NAME", "MARKER_NAME"]
+
+RECEIPT_NAME = "receipt.json"
+MARKER_NAME = "NOT-PUBLISHABLE.txt"
+_GENERATED = (MANIFEST_NAME, ENVELOPE_NAME, RECEIPT_NAME)
+_ORDER = {"text": 0, "json": 1, "jsonl": 2}  # logs first: they teach hosts and paths
+
+
+@dataclass
+class RedactResult:
+    """What a redaction did: where, per-file counts per class, and the scan's findings."""
+
+    out: Path
+    bundles: list[str]
+    counts: dict[str, dict[str, int]]
+    findings: list[Finding]
+    key_id: str
+    policy_digest: str
+    dropped: list[str] = field(default_factory=list)
+
+    @property
+    def publishable(self) -> bool:
+        return not self.findings
+
+
+@dataclass
+class _Source:
+    rel: str
+    kind: str
+    bundle: str | None  # relative path of its trial bundle ("" for a trial at the root)
+    generation: int = -1
+    out_rel: str = ""
+
+
+def _inside(child: Path, parent: Path) -> bool:
+    return child == parent or parent in child.parents
+
+
+def _check_paths(raw: Path, out: Path, replace: bool, map_out: Path | None) -> None:
+    if not raw.is_dir():
+        raise BadInput("not a folder", raw)
+    if not (raw / "trial.json").is_file() and not (raw / "decision.toml").is_file():
+        raise BadInput("neither a trial folder (trial.json) nor a decision folder (decision.toml)", raw)
+    if _inside(out, raw) or _inside(raw, out):
+        raise BadInput("OUT must not be RAW, nor inside it, nor hold it (RAW is never modified)", out)
+    if out.exists():
+        if not out.is_dir():
+            raise BadInput("exists and is not a folder", out)
+        if any(out.iterdir()) and not replace:
+            raise BadInput("is not empty (pass --replace to overwrite it)", out)
+    if map_out is not None and (_inside(map_out, raw) or _inside(map_out, out)):
+        raise BadInput("the private map must be written outside RAW and OUT", map_out)
+
+
+def _bundles(raw: Path) -> list[str]:
+    """Trial bundles: RAW itself, or the subfolders of a decision folder holding trial.json."""
+    if (raw / "trial.json").is_file():
+        return [""]
+    return sorted(p.parent.relative_to(raw).as_posix() for p in raw.rglob("trial.json"))
+
+
+def _inventory(raw: Path, bundles: list[str], policy: Policy) -> tuple[list[_Source], list[str], dict[str, Path]]:
+    sources: list[_Source] = []
+    dropped: list[str] = []
+    receipts: dict[str, Path] = {}
+    for path in sorted(raw.rglob("*")):
+        if path.is_symlink():
+            raise BadInput("symbolic link (copy the file in, or drop it in the policy)", path)
+        if not path.is_file():
+            continue
+        rel = path.relative_to(raw).as_posix()
+        bundle = next((b for b in sorted(bundles, key=len, reverse=True) if not b or rel.startswith(b + "/")), None)
+        inner = rel[len(bundle) + 1:] if bundle else rel
+        if (bundle is not None and inner in _GENERATED) or rel == MARKER_NAME:
+            if inner == RECEIPT_NAME:
+                receipts[bundle or ""] = path  # an earlier redaction's counts carry forward
+            continue  # written afresh for the output
+        if policy.drops(rel, inner):
+            dropped.append(rel)
+            continue
+        kind = file_kind(path)
+        if kind == "binary":
+            raise BadInput("binary or compressed file: the redactor cannot see inside it "
+                           "(list it under drop in the policy to leave it out)", path)
+        sources.append(_Source(rel, kind, bundle))
+    sources.sort(key=lambda s: (_ORDER[s.kind], s.rel))
+    return sources, dropped, receipts
+
+
+def _rewrite(raw: Path, tmp: Path, source: _Source, matcher: Matcher, counts: dict[str, Counter[str]]) -> None:
+    source.generation = matcher.generation
+    found: Counter[str] = Counter()
+    out_rel = redact_name(source.rel, matcher, found)
+    if source.out_rel and source.out_rel != out_rel:
+        (tmp / source.out_rel).unlink(missing_ok=True)
+        counts.pop(source.out_rel, None)
+    taken = {s for s in counts if s != source.out_rel}
+    if out_rel in taken:
+        raise BadInput("two files get the same redacted name; rename one", raw / source.rel)
+    source.out_rel = out_rel
+    dst = tmp / out_rel
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    found.update(redact_file(raw / source.rel, dst, source.kind, matcher))
+    counts[out_rel] = found
+
+
+def _receipt(bundle: str, counts: dict[str, Counter[str]], prior: Path | None, digest: str, key_id: str,
+             dropped: list[str], pseudonym_kind: str) -> bytes:
+    prefix = bundle + "/" if bundle else ""
+    per_file: dict[str, Counter[str]] = {
+        rel[len(prefix):]: Counter(found) for rel, found in counts.items() if rel.startswith(prefix) and +found
+    }
+    if prior is not None:
+        for rel, found in read_json_model(prior, Receipt).counts.items():
+            per_file.setdefault(rel, Counter()).update(found)
+    receipt = Receipt(
+        schema=RECEIPT_SCHEMA, tool_version=__version__, policy_digest=digest, key_id=key_id,
+        counts={rel: dict(sorted(found.items())) for rel, found in sorted(per_file.items())},
+    )
+    body = receipt.model_dump(by_alias=True, mode="json") | {"pseudonyms": pseudonym_kind, "dropped": sorted(dropped)}
+    return (json.dumps(body, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+
+def redact_bundle(
+    raw: Path,
+    out: Path,
+    *,
+    policy: Policy | Path | None = None,
+    key: bytes | None = None,
+    replace: bool = False,
+    map_out: Path | None = None,
+) -> RedactResult:
+    """Redact a raw trial folder (``trial.json``) or decision folder (``decision.toml``) into OUT.
+
+    ``key`` (at least 16 bytes) makes pseudonyms keyed HMACs, stable across bundles;
+    without it they are per-run counters. ``replace`` allows a non-empty OUT.
+    ``map_out`` receives the private map (pseudonym -> original values, mode 0600).
+    RAW is only read. Raises :class:`~evidence_kit.errors.BadInput` for bad input
+    (nothing written); a leak is reported in ``result.findings`` (output marked).
+    """
+    raw, out = Path(raw).resolve(), Path(out).resolve()
+    map_out = Path(map_out).resolve() if map_out is not None else None
+    policy = policy if isinstance(policy, Policy) else load_policy(policy)
+    _check_paths(raw, out, replace, map_out)
+    bundles = _bundles(raw)
+    sources, dropped, receipts = _inventory(raw, bundles, policy)
+    pseudonyms = Pseudonyms(key)
+    matcher = Matcher(pseudonyms, public=policy.public, disabled=policy.disable)
+    for known in policy.known_values():
+        matcher.add(known)
+    for source in sorted(sources, key=lambda s: s.rel):
+        for known in harvest_file(raw / source.rel, source.kind):
+            matcher.add(known)
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".redacting", dir=out.parent))
+    try:
+        counts: dict[str, Counter[str]] = {}
+        dropped_names = [redact_name(rel, matcher, Counter()) for rel in dropped]
+        pending = sources
+        for _ in range(6):  # each round can only add values; six rounds is far more than real evidence needs
+            for source in pending:
+                _rewrite(raw, tmp, source, matcher, counts)
+            pending = [s for s in sources if s.generation != matcher.generation]
+            if not pending:
+                break
+        digest = policy_digest(policy, pseudonyms)
+        hashes: set[str] = {digest.split(":", 1)[1]}
+        for bundle in bundles:
+            names = [n[len(bundle) + 1:] if bundle else n for n in dropped_names if not bundle or n.startswith(bundle + "/")]
+            folder = tmp / bundle
+            folder.mkdir(parents=True, exist_ok=True)
+            atomic_write(folder / RECEIPT_NAME, _receipt(bundle, counts, receipts.get(bundle), digest,
+                                                         pseudonyms.key_id, names, "hmac-sha256" if key else "counter"))
+            hashes.update(entry.sha256 for entry in write_manifest(folder).files)
+        files = listed_files(tmp)
+        matcher.allow(with_short_forms(hashes))
+        findings = scan_files(tmp, files, matcher)
+        if findings:
+            for bundle in bundles:
+                (tmp / bundle / MANIFEST_NAME).unlink(missing_ok=True)
+            report = "".join(f"{finding}\n" for finding in findings)
+            atomic_write(tmp / MARKER_NAME, ("Not publishable: the leak scan found private values.\n" + report).encode())
+        _move_into_place(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    if map_out is not None:
+        body = {"schema": "evidence-kit/redaction-map/v1", "key_id": pseudonyms.key_id, "entries": pseudonyms.mapping()}
+        _write_private(map_out, (json.dumps(body, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode())
+    return RedactResult(
+        out=out, bundles=bundles, counts={rel: dict(c) for rel, c in sorted(counts.items()) if +c},
+        findings=findings, key_id=pseudonyms.key_id, policy_digest=digest, dropped=dropped_names,
+    )
+
+
+def _move_into_place(tmp: Path, out: Path) -> None:
+    if out.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
+        os.replace(out, old / "previous")
+        os.replace(tmp, out)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(tmp, out)
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    """Write the private map readable by its owner only."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    old_umask = os.umask(0o077)
+    try:
+        atomic_write(path, data)
+    finally:
+        os.umask(old_umask)
+    os.chmod(path, 0o600)

@@ -1,0 +1,152 @@
+"""Built-in detectors: private things an operator forgets to list.
+
+Each detector is a regular expression for one class. They are joined into one
+pattern, in priority order, so that at any position the most specific class
+wins (a URL before the host inside it, a GPU UUID before a plain UUID). The
+guards that keep numbers, version strings and public words alone live here
+too, because the redactor and the scanner must agree on them exactly.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+__all__ = [
+    "DETECTORS",
+    "PUBLIC_WORDS",
+    "LABELS",
+    "find",
+    "find_labelled",
+    "is_public",
+    "compile_detectors",
+]
+
+_B = r"(?<![A-Za-z0-9])"  # not inside a word; '_' and '-' count as separators
+_E = r"(?![A-Za-z0-9])"
+_H = "[0-9a-fA-F]"
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+_PATHCHARS = r"[^\s\"'<>|;,=()\[\]{}`]"
+_TREES = (
+    "home", "Users", "mnt", "media", "data[0-9]*", "opt", "root", "tmp", "srv", "scratch", "nfs",
+    "lustre", "gpfs", "raid[0-9]*", "models?", "workspaces?", "export", "vol", "volumes",
+    "var/lib", "var/tmp", "run/user", "private", "storage", "shared", "datasets", "checkpoints",
+)
+_TLDS = (
+    "com", "org", "net", "io", "ai", "dev", "app", "cloud", "local", "localdomain", "lan",
+    "internal", "intranet", "corp", "home", "private", "edu", "gov", "mil", "int", "co", "us",
+    "uk", "de", "fr", "nl", "se", "ch", "jp", "cn", "kr", "in", "eu", "ca", "au", "info", "biz",
+    "tech", "xyz", "lab", "cluster", "svc",
+)
+
+# (class, pattern), most specific first.
+DETECTORS: tuple[tuple[str, str], ...] = (
+    ("token", r"(?i:bearer)\s+[A-Za-z0-9._~+/=-]{8,}"
+              r"|" + _B + r"(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}"
+              r"|" + _B + r"hf_[A-Za-z0-9]{16,}"
+              r"|" + _B + r"gh[pousr]_[A-Za-z0-9]{20,}"
+              r"|" + _B + r"AKIA[0-9A-Z]{16}" + _E +
+              r"|" + _B + r"xox[abpr]-[A-Za-z0-9-]{10,}"
+              r"|" + _B + r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    ("url", _B + r"[A-Za-z][A-Za-z0-9+.-]{1,15}://[^\s\"'<>`]+"),
+    ("email", _B + r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}" + _E),
+    ("gpu", _B + r"(?:GPU|MIG)-(?:GPU-)?" + _H + "{8}-" + _H + "{4}-" + _H + "{4}-" + _H + "{4}-"
+            + _H + r"{12}(?:/[0-9]+/[0-9]+)?" + _E),
+    ("uuid", _B + _H + "{8}-" + _H + "{4}-" + _H + "{4}-" + _H + "{4}-" + _H + "{12}" + _E),
+    ("mac", _B + _H + "{2}(?::" + _H + "{2}){5}" + _E + "|" + _B + _H + "{2}(?:-" + _H + "{2}){5}" + _E),
+    ("ip", r"(?<![0-9A-Za-z:])(?:" + _H + "{1,4}:){7}" + _H + r"{1,4}(?![0-9A-Za-z:])"
+           r"|(?<![0-9A-Za-z:])(?:" + _H + "{1,4}:){1,6}:(?:" + _H + "{1,4}:){0,5}" + _H
+           + r"{1,4}(?:%[A-Za-z0-9]+)?(?![0-9A-Za-z:])"
+           r"|(?<![0-9A-Za-z.])(?:" + _OCTET + r"\.){3}" + _OCTET + r"(?![0-9A-Za-z]|\.[0-9])"),
+    ("path", r"(?<![A-Za-z0-9_./~-])/(?:" + "|".join(_TREES) + r")/" + _PATHCHARS + "+"
+             r"|(?<![A-Za-z0-9_./~-])(?:~|\$HOME)/" + _PATHCHARS + "+"
+             r"|" + _B + r"[A-Za-z]:\\" + r"[^\s\"'<>|*?]+"
+             r"|(?<![A-Za-z0-9\\])\\\\[A-Za-z0-9._-]+\\[^\s\"'<>|*?]+"),
+    ("host", r"(?<![A-Za-z0-9._@-])(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+(?i:"
+             + "|".join(_TLDS) + r")(?![A-Za-z0-9-]|\.[A-Za-z0-9])"),
+    ("hex", r"(?<![0-9A-Za-z.])" + _H + r"{7,128}(?![0-9A-Za-z])"),
+)
+
+# Words that are public knowledge and never private on their own: the guards against
+# redacting architecture names, public hosts and loopback addresses.
+PUBLIC_WORDS: frozenset[str] = frozenset(
+    """
+    localhost 127.0.0.1 0.0.0.0 ::1 255.255.255.255 ::
+    huggingface.co hf.co github.com pypi.org docker.io index.docker.io registry-1.docker.io
+    nvcr.io ghcr.io quay.io nvidia.com vllm.ai python.org pytorch.org download.pytorch.org
+    example.com example.org example.net
+    model models org name host hosts path paths image images gpu gpus value data home root
+    tmp opt mnt srv media users user cache hub snapshots blobs refs main huggingface
+    transformers vllm sglang tgi trtllm cuda rocm nccl torch pytorch triton
+    llama llama2 llama3 mistral mixtral qwen qwen2 qwen3 gemma phi deepseek falcon gpt gpt2
+    opt bloom mpt yi glm chatglm baichuan internlm olmo granite nemotron command-r jamba mamba
+    attention flash flashinfer flash_attn xformers mla mtp eagle medusa dflash lora awq gptq
+    fp8 fp4 fp16 bf16 int8 int4 nvfp4 mxfp4 safetensors config tokenizer
+    latest stable nightly none null true false unknown n/a
+    v1 api chat completions
+    """.split()
+)
+
+# Labels whose value is private whatever it looks like (nvidia-smi, env files, docker inspect).
+LABELS: dict[str, str] = {
+    "serial": "serial", "serial number": "serial", "serial_number": "serial", "serialnumber": "serial",
+    "board serial": "serial", "hostname": "host", "host_name": "host", "nodename": "host",
+    "node_name": "host", "machine_id": "value", "machine-id": "value",
+    "container_id": "container", "containerid": "container", "container_name": "container",
+    "password": "token", "passwd": "token", "api_key": "token", "apikey": "token",
+    "secret": "token", "access_token": "token", "hf_token": "token", "authorization": "token",
+    "image": "image",
+}
+_LABEL_TEXT = re.compile(
+    r"(?i)(?<![A-Za-z0-9_])(" + "|".join(sorted((re.escape(k) for k in LABELS), key=len, reverse=True))
+    + r")\"?[ \t]*(?:\.{2,}[ \t]*)?[:=][ \t]*\"?([^\s\",;'}\]]+)"
+)
+
+
+def compile_detectors(disabled: frozenset[str] = frozenset()) -> re.Pattern[str]:
+    """One pattern with a named group per enabled detector, in priority order."""
+    parts = [f"(?P<{cls}>{pattern})" for cls, pattern in DETECTORS if cls not in disabled]
+    return re.compile("|".join(parts) if parts else r"(?!x)x")
+
+
+def is_public(text: str) -> bool:
+    """Public words, public hosts and loopback addresses are never private."""
+    return text.casefold() in PUBLIC_WORDS
+
+
+def _guarded(cls: str, text: str, start: int, whole: str) -> bool:
+    """True when a detector hit is not private after all (numbers, public words)."""
+    if cls == "hex":
+        if not (re.search(r"[0-9]", text) and re.search(r"[a-fA-F]", text)):
+            return True  # all digits is a number; all letters is a word ("deadbeef", "effaced")
+        after = whole[start + len(text): start + len(text) + 2]
+        if text[-1] in "eE" and re.match(r"[+-][0-9]", after):
+            return True  # the mantissa of a float such as 1.234567e+16
+        return False
+    if cls == "ip" and ":" in text and not re.search(r"[0-9a-fA-F]{3}", text) and text.count(":") < 7:
+        return True  # "12::30"-like fragments, not an address anyone owns
+    return is_public(text)
+
+
+def find(pattern: re.Pattern[str], text: str) -> Iterator[tuple[int, int, str]]:
+    """``(start, end, class)`` of every detector hit in ``text`` that passes the guards."""
+    for match in pattern.finditer(text):
+        cls = match.lastgroup or "value"
+        hit = match.group()
+        if cls == "url":
+            # Trailing punctuation ends a sentence, not the URL.
+            trimmed = hit.rstrip(".,:;!?)]}'")
+            end = match.start() + len(trimmed)
+            hit = trimmed
+        else:
+            end = match.end()
+        if not _guarded(cls, hit, match.start(), text):
+            yield match.start(), end, cls
+
+
+def find_labelled(text: str) -> Iterator[tuple[int, int, str]]:
+    """``(start, end, class)`` of values written after a private label (``Serial Number : X``)."""
+    for match in _LABEL_TEXT.finditer(text):
+        value = match.group(2)
+        if len(value) >= 3 and not is_public(value):
+            yield match.start(2), match.end(2), LABELS[re.sub(r"[ \t]+", " ", match.group(1).lower())]

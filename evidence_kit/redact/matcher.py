@@ -1,0 +1,250 @@
+"""One matcher for the redactor and the scanner: known values first, then detectors.
+
+The redactor and the scanner must agree exactly on what is private, so both go
+through :class:`Matcher`. It holds the table of known spellings (every variant
+of every known value, case-folded), the compiled detectors, and the
+pseudonymiser. Text is looked at as written *and* in its decoded views
+(``\\uXXXX``/``\\/`` escapes, URL escapes, HTML entities), so a value cannot hide
+behind an escape.
+
+Results are cached per distinct string: journals repeat the same keys and
+values on every line, which is what makes redaction fast. The caches are
+bounded and cleared whenever a new value is discovered.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections import Counter
+from typing import Iterable, NamedTuple
+from urllib.parse import unquote, urlsplit
+
+from .detectors import compile_detectors, find, find_labelled
+from .pseudonyms import Pseudonyms, is_pseudonym
+from .variants import KnownValue, Variant, variants
+
+__all__ = ["Matcher", "Hit", "views"]
+
+_CACHE_LIMIT = 200_000
+_JSON_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\/")
+# Detector classes whose hits teach us a value that may appear elsewhere without the
+# shape the detector needs (a host's short name, a labelled serial, a GPU UUID without
+# its prefix). Hex fingerprints, UUIDs and tokens are found by shape wherever they are.
+_DISCOVER = frozenset({"host", "email", "url", "gpu", "ip", "mac", "serial", "container", "image", "path", "user", "value"})
+
+
+class Hit(NamedTuple):
+    """One private thing in a text: where, which class, found how (``known``/``detector``)."""
+
+    start: int
+    end: int
+    cls: str
+    source: str
+
+
+def _unescape_json(text: str) -> str:
+    return _JSON_ESCAPE.sub(lambda m: "/" if m.group(1) is None else chr(int(m.group(1), 16)), text)
+
+
+def views(text: str) -> list[str]:
+    """Decoded spellings of ``text`` that differ from it (escapes a value could hide behind)."""
+    out: list[str] = []
+    if "\\" in text:
+        out.append(_unescape_json(text))
+    if "%" in text:
+        out.append(unquote(text))
+    if "&" in text:
+        out.append(html.unescape(text))
+    return [view for view in out if view != text]
+
+
+class Matcher:
+    """Finds and replaces private values: known spellings, detectors and labelled values.
+
+    ``public`` words are never private (the policy adds to the built-in list);
+    ``disabled`` names detector classes the policy turned off (``label`` turns off
+    labelled values); ``allowed`` holds detector hits that are known to be
+    public, such as the hashes the toolkit publishes (lowercase).
+    """
+
+    def __init__(
+        self,
+        pseudonyms: Pseudonyms,
+        *,
+        public: Iterable[str] = (),
+        disabled: Iterable[str] = (),
+        allowed: Iterable[str] = (),
+    ):
+        self.pseudonyms = pseudonyms
+        self.public = {word.lower() for word in public}
+        disabled = frozenset(disabled)
+        self.detectors = compile_detectors(disabled)
+        self.labels = "label" not in disabled
+        self.allowed = {item.lower() for item in allowed}
+        self.table: dict[str, Variant] = {}
+        self.generation = 0
+        self._pattern: re.Pattern[str] | None = None
+        self._compiled = -1
+        self._redacted: dict[str, tuple[str, tuple[tuple[str, int], ...]]] = {}
+        self._leaks: dict[str, list[Hit]] = {}
+        self._numeric: re.Pattern[str] | None = None
+        self._numeric_generation = -1
+
+    # -- the table of known spellings -------------------------------------------------
+
+    def add(self, known: KnownValue) -> bool:
+        """Learn ``known`` and all its variants; true when something new was learnt."""
+        new = False
+        for variant in variants(known):
+            folded = variant.text.lower()
+            if folded in self.public or folded in self.table or len(folded) != len(variant.text):
+                continue
+            self.table[folded] = variant
+            new = True
+        if new:
+            self.generation += 1
+            self._redacted.clear()
+            self._leaks.clear()
+        return new
+
+    def known_pattern(self) -> re.Pattern[str] | None:
+        """One alternation of every known spelling, longest first, matched on lowercased text."""
+        if self._compiled != self.generation:
+            alternatives = []
+            for text in sorted(self.table, key=lambda t: (-len(t), t)):
+                escaped = re.escape(text)
+                if len(text) < 8 or text.isdigit():
+                    # Short values and numbers only as whole words: "alice" not in "malice".
+                    if text[0].isalnum():
+                        escaped = r"(?<![a-z0-9])" + escaped
+                    if text[-1].isalnum():
+                        escaped += r"(?![a-z0-9])"
+                alternatives.append(escaped)
+            self._pattern = re.compile("|".join(alternatives)) if alternatives else None
+            self._compiled = self.generation
+        return self._pattern
+
+    def numeric_pattern(self) -> re.Pattern[str] | None:
+        """Known values that are all digits (serial numbers): the only ones a JSON number can hold."""
+        if self._numeric_generation != self.generation:
+            digits = sorted((t for t in self.table if t.isdigit()), key=lambda t: (-len(t), t))
+            self._numeric = re.compile(r"(?<![0-9])(?:%s)(?![0-9])" % "|".join(digits)) if digits else None
+            self._numeric_generation = self.generation
+        return self._numeric
+
+    def allow(self, hits: Iterable[str]) -> None:
+        """Detector hits that are public after all (the hashes the toolkit publishes)."""
+        self.allowed |= {hit.lower() for hit in hits}
+        self._leaks.clear()
+
+    def known_leaks(self, text: str) -> list[Hit]:
+        """Known values only (in ``text`` and its decoded views), no detectors."""
+        return [Hit(s, e, v.cls, "known") for view in (text, *views(text)) for s, e, v in self._known_hits(view)]
+
+    def _known_hits(self, text: str) -> list[tuple[int, int, Variant]]:
+        pattern = self.known_pattern()
+        if pattern is None:
+            return []
+        lowered = text.lower()
+        if len(lowered) != len(text):  # rare letters whose lowercase is longer: match char by char
+            lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+        return [(m.start(), m.end(), self.table[m.group()]) for m in pattern.finditer(lowered)]
+
+    def _detector_hits(self, text: str) -> list[tuple[int, int, str]]:
+        found = [h for h in find(self.detectors, text) if not self._is_allowed(text[h[0]:h[1]].lower())]
+        if self.labels:
+            found.extend(h for h in find_labelled(text) if not self._is_allowed(text[h[0]:h[1]].lower()))
+        found.sort(key=lambda h: (h[0], -(h[1] - h[0])))
+        kept: list[tuple[int, int, str]] = []
+        for hit in found:
+            if not kept or hit[0] >= kept[-1][1]:
+                kept.append(hit)
+        return kept
+
+    def _is_allowed(self, hit: str) -> bool:
+        # A pseudonym is already redacted: that keeps a second redaction from changing a byte.
+        return hit in self.allowed or hit in self.public or is_pseudonym(hit)
+
+    def _discover(self, cls: str, text: str) -> None:
+        if cls not in _DISCOVER:
+            return
+        if cls == "url":
+            host = urlsplit(text).hostname
+            if host:
+                self.add(KnownValue("host", host))
+        elif cls == "path":
+            parts = re.split(r"[/\\]", text)
+            for index, part in enumerate(parts):
+                if part.startswith("models--"):
+                    self.add(KnownValue("model", part))
+                elif index > 0 and parts[index - 1] in ("home", "Users") and part:
+                    self.add(KnownValue("user", part))
+        else:
+            self.add(KnownValue(cls, text))
+
+    # -- redaction ----------------------------------------------------------------------
+
+    def _replace(self, text: str, counts: Counter[str]) -> str:
+        def known(match_start: int, match_end: int, variant: Variant) -> str:
+            counts[variant.cls] += 1
+            return self.pseudonyms.name(variant.cls, variant.entity)
+
+        pieces: list[str] = []
+        last = 0
+        for start, end, variant in self._known_hits(text):
+            pieces += [text[last:start], known(start, end, variant)]
+            last = end
+        text = "".join(pieces) + text[last:] if pieces else text
+        hits = self._detector_hits(text)
+        if not hits:
+            return text
+        pieces, last = [], 0
+        for start, end, cls in hits:
+            value = text[start:end]
+            counts[cls] += 1
+            pieces += [text[last:start], self.pseudonyms.name(cls, value)]
+            last = end
+            self._discover(cls, value)
+        return "".join(pieces) + text[last:]
+
+    def redact(self, text: str) -> tuple[str, Counter[str]]:
+        """``text`` with every private value replaced by its pseudonym, and counts per class."""
+        cached = self._redacted.get(text)
+        if cached is not None:
+            return cached[0], Counter(dict(cached[1]))
+        counts: Counter[str] = Counter()
+        generation = self.generation
+        out = self._replace(text, counts)
+        for _ in range(4):
+            if generation == self.generation:
+                break
+            # The text taught us a value (a host's short name may follow its full name).
+            generation = self.generation
+            out = self._replace(out, counts)
+        for _ in range(4):
+            # A value behind an escape: redact the decoded text (the escaping is lost, the value too).
+            leaky = next((view for view in views(out) if self.leaks(view)), None)
+            if leaky is None:
+                break
+            out = self._replace(leaky, counts)
+        if len(self._redacted) >= _CACHE_LIMIT:
+            self._redacted.clear()
+        self._redacted[text] = (out, tuple(counts.items()))
+        return out, counts
+
+    # -- scanning -----------------------------------------------------------------------
+
+    def leaks(self, text: str) -> list[Hit]:
+        """Every private thing in ``text`` or in a decoded view of it; replaces nothing."""
+        cached = self._leaks.get(text)
+        if cached is not None:
+            return cached
+        found: list[Hit] = []
+        for view in [text, *views(text)]:
+            found += [Hit(s, e, v.cls, "known") for s, e, v in self._known_hits(view)]
+            found += [Hit(s, e, cls, "detector") for s, e, cls in self._detector_hits(view)]
+        if len(self._leaks) >= _CACHE_LIMIT:
+            self._leaks.clear()
+        self._leaks[text] = found
+        return found

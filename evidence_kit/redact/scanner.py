@@ -1,0 +1,209 @@
+"""The leak scan: any folder, every file name, every line, every known value and detector.
+
+It is the redactor's safety net (detection alone guarantees nothing) and the
+site builder's last step. A finding names the class, the file and the line,
+never the value. Hashes the toolkit itself publishes are not findings: the
+sha256 of every file in the tree, every ``sha256`` a manifest lists (also inside
+a DSSE envelope's payload) and a receipt's policy digest, and their usual short
+forms.
+"""
+
+from __future__ import annotations
+
+import base64
+import fnmatch
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from ..errors import BadInput
+from .manifest import ENVELOPE_NAME, file_sha256
+from .matcher import Hit, Matcher
+from .policy import Policy
+from .pseudonyms import Pseudonyms
+from .variants import KnownValue
+from .walkers import _LITERAL, file_kind, open_text
+
+__all__ = [
+    "Finding", "scan_tree", "scan_files", "published_hashes", "make_matcher", "with_short_forms", "SITE_KNOWN_ONLY",
+]
+
+# Theme files of a built site (minified scripts with cache-busting hex names): only
+# known values are hunted there, the detectors would flag the theme's own hashes.
+SITE_KNOWN_ONLY: tuple[str, ...] = ("assets/javascripts/*", "assets/stylesheets/*", "assets/images/*")
+_COMPRESSED = frozenset({".gz", ".tgz", ".zip", ".xz", ".zst", ".zstd", ".bz2", ".lz4", ".7z", ".tar", ".rar"})
+_SHA256 = re.compile(r"^(?:sha256:)?([0-9a-f]{64})$")
+_SHORT_FORMS = (7, 8, 10, 12, 16)
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """A private thing found: which file, which line (``None`` for the file name), which class."""
+
+    file: str
+    line: int | None
+    cls: str
+    source: str  # "known" (a known value or its variant), "detector", or "unscannable"
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line is not None else f"{self.file} (file name)"
+        how = "a known private value" if self.source == "known" else f"found by the {self.cls} detector"
+        if self.source == "unscannable":
+            return f"{self.file}: compressed file, cannot be scanned"
+        return f"{where}: {self.cls} ({how})"
+
+
+def make_matcher(known_values: Iterable[KnownValue | tuple[str, str]] = (), policy: Policy | None = None) -> Matcher:
+    """A matcher for scanning: the policy's values and words plus ``known_values``."""
+    policy = policy or Policy()
+    matcher = Matcher(Pseudonyms(None), public=policy.public, disabled=policy.disable)
+    for known in [*policy.known_values(), *known_values]:
+        matcher.add(KnownValue(*known))
+    return matcher
+
+
+def with_short_forms(hexes: Iterable[str]) -> set[str]:
+    """Hashes and the short forms they are quoted by (first 7, 8, 10, 12, 16 characters)."""
+    out: set[str] = set()
+    for value in hexes:
+        out.add(value)
+        out.update(value[:width] for width in _SHORT_FORMS)
+    return out
+
+
+def _labelled_hashes(path: Path) -> Iterator[str]:
+    """sha256 values a manifest, a receipt or a DSSE envelope publishes."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if path.name.endswith(".dsse.json"):
+            data = json.loads(base64.b64decode(data["payload"]))
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        return
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, value in item.items():
+                if key in ("sha256", "policy_digest", "digest") and isinstance(value, str):
+                    match = _SHA256.match(value)
+                    if match:
+                        yield match.group(1)
+                stack.append(value)
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def published_hashes(root: Path, files: list[str], known: dict[str, str] | None = None) -> set[str]:
+    """The hashes the toolkit publishes in ``root`` (``known`` holds sha256s already computed)."""
+    hashes = set((known or {}).values())
+    for rel in files:
+        if rel not in (known or {}):
+            hashes.add(file_sha256(root / rel)[0])
+        name = rel.rsplit("/", 1)[-1]
+        if name in ("manifest.json", "receipt.json") or name.endswith(".dsse.json"):
+            hashes.update(_labelled_hashes(root / rel))
+    return with_short_forms(hashes)
+
+
+def _line_hits(matcher: Matcher, line: str, json_like: bool, detectors: bool) -> list[Hit]:
+    if not detectors:
+        return matcher.known_leaks(line)
+    if not json_like:
+        return matcher.leaks(line)
+    hits: list[Hit] = []
+    for match in _LITERAL.finditer(line):
+        raw = match.group()
+        try:
+            decoded = json.loads(raw) if "\\" in raw else raw[1:-1]
+        except ValueError:
+            decoded = raw
+        hits += matcher.leaks(decoded)
+    numbers = matcher.numeric_pattern()
+    if numbers is not None:  # a private number written as a JSON number (never rewritten)
+        hits += [Hit(m.start(), m.end(), "value", "known") for m in numbers.finditer(line)]
+    return hits
+
+
+def _scan_text(path: Path, rel: str, kind: str, matcher: Matcher, detectors: bool) -> Iterator[Finding]:
+    json_like = kind in ("json", "jsonl")
+    with open_text(path) as handle:
+        for number, line in enumerate(handle, start=1):
+            for hit in _line_hits(matcher, line, json_like, detectors):
+                yield Finding(rel, number, hit.cls, hit.source)
+
+
+def _scan_envelope(path: Path, rel: str, matcher: Matcher) -> Iterator[Finding]:
+    """A DSSE envelope: scan the payload it signs; the signature bytes are random, not private."""
+    try:
+        envelope = json.loads(path.read_text(encoding="utf-8"))
+        payload = base64.b64decode(envelope["payload"]).decode("utf-8")
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        yield from _scan_text(path, rel, "text", matcher, True)
+        return
+    for number, line in enumerate(payload.splitlines(), start=1):
+        for hit in _line_hits(matcher, line, True, True):
+            yield Finding(f"{rel}#payload", number, hit.cls, hit.source)
+
+
+def _scan_binary(path: Path, rel: str, matcher: Matcher) -> Iterator[Finding]:
+    if path.suffix.lower() in _COMPRESSED:
+        yield Finding(rel, None, "compressed", "unscannable")
+        return
+    overlap = 512
+    tail = ""
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 20):
+            text = tail + chunk.decode("utf-8", errors="surrogateescape")
+            for _ in matcher.known_leaks(text):
+                yield Finding(rel, None, "binary content", "known")
+                return
+            tail = text[-overlap:]
+
+
+def scan_files(root: Path, files: list[str], matcher: Matcher, *, known_only: Iterable[str] = ()) -> list[Finding]:
+    """Scan the named files of ``root`` (names and contents) with ``matcher``; sorted findings."""
+    known_only = tuple(known_only)
+    findings: set[Finding] = set()
+    for rel in files:
+        path = root / rel
+        detectors = not any(fnmatch.fnmatchcase(rel, glob) for glob in known_only)
+        for part in rel.split("/"):
+            hits = matcher.leaks(part) if detectors else matcher.known_leaks(part)
+            findings.update(Finding(rel, None, hit.cls, hit.source) for hit in hits)
+        kind = file_kind(path)
+        if kind == "binary":
+            findings.update(_scan_binary(path, rel, matcher))
+        elif rel.endswith(".dsse.json") or rel == ENVELOPE_NAME:
+            findings.update(_scan_envelope(path, rel, matcher))
+        else:
+            findings.update(_scan_text(path, rel, kind, matcher, detectors))
+    return sorted(findings, key=lambda f: (f.file, f.line or 0, f.cls, f.source))
+
+
+def scan_tree(
+    path: Path,
+    *,
+    known_values: Iterable[KnownValue | tuple[str, str]] = (),
+    policy: Policy | None = None,
+    known_only: Iterable[str] = (),
+) -> list[Finding]:
+    """Scan a folder (raw evidence, a bundle, a built site) for anything private.
+
+    ``known_values`` are ``(class, value)`` pairs to hunt for in every variant
+    (see :func:`~.harvest.known_values_from_raw` and
+    :func:`~.harvest.load_known_values`); the policy adds its own values, public
+    words and disabled detectors. Files matching a ``known_only`` glob (e.g.
+    :data:`SITE_KNOWN_ONLY`) are checked for known values but not by detectors.
+    Returns findings sorted by file and line; empty means clean.
+    """
+    root = Path(path)
+    if not root.is_dir():
+        raise BadInput("not a folder", root)
+    files = sorted(
+        p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file() and not p.is_symlink()
+    )
+    matcher = make_matcher(known_values, policy)
+    matcher.allow(published_hashes(root, files))
+    return scan_files(root, files, matcher, known_only=known_only)

@@ -1,0 +1,221 @@
+"""Every spelling of a known private value that must not survive.
+
+A value is known by its class (model, host, path, ...). :func:`variants` lists
+the forms it takes elsewhere: an organisation or a name alone, the Hugging Face
+cache folder ``models--org--name``, a host's short name and domain, an image's
+registry host, a path's components, the short forms of a fingerprint, URL- and
+JSON-escaped spellings. Each variant names the entity its pseudonym is for, so
+``org/name`` and ``models--org--name`` get the same ``model-N``.
+
+Letter case is handled by the matcher (it folds case), not by listing cases here.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator, NamedTuple
+from urllib.parse import quote, quote_plus, urlsplit
+
+from .detectors import is_public
+from .pseudonyms import CLASSES, is_pseudonym
+
+__all__ = ["Variant", "KnownValue", "variants", "classify", "MIN_LENGTH"]
+
+MIN_LENGTH = 3
+_HEX = re.compile(r"^[0-9a-fA-F]{7,128}$")
+_UUID = re.compile(r"^(?:(GPU|MIG)-(?:GPU-)?)?([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})(/.*)?$")
+_IPV4 = re.compile(r"^[0-9]{1,3}(?:\.[0-9]{1,3}){3}$")
+_HOST = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$")
+_VERSION = re.compile(r"^v?[0-9]+(?:\.[0-9]+)*(?:[.-]?(?:post|dev|rc|a|b)[0-9]*)?$")
+# Key names in a `private` object, mapped to the class of their values.
+_KEY_HINTS: tuple[tuple[str, str], ...] = (
+    ("gpu", "gpu"), ("uuid", "uuid"), ("image", "image"), ("container", "container"),
+    ("revision", "revision"), ("commit", "revision"), ("fingerprint", "revision"), ("sha", "revision"),
+    ("digest", "revision"), ("endpoint", "endpoint"), ("url", "endpoint"), ("route", "endpoint"),
+    ("host", "host"), ("node", "host"), ("machine", "host"), ("path", "path"), ("dir", "path"),
+    ("file", "path"), ("model", "model"), ("served", "model"), ("draft", "model"),
+    ("email", "email"), ("user", "user"), ("serial", "serial"), ("token", "token"), ("key", "token"),
+)
+
+
+class KnownValue(NamedTuple):
+    """A private value and its class (one of :data:`~.pseudonyms.CLASSES`)."""
+
+    cls: str
+    value: str
+
+
+class Variant(NamedTuple):
+    """One spelling to hunt for, and the (class, value) entity it stands for."""
+
+    text: str
+    cls: str
+    entity: str
+
+
+def classify(value: str, key: str = "") -> str:
+    """The class of a private value: by its shape first, then by the key it sat under."""
+    if _UUID.match(value):
+        return "gpu" if value[:4].upper() in ("GPU-", "MIG-") else "uuid"
+    if "://" in value:
+        return "endpoint"
+    if value.startswith(("/", "~/")) or re.match(r"^[A-Za-z]:\\", value):
+        return "path"
+    if _IPV4.match(value):
+        return "ip"
+    if "@" in value and "." in value.split("@")[-1]:
+        return "email"
+    lowered = key.lower()
+    for hint, cls in _KEY_HINTS:
+        if hint in lowered:
+            return cls
+    if _HEX.match(value):
+        return "hex"
+    return "value"
+
+
+def _encoded(text: str) -> Iterator[str]:
+    """Escaped spellings a value takes inside JSON text and query strings."""
+    yield text
+    if "/" in text:
+        yield text.replace("/", "\\/")
+    for form in (quote(text, safe=""), quote(text), quote_plus(text)):
+        yield form
+
+
+def _model(value: str) -> Iterator[tuple[str, str, str]]:
+    name = value.strip("/")
+    if name.startswith("models--"):
+        name = name[len("models--"):].replace("--", "/", 1)
+    yield name, "model", name
+    if "/" in name:
+        org, base = name.split("/", 1)
+        yield f"models--{org}--{base.replace('/', '--')}", "model", name
+        yield f"{org}--{base}", "model", name
+        yield base, "model", name
+        yield org, "org", org
+
+
+def _host(value: str) -> Iterator[tuple[str, str, str]]:
+    if _IPV4.match(value) or ":" in value:
+        yield value, "ip", value
+        if _IPV4.match(value):
+            yield value.replace(".", "-"), "ip", value  # ip-10-0-3-17.ec2.internal embeds it so
+        return
+    yield value, "host", value
+    if "." in value:
+        short, domain = value.split(".", 1)
+        yield short, "host", value
+        if "." in domain or not is_public(domain):
+            yield domain, "domain", domain
+    embedded = re.search(r"(?<![0-9])([0-9]{1,3})[-.]([0-9]{1,3})[-.]([0-9]{1,3})[-.]([0-9]{1,3})(?![0-9])", value)
+    if embedded:
+        dotted = ".".join(embedded.groups())
+        yield dotted, "ip", dotted
+        yield "-".join(embedded.groups()), "ip", dotted
+
+
+def _url(value: str) -> Iterator[tuple[str, str, str]]:
+    yield value, "endpoint", value
+    yield value.rstrip("/"), "endpoint", value
+    parts = urlsplit(value)
+    if parts.hostname:
+        yield from _host(parts.hostname)
+        if parts.port:
+            yield f"{parts.hostname}:{parts.port}", "endpoint", value
+    if parts.username:
+        yield parts.username, "user", parts.username
+
+
+def _path(value: str) -> Iterator[tuple[str, str, str]]:
+    yield value, "path", value
+    yield value.rstrip("/\\"), "path", value
+    parts = [p for p in re.split(r"[/\\]", value) if p and p not in ("~", "$HOME") and not re.match(r"^[A-Za-z]:$", p)]
+    for index, part in enumerate(parts):
+        if part.startswith("models--"):
+            yield from _model(part)
+        elif index > 0 and parts[index - 1] in ("home", "Users"):
+            yield part, "user", part
+        else:
+            yield part, "path", part
+
+
+def _image(value: str) -> Iterator[tuple[str, str, str]]:
+    yield value, "image", value
+    ref = value.split("@", 1)[0]
+    yield ref, "image", value
+    repo, _, tag = ref.rpartition(":") if ":" in ref.split("/")[-1] else (ref, "", "")
+    yield repo, "image", value
+    if tag and not _VERSION.match(tag):
+        yield tag, "image", value
+    if "@" in value:
+        yield from _hex(value.split("@", 1)[1].split(":")[-1])
+    first, _, rest = repo.partition("/")
+    if rest and ("." in first or ":" in first or first == "localhost"):
+        yield first, "registry", first
+        yield first.split(":")[0], "registry", first
+        repo = rest
+    yield repo, "image", value
+    yield repo.split("/")[-1], "image", value
+
+
+def _hex(value: str) -> Iterator[tuple[str, str, str]]:
+    bare = value.split(":", 1)[1] if value.lower().startswith(("sha256:", "sha1:")) else value
+    yield value, "hex", bare
+    yield bare, "hex", bare
+    if _HEX.match(bare):
+        for width in (7, 8, 10, 12):  # git and docker short forms
+            if len(bare) > width:
+                yield bare[:width], "hex", bare
+
+
+def _raw_variants(cls: str, value: str) -> Iterator[tuple[str, str, str]]:
+    if cls == "model":
+        yield value, "model", value
+        yield from _model(value)
+    elif cls in ("host", "domain"):
+        yield from _host(value)
+    elif cls in ("endpoint", "url"):
+        yield from _url(value) if "://" in value else _host(value)
+    elif cls == "path":
+        yield from _path(value)
+    elif cls == "image":
+        yield from _image(value)
+    elif cls in ("revision", "hex", "container"):
+        for text, _, entity in _hex(value):
+            yield text, cls, entity
+    elif cls == "gpu" or cls == "uuid":
+        match = _UUID.match(value)
+        yield value, cls, value
+        if match:
+            yield match.group(2), cls, value
+    elif cls == "ip":
+        yield from _host(value)
+    elif cls == "email":
+        local, _, domain = value.partition("@")
+        yield value, "email", value
+        yield local, "user", local
+        yield from _host(domain) if "." in domain.split(".", 1)[-1] else iter(())
+    else:
+        yield value, cls, value
+
+
+def variants(known: KnownValue) -> list[Variant]:
+    """Every spelling of ``known`` worth hunting for, longest first, public words left out."""
+    cls = known.cls if known.cls in CLASSES else "value"
+    value = known.value.strip()
+    found: dict[str, Variant] = {}
+    for text, vcls, entity in _raw_variants(cls, value):
+        for spelled in _encoded(text):
+            folded = spelled.casefold()
+            if (
+                len(spelled) < MIN_LENGTH
+                or folded in found
+                or is_public(spelled)
+                or is_pseudonym(spelled)
+                or (_VERSION.match(spelled) and not _IPV4.match(spelled))
+                or (spelled.isdigit() and len(spelled) < 8)
+            ):
+                continue
+            found[folded] = Variant(spelled, vcls, entity)
+    return sorted(found.values(), key=lambda v: (-len(v.text), v.text))
