@@ -23,6 +23,8 @@ COMMANDS: dict[str, str] = {
     "redact": "evidence_kit.commands.redact:redact",
     "scan": "evidence_kit.commands.scan:scan",
     "analyze": "evidence_kit.commands.analyze:analyze",
+    "build": "evidence_kit.commands.build:build",
+    "serve": "evidence_kit.commands.serve:serve",
     "schema": "evidence_kit.commands.schema:schema",
     "sim": "evidence_kit.commands.sim:sim",
 }

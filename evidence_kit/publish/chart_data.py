@@ -1,0 +1,116 @@
+"""Chart data: every plotted point with the sha256 of the journal it came from.
+
+Rows are read off the :class:`~evidence_kit.analyze.report.TrialAnalysis`; nothing
+is computed here. The same rows feed the charts, the data tables beside them and
+the published ``per-run.csv`` / ``per-run.json`` files.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from ..analyze.report import TrialAnalysis
+
+__all__ = ["phase_labels", "group_labels", "per_run_rows", "interval_rows", "ttft_rows", "rows_csv", "rows_json"]
+
+PER_RUN_FIELDS = (
+    "trial_id", "group", "input_nominal", "concurrency", "phase", "arm_label", "run", "repetition",
+    "requests", "ok", "reconciled", "e2e_p50_s", "e2e_p90_s", "e2e_p99_s", "journal", "journal_sha256",
+)
+
+
+def phase_labels(trial: TrialAnalysis) -> dict[str, str]:
+    """Phase -> the label the tables use ('Original before', candidate label, 'Original restored')."""
+    return {
+        "before": "Original before",
+        "candidate": trial.candidate_label,
+        "restored": "Original restored",
+    }
+
+
+def group_labels(trial: TrialAnalysis) -> dict[tuple[int, int], str]:
+    """(input_nominal, concurrency) -> '~6K/C4'."""
+    return {(g.input_nominal, g.concurrency): g.label for g in trial.groups}
+
+
+def per_run_rows(trial: TrialAnalysis) -> list[dict[str, Any]]:
+    """One row per run: its nearest-rank percentiles and its journal's hash, in journal order."""
+    arms = {a.phase: a for a in trial.arms}
+    labels = phase_labels(trial)
+    groups = group_labels(trial)
+    rows = []
+    for run in trial.runs:
+        e2e = run.percentiles["e2e_s"]
+        rows.append({
+            "trial_id": trial.trial_id,
+            "group": groups[(run.input_nominal, run.concurrency)],
+            "input_nominal": run.input_nominal,
+            "concurrency": run.concurrency,
+            "phase": run.phase,
+            "arm_label": labels[run.phase],
+            "run": run.run,
+            "repetition": run.repetition,
+            "requests": run.requests,
+            "ok": run.ok,
+            "reconciled": run.reconciled,
+            "e2e_p50_s": e2e["p50"],
+            "e2e_p90_s": e2e["p90"],
+            "e2e_p99_s": e2e["p99"],
+            "journal": arms[run.phase].journal,
+            "journal_sha256": arms[run.phase].sha256,
+        })
+    return rows
+
+
+def interval_rows(trial: TrialAnalysis) -> list[dict[str, Any]]:
+    """One row per group and control: the bootstrap interval of the decision metric's ratio."""
+    rows = []
+    for g in trial.groups:
+        for interval in g.intervals:
+            rows.append({
+                "group": g.label,
+                "control": f"vs original {interval.control}",
+                "ratio": interval.ratio,
+                "low": interval.low,
+                "high": interval.high,
+                "resolvable": interval.resolvable,
+            })
+    return rows
+
+
+def ttft_rows(trial: TrialAnalysis) -> list[dict[str, Any]]:
+    """Pooled median TTFT and visible-content TTFT per group and arm."""
+    names = {"ttft_s": "TTFT (first token)", "ttft_content_s": "Visible-content TTFT"}
+    labels = phase_labels(trial)
+    rows = []
+    for g in trial.groups:
+        for metric, name in names.items():
+            for phase, label in labels.items():
+                pooled = g.pooled[metric][phase]
+                rows.append({"group": g.label, "metric": name, "arm_label": label, "median_s": pooled.median, "n": pooled.n})
+    return rows
+
+
+def rows_csv(rows: list[dict[str, Any]], fields: tuple[str, ...] = PER_RUN_FIELDS) -> bytes:
+    """CSV with a header row, ``\\n`` line ends, full-precision numbers (``repr`` of the float)."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(fields), lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: "" if row[k] is None else row[k] for k in fields})
+    return buffer.getvalue().encode()
+
+
+def rows_json(trial: TrialAnalysis, rows: list[dict[str, Any]]) -> bytes:
+    """The chart data as JSON: the source journals with their hashes, then the points."""
+    doc = {
+        "schema": "evidence-kit/chart-data/v1",
+        "trial_id": trial.trial_id,
+        "aggregation": "nearest-rank percentiles of the ok timed requests of each run",
+        "sources": [{"phase": a.phase, "journal": a.journal, "sha256": a.sha256, "size": a.size} for a in trial.arms],
+        "points": rows,
+    }
+    return (json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()

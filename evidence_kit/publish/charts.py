@@ -1,0 +1,171 @@
+"""Charts: Altair specs from chart data, rendered to static SVG with vl-convert.
+
+Every chart exists twice: a static SVG (no JavaScript, works from ``file://``) and
+the same Vega-Lite spec embedded for the interactive version, drawn by the
+locally vendored vega scripts pinned to vl-convert's own versions. Both come
+from one spec, so they cannot disagree.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import altair as alt
+import pandas as pd
+
+from ..analyze.report import TrialAnalysis
+from .chart_data import interval_rows, per_run_rows, phase_labels, ttft_rows
+
+__all__ = ["Chart", "trial_charts", "render_svg", "vendored_script", "VEGA_SCRIPT"]
+
+VEGA_SCRIPT = "vega-bundle.js"
+WIDTH = 520
+PHASE_COLOURS = ["#4c78a8", "#e45756", "#72b7b2"]
+
+
+@dataclass
+class Chart:
+    """One chart of one trial: a file stem, its spec, alt text and caption."""
+
+    name: str
+    title: str
+    alt: str
+    spec: dict[str, Any]
+    svg: bytes = b""
+
+    def spec_json(self) -> str:
+        """The spec as compact, key-sorted JSON (embedded in the page for the interactive version).
+
+        ``$schema`` is dropped: it is a remote URL, and the page tells vega-embed
+        the mode instead, so no page names a remote address.
+        """
+        spec = {k: v for k, v in self.spec.items() if k != "$schema"}
+        return json.dumps(spec, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def _phase_scale(trial: TrialAnalysis) -> alt.Scale:
+    return alt.Scale(domain=list(phase_labels(trial).values()), range=PHASE_COLOURS)
+
+
+def _group_order(trial: TrialAnalysis) -> list[str]:
+    return [g.label for g in trial.groups]
+
+
+def _points_by_group(trial: TrialAnalysis, rows: list[dict[str, Any]], y: str, y_title: str, height: int,
+                     tooltip: list[str], **extra: Any) -> dict[str, Any]:
+    """Points per workload group, offset and coloured by arm: the shape of the per-run and TTFT charts."""
+    labels = list(phase_labels(trial).values())
+    chart = (
+        alt.Chart(pd.DataFrame(rows))
+        .mark_point(filled=True, size=70, opacity=0.85)
+        .encode(
+            x=alt.X("group:N", sort=_group_order(trial), title="Workload group (actual input / concurrency)",
+                    axis=alt.Axis(labelAngle=0)),
+            xOffset=alt.XOffset("arm_label:N", sort=labels),
+            y=alt.Y(f"{y}:Q", title=y_title),
+            color=alt.Color("arm_label:N", scale=_phase_scale(trial), sort=labels, title="Arm"),
+            tooltip=tooltip,
+            **extra,
+        )
+        .properties(width=WIDTH, height=height)
+    )
+    return chart.to_dict()
+
+
+def per_run_chart(trial: TrialAnalysis) -> Chart:
+    """Per-run nearest-rank p50 end-to-end latency by group and arm (one point per run)."""
+    spec = _points_by_group(
+        trial, per_run_rows(trial), "e2e_p50_s", "Per-run p50 end-to-end seconds", 300,
+        ["group", "arm_label", "run", "repetition", "e2e_p50_s", "journal_sha256"],
+    )
+    return Chart(
+        name="per-run",
+        title="Per-run p50 end-to-end latency",
+        alt=(
+            f"Scatter plot of {trial.title}: one point per run, the nearest-rank p50 end-to-end seconds of its "
+            "requests, grouped by workload group on the x axis and coloured by arm (original before, candidate, "
+            "original restored). Lower is better. The data table below lists every point."
+        ),
+        spec=spec,
+    )
+
+
+def interval_chart(trial: TrialAnalysis) -> Chart:
+    """Candidate / control ratio of pooled medians with its bootstrap interval, per group and control."""
+    data = pd.DataFrame(interval_rows(trial))
+    base = alt.Chart(data).encode(
+        y=alt.Y("group:N", sort=_group_order(trial), title=None),
+        yOffset=alt.YOffset("control:N"),
+        color=alt.Color("control:N", title="Ratio", scale=alt.Scale(range=[PHASE_COLOURS[0], PHASE_COLOURS[2]])),
+    )
+    bars = base.mark_rule(strokeWidth=2).encode(
+        x=alt.X("low:Q", title="Candidate / control pooled median (below 1 is faster)", scale=alt.Scale(zero=False)),
+        x2="high:Q",
+    )
+    points = base.mark_point(filled=True, size=60).encode(x="ratio:Q", tooltip=["group", "control", "ratio", "low", "high"])
+    one = alt.Chart(pd.DataFrame({"x": [1.0]})).mark_rule(strokeDash=[4, 3], color="#888").encode(x="x:Q")
+    chart = alt.layer(bars, points, one).properties(width=WIDTH, height=200)
+    return Chart(
+        name="intervals",
+        title="Pooled median ratio with bootstrap interval",
+        alt=(
+            f"Interval plot of {trial.title}: for each workload group, the candidate's pooled median end-to-end "
+            "latency divided by each control's, as a point, with its bootstrap interval as a line; the dashed line "
+            "marks a ratio of 1 (no difference). The data table below lists every value."
+        ),
+        spec=chart.to_dict(),
+    )
+
+
+def ttft_chart(trial: TrialAnalysis) -> Chart:
+    """Pooled median TTFT against visible-content TTFT, per group and arm."""
+    spec = _points_by_group(
+        trial, ttft_rows(trial), "median_s", "Pooled median seconds", 260,
+        ["group", "arm_label", "metric", "median_s", "n"], shape=alt.Shape("metric:N", title="Metric"),
+    )
+    return Chart(
+        name="ttft",
+        title="TTFT and visible-content TTFT",
+        alt=(
+            f"Scatter plot of {trial.title}: pooled median time to the first token and to the first visible "
+            "content token, per workload group and arm; shape marks the metric. The data table below lists every value."
+        ),
+        spec=spec,
+    )
+
+
+def _rename_datasets(chart: Chart) -> None:
+    """Name inline datasets ``<chart>-<n>`` instead of Altair's content hashes (which look like secrets)."""
+    text = json.dumps(chart.spec, sort_keys=True)
+    for n, old in enumerate(sorted(chart.spec.get("datasets", {}))):
+        text = text.replace(json.dumps(old), json.dumps(f"{chart.name}-{n}"))
+    chart.spec = json.loads(text)
+
+
+def trial_charts(trial: TrialAnalysis) -> dict[str, Chart]:
+    """Every chart of one trial, by name, SVG rendered."""
+    charts = [per_run_chart(trial), interval_chart(trial), ttft_chart(trial)]
+    for chart in charts:
+        _rename_datasets(chart)
+        chart.svg = render_svg(chart.spec)
+    return {c.name: c for c in charts}
+
+
+def render_svg(spec: dict[str, Any]) -> bytes:
+    """The static SVG of a Vega-Lite spec (vl-convert; no fonts embedded, no script)."""
+    import vl_convert
+
+    return vl_convert.vegalite_to_svg(spec).encode() + b"\n"
+
+
+def vendored_script() -> bytes:
+    """vega, vega-lite and vega-embed in one file, the exact versions vl-convert renders with."""
+    import vl_convert
+
+    header = (
+        f"/* vega {vl_convert.get_vega_version()}, vega-embed {vl_convert.get_vega_embed_version()}, "
+        "vega-lite as bundled by vl-convert-python; vendored by evidence-kit so the site loads nothing remote. */\n"
+    )
+    return (header + vl_convert.javascript_bundle() + "\n").encode()

@@ -1,0 +1,70 @@
+"""Escaping for everything the site shows that did not come from our own templates.
+
+Operator prose, titles, labels and any string read from evidence are untrusted:
+they must render as the text they are, never as Markdown or HTML. Characters that
+would start HTML or inline Markdown become HTML character references, which
+Python-Markdown passes through as literal text; block markers only matter at the
+start of a line, so paragraphs are joined and their first character neutralised.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from markupsafe import Markup
+
+__all__ = ["md_text", "md_prose", "md_cell", "html_text", "yaml_string", "Markup"]
+
+# HTML specials, and every character that opens inline Markdown in the extensions
+# the site enables (emphasis, code, links, images, tables, attribute lists, escapes).
+# Quotes need no escaping: these strings never go into an HTML attribute.
+_INLINE = re.compile(r"[&<>\\`*_\[\]{}|!#]")
+_BLOCK_START = re.compile(r"^(\s*)([-+*>#=|:]|\d+[.)])")
+
+
+def _ref(match: re.Match[str]) -> str:
+    return f"&#{ord(match.group(0))};"
+
+
+def md_text(value: object) -> str:
+    """One line of untrusted text, safe anywhere inside a Markdown line."""
+    text = re.sub(r"\s+", " ", str(value))
+    return _INLINE.sub(_ref, text)
+
+
+def md_cell(value: object) -> str:
+    """Untrusted text for a pipe-table cell (``|`` is escaped by :func:`md_text`)."""
+    return md_text(value) or " "
+
+
+def md_prose(value: object) -> str:
+    """Untrusted prose: paragraphs (split on blank lines), each safe as a Markdown block."""
+    paragraphs = [p for p in re.split(r"\n\s*\n", str(value)) if p.strip()]
+    out = []
+    for paragraph in paragraphs:
+        text = md_text(paragraph.strip())
+        # A paragraph that starts like a list item, heading or quote is still text.
+        match = _BLOCK_START.match(text)
+        if match:
+            lead = match.group(2)
+            text = "".join(f"&#{ord(ch)};" for ch in lead) + text[match.end():]
+        out.append(text)
+    return "\n\n".join(out)
+
+
+def html_text(value: object) -> str:
+    """Untrusted text for a place MkDocs inserts unescaped into HTML (page titles, nav)."""
+    return (
+        " ".join(str(value).split())
+        .replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&#39;")
+    )
+
+
+def yaml_string(value: str) -> str:
+    """A YAML double-quoted scalar (JSON strings are valid YAML)."""
+    return json.dumps(value, ensure_ascii=True)
