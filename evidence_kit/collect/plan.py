@@ -83,7 +83,7 @@ class ArmPlan(_Strict):
     label: str | None = Field(default=None, max_length=200)
     base_url: str = Field(pattern=r"^https?://")
     model: str = Field(min_length=1)
-    routed_url: str | None = Field(default=None, pattern=r"^https?://")
+    routed_url: str | None = Field(default=None, pattern=r"^(https?://|\{base_url\})")
     routed_model: str | None = None
     start: str | None = None
     stop: str | None = None

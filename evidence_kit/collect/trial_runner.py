@@ -116,7 +116,7 @@ async def _collect(plan: Plan, out: Path, trial: Trial, *, resume: bool, progres
 
 def collect_trial(
     plan: Plan | str | Path, out_dir: str | Path, *, resume: bool = False, progress: Progress | None = None,
-    clock: Clock = time.perf_counter, wall: Callable[[], str] = utc_now,
+    clock: Clock = time.monotonic, wall: Callable[[], str] = utc_now,
 ) -> TrialResult:
     """Run the plan's A/B/A trial and write ``trial.json``, journals, telemetry and logs to ``out_dir``.
 

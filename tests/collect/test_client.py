@@ -1,0 +1,98 @@
+"""The streaming client against the simulator over real HTTP: timings, both reasoning fields, faults."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from evidence_kit.collect.client import stream_chat
+from evidence_kit.engine_sim.profile import load_profile
+from evidence_kit.engine_sim.server import running_simulator
+
+MODEL = "sim-org/sim-model-7b-simulated"
+BODY = {"model": MODEL, "messages": [{"role": "user", "content": "Summarise the notes."}], "max_tokens": 300,
+        "temperature": 0, "seed": 3, "reasoning_effort": "low"}
+
+
+def stream(url: str, body: dict = BODY, *, headers: dict | None = None, timeout: float = 20.0):
+    async def go():
+        async with httpx.AsyncClient(headers=headers or {}) as client:
+            return await stream_chat(client, f"{url}/v1/chat/completions", body, clock=time.monotonic,
+                                     timeout=timeout)
+    return asyncio.run(go())
+
+
+@pytest.fixture(scope="module")
+def sim(tmp_path_factory: pytest.TempPathFactory):
+    truth = tmp_path_factory.mktemp("gt") / "truth.jsonl"
+    with running_simulator("original", time_scale=50, ground_truth=truth) as url:
+        yield url, truth
+
+
+def test_a_stream_is_timed_in_order_and_counted(sim) -> None:
+    url, _ = sim
+    out = stream(url)
+    rec = out.record()
+    assert out.ok and rec["error"] is None and rec["finish_reason"] in ("stop", "length")
+    assert 0 < rec["headers_s"] <= rec["ttft_s"] <= rec["ttft_content_s"] <= rec["last_token_s"] <= rec["e2e_s"]
+    assert rec["reasoning_tokens"] > 0 and rec["completion_tokens"] >= rec["reasoning_tokens"]
+    assert rec["prompt_tokens"] > 0
+    assert len(rec["itl_us"]) == rec["token_events"] - 1 and all(g >= 0 for g in rec["itl_us"])
+    assert out.text  # visible content was assembled
+
+
+def test_reasoning_content_field_is_accepted_too(tmp_path: Path) -> None:
+    profile = load_profile("original")
+    profile = profile.model_copy(update={"output": profile.output.model_copy(update={"reasoning_field": "reasoning_content"})})
+    with running_simulator(profile, time_scale=5) as url:
+        out = stream(url)
+    # The first token is reasoning; visible content comes strictly later.
+    assert out.ok and out.t_first is not None and out.t_first_content is not None
+    assert out.t_first < out.t_first_content
+
+
+def test_role_only_first_chunk_is_not_a_token(tmp_path: Path) -> None:
+    truth = tmp_path / "truth.jsonl"
+    # Slow enough that the role chunk and the first token arrive in separate reads.
+    with running_simulator("original", time_scale=2, ground_truth=truth) as url:
+        out = stream(url, {**BODY, "max_tokens": 8, "request_id": "client-test-role"})
+    record = json.loads(truth.read_text().splitlines()[-1])
+    kinds = [event[1] for event in record["events"]]
+    assert kinds[0] == "role"
+    first_delta = next(e[0] for e in record["events"] if e[1] == "delta")
+    # The client's first token follows the server's first delta, never its role-only chunk.
+    assert out.ok and out.t_first >= first_delta > record["events"][0][0]
+    assert out.record()["token_events"] == kinds.count("delta")
+
+
+@pytest.mark.parametrize("fault, expect", [
+    ("http-500", "http 500"),
+    ("http-503", "http 503"),
+    ("malformed", "malformed stream"),
+    ("drop", "disconnected"),
+])
+def test_every_fault_is_a_failed_outcome_with_its_reason(sim, fault: str, expect: str) -> None:
+    url, _ = sim
+    out = stream(url, headers={"X-Sim-Fault": fault})
+    rec = out.record()
+    assert not out.ok and rec["e2e_s"] is None and expect in rec["error"]
+
+
+def test_a_stall_times_out_as_a_failed_outcome(sim) -> None:
+    url, _ = sim
+    out = stream(url, headers={"X-Sim-Fault": "stall"}, timeout=0.5)
+    assert not out.ok and out.error.startswith("timeout")
+
+
+def test_a_closed_port_is_a_failed_outcome() -> None:
+    import socket
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    out = stream(f"http://127.0.0.1:{port}")
+    assert not out.ok and out.error.startswith("transport")

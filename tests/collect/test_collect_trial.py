@@ -1,0 +1,107 @@
+"""Whole trials on the simulator, each arm started by the plan's own start command, over real HTTP."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from evidence_kit.bundle import load_trial
+from evidence_kit.collect import collect_trial, load_plan
+
+from .conftest import sim_arm, write_plan
+
+pytestmark = pytest.mark.slow
+
+
+def checks(arm) -> dict[str, bool]:
+    return {c.name: c.ok for c in arm.checks}
+
+
+def test_a_b_a_trial_is_valid_reconciled_and_checked(tmp_path: Path, run_cli) -> None:
+    plan = write_plan(tmp_path / "plan.toml", arms={
+        "original": sim_arm("original", routed_url="{base_url}", label="Original"),
+        "dflash": sim_arm("dflash-candidate", speculative=True, label="DFlash"),
+    }, gates=["smoke", "json", "tools", "streaming-tools", "tool-result"])
+    out = tmp_path / "raw"
+    result = run_cli("collect", plan, "--out", out, "-q")
+    assert result.code == 0, result.out + result.err
+
+    evidence = load_trial(out)
+    trial = evidence.trial
+    assert trial.engine_kind == "simulated" and [a.label for a in trial.arms] == ["Original", "DFlash", "Original"]
+    for arm in evidence.arms:
+        assert len(arm.timed) == trial.workload.planned_per_arm == 12
+        assert all(r.ok for r in arm.requests) and all(run.reconciled for run in arm.runs)
+        assert [r.run for r in arm.requests if r.warmup] == ["warmup"]
+        assert arm.header.engine.kv_token_slots and arm.header.private["endpoint"].startswith("http://127.0.0.1:")
+        assert all(g.ok for g in arm.gates)
+        assert checks(arm)["process-stable"]
+        stem = Path(arm.ref.journal).stem
+        assert (out / "logs" / f"{stem}.log").read_text().count("KV cache size") == 1
+        samples = (out / "telemetry" / f"{stem}.jsonl").read_text().splitlines()
+        assert len(samples) >= 2 and arm.footer.telemetry["gpu"] == "absent"
+        assert arm.footer.telemetry["max_running"] is not None  # sampled, not invented
+    before, candidate, restored = evidence.arms
+    assert {g.target for g in before.gates} == {"direct", "routed"}
+    assert checks(candidate)["spec-decode-active"]
+    assert checks(restored)["identity-equality"] and checks(restored)["readmission"]
+    assert candidate.header.engine.kv_token_slots != before.header.engine.kv_token_slots
+    # Same prompts in every arm: the same key has the same prompt token count everywhere.
+    tokens = [{r.key: r.prompt_tokens for r in arm.timed} for arm in evidence.arms]
+    assert tokens[0] == tokens[1] == tokens[2] and len(set(tokens[0])) == 12
+    assert all(200 <= n <= 312 for n in tokens[0].values())  # sized near the 256 nominal
+    assert not (out / ".collect-engine.json").exists()
+
+    assert run_cli("analyze", out).code == 0
+    again = run_cli("collect", plan, "--out", out, "-q")
+    assert again.code == 2 and "already holds a trial" in again.err
+    other = write_plan(tmp_path / "other.toml", workload={"repetitions": 3})
+    changed = run_cli("collect", other, "--out", out, "--resume", "-q")
+    assert changed.code == 2 and "plan differs" in changed.err
+
+
+def test_wrong_usage_is_caught_and_faults_become_failed_records(tmp_path: Path) -> None:
+    plan = write_plan(tmp_path / "plan.toml", arms={
+        "original": sim_arm("original"),
+        "faulty": sim_arm("layout-candidate", extra="--fault wrong-usage=0.25 --fault drop=0.15"),
+    })
+    result = collect_trial(plan, tmp_path / "raw")
+    evidence = load_trial(tmp_path / "raw")
+    before, candidate, restored = evidence.arms
+    assert all(run.reconciled for run in before.runs + restored.runs)
+    unreconciled = [run for run in candidate.runs if run.reconciled is False]
+    assert unreconciled and any("generation_tokens" in m for run in unreconciled for m in run.mismatches)
+    dropped = [r for r in candidate.requests if not r.ok]
+    assert dropped and all(r.error.startswith("disconnected") and r.e2e_s is None for r in dropped)
+    assert len(candidate.timed) == 12
+    assert result.ok  # a mismatch is shown, not fatal
+
+
+def test_failed_start_and_failed_gate_are_recorded_and_fail_the_trial(tmp_path: Path, run_cli) -> None:
+    plan = write_plan(tmp_path / "plan.toml", arms={
+        "original": sim_arm("original"),
+        "broken": {**sim_arm("original"), "start": "echo 'cannot load /models/secret' >&2; exit 3"},
+    })
+    out = tmp_path / "raw"
+    result = run_cli("collect", plan, "--out", out, "-q")
+    assert result.code == 1 and "check ready failed" in result.out
+    evidence = load_trial(out)
+    candidate = evidence.arms[1]
+    assert not candidate.timed and checks(candidate) == {"ready": False}
+    ready = next(c for c in candidate.checks if c.name == "ready")
+    assert "status 3" in ready.detail and "/models/secret" not in ready.detail
+    assert "/models/secret" in ready.private["log_tail"]
+    assert len(evidence.arms[2].timed) == 12  # the original is still restored and measured
+
+    closed = write_plan(tmp_path / "gated.toml", arms={
+        "original": sim_arm("original", routed_url="http://127.0.0.1:9"),
+        "layout": sim_arm("layout-candidate"),
+    })
+    summary = collect_trial(load_plan(closed), tmp_path / "gated")
+    before = load_trial(tmp_path / "gated").arms[0]
+    assert not summary.ok and not before.timed
+    assert [(g.target, g.ok) for g in before.gates] == [("direct", True), ("routed", False)]
+    assert any("gate smoke (routed) failed" in p for p in summary.problems)

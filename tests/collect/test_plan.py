@@ -1,0 +1,85 @@
+"""Plan files: the shipped examples load; every mistake is one located line, exit 2, nothing written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evidence_kit.collect import load_plan
+from evidence_kit.errors import BadInput
+
+from ..conftest import REPO
+from .conftest import sim_arm, write_plan
+
+EXAMPLES = sorted((REPO / "examples" / "plans").glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
+def test_shipped_plans_load(path: Path) -> None:
+    plan = load_plan(path)
+    trial = plan.trial()
+    assert [a.phase for a in trial.arms] == ["before", "candidate", "restored"]
+    assert trial.arms[0].arm == trial.arms[2].arm != trial.arms[1].arm
+
+
+def test_trial_json_has_no_private_plan_fields(tmp_path: Path) -> None:
+    plan = load_plan(write_plan(tmp_path / "p.toml"))
+    text = plan.trial().model_dump_json(by_alias=True)
+    assert "127.0.0.1" not in text and "evidence_kit sim" not in text and "sim-org" not in text
+    assert [a.label for a in plan.trial().arms] == [None, "Layout", None]
+
+
+def _error(tmp_path: Path, text: str) -> BadInput:
+    path = tmp_path / "plan.toml"
+    path.write_text(text)
+    with pytest.raises(BadInput) as caught:
+        load_plan(path)
+    return caught.value
+
+
+def _lines(tmp_path: Path) -> list[str]:
+    return write_plan(tmp_path / "ok.toml").read_text().splitlines()
+
+
+def test_bad_url_in_an_arm_table_names_its_line(tmp_path: Path) -> None:
+    lines = _lines(tmp_path)
+    at = next(i for i, line in enumerate(lines) if line.startswith("[arms.layout]")) + 1
+    lines[at] = 'base_url = "ftp://nowhere"'
+    err = _error(tmp_path, "\n".join(lines))
+    assert err.line == at + 1 and "arms.layout.base_url" in err.message
+
+
+def test_sequence_must_be_a_b_a(tmp_path: Path) -> None:
+    text = write_plan(tmp_path / "p.toml", sequence=["original", "layout", "layout"]).read_text()
+    err = _error(tmp_path, text)
+    assert "A/B/A" in err.message
+
+
+def test_unknown_key_is_refused_with_its_line(tmp_path: Path) -> None:
+    lines = _lines(tmp_path)
+    at = lines.index("[workload]") + 1
+    lines.insert(at, "repetitons = 3")
+    err = _error(tmp_path, "\n".join(lines))
+    assert "repetitons" in err.message and err.line == at + 1
+
+
+def test_extra_body_cannot_override_the_collector(tmp_path: Path) -> None:
+    err = _error(tmp_path, write_plan(tmp_path / "p.toml", workload={"extra_body": {"stream": False}}).read_text())
+    assert "extra_body may not set stream" in err.message
+
+
+def test_sequence_naming_a_missing_arm(tmp_path: Path) -> None:
+    text = write_plan(tmp_path / "p.toml", arms={"original": sim_arm("original"), "b": sim_arm("original")},
+                      sequence=["original", "c", "original"]).read_text()
+    assert "has no [arms.c] table" in _error(tmp_path, text).message
+
+
+def test_cli_bad_plan_is_one_line_exit_2_and_writes_nothing(tmp_path: Path, run_cli) -> None:
+    plan = tmp_path / "plan.toml"
+    plan.write_text('trial_id = "x"\ntitle = \n')
+    out = tmp_path / "raw"
+    result = run_cli("collect", plan, "--out", out, "-q")
+    assert result.code == 2
+    assert result.err.strip().count("\n") == 0 and f"{plan}:2:" in result.err and "Traceback" not in result.err
+    assert not out.exists()
