@@ -235,6 +235,18 @@ class Matcher:
 
     # -- scanning -----------------------------------------------------------------------
 
+    def mask(self, text: str) -> str:
+        """``text`` with each private span shown as ``[class]``: how findings name a leaky file."""
+        spans = [(s, e, v.cls) for s, e, v in self._known_hits(text)] + self._detector_hits(text)
+        if not spans:
+            return f"[{self.leaks(text)[0].cls}]" if self.leaks(text) else text
+        pieces, last = [], 0
+        for start, end, cls in sorted(spans):
+            if start >= last:
+                pieces += [text[last:start], f"[{cls}]"]
+                last = end
+        return "".join(pieces) + text[last:]
+
     def leaks(self, text: str) -> list[Hit]:
         """Every private thing in ``text`` or in a decoded view of it; replaces nothing."""
         cached = self._leaks.get(text)

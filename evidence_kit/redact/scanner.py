@@ -122,7 +122,7 @@ def _line_hits(matcher: Matcher, line: str, json_like: bool, detectors: bool) ->
         hits += matcher.leaks(decoded)
     numbers = matcher.numeric_pattern()
     if numbers is not None:  # a private number written as a JSON number (never rewritten)
-        hits += [Hit(m.start(), m.end(), "value", "known") for m in numbers.finditer(line)]
+        hits += [Hit(m.start(), m.end(), matcher.table[m.group()].cls, "known") for m in numbers.finditer(line)]
     return hits
 
 
@@ -169,13 +169,16 @@ def scan_files(root: Path, files: list[str], matcher: Matcher, *, known_only: It
     for rel in files:
         path = root / rel
         detectors = not any(fnmatch.fnmatchcase(rel, glob) for glob in known_only)
-        for part in rel.split("/"):
-            hits = matcher.leaks(part) if detectors else matcher.known_leaks(part)
-            findings.update(Finding(rel, None, hit.cls, hit.source) for hit in hits)
+        name_hits = [(part, hit) for part in rel.split("/")
+                     for hit in (matcher.leaks(part) if detectors else matcher.known_leaks(part))]
+        if name_hits:
+            # A private file name is never printed: its private parts are shown as [class].
+            rel = "/".join(matcher.mask(part) for part in rel.split("/"))
+            findings.update(Finding(rel, None, hit.cls, hit.source) for _, hit in name_hits)
         kind = file_kind(path)
         if kind == "binary":
             findings.update(_scan_binary(path, rel, matcher))
-        elif rel.endswith(".dsse.json") or rel == ENVELOPE_NAME:
+        elif path.name.endswith(".dsse.json") or path.name == ENVELOPE_NAME:
             findings.update(_scan_envelope(path, rel, matcher))
         else:
             findings.update(_scan_text(path, rel, kind, matcher, detectors))

@@ -213,7 +213,7 @@ def variants(known: KnownValue) -> list[Variant]:
                 or folded in found
                 or is_public(spelled)
                 or is_pseudonym(spelled)
-                or (_VERSION.match(spelled) and not _IPV4.match(spelled))
+                or (_VERSION.match(spelled) and not _IPV4.match(spelled) and not spelled.isdigit())
                 or (spelled.isdigit() and len(spelled) < 8)
             ):
                 continue

@@ -1,0 +1,108 @@
+"""Detectors and variants: what they catch, and the public things they must leave alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from evidence_kit.redact.matcher import Matcher
+from evidence_kit.redact.pseudonyms import Pseudonyms, is_pseudonym
+from evidence_kit.redact.variants import KnownValue, variants
+
+CAUGHT = [
+    ("gpu", "on GPU-5b1c2d3e-4f5a-6b7c-8d9e-0f1a2b3c4d5e now"),
+    ("gpu", "MIG-GPU-5b1c2d3e-4f5a-6b7c-8d9e-0f1a2b3c4d5e/1/0"),
+    ("uuid", "id=123e4567-e89b-12d3-a456-426614174000"),
+    ("hex", "container 9d4c7e2a1b3f"),
+    ("hex", "commit 3f9c2a7 merged"),
+    ("hex", "sha256:c0ffee5eed1234567890abcdef0123456789abcdef0123456789abcdef012345"),
+    ("path", "weights at /data/team/ckpt-final/model.safetensors"),
+    ("path", "cache ~/.cache/huggingface"),
+    ("path", r"C:\Users\someone\models"),
+    ("url", "see https://internal.example.net/x?y=1."),
+    ("host", "ssh node3.cluster.acme.internal"),
+    ("ip", "bound to 10.1.2.3:80"),
+    ("ip", "peer fe80::1c2d:3e4f:5a6b:7c8d"),
+    ("mac", "ether 02:42:ac:11:00:03"),
+    ("email", "mail ops@acme-corp.com"),
+    ("token", "Authorization: Bearer abcdefghijklmnop"),
+    ("token", "key sk-abcdefghijklmnop1234"),
+    ("serial", "Serial Number : 1652020012345"),
+    ("host", '"Hostname": "buildbox"'),
+]
+
+LEFT_ALONE = [
+    "vLLM API server version 0.11.1",
+    "KV cache size: 1330579 tokens",
+    "budget ~1.234567e+16 bytes",
+    "2026-11-01T09:00:00Z took 4.958 s",
+    "Resolved architecture: LlamaForCausalLM (Qwen3 family, flash_attn, bf16)",
+    "run r1-8192-c4 index 0",
+    "Bus Id : 00000000:01:00.0",
+    "journals/01-original-before.jsonl",
+    "model.safetensors and config.json",
+    "from vllm.model_executor.models.llama import LlamaModel",
+    "listening on 127.0.0.1 and 0.0.0.0",
+    "decade deadbeef effaced",  # only hex letters: words, not fingerprints
+    "at 10:23:45.123 the queue held 12",
+    "/usr/lib/python3.11/site-packages/vllm/engine.py",
+]
+
+
+@pytest.mark.parametrize("cls, text", CAUGHT)
+def test_detector_catches(cls, text):
+    matcher = Matcher(Pseudonyms(None))
+    hits = matcher.leaks(text)
+    assert cls in {hit.cls for hit in hits}, hits
+    out, counts = matcher.redact(text)
+    assert counts[cls] >= 1
+    assert matcher.leaks(out) == []
+
+
+@pytest.mark.parametrize("text", LEFT_ALONE)
+def test_public_text_is_left_alone(text):
+    matcher = Matcher(Pseudonyms(None))
+    assert matcher.leaks(text) == []
+    assert matcher.redact(text)[0] == text
+
+
+def test_model_variants_share_one_pseudonym():
+    matcher = Matcher(Pseudonyms(None))
+    matcher.add(KnownValue("model", "Acme-Labs/Falcon-Secret-70B"))
+    out, _ = matcher.redact("a acme-labs/falcon-secret-70b b models--Acme-Labs--Falcon-Secret-70B c FALCON-SECRET-70B")
+    assert out == "a model-1 b model-1 c model-1"
+    assert matcher.redact("org ACME-LABS only")[0] == "org org-1 only"
+    assert matcher.redact("url acme-labs%2Ffalcon-secret-70b")[0] == "url model-1"
+
+
+def test_host_short_name_domain_and_embedded_ip():
+    matcher = Matcher(Pseudonyms(None))
+    matcher.add(KnownValue("host", "ip-10-0-3-17.ec2.internal"))
+    assert matcher.redact("ip-10-0-3-17 in ec2.internal")[0] == "host-1 in domain-1"
+    assert matcher.leaks("reached 10.0.3.17") != []
+
+
+def test_image_registry_and_short_forms():
+    found = {v.text for v in variants(KnownValue("image", "registry.acme.internal:5000/inference/vllm-fork:v0.11.1-acme3"))}
+    assert {"registry.acme.internal:5000", "registry.acme.internal", "inference/vllm-fork", "vllm-fork", "v0.11.1-acme3"} <= found
+    revision = "3f9c2a7d4e1b8c6a0f5d2e9b7a4c1d8e6f3a2b5c"
+    found = {v.text for v in variants(KnownValue("revision", revision))}
+    assert {revision, revision[:7], revision[:12]} <= found
+
+
+def test_short_values_match_whole_words_only():
+    matcher = Matcher(Pseudonyms(None))
+    matcher.add(KnownValue("user", "alice"))
+    assert matcher.redact("alice logged in, malice did not")[0] == "user-1 logged in, malice did not"
+
+
+def test_public_words_are_never_variants():
+    texts = {v.text.lower() for v in variants(KnownValue("path", "/data/models/config.json"))}
+    assert "models" not in texts and "data" not in texts
+
+
+def test_pseudonyms_are_recognised_and_never_hex():
+    keyed = Pseudonyms(b"k" * 32)
+    name = keyed.name("gpu", "GPU-5b1c2d3e-4f5a-6b7c-8d9e-0f1a2b3c4d5e")
+    assert is_pseudonym(name) and name == keyed.name("gpu", "gpu-5B1C2D3E-4F5A-6B7C-8D9E-0F1A2B3C4D5E")
+    assert not any(c in "abcdef0123456789" for c in name.split("-", 1)[1])
+    assert Matcher(keyed).leaks(f"on {name}") == []
