@@ -25,6 +25,8 @@ COMMANDS: dict[str, str] = {
     "analyze": "evidence_kit.commands.analyze:analyze",
     "build": "evidence_kit.commands.build:build",
     "serve": "evidence_kit.commands.serve:serve",
+    "verify": "evidence_kit.commands.verify:verify",
+    "keygen": "evidence_kit.commands.keygen:keygen",
     "schema": "evidence_kit.commands.schema:schema",
     "sim": "evidence_kit.commands.sim:sim",
 }

@@ -1,0 +1,199 @@
+"""The verification steps, in the order they run; each returns one :class:`CheckResult`.
+
+A check that raises is a failure of that check (see :func:`run_check`), never a pass.
+"""
+
+from __future__ import annotations
+
+import traceback
+from typing import Callable
+
+from ..errors import EvidenceError
+from .context import CheckResult, Context, Problem
+from .dsse import IN_TOTO_PAYLOAD_TYPE, EnvelopeError, parse_envelope, verify_signature
+from .keys import PUBLIC_KEY_NAME, key_id, parse_public_key
+from .statement import StatementError, parse_statement
+from .tree import ENVELOPE_NAME, MANIFEST_NAME, NOT_LISTED, path_problem, resolve_listed
+
+__all__ = ["Check", "run_check", "check_signature", "check_statement", "check_digests", "check_completeness", "check_paths"]
+
+Check = Callable[[Context], CheckResult]
+
+
+def run_check(name: str, check: Check, ctx: Context) -> CheckResult:
+    """Run one check; an exception inside it is that check's failure, with the reason."""
+    try:
+        return check(ctx)
+    except EvidenceError as err:
+        return CheckResult(name, "fail", "could not complete", [Problem(err.path or ctx.label, err.message)])
+    except Exception as err:  # noqa: BLE001 - by design: any crash fails the check
+        last = traceback.extract_tb(err.__traceback__)[-1]
+        where = f"{last.filename.rsplit('/', 1)[-1]}:{last.lineno}"
+        return CheckResult(name, "fail", "the check itself crashed", [Problem(where, f"{type(err).__name__}: {err}")])
+
+
+def _join(folder: str, rel: str) -> str:
+    return f"{folder}/{rel}" if folder else rel
+
+
+def _site_key(ctx: Context) -> tuple[list, str]:
+    path, problem = resolve_listed(ctx.root, PUBLIC_KEY_NAME)
+    if path is None:
+        return [], f"no --key given and the folder names no key ({PUBLIC_KEY_NAME}: {problem})"
+    key = parse_public_key(path.read_bytes(), ctx.where(PUBLIC_KEY_NAME))
+    return [key], f"key id {key_id(key)[:16]}… from the folder's own {PUBLIC_KEY_NAME} (pin it with --key)"
+
+
+def check_signature(ctx: Context) -> CheckResult:
+    """The envelope's signature verifies over PAE(payloadType, payload)."""
+    name = "signature"
+    path, problem = resolve_listed(ctx.root, ENVELOPE_NAME)
+    if path is None:
+        if problem != "missing":
+            return CheckResult(name, "fail", "envelope cannot be used", [Problem(ctx.where(ENVELOPE_NAME), problem or "")])
+        if ctx.key_given:
+            return CheckResult(name, "fail", "not signed", [Problem(ctx.where(ENVELOPE_NAME), "missing, but --key was given")])
+        return CheckResult(name, "skip", f"not signed (no {ENVELOPE_NAME}); pass --key to require a signature")
+    ctx.envelope_data = path.read_bytes()
+    if ctx.key_given:
+        keys, whose = ctx.keys, f"key id {key_id(ctx.keys[0])[:16]}… given with --key"
+    else:
+        keys, whose = _site_key(ctx)
+        if not keys:
+            return CheckResult(name, "fail", "no key to verify with", [Problem(ctx.where(PUBLIC_KEY_NAME), whose)])
+    try:
+        envelope = parse_envelope(ctx.envelope_data)
+        verified = verify_signature(envelope, keys)
+    except EnvelopeError as err:
+        return CheckResult(name, "fail", "signature does not verify", [Problem(ctx.where(ENVELOPE_NAME), str(err))])
+    ctx.signed_payload, ctx.payload_type, ctx.signer = verified.payload, verified.payload_type, verified.keyid
+    return CheckResult(name, "pass", f"Ed25519 over the DSSE PAE, {whose}")
+
+
+def check_statement(ctx: Context) -> CheckResult:
+    """payloadType is in-toto's, and the verified payload is our Statement v1."""
+    name = "statement"
+    if ctx.envelope_data is None:
+        return CheckResult(name, "skip", "not signed")
+    where = ctx.where(ENVELOPE_NAME)
+    if ctx.signed_payload is None:
+        # Never parse a payload whose signature did not verify.
+        return CheckResult(name, "fail", "not examined: the signature did not verify", [Problem(where, "unverified payload")])
+    if ctx.payload_type != IN_TOTO_PAYLOAD_TYPE:
+        return CheckResult(
+            name, "fail", "wrong payloadType", [Problem(where, f"payloadType is {ctx.payload_type!r}, expected {IN_TOTO_PAYLOAD_TYPE!r}")]
+        )
+    try:
+        ctx.subjects, ctx.predicate = parse_statement(ctx.signed_payload)
+    except StatementError as err:
+        return CheckResult(name, "fail", "not an evidence-kit Statement", [Problem(where, str(err))])
+    return CheckResult(name, "pass", f"in-toto Statement v1, {len(ctx.subjects)} subjects, predicate {len(ctx.predicate)} fields")
+
+
+def check_digests(ctx: Context) -> CheckResult:
+    """Every signed subject and every manifest entry has the sha256 (and size) of the bytes on disk."""
+    name = "digests"
+    problems: list[Problem] = []
+    hashed: set[str] = set()
+    for subject, want in sorted((ctx.subjects or {}).items()):
+        got = ctx.digest(subject)
+        if isinstance(got, tuple):
+            hashed.add(subject)
+            if got[0] != want:
+                problems.append(Problem(ctx.where(subject), f"sha256 is {got[0][:16]}…, the signed statement says {want[:16]}…"))
+    for folder, doc in sorted(ctx.manifests.items()):
+        where = ctx.where(_join(folder, MANIFEST_NAME))
+        if isinstance(doc, str):
+            problems.append(Problem(where, doc))
+            continue
+        for i, entry in enumerate(doc["files"]):
+            listed = entry.get("path")
+            if path_problem(listed):
+                continue  # reported by the paths check; never read
+            rel = _join(folder, listed)
+            got = ctx.digest(rel)
+            if not isinstance(got, tuple):
+                continue  # missing or unsafe: reported by the completeness and paths checks
+            hashed.add(rel)
+            if got[0] != entry.get("sha256"):
+                problems.append(Problem(ctx.where(rel), f"sha256 is {got[0][:16]}…, {where} says {str(entry.get('sha256'))[:16]}…"))
+            elif got[1] != entry.get("size"):
+                problems.append(Problem(ctx.where(rel), f"size is {got[1]}, {where} says {entry.get('size')}"))
+    if not ctx.manifests and ctx.subjects is None:
+        return CheckResult(name, "skip", "no manifest and no signature: raw evidence, nothing lists hashes")
+    if problems:
+        return CheckResult(name, "fail", f"{len(problems)} file(s) differ from what is listed", problems)
+    return CheckResult(name, "pass", f"{len(hashed)} file(s) match their listed sha256")
+
+
+def check_completeness(ctx: Context) -> CheckResult:
+    """No listed file is missing, no file is unlisted, and the signed subjects are exactly the manifest."""
+    name = "complete"
+    problems: list[Problem] = []
+    on_disk = set(ctx.files)
+    for folder, doc in sorted(ctx.manifests.items()):
+        if isinstance(doc, str):
+            continue
+        prefix = folder + "/" if folder else ""
+        listed = {_join(folder, e.get("path")) for e in doc["files"] if not path_problem(e.get("path"))}
+        here = {f for f in on_disk if f.startswith(prefix) and f[len(prefix):] not in NOT_LISTED}
+        for rel in sorted(listed - on_disk):
+            if resolve_listed(ctx.root, rel)[1] == "missing":
+                problems.append(Problem(ctx.where(rel), f"listed in {ctx.where(_join(folder, MANIFEST_NAME))} but missing"))
+        for rel in sorted(here - listed):
+            problems.append(Problem(ctx.where(rel), f"present but not listed in {ctx.where(_join(folder, MANIFEST_NAME))}"))
+    if ctx.subjects is not None:
+        problems += _subject_binding(ctx, on_disk)
+    if not ctx.manifests and ctx.subjects is None:
+        return CheckResult(name, "skip", "no manifest: raw evidence")
+    if problems:
+        return CheckResult(name, "fail", f"{len(problems)} file(s) missing, unlisted or unsigned", problems)
+    return CheckResult(name, "pass", f"{len(on_disk)} file(s) on disk, each listed once, none missing")
+
+
+def _subject_binding(ctx: Context, on_disk: set[str]) -> list[Problem]:
+    """The signed subjects must be exactly the files: the root manifest's entries plus the manifest itself."""
+    assert ctx.subjects is not None
+    problems: list[Problem] = []
+    root = ctx.manifests.get("")
+    if not isinstance(root, dict):
+        return [Problem(ctx.where(MANIFEST_NAME), "the folder is signed but has no usable root manifest")]
+    manifest_sha = {e.get("path"): e.get("sha256") for e in root["files"]}
+    for subject, sha in sorted(ctx.subjects.items()):
+        if subject == MANIFEST_NAME:
+            continue
+        if subject not in manifest_sha:
+            problems.append(Problem(ctx.where(subject), "signed as a subject but not listed in the manifest"))
+        elif manifest_sha[subject] != sha:
+            problems.append(Problem(ctx.where(subject), "the manifest and the signed statement disagree on its sha256"))
+        if subject not in on_disk and resolve_listed(ctx.root, subject)[1] == "missing":
+            problems.append(Problem(ctx.where(subject), "signed as a subject but missing"))
+    if MANIFEST_NAME not in ctx.subjects:
+        problems.append(Problem(ctx.where(MANIFEST_NAME), "the manifest itself is not a signed subject"))
+    for listed in sorted(set(manifest_sha) - set(ctx.subjects)):
+        problems.append(Problem(ctx.where(str(listed)), "listed in the manifest but not signed"))
+    return problems
+
+
+def check_paths(ctx: Context) -> CheckResult:
+    """No listed path escapes the folder ('..', absolute) or goes through a symlink; none in the folder."""
+    name = "paths"
+    problems: list[Problem] = []
+    listed: list[tuple[str, str, str]] = []
+    for folder, doc in sorted(ctx.manifests.items()):
+        if isinstance(doc, dict):
+            listed += [(ctx.where(_join(folder, MANIFEST_NAME)), folder, str(e.get("path"))) for e in doc["files"]]
+    listed += [(ctx.where(ENVELOPE_NAME), "", subject) for subject in sorted(ctx.subjects or {})]
+    for source, folder, path in listed:
+        problem = path_problem(path)
+        if problem is None:
+            problem = resolve_listed(ctx.root, _join(folder, path))[1]
+            if problem == "missing":
+                problem = None
+        if problem:
+            problems.append(Problem(source, f"entry {path!r}: {problem}; rejected, nothing read"))
+    for rel, problem in sorted(ctx.special.items()):
+        problems.append(Problem(ctx.where(rel), f"{problem}: may not be published"))
+    if problems:
+        return CheckResult(name, "fail", f"{len(problems)} unsafe path(s)", problems)
+    return CheckResult(name, "pass", f"{len(listed)} listed path(s) stay inside the folder; no symlinks")

@@ -1,0 +1,138 @@
+"""Compare what a site publishes with what was recomputed: JSON documents, CSV tables, pages.
+
+Each function returns ``(figure, published, recomputed)`` triples, one per
+mismatch, so the report can say which figure differs and by how much.
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import io
+import json
+import re
+from html.parser import HTMLParser
+from typing import Any, Iterator
+
+__all__ = ["json_mismatches", "csv_mismatches", "page_tokens", "token_mismatches", "Mismatch"]
+
+Mismatch = tuple[str, str, str]
+# A figure as pages write it: signs (including the true minus), thousands separators, decimals, a percent.
+TOKEN = re.compile(r"[+\u2212-]?\d[\d,]*(?:\.\d+)?%?|[^\W\d_]+(?:[-'][^\W\d_]+)*")
+SKIP_TAGS = {"script", "style", "svg", "nav", "header", "footer"}
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False) if not isinstance(value, str) else value
+
+
+def json_mismatches(published: Any, recomputed: Any, path: str = "", ignore: frozenset[str] = frozenset()) -> Iterator[Mismatch]:
+    """Every leaf where two JSON documents differ, named by its path (``trials[0].groups[1].verdict.win``)."""
+    if isinstance(published, dict) and isinstance(recomputed, dict):
+        for key in sorted(set(published) | set(recomputed)):
+            where = f"{path}.{key}" if path else key
+            if where in ignore:
+                continue
+            if key not in published:
+                yield where, "(absent)", _show(recomputed[key])
+            elif key not in recomputed:
+                yield where, _show(published[key]), "(absent)"
+            else:
+                yield from json_mismatches(published[key], recomputed[key], where, ignore)
+    elif isinstance(published, list) and isinstance(recomputed, list):
+        for i in range(max(len(published), len(recomputed))):
+            where = f"{path}[{i}]"
+            if i >= len(published):
+                yield where, "(absent)", _show(recomputed[i])
+            elif i >= len(recomputed):
+                yield where, _show(published[i]), "(absent)"
+            else:
+                yield from json_mismatches(published[i], recomputed[i], where, ignore)
+    elif type(published) is not type(recomputed) and not (
+        isinstance(published, (int, float)) and isinstance(recomputed, (int, float)) and not isinstance(published, bool)
+    ):
+        yield path or "(document)", _show(published), _show(recomputed)
+    elif published != recomputed:
+        yield path or "(document)", _show(published), _show(recomputed)
+
+
+def csv_mismatches(published: bytes, recomputed: bytes, key: str = "run") -> Iterator[Mismatch]:
+    """Cells that differ between two CSV tables with a header row, named ``line N <key>: column``."""
+    try:
+        pub_rows = list(csv.DictReader(io.StringIO(published.decode("utf-8"))))
+    except (UnicodeDecodeError, csv.Error) as err:
+        yield "(table)", f"not readable CSV ({err})", "a CSV table"
+        return
+    rec_rows = list(csv.DictReader(io.StringIO(recomputed.decode("utf-8"))))
+    pub_head = published.split(b"\n", 1)[0].decode("utf-8", "replace")
+    rec_head = recomputed.split(b"\n", 1)[0].decode("utf-8", "replace")
+    if pub_head != rec_head:
+        yield "header", pub_head, rec_head
+        return
+    for i in range(max(len(pub_rows), len(rec_rows))):
+        line = i + 2
+        if i >= len(pub_rows):
+            yield f"line {line}", "(absent)", f"row {rec_rows[i].get(key, '')}"
+            continue
+        if i >= len(rec_rows):
+            yield f"line {line}", f"row {pub_rows[i].get(key, '')}", "(absent)"
+            continue
+        for column, want in rec_rows[i].items():
+            got = pub_rows[i].get(column)
+            if got != want:
+                yield f"line {line} {rec_rows[i].get(key, '')}: {column}", str(got), str(want)
+
+
+class _TextParser(HTMLParser):
+    """Visible text of an HTML document's main content (the ``<article>`` if there is one)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.article: list[str] | None = None
+        self._skip = 0
+        self._in_article = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in SKIP_TAGS:
+            self._skip += 1
+        if tag == "article":
+            self._in_article += 1
+            if self.article is None:
+                self.article = []
+        if tag in ("td", "th", "p", "li", "br", "tr", "h1", "h2", "h3", "h4", "div"):
+            self._add(" \n ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in SKIP_TAGS and self._skip:
+            self._skip -= 1
+        if tag == "article" and self._in_article:
+            self._in_article -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self._skip:
+            self._add(data)
+
+    def _add(self, text: str) -> None:
+        self.parts.append(text)
+        if self._in_article and self.article is not None:
+            self.article.append(text)
+
+
+def page_tokens(html: str) -> list[str]:
+    """Words and figures of a page's main text, in order (tags, scripts and navigation left out)."""
+    parser = _TextParser()
+    parser.feed(html)
+    parser.close()
+    text = "".join(parser.article if parser.article is not None else parser.parts)
+    return TOKEN.findall(text)
+
+
+def token_mismatches(published: list[str], recomputed: list[str], context: int = 6) -> Iterator[Mismatch]:
+    """Differences between two token streams, each with the recomputed words before it as its name."""
+    matcher = difflib.SequenceMatcher(a=published, b=recomputed, autojunk=False)
+    for op, a1, a2, b1, b2 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        before = " ".join(recomputed[max(0, b1 - context):b1])
+        yield f"after '{before}'", " ".join(published[a1:a2]) or "(absent)", " ".join(recomputed[b1:b2]) or "(absent)"

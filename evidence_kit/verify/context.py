@@ -1,0 +1,118 @@
+"""What the checks share: the folder, the keys, results of earlier checks, and each file's hash once.
+
+Every file is hashed at most once per verification, whichever check asks
+first, so verifying costs about one read of the evidence.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from .contract import Evidence
+from .tree import resolve_listed, sha256_file, walk_tree
+
+__all__ = ["Problem", "CheckResult", "Context", "Status"]
+
+Status = Literal["pass", "fail", "skip"]
+
+
+@dataclass
+class Problem:
+    """One thing found wrong: where (file[:line], page, figure) and what."""
+
+    where: str
+    what: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"where": self.where, "what": self.what}
+
+
+@dataclass
+class CheckResult:
+    """The outcome of one check: a line of the report and the problems behind a failure."""
+
+    name: str
+    status: Status
+    detail: str
+    problems: list[Problem] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "check": self.name,
+            "status": self.status,
+            "detail": self.detail,
+            "problems": [p.as_dict() for p in self.problems],
+        }
+
+
+@dataclass
+class Context:
+    """One verification in progress."""
+
+    root: Path
+    label: str
+    keys: list[Ed25519PublicKey]
+    key_given: bool
+    files: list[str] = field(default_factory=list)
+    special: dict[str, str] = field(default_factory=dict)
+    manifests: dict[str, dict[str, Any] | str] = field(default_factory=dict)
+    envelope_data: bytes | None = None
+    signed_payload: bytes | None = None
+    payload_type: str | None = None
+    signer: str | None = None
+    subjects: dict[str, str] | None = None
+    predicate: dict[str, Any] | None = None
+    evidence: dict[str, Evidence] = field(default_factory=dict)
+    _digests: dict[str, tuple[str, int] | str] = field(default_factory=dict)
+
+    def scan(self) -> None:
+        """List the folder once: regular files, and entries that may not be published."""
+        for rel, problem in walk_tree(self.root):
+            if problem:
+                self.special[rel] = problem
+            else:
+                self.files.append(rel)
+        for rel in self.files:
+            if rel.rsplit("/", 1)[-1] == "manifest.json":
+                folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
+                self.manifests[folder] = _read_manifest(self.root / rel)
+
+    def where(self, rel: str, line: int | None = None) -> str:
+        """A location as the user gave the folder: ``ROOT/rel[:line]``."""
+        text = f"{self.label.rstrip('/')}/{rel}" if rel else self.label
+        return text if line is None else f"{text}:{line}"
+
+    def digest(self, rel: str) -> tuple[str, int] | str:
+        """``(sha256, size)`` of a listed file, or why it cannot be read (never reading outside)."""
+        cached = self._digests.get(rel)
+        if cached is not None:
+            return cached
+        path, problem = resolve_listed(self.root, rel)
+        if path is None:
+            result: tuple[str, int] | str = problem or "cannot be read"
+        else:
+            try:
+                result = sha256_file(path)
+            except OSError as err:
+                result = f"cannot read ({err.strerror})"
+        self._digests[rel] = result
+        return result
+
+
+def _read_manifest(path: Path) -> dict[str, Any] | str:
+    """The manifest's JSON, or why it cannot be used (its entries are judged by the checks)."""
+    try:
+        doc = json.loads(path.read_bytes())
+    except (OSError, ValueError) as err:
+        return f"manifest is not readable JSON ({err})"
+    if not isinstance(doc, dict) or doc.get("schema") != "evidence-kit/manifest/v1":
+        return "manifest lacks schema 'evidence-kit/manifest/v1'"
+    files = doc.get("files")
+    if not isinstance(files, list) or not all(isinstance(e, dict) for e in files):
+        return "manifest 'files' is not a list of objects"
+    return doc

@@ -1,0 +1,116 @@
+"""Checks on the evidence itself: the journal contract, and a receipt for every published trial."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..bundle import read_json_model
+from ..errors import EvidenceError
+from ..model import Receipt
+from ..model.evidence import TrialEvidence
+from .context import CheckResult, Context, Problem
+from .contract import discover_evidence, evidence_problems, load_evidence
+
+__all__ = ["check_contract", "check_receipts", "trial_folders"]
+
+RECEIPT_NAME = "receipt.json"
+
+
+def _rel(ctx: Context, source: str) -> str:
+    rel = Path(source).resolve().relative_to(ctx.root.resolve()).as_posix()
+    return "" if rel == "." else rel
+
+
+def _located(ctx: Context, err: EvidenceError) -> str:
+    if err.path is None:
+        return ctx.label
+    try:
+        rel = _rel(ctx, err.path)
+    except ValueError:
+        rel = err.path
+    return ctx.where(rel, err.line)
+
+
+def check_contract(ctx: Context) -> CheckResult:
+    """Every decision and trial found loads under the journal contract, and its runs are well formed."""
+    name = "contract"
+    units = discover_evidence(ctx.root, ctx.files)
+    if not units:
+        return CheckResult(name, "fail", "no evidence found", [Problem(ctx.label, "no decision.toml or trial.json anywhere")])
+    problems: list[Problem] = []
+    journals = 0
+    for unit in units:
+        prefix = unit + "/" if unit else ""
+        unsafe = [rel for rel in ctx.special if rel.startswith(prefix)]
+        if unsafe:
+            # Loading would follow the link; the paths check names it.
+            problems.append(Problem(ctx.where(unit), f"not loaded: holds {len(unsafe)} symlink(s) or special file(s)"))
+            continue
+        try:
+            evidence = load_evidence(ctx.root, unit)
+        except EvidenceError as err:
+            problems.append(Problem(_located(ctx, err), err.message))
+            continue
+        ctx.evidence[unit] = evidence
+        for journal, problem in evidence_problems(evidence):
+            problems.append(Problem(ctx.where(_rel(ctx, journal)), problem))
+        journals += 3 * len(trial_folders(ctx, unit))
+    if problems:
+        return CheckResult(name, "fail", f"{len(problems)} contract violation(s)", problems)
+    return CheckResult(
+        name, "pass", f"{len(units)} evidence folder(s), {journals} journal(s): schema, order, counts, warmup, runs, footers"
+    )
+
+
+def trial_folders(ctx: Context, unit: str) -> list[tuple[str, TrialEvidence]]:
+    """``(relative folder, trial)`` for every trial of a loaded evidence unit."""
+    evidence = ctx.evidence[unit]
+    trials = [evidence] if isinstance(evidence, TrialEvidence) else evidence.trials
+    return [(_rel(ctx, t.source), t) for t in trials]
+
+
+def _published(ctx: Context, folder: str) -> bool:
+    """A trial is published evidence when a manifest covers it or the whole folder is signed."""
+    if ctx.envelope_data is not None:
+        return True
+    parts = folder.split("/") if folder else []
+    return any("/".join(parts[:i]) in ctx.manifests for i in range(len(parts) + 1))
+
+
+def check_receipts(ctx: Context) -> CheckResult:
+    """Every published trial bundle holds a valid redaction receipt; the signed predicate names each one."""
+    name = "receipts"
+    problems: list[Problem] = []
+    found: dict[str, str] = {}
+    raw = 0
+    for unit in sorted(ctx.evidence):
+        for folder, trial in trial_folders(ctx, unit):
+            rel = f"{folder}/{RECEIPT_NAME}" if folder else RECEIPT_NAME
+            if rel not in ctx.files:
+                if _published(ctx, folder):
+                    problems.append(Problem(ctx.where(rel), f"trial {trial.trial.trial_id!r} is published without a receipt"))
+                else:
+                    raw += 1
+                continue
+            try:
+                read_json_model(ctx.root / rel, Receipt)
+            except EvidenceError as err:
+                problems.append(Problem(ctx.where(rel, err.line), err.message))
+                continue
+            digest = ctx.digest(rel)
+            found[rel] = digest[0] if isinstance(digest, tuple) else digest
+    if ctx.predicate is not None:
+        signed = {str(r.get("path")): str(r.get("sha256")) for r in ctx.predicate.get("receipts", []) if isinstance(r, dict)}
+        for rel in sorted(set(signed) | set(found)):
+            if rel not in found:
+                problems.append(Problem(ctx.where(rel), "named by the signed predicate but not present"))
+            elif rel not in signed:
+                problems.append(Problem(ctx.where(rel), "present but not named by the signed predicate"))
+            elif signed[rel] != found[rel]:
+                problems.append(Problem(ctx.where(rel), "sha256 differs from the one the signed predicate names"))
+    if problems:
+        return CheckResult(name, "fail", f"{len(problems)} receipt problem(s)", problems)
+    if not found and raw:
+        return CheckResult(name, "skip", f"raw evidence: {raw} trial(s) not redacted yet (no manifest, no receipt)")
+    tail = f"; {raw} raw trial(s) without" if raw else ""
+    return CheckResult(name, "pass", f"{len(found)} receipt(s) present and valid{tail}")

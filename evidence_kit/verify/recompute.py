@@ -1,0 +1,140 @@
+"""Recompute every published figure from the journals and compare it with what was published.
+
+The figures come from :func:`evidence_kit.analyze.analyze`, the code the site
+used. In a built site each decision's pages, analysis document, chart data and
+charts are regenerated from the recomputed analysis with the site's own
+rendering code, then compared with the published files: the analysis and
+chart data field by field, the pages figure by figure.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from ..analyze import DEFINITIONS, Analysis, analyze
+from ..model.evidence import DecisionEvidence, TrialEvidence
+from .compare import Mismatch, csv_mismatches, json_mismatches, page_tokens, token_mismatches
+from .context import CheckResult, Context, Problem
+
+__all__ = ["check_figures", "site_decisions", "regenerate_pages"]
+
+EVIDENCE_DIR = "evidence"
+MAX_LISTED = 50  # per file: enough to see the pattern, not a flood
+FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
+# What MkDocs is configured with (templates/mkdocs.yml.j2), so a regenerated page renders alike.
+MD_EXTENSIONS = ["admonition", "attr_list", "tables", "toc"]
+
+
+def site_decisions(ctx: Context) -> dict[str, str]:
+    """Evidence unit -> its decision's folder in a built site (``decisions/<id>``), for units that have one."""
+    out = {}
+    for unit, evidence in ctx.evidence.items():
+        if not isinstance(evidence, DecisionEvidence) or not unit.endswith("/" + EVIDENCE_DIR):
+            continue
+        base = unit[: -len(EVIDENCE_DIR) - 1]
+        if f"{base}/analysis.json" in ctx.files:
+            out[unit] = base
+    return out
+
+
+def regenerate_pages(evidence: DecisionEvidence, analysis: Analysis) -> dict[str, bytes]:
+    """Every generated file of one decision, rendered by the site builder from ``analysis``."""
+    from ..publish.markdown import environment
+    from ..publish.pages import decision_files, decision_folder
+
+    prefix = decision_folder(analysis) + "/"
+    return {k[len(prefix):]: v for k, v in decision_files(evidence, analysis, environment()).items() if k.startswith(prefix)}
+
+
+def _markdown_html(text: str) -> str:
+    import markdown
+
+    return markdown.markdown(FRONT_MATTER.sub("", text), extensions=MD_EXTENSIONS)
+
+
+def _compare_file(ctx: Context, rel: str, expected: bytes, kind: str) -> tuple[list[Mismatch], str | None]:
+    path = ctx.root / rel
+    if rel not in ctx.files:
+        return [], "missing: the site should publish it"
+    data = path.read_bytes()
+    if kind == "page":
+        published = page_tokens(data.decode("utf-8", "replace"))
+        recomputed = page_tokens(_markdown_html(expected.decode("utf-8")))
+        return list(token_mismatches(published, recomputed)), None
+    if kind == "json":
+        try:
+            doc = json.loads(data)
+        except ValueError as err:
+            return [("(document)", f"not JSON ({err})", "a JSON document")], None
+        return list(json_mismatches(doc, json.loads(expected), ignore=frozenset({"tool_version"}))), None
+    if kind == "csv":
+        return list(csv_mismatches(data, expected)), None
+    return ([("(bytes)", f"sha256 differs ({len(data)} bytes)", f"{len(expected)} bytes")] if data != expected else []), None
+
+
+def _kind(name: str) -> str:
+    for suffix, kind in ((".md", "page"), (".json", "json"), (".csv", "csv")):
+        if name.endswith(suffix):
+            return kind
+    return "bytes"
+
+
+def _compare_site(ctx: Context, base: str, evidence: DecisionEvidence, analysis: Analysis) -> tuple[list[Problem], int]:
+    problems: list[Problem] = []
+    compared = 0
+    for rel, expected in sorted(regenerate_pages(evidence, analysis).items()):
+        if rel.startswith(EVIDENCE_DIR + "/"):
+            continue  # the evidence itself: its bytes are checked by the digests
+        kind = _kind(rel)
+        target = f"{base}/{rel[:-3]}.html" if kind == "page" else f"{base}/{rel}"
+        mismatches, missing = _compare_file(ctx, target, expected, kind)
+        compared += 1
+        if missing:
+            problems.append(Problem(ctx.where(target), missing))
+        for figure, published, recomputed in mismatches[:MAX_LISTED]:
+            problems.append(Problem(ctx.where(target), f"{figure}: published {published}, recomputed {recomputed}"))
+        if len(mismatches) > MAX_LISTED:
+            problems.append(Problem(ctx.where(target), f"and {len(mismatches) - MAX_LISTED} more mismatches"))
+    return problems, compared
+
+
+def _predicate_problems(ctx: Context, analyses: dict[str, Analysis]) -> list[Problem]:
+    """The signed predicate must name exactly the decisions and trials found, and our statistics."""
+    predicate: dict[str, Any] = ctx.predicate or {}
+    where = ctx.where("manifest.dsse.json")
+    found_trials = sorted({t.trial_id for a in analyses.values() for t in a.trials})
+    found_decisions = sorted({a.decision.id for a in analyses.values() if a.decision.id})
+    problems = []
+    for name, found in (("trials", found_trials), ("decisions", found_decisions)):
+        if sorted(predicate.get(name, [])) != found:
+            problems.append(Problem(where, f"signed predicate names {name} {predicate.get(name)}, the folder holds {found}"))
+    if predicate.get("statistics") != DEFINITIONS["version"]:
+        problems.append(
+            Problem(where, f"signed with statistics {predicate.get('statistics')!r}; this verifier recomputes with {DEFINITIONS['version']!r}")
+        )
+    return problems
+
+
+def check_figures(ctx: Context) -> CheckResult:
+    """Recompute every figure from the journals; compare with the published analysis, chart data and pages."""
+    name = "figures"
+    if not ctx.evidence:
+        return CheckResult(name, "fail", "nothing recomputed", [Problem(ctx.label, "no evidence loaded (see the contract check)")])
+    analyses = {unit: analyze(evidence) for unit, evidence in sorted(ctx.evidence.items())}
+    problems = _predicate_problems(ctx, analyses) if ctx.predicate is not None else []
+    compared = 0
+    sites = site_decisions(ctx)
+    for unit, base in sorted(sites.items()):
+        evidence = ctx.evidence[unit]
+        assert isinstance(evidence, DecisionEvidence)
+        found, count = _compare_site(ctx, base, evidence, analyses[unit])
+        problems += found
+        compared += count
+    trials = sum(len(e.trials) if not isinstance(e, TrialEvidence) else 1 for e in ctx.evidence.values())
+    if problems:
+        return CheckResult(name, "fail", f"{len(problems)} published figure(s) or file(s) differ from the recomputation", problems)
+    if not sites:
+        return CheckResult(name, "pass", f"recomputed {trials} trial(s); no published pages or analysis here to compare")
+    return CheckResult(name, "pass", f"recomputed {trials} trial(s); {compared} published page(s) and data file(s) match")

@@ -1,0 +1,104 @@
+"""in-toto Statement v1 for a published folder: every file as a subject, and what was published.
+
+The predicate (type :data:`PREDICATE_TYPE`) names the tool version, the decisions
+and trials, the receipts' digests and the statistics definitions, so an
+auditor can cross-check the signed claims against the folder, not only the
+bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..analyze import DEFINITIONS
+from ..bundle import read_json_model, read_toml_model
+from ..model import Decision, Trial
+from .tree import MANIFEST_NAME, sha256_file, walk_tree
+
+__all__ = [
+    "STATEMENT_TYPE",
+    "PREDICATE_TYPE",
+    "statement_bytes",
+    "parse_statement",
+    "folder_predicate",
+    "StatementError",
+]
+
+STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
+PREDICATE_TYPE = "https://evidence-kit.invalid/attestation/site/v1"
+
+
+class StatementError(Exception):
+    """The payload is not an in-toto Statement v1 of ours."""
+
+
+def statement_bytes(subjects: list[tuple[str, str]], predicate: dict[str, Any]) -> bytes:
+    """The Statement as compact, key-sorted JSON: ``subjects`` are ``(path, sha256)`` pairs."""
+    if not predicate:
+        raise ValueError("the predicate must not be empty")
+    doc = {
+        "_type": STATEMENT_TYPE,
+        "subject": [{"name": name, "digest": {"sha256": sha}} for name, sha in sorted(subjects)],
+        "predicateType": PREDICATE_TYPE,
+        "predicate": predicate,
+    }
+    return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def parse_statement(payload: bytes) -> tuple[dict[str, str], dict[str, Any]]:
+    """Check a verified payload is our Statement; return ``({name: sha256}, predicate)``."""
+    try:
+        doc = json.loads(payload)
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise StatementError(f"payload is not JSON ({err})") from None
+    if not isinstance(doc, dict):
+        raise StatementError("payload is not a JSON object")
+    if doc.get("_type") != STATEMENT_TYPE:
+        raise StatementError(f"_type is {doc.get('_type')!r}, expected {STATEMENT_TYPE!r}")
+    if doc.get("predicateType") != PREDICATE_TYPE:
+        raise StatementError(f"predicateType is {doc.get('predicateType')!r}, expected {PREDICATE_TYPE!r}")
+    predicate = doc.get("predicate")
+    if not isinstance(predicate, dict) or not predicate:
+        raise StatementError("predicate is missing or empty")
+    subjects: dict[str, str] = {}
+    raw_subjects = doc.get("subject")
+    if not isinstance(raw_subjects, list) or not raw_subjects:
+        raise StatementError("subject list is missing or empty")
+    for i, subject in enumerate(raw_subjects):
+        name = subject.get("name") if isinstance(subject, dict) else None
+        digest = subject.get("digest") if isinstance(subject, dict) else None
+        sha = digest.get("sha256") if isinstance(digest, dict) else None
+        if not isinstance(name, str) or not isinstance(sha, str):
+            raise StatementError(f"subject[{i}] has no name or no sha256 digest")
+        if name in subjects:
+            raise StatementError(f"subject {name!r} is listed twice")
+        subjects[name] = sha
+    return subjects, predicate
+
+
+def folder_predicate(root: Path) -> dict[str, Any]:
+    """What a folder publishes: decisions, trials and receipts found in it, tool and statistics versions."""
+    decisions: list[str] = []
+    trials: list[str] = []
+    receipts: list[dict[str, str]] = []
+    for rel, problem in walk_tree(root):
+        if problem:
+            continue
+        name = rel.rsplit("/", 1)[-1]
+        if name == "decision.toml":
+            decisions.append(read_toml_model(root / rel, Decision).id)
+        elif name == "trial.json":
+            trials.append(read_json_model(root / rel, Trial).trial_id)
+        elif name == "receipt.json":
+            receipts.append({"path": rel, "sha256": sha256_file(root / rel)[0]})
+    return {
+        "tool": {"name": "evidence-kit", "version": __version__},
+        "statistics": DEFINITIONS["version"],
+        "decisions": sorted(set(decisions)),
+        "trials": sorted(set(trials)),
+        "receipts": receipts,
+        "manifest": MANIFEST_NAME,
+    }
