@@ -1,0 +1,62 @@
+"""kill -9 of the collector mid-trial, then --resume: every completed request exactly once."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from evidence_kit.bundle import load_trial
+from evidence_kit.collect import collect_trial
+from evidence_kit.collect.journal_writer import encode_record
+from evidence_kit.collect.state import STATE_FILE
+
+from .conftest import write_plan
+
+pytestmark = pytest.mark.slow
+
+
+def _runs_in(path: Path) -> int:
+    return path.read_bytes().count(b'{"type":"run"') if path.exists() else 0
+
+
+def test_kill_9_then_resume_keeps_every_completed_request_once(tmp_path: Path) -> None:
+    plan = write_plan(tmp_path / "plan.toml", workload={"repetitions": 3})
+    out = tmp_path / "raw"
+    journal = out / "journals" / "01-original-before.jsonl"
+    collector = subprocess.Popen([sys.executable, "-m", "evidence_kit", "collect", str(plan), "--out", str(out), "-q"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while _runs_in(journal) < 2 and time.monotonic() < deadline and collector.poll() is None:
+        time.sleep(0.01)
+    collector.send_signal(signal.SIGKILL)
+    collector.wait(timeout=10)
+    assert 2 <= _runs_in(journal) < 6, "the kill must land inside the first arm"
+
+    state = (out / STATE_FILE).read_text()
+    orphan = int(state.split('"pgid": ')[1].split(",")[0])
+    os.killpg(orphan, 0)  # the engine outlived its collector
+    kept = journal.read_bytes()[: journal.read_bytes().rfind(b'{"type":"run"')]
+    with journal.open("ab") as handle:  # and the kill tore a line mid-write
+        handle.write(encode_record({"type": "request", "run": "r9-256-c1", "repetition": 1})[:30])
+
+    result = collect_trial(plan, out, resume=True)
+    assert result.ok, result.problems
+    with pytest.raises(ProcessLookupError):
+        os.killpg(orphan, 0)  # the orphan engine was ended before resuming
+
+    evidence = load_trial(out)
+    for arm in evidence.arms:
+        timed = Counter((r.run, r.index) for r in arm.timed)
+        assert len(timed) == evidence.trial.workload.planned_per_arm == 18 and set(timed.values()) == {1}
+        assert sorted(r.run for r in arm.runs) == sorted({r.run for r in arm.timed})
+    before = evidence.arms[0]
+    assert journal.read_bytes().startswith(kept)  # what was committed stays byte for byte
+    assert any(c.name == "resumed" and c.ok for c in before.checks)
+    assert [r.run for r in before.requests if r.warmup] == ["warmup", "warmup"]  # warmed up again after restart

@@ -1,0 +1,67 @@
+"""Telemetry: GPU rows from nvidia-smi when present (a fake one here: no GPU exists), absent otherwise."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from evidence_kit.collect.telemetry import TelemetrySampler
+from evidence_kit.engine_sim.server import running_simulator
+
+FAKE_SMI = """#!/bin/sh
+case "$1" in --query-gpu=*) ;; *) exit 9 ;; esac
+echo "0, 81000, 2143, 97871, 287.50, 99"
+echo "1, 80000, 3001, 97871, [N/A], 97"
+"""
+
+
+def sample_twice(url: str, path: Path, *, nvidia_smi: bool, pgid: int | None) -> dict:
+    async def go() -> dict:
+        async with httpx.AsyncClient() as client:
+            sampler = TelemetrySampler(client, url, path, interval_s=0.05, clock=time.monotonic,
+                                       nvidia_smi=nvidia_smi, pgid=pgid, cgroup=None)
+            sampler.start()
+            await asyncio.sleep(0.2)
+            return await sampler.stop()
+    return asyncio.run(go())
+
+
+@pytest.fixture(scope="module")
+def sim_url():
+    with running_simulator("original", time_scale=50) as url:
+        yield url
+
+
+def test_gpu_rows_and_minimum_free_memory(tmp_path: Path, sim_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "bin").mkdir()
+    smi = tmp_path / "bin" / "nvidia-smi"
+    smi.write_text(FAKE_SMI)
+    smi.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    summary = sample_twice(sim_url, tmp_path / "t.jsonl", nvidia_smi=True, pgid=None)
+    assert summary["gpu"] == "present" and summary["min_gpu_free_mib"] == 2143
+    assert summary["max_gpu_power_w"] == 287.5  # "[N/A]" is absent, not zero
+    assert summary["samples"] >= 2 and summary["samples"] == len((tmp_path / "t.jsonl").read_text().splitlines())
+
+
+def test_no_gpu_is_recorded_as_absent_and_engine_memory_is_read(tmp_path: Path, sim_url: str,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no nvidia-smi anywhere
+    child = subprocess.Popen([sys.executable, "-c", "import time; x = bytearray(30 << 20); time.sleep(30)"],
+                             start_new_session=True)
+    try:
+        time.sleep(0.5)
+        summary = sample_twice(sim_url, tmp_path / "t.jsonl", nvidia_smi=True, pgid=child.pid)
+    finally:
+        child.kill()
+        child.wait()
+    assert summary["gpu"] == "absent" and summary["min_gpu_free_mib"] is None
+    assert summary["max_process_rss_bytes"] > 30 << 20
+    assert summary["max_running"] == 0 and summary["oom_kills"] is None
