@@ -24,6 +24,8 @@ from .profile import Profile
 
 __all__ = ["Engine", "Sequence"]
 
+_MAX_LAG_S = 0.05
+
 
 @dataclass(eq=False)
 class Sequence:
@@ -109,14 +111,22 @@ class Engine:
 
     # -- the step loop -----------------------------------------------------------------------
     async def _loop(self) -> None:
+        # Steps follow a schedule on the monotonic clock (each ends one scaled step after the
+        # previous one), so the event loop's own overhead per step does not add up into
+        # simulated latency; after a long hiccup the schedule restarts instead of bursting.
+        due: float | None = None
         while True:
             if not self.running and not self.waiting:
                 self._wake.clear()
                 await self._wake.wait()
+                due = None
                 continue
             admitted = self._admit()
-            seconds = self._step_seconds(admitted)
-            await asyncio.sleep(seconds / self.time_scale)
+            now = time.monotonic()
+            if due is None or now - due > _MAX_LAG_S:
+                due = now
+            due += self._step_seconds(admitted) / self.time_scale
+            await asyncio.sleep(max(0.0, due - time.monotonic()))
             self._produce(admitted)
             self.steps += 1
 

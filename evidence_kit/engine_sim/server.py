@@ -103,7 +103,9 @@ def _server(app: Any, log_level: str) -> uvicorn.Server:
 
 
 def _bind(host: str, port: int) -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets whose proto says TCP, and
+    # without it Nagle plus delayed ACKs hold back small SSE chunks by ~40 ms.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     sock.listen(2048)

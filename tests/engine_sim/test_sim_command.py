@@ -50,3 +50,17 @@ def test_unknown_profile_name_and_bad_fault_exit_2():
     assert result.returncode == 2 and "unknown profile 'fastest'" in result.stderr and result.stderr.count("\n") == 1
     result = _run("--fault", "meteor=0.5")
     assert result.returncode == 2 and "meteor" in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_listening_socket_is_tcp_so_chunks_are_not_held_by_nagle():
+    # asyncio turns on TCP_NODELAY only for sockets whose proto is TCP; a proto-0 socket made
+    # every keep-alive SSE stream arrive ~40 ms late, all at once.
+    import socket
+
+    from evidence_kit.engine_sim.server import _bind
+
+    sock = _bind("127.0.0.1", 0)
+    try:
+        assert sock.proto == socket.IPPROTO_TCP
+    finally:
+        sock.close()
