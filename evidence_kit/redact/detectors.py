@@ -20,6 +20,7 @@ __all__ = [
     "find_labelled",
     "is_public",
     "compile_detectors",
+    "Detectors",
 ]
 
 _B = r"(?<![A-Za-z0-9])"  # not inside a word; '_' and '-' count as separators
@@ -103,10 +104,34 @@ _LABEL_TEXT = re.compile(
 )
 
 
-def compile_detectors(disabled: frozenset[str] = frozenset()) -> re.Pattern[str]:
-    """One pattern with a named group per enabled detector, in priority order."""
-    parts = [f"(?P<{cls}>{pattern})" for cls, pattern in DETECTORS if cls not in disabled]
-    return re.compile("|".join(parts) if parts else r"(?!x)x")
+# Substrings without which a detector cannot match: a cheap test that skips most regex work.
+_NEEDS: dict[str, tuple[str, ...]] = {
+    "token": ("bearer", "sk-", "pk-", "rk-", "hf_", "gh", "akia", "xox", "eyj"),
+    "url": ("://",), "email": ("@",), "gpu": ("gpu-", "mig-"), "uuid": ("-",), "mac": (":", "-"),
+    "ip": (".", ":"), "path": ("/", "\\", "~"), "host": (".",),
+}
+
+
+class Detectors:
+    """The enabled detectors, each run only on text holding a substring it needs."""
+
+    def __init__(self, disabled: frozenset[str] = frozenset()):
+        self.enabled = [(rank, cls, re.compile(pattern), _NEEDS.get(cls, ()))
+                        for rank, (cls, pattern) in enumerate(DETECTORS) if cls not in disabled]
+
+    def finditer(self, text: str) -> Iterator[tuple[int, int, int, str]]:
+        """``(start, end, rank, class)`` of every raw hit, before guards and overlaps."""
+        lowered = text.lower()
+        for rank, cls, pattern, needs in self.enabled:
+            if needs and not any(need in lowered for need in needs):
+                continue
+            for match in pattern.finditer(text):
+                yield match.start(), match.end(), rank, cls
+
+
+def compile_detectors(disabled: frozenset[str] = frozenset()) -> Detectors:
+    """The enabled detectors, in priority order."""
+    return Detectors(disabled)
 
 
 def is_public(text: str) -> bool:
@@ -128,20 +153,25 @@ def _guarded(cls: str, text: str, start: int, whole: str) -> bool:
     return is_public(text)
 
 
-def find(pattern: re.Pattern[str], text: str) -> Iterator[tuple[int, int, str]]:
-    """``(start, end, class)`` of every detector hit in ``text`` that passes the guards."""
-    for match in pattern.finditer(text):
-        cls = match.lastgroup or "value"
-        hit = match.group()
+def find(detectors: Detectors, text: str) -> Iterator[tuple[int, int, str]]:
+    """``(start, end, class)`` of every detector hit in ``text`` that passes the guards.
+
+    Where hits overlap, the leftmost wins, then the more specific class (a URL
+    over the host inside it), then the longer.
+    """
+    found = []
+    for start, end, rank, cls in detectors.finditer(text):
+        hit = text[start:end]
         if cls == "url":
-            # Trailing punctuation ends a sentence, not the URL.
-            trimmed = hit.rstrip(".,:;!?)]}'")
-            end = match.start() + len(trimmed)
-            hit = trimmed
-        else:
-            end = match.end()
-        if not _guarded(cls, hit, match.start(), text):
-            yield match.start(), end, cls
+            hit = hit.rstrip(".,:;!?)]}'")  # trailing punctuation ends a sentence, not the URL
+            end = start + len(hit)
+        if not _guarded(cls, hit, start, text):
+            found.append((start, rank, -end, cls))
+    last = -1
+    for start, _, neg_end, cls in sorted(found):
+        if start >= last:
+            last = -neg_end
+            yield start, last, cls
 
 
 def find_labelled(text: str) -> Iterator[tuple[int, int, str]]:

@@ -88,6 +88,7 @@ class Matcher:
         self._compiled = -1
         self._redacted: dict[str, tuple[str, tuple[tuple[str, int], ...]]] = {}
         self._leaks: dict[str, list[Hit]] = {}
+        self.clean_literals: set[str] = set()  # JSON literals the scanner found clean (for this table)
         self._numeric: re.Pattern[str] | None = None
         self._numeric_generation = -1
 
@@ -106,6 +107,7 @@ class Matcher:
             self.generation += 1
             self._redacted.clear()
             self._leaks.clear()
+            self.clean_literals.clear()
         return new
 
     def known_pattern(self) -> re.Pattern[str] | None:
@@ -137,6 +139,7 @@ class Matcher:
         """Detector hits that are public after all (the hashes the toolkit publishes)."""
         self.allowed |= {hit.lower() for hit in hits}
         self._leaks.clear()
+        self.clean_literals.clear()
 
     def known_leaks(self, text: str) -> list[Hit]:
         """Known values only (in ``text`` and its decoded views), no detectors."""

@@ -113,13 +113,19 @@ def _line_hits(matcher: Matcher, line: str, json_like: bool, detectors: bool) ->
     if not json_like:
         return matcher.leaks(line)
     hits: list[Hit] = []
-    for match in _LITERAL.finditer(line):
-        raw = match.group()
+    clean = matcher.clean_literals
+    for raw in _LITERAL.findall(line):
+        if raw in clean:
+            continue
         try:
             decoded = json.loads(raw) if "\\" in raw else raw[1:-1]
         except ValueError:
             decoded = raw
-        hits += matcher.leaks(decoded)
+        found = matcher.leaks(decoded)
+        if found:
+            hits += found
+        elif len(clean) < 200_000:
+            clean.add(raw)
     numbers = matcher.numeric_pattern()
     if numbers is not None:  # a private number written as a JSON number (never rewritten)
         hits += [Hit(m.start(), m.end(), matcher.table[m.group()].cls, "known") for m in numbers.finditer(line)]

@@ -41,7 +41,7 @@ BINARY_SUFFIXES = frozenset(
     }
 )
 _MAGIC = (b"\x1f\x8b", b"PK\x03\x04", b"\x28\xb5\x2f\xfd", b"\xfd7zXZ", b"BZh", b"\x89PNG", b"\x7fELF", b"%PDF")
-_LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_LITERAL = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
 
 
 def file_kind(path: Path) -> str:
@@ -87,11 +87,16 @@ class _Literals:
         self.matcher = matcher
         self.generation = matcher.generation
         self.cache: dict[str, tuple[str | None, tuple[tuple[str, int], ...]]] = {}
+        self.clean: set[str] = set()
 
     def rewrite(self, text: str, counts: Counter[str]) -> str:
-        if self.generation != self.matcher.generation or len(self.cache) > 200_000:
+        if self.generation != self.matcher.generation or len(self.cache) + len(self.clean) > 200_000:
             self.cache.clear()
+            self.clean.clear()
             self.generation = self.matcher.generation
+        clean = self.clean
+        if all(raw in clean for raw in _LITERAL.findall(text)):
+            return text  # the common journal line: every string already known to be clean
         pieces: list[str] = []
         last = 0
         for match in _LITERAL.finditer(text):
@@ -101,6 +106,8 @@ class _Literals:
                 decoded = json.loads(raw) if "\\" in raw else raw[1:-1]
                 out, found = self.matcher.redact(decoded)
                 known = (None if out == decoded else _encode(out), tuple(found.items()))
+                if known[0] is None and not found:
+                    self.clean.add(raw)
                 self.cache[raw] = known
             if known[0] is not None:
                 pieces += [text[last:match.start()], known[0]]
