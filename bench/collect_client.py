@@ -1,0 +1,161 @@
+"""Benchmark the collector's streaming client against the simulator's ground-truth log.
+
+Measures, at concurrency 1, 4, 64 and 256 (one closed-loop wave of 2 x C requests, at most 256):
+- client CPU time per streamed token (process CPU of this process, which runs only the client;
+  the simulator runs in its own process);
+- TTFT error: client TTFT (send -> first token read) minus the server's TTFT (arrival -> first
+  delta sent), and E2E error likewise (send -> end of stream vs arrival -> [DONE] sent); both
+  clocks are the machine's CLOCK_MONOTONIC, so the difference is the client's own overhead plus
+  loopback transport;
+- start-up: from launching ``evidence-kit collect`` to the simulator receiving its first request.
+
+Usage: .venv/bin/python bench/collect_client.py [--levels 1,4,64,256] [--time-scale 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from evidence_kit.collect.runs import send_all  # noqa: E402
+from evidence_kit.engine_sim.profile import load_profile  # noqa: E402
+from evidence_kit.engine_sim.server import simulator_process  # noqa: E402
+
+MODEL = "sim-org/sim-model-7b-simulated"
+
+
+def nearest_rank(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, -(-len(ordered) * q // 100) - 1)] if ordered else float("nan")
+
+
+def toml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    return repr(value)
+
+
+def bench_profile(folder: Path) -> Path:
+    """The original profile with room for 256 sequences at once (so the wave is not queued)."""
+    data = load_profile("original").model_dump()
+    data["scheduler"]["max_num_seqs"] = 256
+    data["kv_cache"]["budget_bytes"] *= 64
+    lines = [f"{k} = {toml_value(v)}" for k, v in data.items() if not isinstance(v, dict)]
+    for section, body in data.items():
+        if isinstance(body, dict):
+            lines.append(f"[{section}]")
+            lines += [f"{k} = {toml_value(v)}" for k, v in body.items() if v is not None]
+    path = folder / "bench-profile.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+async def wave(url: str, concurrency: int, tag: str) -> tuple[list, float]:
+    count = min(2 * concurrency, 256)
+    bodies = [{"model": MODEL, "messages": [{"role": "user", "content": f"Summarise note {tag}-{i}."}],
+               "max_tokens": 128, "ignore_eos": True, "temperature": 0, "seed": i,
+               "request_id": f"{tag}-{i}"} for i in range(count)]
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    async with httpx.AsyncClient(limits=limits) as client:
+        cpu0 = time.process_time()
+        outcomes = await send_all(client, f"{url}/v1/chat/completions", bodies, concurrency=concurrency,
+                                  clock=time.monotonic, timeout=300)
+        cpu = time.process_time() - cpu0
+    return list(zip(bodies, outcomes)), cpu
+
+
+def level(url: str, truth: Path, concurrency: int) -> dict:
+    tag = f"c{concurrency}"
+    pairs, cpu = asyncio.run(wave(url, concurrency, tag))
+    time.sleep(0.3)  # the server writes a request's ground truth when it ends
+    server = {}
+    for line in truth.read_text().splitlines():
+        record = json.loads(line)
+        if record["id"].split("-")[-2:-1] == [tag] or record["id"].startswith(f"{tag}-"):
+            server[record["id"]] = record
+    ttft_err, e2e_err, tokens = [], [], 0
+    for body, out in pairs:
+        record = next(v for k, v in server.items() if k.endswith(body["request_id"]))
+        first = next(e[0] for e in record["events"] if e[1] == "delta")
+        done = next(e[0] for e in record["events"] if e[1] == "done")
+        ttft_err.append(((out.t_first - out.t_send) - (first - record["arrival"])) * 1000)
+        e2e_err.append(((out.t_end - out.t_send) - (done - record["arrival"])) * 1000)
+        tokens += out.completion_tokens or 0
+    return {"concurrency": concurrency, "requests": len(pairs), "tokens": tokens,
+            "cpu_ms_per_token": cpu * 1000 / tokens,
+            "ttft_err_ms_p50": statistics.median(ttft_err), "ttft_err_ms_p99": nearest_rank(ttft_err, 99),
+            "e2e_err_ms_p50": statistics.median(e2e_err), "e2e_err_ms_p99": nearest_rank(e2e_err, 99)}
+
+
+def startup(url: str, truth: Path, folder: Path) -> float:
+    """Seconds from launching ``evidence-kit collect`` to the first request reaching the engine."""
+    plan = folder / "startup.toml"
+    plan.write_text(f'''trial_id = "startup"
+title = "start-up"
+engine_kind = "simulated"
+sequence = ["a", "b", "a"]
+[decision_rule]
+min_improvement = 0.1
+[workload]
+input_nominal = [64]
+concurrency = [1]
+repetitions = 1
+requests_per_run = 1
+max_tokens = 8
+warmup_requests = 0
+[gates]
+run = []
+[arms.a]
+base_url = "{url}"
+model = "{MODEL}"
+[arms.b]
+base_url = "{url}"
+model = "{MODEL}"
+''')
+    seen = len(truth.read_text().splitlines())
+    t0 = time.monotonic()
+    subprocess.run([sys.executable, "-m", "evidence_kit", "collect", str(plan), "--out", str(folder / "raw"), "-q"],
+                   check=True, stdout=subprocess.DEVNULL)
+    first = json.loads(truth.read_text().splitlines()[seen])  # calibration's first tokenize is not logged
+    return first["arrival"] - t0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--levels", default="1,4,64,256")
+    parser.add_argument("--time-scale", type=float, default=4.0)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        truth = folder / "truth.jsonl"
+        profile = bench_profile(folder)
+        with simulator_process(str(profile), time_scale=args.time_scale, extra=["--ground-truth", str(truth)]) as url:
+            asyncio.run(wave(url, 4, "warm"))
+            rows = [level(url, truth, int(c)) for c in args.levels.split(",")]
+            start = startup(url, truth, folder)
+    print("| C | requests | tokens | client CPU ms/token | TTFT err p50 / p99 ms | E2E err p50 / p99 ms |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['concurrency']} | {r['requests']} | {r['tokens']} | {r['cpu_ms_per_token']:.4f} | "
+              f"{r['ttft_err_ms_p50']:.2f} / {r['ttft_err_ms_p99']:.2f} | "
+              f"{r['e2e_err_ms_p50']:.2f} / {r['e2e_err_ms_p99']:.2f} |")
+    print(f"\nstart-up, launch of `evidence-kit collect` to first request at the engine: {start:.3f} s")
+
+
+if __name__ == "__main__":
+    main()

