@@ -20,7 +20,9 @@ __all__ = ["md_text", "md_prose", "md_cell", "html_text", "yaml_string", "Markup
 # the site enables (emphasis, code, links, images, tables, attribute lists, escapes).
 # Quotes need no escaping: these strings never go into an HTML attribute.
 _INLINE = re.compile(r"[&<>\\`*_\[\]{}|!#]")
-_BLOCK_START = re.compile(r"^(\s*)([-+*>#=|:]|\d+[.)])")
+# List markers need a space after them (so "+38.60%" and "1.735" stay as they are);
+# headings and quotes do not.
+_BLOCK_START = re.compile(r"^(\s*)([-+*](?=\s|$)|[#>]|\d+[.)](?=\s|$))")
 
 
 def _ref(match: re.Match[str]) -> str:
@@ -28,9 +30,13 @@ def _ref(match: re.Match[str]) -> str:
 
 
 def md_text(value: object) -> str:
-    """One line of untrusted text, safe anywhere inside a Markdown line."""
-    text = re.sub(r"\s+", " ", str(value))
-    return _INLINE.sub(_ref, text)
+    """One line of untrusted text, safe anywhere in a Markdown line, its start included."""
+    text = _INLINE.sub(_ref, re.sub(r"\s+", " ", str(value)))
+    # At the start of a line a list, heading or quote marker would still be syntax.
+    match = _BLOCK_START.match(text)
+    if match:
+        text = match.group(1) + "".join(f"&#{ord(ch)};" for ch in match.group(2)) + text[match.end():]
+    return text
 
 
 def md_cell(value: object) -> str:
@@ -41,16 +47,7 @@ def md_cell(value: object) -> str:
 def md_prose(value: object) -> str:
     """Untrusted prose: paragraphs (split on blank lines), each safe as a Markdown block."""
     paragraphs = [p for p in re.split(r"\n\s*\n", str(value)) if p.strip()]
-    out = []
-    for paragraph in paragraphs:
-        text = md_text(paragraph.strip())
-        # A paragraph that starts like a list item, heading or quote is still text.
-        match = _BLOCK_START.match(text)
-        if match:
-            lead = match.group(2)
-            text = "".join(f"&#{ord(ch)};" for ch in lead) + text[match.end():]
-        out.append(text)
-    return "\n\n".join(out)
+    return "\n\n".join(md_text(paragraph.strip()) for paragraph in paragraphs)
 
 
 def html_text(value: object) -> str:

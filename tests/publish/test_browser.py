@@ -1,0 +1,117 @@
+"""The built site in Debian's Chromium over real HTTP on 127.0.0.1, every other host unresolvable."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from .conftest import DECISION_ID
+
+CHROMIUM = Path("/usr/bin/chromium")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (scripts/setup --browser installs it)"),
+]
+FLAGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+]
+
+
+@pytest.fixture(scope="module")
+def served(built_site: Path) -> Iterator[str]:
+    """`evidence-kit serve SITE --port 0` as a real subprocess; yields its base URL."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "evidence_kit", "serve", str(built_site), "--port", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        line = proc.stdout.readline()  # type: ignore[union-attr]
+        match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert match, (line, proc.stderr.read() if proc.poll() is not None else "")  # type: ignore[union-attr]
+        yield f"http://127.0.0.1:{match.group(1)}/"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=str(CHROMIUM), headless=True, args=FLAGS,
+        )
+        yield context
+        context.close()
+
+
+def _visit(browser, url: str):
+    """Open ``url``; return the page, console errors, and every request to another origin."""
+    page = browser.new_page()
+    errors: list[str] = []
+    remote: list[str] = []
+    origin = re.match(r"http://127\.0\.0\.1:\d+/", url).group(0)  # type: ignore[union-attr]
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("dialog", lambda d: (errors.append(f"dialog: {d.message}"), d.dismiss()))
+    page.on("request", lambda r: remote.append(r.url) if not r.url.startswith((origin, "data:")) else None)
+    page.on("requestfailed", lambda r: errors.append(f"failed: {r.url}"))
+    response = page.goto(url)
+    assert response is not None and response.status == 200
+    page.wait_for_load_state("networkidle")
+    return page, errors, remote
+
+
+def test_index_lists_the_decision_with_its_badges(browser, served: str) -> None:
+    page, errors, remote = _visit(browser, served + "index.html")
+    row = page.locator("table tr", has_text="reconstructed from the reference page")
+    assert row.count() == 1
+    assert row.locator(".ek-badge-no-promotion").inner_text() == "no-promotion"
+    assert row.locator(".ek-badge-simulated").inner_text() == "simulated"
+    assert "cache-layout 144/144 timed requests" in row.inner_text()
+    row.get_by_role("link").click()
+    page.wait_for_load_state("networkidle")
+    assert page.url.endswith(f"decisions/{DECISION_ID}/index.html")
+    assert errors == [] and remote == []
+    page.close()
+
+
+def test_result_card_tables_and_charts(browser, served: str) -> None:
+    page, errors, remote = _visit(browser, served + f"decisions/{DECISION_ID}/index.html")
+    assert page.locator(".admonition.warning", has_text="Simulated evidence").count() >= 1
+    headline = page.locator("table", has_text="Headline measurement")
+    cells = headline.locator("tbody tr").all_inner_texts()
+    assert any(re.search(r"Timed requests completed\s+144/144 in each trial", c) for c in cells)
+    assert any(re.search(r"Material latency wins\s+0/4 workload groups in each trial", c) for c in cells)
+    assert any(re.search(r"Layout candidate token slots\s+\+38\.60%", c) for c in cells)
+    assert any(re.search(r"DFlash2 K3 token slots\s+\u221240\.63%", c) for c in cells)
+    e2e = page.locator("table", has_text="Actual input").filter(has_text="Layout candidate").first
+    assert re.search(r"~25K\s+4\s+11\.355\s+12\.404\s+11\.494", e2e.inner_text())
+    # Static SVGs loaded, and every interactive chart drew an SVG with vega-embed.
+    images = page.locator("img.ek-chart")
+    assert images.count() == 2
+    for i in range(images.count()):
+        assert images.nth(i).evaluate("img => img.complete && img.naturalWidth > 0")
+    page.wait_for_function("document.querySelectorAll('div.ek-vega[data-ek-drawn=done] svg.marks').length == 2")
+    marks = page.locator("div.ek-vega svg.marks").first.locator("path, line, .mark-symbol path")
+    assert marks.count() > 10
+    assert errors == [] and remote == []
+    page.close()
+
+
+def test_per_run_chart_page(browser, served: str) -> None:
+    page, errors, remote = _visit(browser, served + f"decisions/{DECISION_ID}/cache-layout/per-run.html")
+    page.wait_for_function("document.querySelectorAll('div.ek-vega[data-ek-drawn=done] svg.marks').length == 1")
+    assert page.locator("img.ek-chart").evaluate("img => img.naturalWidth > 0")
+    assert page.locator("img.ek-chart").get_attribute("alt").startswith("Scatter plot of Cache-layout trial")
+    rows = page.locator("table", has_text="p50 E2E s").locator("tbody tr")
+    assert rows.count() == 36
+    assert errors == [] and remote == []
+    page.close()

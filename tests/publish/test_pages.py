@@ -1,0 +1,89 @@
+"""The generated Markdown of the reference decision: the reference page's figures, golden bytes,
+every figure traced to a journal hash, simulated numbers labelled on every page."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from evidence_kit.analyze import analyze
+from evidence_kit.bundle import load_decision
+
+from .conftest import DECISION_ID
+
+pytestmark = pytest.mark.slow  # the built_site fixture runs one real build (~5 s)
+
+GOLDEN = Path(__file__).parent / "golden" / "reference-decision.md"
+
+
+def _page(site: Path, name: str = "index.md") -> str:
+    return (site / "site" / "decisions" / DECISION_ID / name).read_text()
+
+
+def test_reference_figures_on_the_decision_page(built_site: Path) -> None:
+    page = _page(built_site)
+    assert "| Timed requests completed | 144/144 in each trial | 48 before, 48 candidate, 48 restored; no request failures |" in page
+    assert "| Material latency wins | 0/4 workload groups in each trial |" in page
+    assert "| Layout candidate token slots | +38.60% |" in page
+    assert "| DFlash2 K3 token slots | \u221240.63% |" in page
+    assert "| Original configuration restored | Both trials |" in page
+    assert "At ~25K/C4 the Layout candidate was 9.24% slower than the first control and 7.92% slower than the restored control." in page
+    assert ("The ~6K/C4 result improved 14.55% against the restored control but only 1.96% against the first control. "
+            "It therefore fails the predeclared requirement to improve against both.") in page
+    assert "| ~25K | 4 | 11.355 | 12.404 | 11.494 |" in page
+    assert "| ~6K | 4 | 5.061 | 4.962 | 5.807 |" in page
+    assert "6,065–6,068 (~6K) and 25,279–25,281 (~25K) actual input tokens" in page
+    assert "The tables pool 12 request timings per entry" in page
+
+
+def test_decision_page_matches_golden(built_site: Path) -> None:
+    page = _page(built_site)
+    if os.environ.get("UPDATE_GOLDEN"):
+        GOLDEN.parent.mkdir(exist_ok=True)
+        GOLDEN.write_text(page)
+    assert page == GOLDEN.read_text(), "decision page changed; rerun with UPDATE_GOLDEN=1 and review the diff"
+
+
+def test_every_decision_page_says_simulated(built_site: Path) -> None:
+    pages = sorted((built_site / "site" / "decisions" / DECISION_ID).rglob("*.md"))
+    assert len(pages) == 6 + 3 * 2
+    for page in pages:
+        assert '!!! warning "Simulated evidence"' in page.read_text(), page
+
+
+def test_chart_data_names_the_journal_of_every_point(built_site: Path, reference_bundle: Path) -> None:
+    analysis = analyze(load_decision(reference_bundle))
+    for trial in analysis.trials:
+        hashes = {a.phase: a.sha256 for a in trial.arms}
+        folder = built_site / "site" / "decisions" / DECISION_ID / trial.trial_id
+        rows = list(csv.DictReader((folder / "per-run.csv").open()))
+        assert len(rows) == len(trial.runs) == 36
+        for row, run in zip(rows, trial.runs):
+            assert row["journal_sha256"] == hashes[run.phase]
+            assert float(row["e2e_p50_s"]) == run.percentiles["e2e_s"]["p50"]
+        doc = json.loads((folder / "per-run.json").read_text())
+        assert {s["sha256"] for s in doc["sources"]} == set(hashes.values())
+        # The copied journal in the site is the one the hash names.
+        import hashlib
+
+        for arm in trial.arms:
+            copy = built_site / "site" / "decisions" / DECISION_ID / "evidence" / trial.trial_id / arm.journal
+            assert hashlib.sha256(copy.read_bytes()).hexdigest() == arm.sha256
+
+
+def test_published_analysis_is_what_analyze_prints(built_site: Path, run_cli) -> None:
+    evidence = built_site / "public" / "decisions" / DECISION_ID / "evidence"
+    result = run_cli("analyze", evidence, "--json")
+    assert result.code == 0
+    assert result.out == (built_site / "public" / "decisions" / DECISION_ID / "analysis.json").read_text()
+
+
+def test_redaction_page_lists_withheld_classes(built_site: Path) -> None:
+    page = _page(built_site, "redaction.md")
+    assert "| journals/01-original-before.jsonl | model | 1 |" in page
+    assert "cannot be rerun on the same named assets" in page
+    assert "Withheld by redaction (classes withheld: endpoint, model)" in _page(built_site)
