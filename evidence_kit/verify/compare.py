@@ -18,7 +18,8 @@ __all__ = ["json_mismatches", "csv_mismatches", "page_tokens", "token_mismatches
 
 Mismatch = tuple[str, str, str]
 # A figure as pages write it: signs (including the true minus), thousands separators, decimals, a percent.
-TOKEN = re.compile(r"[+\u2212-]?\d[\d,]*(?:\.\d+)?%?|[^\W\d_]+(?:[-'][^\W\d_]+)*")
+# Anything else alphanumeric (words, hashes, run names like r1-8192-c4) is one token.
+TOKEN = re.compile(r"[+\u2212-]?\d[\d,]*(?:\.\d+)?%?(?![^\W_])|[^\W_]+(?:[-'][^\W_]+)*")
 SKIP_TAGS = {"script", "style", "svg", "nav", "header", "footer"}
 
 

@@ -1,0 +1,55 @@
+"""Evidence for the auditor's tests: redacted, built and signed with the real components, once per session."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from evidence_kit.examples.reference import write_reference_decision
+from evidence_kit.publish import build_site
+from evidence_kit.redact import redact_bundle
+from evidence_kit.verify import generate_keypair, sign_tree
+
+
+@pytest.fixture(scope="session")
+def keypair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(private key, public key) written by keygen's library function."""
+    private, public, _ = generate_keypair(tmp_path_factory.mktemp("keys"))
+    return private, public
+
+
+@pytest.fixture(scope="session")
+def other_keypair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    private, public, _ = generate_keypair(tmp_path_factory.mktemp("other-keys"))
+    return private, public
+
+
+@pytest.fixture(scope="session")
+def redacted_master(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The reference decision, redacted: receipts and a manifest per trial bundle."""
+    base = tmp_path_factory.mktemp("redacted")
+    raw = write_reference_decision(base / "raw")
+    return redact_bundle(raw, base / "decision", key=b"verify-tests-key-0123456789abcdef").out
+
+
+@pytest.fixture(scope="session")
+def site_master(tmp_path_factory: pytest.TempPathFactory, redacted_master: Path, keypair: tuple[Path, Path]) -> Path:
+    """A built site of the redacted decision, its public/ folder signed."""
+    out = tmp_path_factory.mktemp("site") / "site"
+    build_site([redacted_master], out)
+    sign_tree(out / "public", keypair[0])
+    return out
+
+
+@pytest.fixture
+def redacted(tmp_path: Path, redacted_master: Path) -> Path:
+    """A private copy of the redacted decision folder, free to tamper with."""
+    return Path(shutil.copytree(redacted_master, tmp_path / "decision", symlinks=True))
+
+
+@pytest.fixture
+def site(tmp_path: Path, site_master: Path) -> Path:
+    """A private copy of the signed site's public/ folder, free to tamper with."""
+    return Path(shutil.copytree(site_master / "public", tmp_path / "public", symlinks=True))

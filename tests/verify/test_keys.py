@@ -1,0 +1,44 @@
+"""keygen: an Ed25519 pair, private key mode 0600, key id = sha256 of the raw public key."""
+
+from __future__ import annotations
+
+import hashlib
+import stat
+from pathlib import Path
+
+from evidence_kit.verify.keys import load_private_key, load_public_key
+
+
+def test_keygen_writes_pair_and_prints_key_id(run_cli, tmp_path: Path) -> None:
+    result = run_cli("keygen", "--out", tmp_path / "k")
+    assert result.code == 0, result.err
+    private, public = tmp_path / "k" / "signing.key", tmp_path / "k" / "signing.pub"
+    assert stat.S_IMODE(private.stat().st_mode) == 0o600
+    raw = load_public_key(public).public_bytes_raw()
+    kid = hashlib.sha256(raw).hexdigest()
+    assert f"key id:      {kid}" in result.out
+    assert "-----BEGIN PUBLIC KEY-----" in result.out
+    assert load_private_key(private).public_key().public_bytes_raw() == raw
+
+
+def test_keygen_never_overwrites(run_cli, tmp_path: Path) -> None:
+    assert run_cli("keygen", "--out", tmp_path).code == 0
+    before = (tmp_path / "signing.key").read_bytes()
+    again = run_cli("keygen", "--out", tmp_path)
+    assert again.code == 2 and "refusing to overwrite" in again.err
+    assert (tmp_path / "signing.key").read_bytes() == before
+
+
+def test_private_key_readable_by_others_is_refused(run_cli, tmp_path: Path, reference_decision: Path) -> None:
+    assert run_cli("keygen", "--out", tmp_path).code == 0
+    (tmp_path / "signing.key").chmod(0o644)
+    from evidence_kit.errors import BadInput
+    from evidence_kit.verify import sign_tree
+
+    try:
+        sign_tree(reference_decision, tmp_path / "signing.key")
+    except BadInput as err:
+        assert "chmod 600" in str(err)
+    else:
+        raise AssertionError("a world-readable private key was used")
+    assert not (reference_decision / "manifest.dsse.json").exists()
