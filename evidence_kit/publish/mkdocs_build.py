@@ -26,6 +26,7 @@ def source_date_epoch(dates: list[str]) -> int:
 
 def run_mkdocs(config: Path, epoch: int) -> None:
     """``mkdocs build --strict`` of ``config``; a warning or error fails the build with its first line."""
+    config = config.resolve()
     env = dict(os.environ, SOURCE_DATE_EPOCH=str(epoch), NO_MKDOCS_2_WARNING="1", PYTHONHASHSEED="0")
     proc = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--clean", "--config-file", str(config)],
