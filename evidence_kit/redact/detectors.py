@@ -59,7 +59,7 @@ DETECTORS: tuple[tuple[str, str], ...] = (
            r"|(?<![0-9A-Za-z:])(?:" + _H + "{1,4}:){1,6}:(?:" + _H + "{1,4}:){0,5}" + _H
            + r"{1,4}(?:%[A-Za-z0-9]+)?(?![0-9A-Za-z:])"
            r"|(?<![0-9A-Za-z.])(?:" + _OCTET + r"\.){3}" + _OCTET + r"(?![0-9A-Za-z]|\.[0-9])"),
-    ("path", r"(?<![A-Za-z0-9_./~-])/(?:" + "|".join(_TREES) + r")/" + _PATHCHARS + "+"
+    ("path", r"/(?<![A-Za-z0-9_./~-]/)(?:" + "|".join(_TREES) + r")/" + _PATHCHARS + "+"
              r"|(?<![A-Za-z0-9_./~-])(?:~|\$HOME)/" + _PATHCHARS + "+"
              r"|" + _B + r"[A-Za-z]:\\" + r"[^\s\"'<>|*?]+"
              r"|(?<![A-Za-z0-9\\])\\\\[A-Za-z0-9._-]+\\[^\s\"'<>|*?]+"),
@@ -110,20 +110,26 @@ _NEEDS: dict[str, tuple[str, ...]] = {
     "url": ("://",), "email": ("@",), "gpu": ("gpu-", "mig-"), "uuid": ("-",), "mac": (":", "-"),
     "ip": (".", ":"), "path": ("/", "\\", "~"), "host": (".",),
 }
+# Counts of separators without which a detector cannot match (cheaper than its regex).
+_NEEDS_COUNT: dict[str, tuple[tuple[str, int], ...]] = {
+    "mac": ((":", 5), ("-", 5)), "uuid": (("-", 4),), "ip": ((".", 3), (":", 2)),
+}
 
 
 class Detectors:
     """The enabled detectors, each run only on text holding a substring it needs."""
 
     def __init__(self, disabled: frozenset[str] = frozenset()):
-        self.enabled = [(rank, cls, re.compile(pattern), _NEEDS.get(cls, ()))
+        self.enabled = [(rank, cls, re.compile(pattern), _NEEDS.get(cls, ()), _NEEDS_COUNT.get(cls, ()))
                         for rank, (cls, pattern) in enumerate(DETECTORS) if cls not in disabled]
 
     def finditer(self, text: str) -> Iterator[tuple[int, int, int, str]]:
         """``(start, end, rank, class)`` of every raw hit, before guards and overlaps."""
         lowered = text.lower()
-        for rank, cls, pattern, needs in self.enabled:
+        for rank, cls, pattern, needs, counts in self.enabled:
             if needs and not any(need in lowered for need in needs):
+                continue
+            if counts and not any(lowered.count(sep) >= n for sep, n in counts):
                 continue
             for match in pattern.finditer(text):
                 yield match.start(), match.end(), rank, cls

@@ -34,6 +34,25 @@ _JSON_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\/")
 _DISCOVER = frozenset({"host", "email", "url", "gpu", "ip", "mac", "serial", "container", "image", "path", "user", "value"})
 
 
+def _trie(texts: list[str]) -> str:
+    """A regex matching any of ``texts``, sharing prefixes, preferring the longest."""
+    root: dict[str, dict] = {}
+    for text in texts:
+        node = root
+        for char in text:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def build(node: dict[str, dict]) -> str:
+        branches = [re.escape(char) + build(child) for char, child in sorted(node.items()) if char]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return "(?:" + build(root) + ")"
+
+
 class Hit(NamedTuple):
     """One private thing in a text: where, which class, found how (``known``/``detector``)."""
 
@@ -111,19 +130,22 @@ class Matcher:
         return new
 
     def known_pattern(self) -> re.Pattern[str] | None:
-        """One alternation of every known spelling, longest first, matched on lowercased text."""
+        """Every known spelling in one pattern (tries, longest first), matched on lowercased text.
+
+        Spellings shorter than 8 characters and all-digit ones match only as whole
+        words ("alice" not in "malice"); the regex backtracks to a shorter spelling
+        when a longer one fails its boundary.
+        """
         if self._compiled != self.generation:
-            alternatives = []
-            for text in sorted(self.table, key=lambda t: (-len(t), t)):
-                escaped = re.escape(text)
-                if len(text) < 8 or text.isdigit():
-                    # Short values and numbers only as whole words: "alice" not in "malice".
-                    if text[0].isalnum():
-                        escaped = r"(?<![a-z0-9])" + escaped
-                    if text[-1].isalnum():
-                        escaped += r"(?![a-z0-9])"
-                alternatives.append(escaped)
-            self._pattern = re.compile("|".join(alternatives)) if alternatives else None
+            buckets: dict[tuple[bool, bool], list[str]] = {}
+            for text in self.table:
+                bounded = len(text) < 8 or text.isdigit()
+                key = (bounded and text[0].isalnum(), bounded and text[-1].isalnum())
+                buckets.setdefault(key, []).append(text)
+            parts = []
+            for (before, after), texts in sorted(buckets.items()):  # unbounded (long) spellings first
+                parts.append((r"(?<![a-z0-9])" if before else "") + _trie(texts) + (r"(?![a-z0-9])" if after else ""))
+            self._pattern = re.compile("|".join(parts)) if parts else None
             self._compiled = self.generation
         return self._pattern
 
