@@ -150,7 +150,7 @@ class _Generation:
                 finish = seq.plan.finish_reason if end >= len(seq.plan) else None
                 for choices in self._choices(sent, end, finish):
                     record.sent("delta", n)
-                    n = 0
+                    n = 0  # a step's tokens are counted once, on its first event
                     yield self._chunk(choices)
                 sent = end
                 async for extra in self._stream_fault(sent):

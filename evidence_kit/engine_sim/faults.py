@@ -13,6 +13,9 @@ import math
 import threading
 from collections import Counter
 
+from pydantic import ValidationError
+
+from ..bundle.errors import describe_validation_error
 from ..errors import BadInput
 from .profile import FAULT_KINDS, Faults
 
@@ -68,5 +71,5 @@ def parse_fault_rates(items: tuple[str, ...] | list[str], base: Faults) -> Fault
             raise BadInput(f"--fault {item!r}: {value!r} is not a number") from None
     try:
         return Faults.model_validate(values)
-    except Exception as err:  # pydantic's message names the field and the bound
-        raise BadInput(f"--fault: {err.errors()[0]['msg'] if hasattr(err, 'errors') else err}") from None
+    except ValidationError as err:
+        raise BadInput(f"--fault: {describe_validation_error(err)[0]}") from None

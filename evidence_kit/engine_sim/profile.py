@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..bundle.files import read_toml_model
 from ..errors import BadInput
@@ -136,6 +136,14 @@ class Profile(_Section):
     output: Output = Field(default_factory=Output)
     faults: Faults = Field(default_factory=Faults)
 
+    @model_validator(mode="after")
+    def _pool_holds_one_full_request(self) -> "Profile":
+        # vLLM refuses to start when one max_model_len request cannot fit in the KV pool.
+        if self.token_slots < self.scheduler.max_model_len:
+            raise ValueError(f"the KV pool holds {self.token_slots} tokens, less than scheduler.max_model_len "
+                             f"({self.scheduler.max_model_len}); raise kv_cache.budget_bytes or lower max_model_len")
+        return self
+
     @property
     def bytes_per_token(self) -> int:
         """KV bytes one token costs: the target's plus, with a draft model, the draft's."""
@@ -160,7 +168,4 @@ def load_profile(name_or_path: str | Path) -> Profile:
         path = Path(text)
         if not path.exists() and path.suffix == "" and "/" not in text:
             raise BadInput(f"unknown profile {text!r} (shipped: {', '.join(SHIPPED_PROFILES)}; or a .toml file)")
-    profile = read_toml_model(path, Profile)
-    if profile.num_gpu_blocks < 1:
-        raise BadInput("kv_cache.budget_bytes holds not even one block", path)
-    return profile
+    return read_toml_model(path, Profile)

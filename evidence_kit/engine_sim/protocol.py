@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .generation import CONTENT, REASONING, TOOL_ARGS, TOOL_HEAD, Plan, PlanRequest, _EFFORT
+from .generation import CONTENT, REASONING, REASONING_EFFORT, TOOL_ARGS, TOOL_HEAD, Plan, PlanRequest
 from .tokenizer import TOKENIZER, render_chat
 
 __all__ = ["ProtocolError", "Parsed", "parse_chat", "parse_completion", "error_body", "usage_body",
@@ -95,9 +95,9 @@ def _reasoning_effort(body: dict) -> float:
         return 0.0
     if effort is None:
         return 1.0
-    if effort not in _EFFORT:
-        raise ProtocolError(f"reasoning_effort must be one of {', '.join(_EFFORT)} or none")
-    return _EFFORT[effort]
+    if effort not in REASONING_EFFORT:
+        raise ProtocolError(f"reasoning_effort must be one of {', '.join(REASONING_EFFORT)} or none")
+    return REASONING_EFFORT[effort]
 
 
 def _chosen_tool(body: dict, messages: list[dict]) -> dict | None:

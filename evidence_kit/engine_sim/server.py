@@ -24,6 +24,7 @@ from typing import IO, Any, Iterator
 import httpx
 import uvicorn
 
+from ..errors import BadInput
 from .app import SimState, SimulatedDrop, create_app
 from .faults import parse_fault_rates
 from .profile import Identity, Profile, load_profile
@@ -51,7 +52,6 @@ def configure_profile(profile: str | Path | Profile = "original", *, identity: d
             values[name] = raw.split(",") if name == "gpu_uuids" else raw
     for name, value in (identity or {}).items():
         if name not in Identity.model_fields:
-            from ..errors import BadInput
             raise BadInput(f"unknown identity field {name!r} (one of {', '.join(Identity.model_fields)})")
         values[name] = value.split(",") if name == "gpu_uuids" and isinstance(value, str) else value
     return base.model_copy(update={"identity": Identity.model_validate(values),

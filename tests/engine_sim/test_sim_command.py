@@ -45,6 +45,14 @@ def test_bad_profile_file_exits_2_with_one_located_line(tmp_path):
     assert result.returncode == 2 and result.stderr.startswith(f"evidence-kit: {broken}:1: not valid TOML")
 
 
+def test_profile_whose_pool_cannot_hold_one_full_request_is_refused(tmp_path):
+    small = tmp_path / "small.toml"
+    small.write_text('name = "small"\n[scheduler]\nmax_model_len = 4096\n[kv_cache]\nbudget_bytes = 8192000\n'
+                     'bytes_per_token = 8192\n')
+    result = _run("--profile", str(small))
+    assert result.returncode == 2 and "KV pool holds 992 tokens" in result.stderr and result.stderr.count("\n") == 1
+
+
 def test_unknown_profile_name_and_bad_fault_exit_2():
     result = _run("--profile", "fastest")
     assert result.returncode == 2 and "unknown profile 'fastest'" in result.stderr and result.stderr.count("\n") == 1
