@@ -17,7 +17,11 @@ from ..publish import build_site
               help="A private map from `redact --map`: its values must not appear in the site (repeatable).")
 @click.option("--policy", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Redaction policy whose values, public words and detectors the leak scan uses.")
-def build(decisions: tuple[Path, ...], out: Path, maps: tuple[Path, ...], policy: Path | None) -> None:
+@click.option("--sign", "sign_key", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Ed25519 private key (from `evidence-kit keygen`): sign public/ with a DSSE envelope "
+              "(public/manifest.dsse.json) around an in-toto Statement of every file.")
+def build(decisions: tuple[Path, ...], out: Path, maps: tuple[Path, ...], policy: Path | None,
+          sign_key: Path | None) -> None:
     """Build the site of the decision folders DECISIONS into OUT.
 
     Renders the pages, charts and chart data, copies the evidence, runs
@@ -25,7 +29,16 @@ def build(decisions: tuple[Path, ...], out: Path, maps: tuple[Path, ...], policy
     finished site for private values. Exit 0 when built, 1 when MkDocs or the
     leak scan failed, 2 on bad input; OUT is unchanged unless the build succeeded.
     """
+    if sign_key is not None:
+        from ..verify.keys import load_private_key
+
+        load_private_key(sign_key)  # a bad key is bad input before anything is built
     result = build_site(list(decisions), out, private_maps=list(maps), policy=policy)
+    if sign_key is not None:
+        from ..verify.sign import sign_tree
+
+        envelope = sign_tree(result.out / "public", sign_key)
+        click.echo(f"signed: {envelope}")
     click.echo(
         f"built {len(result.decisions)} decision(s), {result.pages} pages: {result.out / 'public' / 'index.html'}"
     )

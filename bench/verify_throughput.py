@@ -1,0 +1,124 @@
+"""Benchmark: `evidence-kit verify` on ~1 GB of signed evidence against `sha256sum` of the same files.
+
+Builds a decision folder from the reference reconstruction, redacts it, adds
+engine logs and telemetry to each trial bundle until the folder holds
+``--size-mb`` of evidence, rewrites the bundle manifests and signs the folder.
+Then times, in the same run and on the same (page-cached) files, the whole
+``evidence-kit verify --key`` (every check: signature, digests, completeness,
+paths, contract, receipts, figures) and ``sha256sum`` of every file, best of
+``--repeat`` each, and prints the ratio. The generated data is deleted at the end.
+
+    .venv/bin/python bench/verify_throughput.py --size-mb 1024
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from evidence_kit.examples.reference import write_reference_decision
+from evidence_kit.redact import redact_bundle, write_manifest
+from evidence_kit.verify import generate_keypair, sign_tree
+
+CHUNK = 1 << 20
+
+
+def _log_chunk(seed: int) -> bytes:
+    """One MiB of engine-log-like text, different for every seed."""
+    lines = []
+    size = 0
+    i = 0
+    while size < CHUNK:
+        line = (
+            f"INFO 11-01 09:{(seed + i) % 60:02d}:{i % 60:02d} engine.py:{seed % 997}] step={seed * 4096 + i} "
+            f"running=4 waiting=0 kv_usage={(i * 37 % 1000) / 10:.1f}% gen_tokens_s={(seed * 31 + i) % 5000}\n"
+        )
+        lines.append(line)
+        size += len(line)
+        i += 1
+    return "".join(lines).encode()[:CHUNK]
+
+
+def make_evidence(root: Path, size_mb: int, key: Path) -> tuple[Path, list[Path]]:
+    """A signed decision folder of about ``size_mb`` MiB; returns it and every file in it."""
+    raw = write_reference_decision(root / "raw")
+    decision = redact_bundle(raw, root / "decision", key=b"benchmark-key-0123456789abcdef!!").out
+    shutil.rmtree(raw)
+    bundles = sorted(p.parent for p in decision.glob("*/trial.json"))
+    per_bundle = max(1, size_mb // len(bundles))
+    for b, bundle in enumerate(bundles):
+        (bundle / "logs").mkdir(exist_ok=True)
+        (bundle / "telemetry").mkdir(exist_ok=True)
+        # Three quarters logs, a quarter telemetry, in files of at most 64 MiB.
+        for kind, share in (("logs", per_bundle - per_bundle // 4), ("telemetry", per_bundle // 4)):
+            written = 0
+            part = 0
+            while written < share:
+                n = min(64, share - written)
+                name = f"engine-{part:03d}.log" if kind == "logs" else f"samples-{part:03d}.csv"
+                with open(bundle / kind / name, "wb") as handle:
+                    for k in range(n):
+                        handle.write(_log_chunk(b * 100_000 + part * 64 + k))
+                written += n
+                part += 1
+        write_manifest(bundle)
+    sign_tree(decision, key)
+    files = sorted(p for p in decision.rglob("*") if p.is_file())
+    return decision, files
+
+
+def _best(command: list[str], repeat: int, cwd: Path | None = None) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, cwd=cwd)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def run(size_mb: int, repeat: int, workdir: Path | None = None) -> dict[str, float | int]:
+    """Generate, time both, delete; return the measurements."""
+    root = Path(tempfile.mkdtemp(prefix="ek-bench-verify-", dir=workdir))
+    try:
+        private, public, _ = generate_keypair(root / "keys")
+        decision, files = make_evidence(root, size_mb, private)
+        total = sum(f.stat().st_size for f in files)
+        cli = str(Path(sys.executable).with_name("evidence-kit"))
+        rel = [str(f.relative_to(decision)) for f in files]
+        _best(["sha256sum", *rel], 1, cwd=decision)  # warm the page cache for both
+        sha = _best(["sha256sum", *rel], repeat, cwd=decision)
+        verify = _best([cli, "verify", str(decision), "--key", str(public)], repeat)
+        return {
+            "bytes": total,
+            "files": len(files),
+            "sha256sum_s": round(sha, 3),
+            "verify_s": round(verify, 3),
+            "ratio": round(verify / sha, 3),
+            "sha256sum_MBps": round(total / sha / 1e6, 1),
+            "verify_MBps": round(total / verify / 1e6, 1),
+        }
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size-mb", type=int, default=1024, help="evidence to generate, MiB (default 1024)")
+    parser.add_argument("--repeat", type=int, default=2, help="timed runs of each, best kept (default 2)")
+    parser.add_argument("--workdir", type=Path, default=None, help="where to generate (default: the temp folder)")
+    args = parser.parse_args(argv)
+    result = run(args.size_mb, args.repeat, args.workdir)
+    print(json.dumps(result, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+    sys.exit(main())
