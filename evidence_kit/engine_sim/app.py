@@ -103,6 +103,7 @@ class _Generation:
     def __init__(self, state: SimState, seq: Sequence, parsed: Parsed, fault: str | None,
                  record: RequestRecord, chat: bool):
         self.state, self.seq, self.parsed, self.fault, self.record, self.chat = state, seq, parsed, fault, record, chat
+        self.fault_pending = fault in ("stall", "malformed", "drop")  # mid-stream faults strike once
         self.reasoning_field = state.profile.output.reasoning_field
         model = state.profile.identity.served_model_name
         kind = "chat.completion.chunk" if chat else "text_completion"
@@ -148,7 +149,10 @@ class _Generation:
             while (n := await seq.outbox.get()) is not None:
                 end = sent + n
                 finish = seq.plan.finish_reason if end >= len(seq.plan) else None
-                for choices in self._choices(sent, end, finish):
+                chunks = self._choices(sent, end, finish)
+                if not chunks:
+                    record.sent("held", n)  # produced, nothing to show yet (a tool call's head or tail)
+                for choices in chunks:
                     record.sent("delta", n)
                     n = 0  # a step's tokens are counted once, on its first event
                     yield self._chunk(choices)
@@ -165,16 +169,16 @@ class _Generation:
 
     async def _stream_fault(self, sent: int) -> AsyncIterator[bytes]:
         fault, total = self.fault, len(self.seq.plan)
-        if fault is None or sent == 0:
+        if not self.fault_pending or sent == 0:
             return
         if fault == "stall":
-            self.fault = "stall (done)"
+            self.fault_pending = False
             self.record.sent("stall")
             seconds = self.state.faults.stall_seconds
             self.seq.paused_until = time.monotonic() + seconds
             await asyncio.sleep(seconds)
         elif fault == "malformed":
-            self.fault = "malformed (done)"
+            self.fault_pending = False
             self.record.sent("malformed")
             yield self.prefix.encode() + b',"choices":[{"index":0,"delta":{"content":\n\n'
         elif fault == "drop" and sent >= total // 2:
@@ -191,7 +195,7 @@ class _Generation:
             self.record.fields.update(
                 end=time.monotonic(), admitted=seq.admitted_at, first_token=seq.first_token_at, finished=seq.finished_at,
                 prompt_tokens=seq.prompt_tokens, completion_tokens=seq.produced,
-                finish_reason=seq.finish_reason, fault=(self.fault or "").replace(" (done)", "") or None)
+                finish_reason=seq.finish_reason, fault=self.fault)
             self.state.ground_truth.write(self.record)
 
     async def whole(self) -> Response:
