@@ -91,6 +91,26 @@ def _telemetry(files: list[EvidenceFile], trial_id: str) -> list[list[Any]]:
             for f in files if f.path.startswith(prefix)]
 
 
+def _recorded(value: Any) -> str:
+    """A recorded value as text: integers with separators, anything else as recorded."""
+    if isinstance(value, bool) or value is None:
+        return {True: "yes", False: "no", None: "absent"}[value]
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        return count(int(value))
+    return str(value)
+
+
+def footer_telemetry(evidence: DecisionEvidence) -> dict[str, list[list[str]]]:
+    """trial_id -> rows (summary key, before, candidate, restored) of the telemetry summary each
+    journal's footer recorded; empty when no arm recorded one."""
+    out: dict[str, list[list[str]]] = {}
+    for trial in evidence.trials:
+        summaries = [((arm.footer.model_extra or {}).get("telemetry") if arm.footer else None) or {} for arm in trial.arms]
+        keys = sorted({k for summary in summaries for k in summary})
+        out[trial.trial.trial_id] = [[k.replace("_", " "), *(_recorded(s.get(k)) for s in summaries)] for k in keys]
+    return out
+
+
 def _simulated_text(analysis: Analysis) -> str:
     names = ", ".join(t.title for t in analysis.trials if t.simulated)
     return (f"Simulated evidence: {names} ran on a simulated engine (engine_kind simulated). Its numbers describe "
@@ -115,6 +135,7 @@ def decision_files(evidence: DecisionEvidence, analysis: Analysis, env: jinja2.E
         "withheld": withheld,
         "receipts": recs,
         "telemetry": {t.trial_id: _telemetry(files, t.trial_id) for t in analysis.trials},
+        "footer_telemetry": footer_telemetry(evidence),
         "charts": charts,
         "chart_tables": tables,
         "input_ranges": input_ranges,

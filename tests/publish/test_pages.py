@@ -87,3 +87,26 @@ def test_redaction_page_lists_withheld_classes(built_site: Path) -> None:
     assert "| journals/01-original-before.jsonl | model | 1 |" in page
     assert "cannot be rerun on the same named assets" in page
     assert "Withheld by redaction (classes withheld: endpoint, model)" in _page(built_site)
+
+
+def test_recorded_telemetry_summary_reaches_the_pages(tmp_path: Path) -> None:
+    from evidence_kit.publish import docs_files, load_decisions
+
+    from .conftest import redacted_reference
+
+    def add_telemetry(raw: Path) -> None:
+        for seq, journal in enumerate(sorted((raw / "dflash" / "journals").glob("*.jsonl")), start=1):
+            lines = journal.read_text().splitlines()
+            footer = json.loads(lines[-1])
+            footer["telemetry"] = {"samples": 40 + seq, "max_running": [4, 4, 3][seq - 1], "min_gpu_free_mib": 2143.0,
+                                   "max_kv_usage": 0.61, "oom_kills": 0}
+            journal.write_text("\n".join(lines[:-1] + [json.dumps(footer)]) + "\n")
+
+    bundle = redacted_reference(tmp_path, add_telemetry)
+    files = docs_files(load_decisions([bundle]))
+    page = files[f"site/decisions/{DECISION_ID}/index.md"].decode()
+    assert "Sampled engine occupancy: at most 4 running requests before, 4 in the candidate and 3 restored" in page
+    assert page.count("Sampled engine occupancy: not recorded") == 1  # the cache-layout trial has none
+    hardware = files[f"site/decisions/{DECISION_ID}/hardware.md"].decode()
+    assert "| min gpu free mib | 2,143 | 2,143 | 2,143 |" in hardware
+    assert "| samples | 41 | 42 | 43 |" in hardware
