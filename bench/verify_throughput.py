@@ -6,7 +6,8 @@ engine logs and telemetry to each trial bundle until the folder holds
 Then times, in the same run and on the same (page-cached) files, the whole
 ``evidence-kit verify --key`` (every check: signature, digests, completeness,
 paths, contract, receipts, figures) and ``sha256sum`` of every file, best of
-``--repeat`` each, and prints the ratio. The generated data is deleted at the end.
+``--repeat`` each, and prints the ratio (and the ratio to ``openssl dgst -sha256``
+when OpenSSL's command line is installed). The generated data is deleted at the end.
 
     .venv/bin/python bench/verify_throughput.py --size-mb 1024
 """
@@ -95,7 +96,10 @@ def run(size_mb: int, repeat: int, workdir: Path | None = None) -> dict[str, flo
         _best(["sha256sum", *rel], 1, cwd=decision)  # warm the page cache for both
         sha = _best(["sha256sum", *rel], repeat, cwd=decision)
         verify = _best([cli, "verify", str(decision), "--key", str(public)], repeat)
-        return {
+        # A second baseline: coreutils' sha256sum may not use the CPU's SHA instructions; OpenSSL does.
+        openssl = _best(["openssl", "dgst", "-sha256", *rel], repeat, cwd=decision) if shutil.which("openssl") else None
+        extra = {} if openssl is None else {"openssl_s": round(openssl, 3), "ratio_openssl": round(verify / openssl, 3)}
+        return extra | {
             "bytes": total,
             "files": len(files),
             "sha256sum_s": round(sha, 3),
