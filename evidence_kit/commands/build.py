@@ -33,12 +33,9 @@ def build(decisions: tuple[Path, ...], out: Path, maps: tuple[Path, ...], policy
         from ..verify.keys import load_private_key
 
         load_private_key(sign_key)  # a bad key is bad input before anything is built
-    result = build_site(list(decisions), out, private_maps=list(maps), policy=policy)
+    result = build_site(list(decisions), out, private_maps=list(maps), policy=policy, sign_key=sign_key)
     if sign_key is not None:
-        from ..verify.sign import sign_tree
-
-        envelope = sign_tree(result.out / "public", sign_key)
-        click.echo(f"signed: {envelope}")
+        click.echo(f"signed: {result.out / 'public' / 'manifest.dsse.json'}")
     click.echo(
         f"built {len(result.decisions)} decision(s), {result.pages} pages: {result.out / 'public' / 'index.html'}"
     )

@@ -44,6 +44,9 @@ SITE_PUBLIC: tuple[str, ...] = (
     "https://json-schema.org/draft/2020-12/schema",
     *(f"https://evidence-kit.invalid/schema/{name}.v1.json"
       for name in ("trial", "journal-record", "decision", "manifest", "receipt", "analysis")),
+    # The signed Statement's type identifiers (``build --sign``).
+    "https://in-toto.io/Statement/v1",
+    "https://evidence-kit.invalid/attestation/site/v1",
 )
 
 

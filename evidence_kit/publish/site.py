@@ -145,9 +145,16 @@ def _swap_into(out: Path, staged: Path) -> None:
 
 
 def build_site(
-    folders: Sequence[Path], out: Path, *, private_maps: Sequence[Path] = (), policy: Path | None = None
+    folders: Sequence[Path], out: Path, *, private_maps: Sequence[Path] = (), policy: Path | None = None,
+    sign_key: Path | None = None,
 ) -> BuildResult:
-    """Build the site of ``folders`` into ``out`` (layout in the module docstring)."""
+    """Build the site of ``folders`` into ``out`` (layout in the module docstring).
+
+    With ``sign_key`` (an Ed25519 private key from ``keygen``) ``public/`` is signed
+    before the leak scan: ``signing.pub``, the manifest and ``manifest.dsse.json``
+    (a DSSE envelope around an in-toto Statement of every file) are scanned and
+    moved into place with the rest, or not at all.
+    """
     if not folders:
         raise BadInput("no decision folder given")
     if out.exists() and not out.is_dir():
@@ -162,6 +169,10 @@ def build_site(
         run_mkdocs(staged / "mkdocs.yml", source_date_epoch([ev.decision.date for ev, _ in loaded]))
         _drop_empty_sitemaps(staged / "public")
         _write_site_manifest(staged / "public")
+        if sign_key is not None:
+            from ..verify.sign import sign_tree
+
+            sign_tree(staged / "public", sign_key)
         scan_site([staged / "site", staged / "public"], values, shown_as=out, policy_file=policy)
         _swap_into(out, staged)
     finally:
