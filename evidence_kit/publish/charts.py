@@ -18,7 +18,7 @@ import pandas as pd
 from ..analyze.report import TrialAnalysis
 from .chart_data import interval_rows, per_run_rows, phase_labels, ttft_rows
 
-__all__ = ["Chart", "trial_charts", "render_svg", "vendored_script", "VEGA_SCRIPT"]
+__all__ = ["Chart", "trial_charts", "telemetry_chart", "render_svg", "vendored_script", "VEGA_SCRIPT"]
 
 VEGA_SCRIPT = "vega-bundle.js"
 WIDTH = 520
@@ -136,6 +136,33 @@ def ttft_chart(trial: TrialAnalysis) -> Chart:
     )
 
 
+def telemetry_chart(trial: TrialAnalysis, rows: list[dict[str, Any]]) -> Chart:
+    """Sampled engine gauges over each arm's time, one panel per series."""
+    labels = list(phase_labels(trial).values())
+    chart = (
+        alt.Chart(pd.DataFrame(rows))
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("t_s:Q", title="Seconds since the arm's sampler started"),
+            y=alt.Y("value:Q", title=None),
+            color=alt.Color("arm_label:N", scale=_phase_scale(trial), sort=labels, title="Arm"),
+            tooltip=["arm_label", "series", "t_s", "value"],
+        )
+        .properties(width=WIDTH, height=120)
+        .facet(row=alt.Row("series:N", title=None))
+        .resolve_scale(y="independent")
+    )
+    return Chart(
+        name="telemetry",
+        title="Sampled engine telemetry",
+        alt=(
+            f"Line charts of {trial.title}: the engine's running requests, waiting requests and KV cache usage "
+            "as sampled during each arm, one panel per series, coloured by arm. The data table below lists every sample."
+        ),
+        spec=chart.to_dict(),
+    )
+
+
 def _rename_datasets(chart: Chart) -> None:
     """Name inline datasets ``<chart>-<n>`` instead of Altair's content hashes (which look like secrets)."""
     text = json.dumps(chart.spec, sort_keys=True)
@@ -144,9 +171,11 @@ def _rename_datasets(chart: Chart) -> None:
     chart.spec = json.loads(text)
 
 
-def trial_charts(trial: TrialAnalysis) -> dict[str, Chart]:
-    """Every chart of one trial, by name, SVG rendered."""
+def trial_charts(trial: TrialAnalysis, telemetry: list[dict[str, Any]] | None = None) -> dict[str, Chart]:
+    """Every chart of one trial, by name, SVG rendered (the telemetry chart only when there are samples)."""
     charts = [per_run_chart(trial), interval_chart(trial), ttft_chart(trial)]
+    if telemetry:
+        charts.append(telemetry_chart(trial, telemetry))
     for chart in charts:
         _rename_datasets(chart)
         chart.svg = render_svg(chart.spec)

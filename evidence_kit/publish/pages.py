@@ -14,7 +14,7 @@ from ..analyze.report import Analysis, TrialAnalysis
 from ..format import count, ratio, seconds
 from ..model.evidence import DecisionEvidence
 from .bundles import EvidenceFile, evidence_files, receipts, withheld_classes
-from .chart_data import interval_rows, per_run_rows, phase_labels, rows_csv, rows_json, ttft_rows
+from .chart_data import interval_rows, per_run_rows, phase_labels, rows_csv, rows_json, telemetry_rows, ttft_rows
 from .charts import Chart, trial_charts
 from .context import (
     ENGINE_KINDS,
@@ -54,7 +54,7 @@ def _index_rows(trial: TrialAnalysis, prefix: str) -> list[list[Any]]:
     ]
 
 
-def _chart_tables(trial: TrialAnalysis) -> dict[str, Markup]:
+def _chart_tables(trial: TrialAnalysis, samples: list[dict[str, Any]]) -> dict[str, Markup]:
     per_run = table(
         ["Group", "Arm", "Run", "Repetition", "p50 E2E s", "Journal sha256"],
         [[r["group"], r["arm_label"], r["run"], str(r["repetition"]), seconds(r["e2e_p50_s"]), r["journal_sha256"][:12]]
@@ -69,7 +69,11 @@ def _chart_tables(trial: TrialAnalysis) -> dict[str, Markup]:
         ["Group", "Metric", "Arm", "Pooled median s", "Requests"],
         [[r["group"], r["metric"], r["arm_label"], seconds(r["median_s"]), str(r["n"])] for r in ttft_rows(trial)],
     )
-    return {"per-run": per_run, "intervals": intervals, "ttft": ttft}
+    telemetry = table(
+        ["Arm", "t (s)", "Series", "Value as sampled"],
+        [[r["arm_label"], str(r["t_s"]), r["series"], str(r["value"])] for r in samples],
+    )
+    return {"per-run": per_run, "intervals": intervals, "ttft": ttft, "telemetry": telemetry}
 
 
 def _dossier_rows(evidence: DecisionEvidence) -> dict[str, list[list[Any]]]:
@@ -122,8 +126,12 @@ def decision_files(evidence: DecisionEvidence, analysis: Analysis, env: jinja2.E
     base = decision_folder(analysis)
     files = evidence_files(evidence)
     recs = receipts(evidence)
-    charts: dict[str, dict[str, Chart]] = {t.trial_id: trial_charts(t) for t in analysis.trials}
-    tables = {t.trial_id: _chart_tables(t) for t in analysis.trials}
+    samples = {
+        t.trial_id: telemetry_rows(t, [(f.path, f.data) for f in files if f.path.startswith(f"{t.trial_id}/telemetry/")])
+        for t in analysis.trials
+    }
+    charts: dict[str, dict[str, Chart]] = {t.trial_id: trial_charts(t, samples[t.trial_id]) for t in analysis.trials}
+    tables = {t.trial_id: _chart_tables(t, samples[t.trial_id]) for t in analysis.trials}
     withheld = withheld_classes(recs)
     common: dict[str, Any] = {
         "d": evidence.decision,

@@ -101,6 +101,10 @@ def test_recorded_telemetry_summary_reaches_the_pages(tmp_path: Path) -> None:
             footer["telemetry"] = {"samples": 40 + seq, "max_running": [4, 4, 3][seq - 1], "min_gpu_free_mib": 2143.0,
                                    "max_kv_usage": 0.61, "oom_kills": 0}
             journal.write_text("\n".join(lines[:-1] + [json.dumps(footer)]) + "\n")
+            samples = [{"type": "sample", "t_s": t, "engine": {"running": min(t, 4), "waiting": 0, "kv_usage": 0.25 * seq},
+                        "gpus": None} for t in range(5)]
+            (raw / "dflash" / "telemetry").mkdir(exist_ok=True)
+            (raw / "dflash" / "telemetry" / journal.name).write_text("".join(json.dumps(x) + "\n" for x in samples))
 
     bundle = redacted_reference(tmp_path, add_telemetry)
     files = docs_files(load_decisions([bundle]))
@@ -110,3 +114,9 @@ def test_recorded_telemetry_summary_reaches_the_pages(tmp_path: Path) -> None:
     hardware = files[f"site/decisions/{DECISION_ID}/hardware.md"].decode()
     assert "| min gpu free mib | 2,143 | 2,143 | 2,143 |" in hardware
     assert "| samples | 41 | 42 | 43 |" in hardware
+    # The sampled series are charted (static SVG + interactive spec) with every sample in the table.
+    assert "![Line charts of DFlash trial" in hardware and "(dflash/telemetry.svg)" in hardware
+    assert files[f"site/decisions/{DECISION_ID}/dflash/telemetry.svg"].startswith(b"<svg")
+    assert "| Original restored | 4 | KV cache usage | 0.75 |" in hardware
+    assert "| DFlash2 K3 | 3 | running requests | 3 |" in hardware
+    assert f"site/decisions/{DECISION_ID}/cache-layout/telemetry.svg" not in files
