@@ -13,6 +13,7 @@ import json
 import re
 from typing import Any
 
+from .. import __version__
 from ..analyze import DEFINITIONS, Analysis, analyze
 from ..model.evidence import DecisionEvidence, TrialEvidence
 from .compare import Mismatch, csv_mismatches, json_mismatches, page_tokens, token_mismatches
@@ -134,7 +135,12 @@ def check_figures(ctx: Context) -> CheckResult:
         compared += count
     trials = sum(len(e.trials) if not isinstance(e, TrialEvidence) else 1 for e in ctx.evidence.values())
     if problems:
-        return CheckResult(name, "fail", f"{len(problems)} published figure(s) or file(s) differ from the recomputation", problems)
+        detail = f"{len(problems)} published figure(s) or file(s) differ from the recomputation"
+        signed_version = ((ctx.predicate or {}).get("tool") or {}).get("version")
+        if sites and signed_version and signed_version != __version__:
+            # Pages are regenerated with this verifier's templates: wording can differ across versions.
+            detail += f" (site signed by evidence-kit {signed_version}, this is {__version__}: verify with that version)"
+        return CheckResult(name, "fail", detail, problems)
     if not sites:
         return CheckResult(name, "pass", f"recomputed {trials} trial(s); no published pages or analysis here to compare")
     return CheckResult(name, "pass", f"recomputed {trials} trial(s); {compared} published page(s) and data file(s) match")
