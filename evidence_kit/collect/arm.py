@@ -210,8 +210,10 @@ class _Arm:
         starts = sorted(set(self.process_starts))
         if self.engine is not None and self.engine.exited() is None:
             alive = self.engine.group_alive()
+            reported = (f"its reported process start time {'never changed' if len(starts) == 1 else 'CHANGED'}"
+                        if starts else "it reports no process start time")
             self.check("process-stable", alive and len(starts) <= 1,
-                       f"engine process {'alive' if alive else 'gone'}, {len(starts)} distinct start time(s) seen")
+                       f"started engine {'alive through the arm' if alive else 'GONE before the arm ended'}; {reported}")
         elif starts:
             self.check("process-stable", len(starts) == 1,
                        f"{len(starts)} distinct process start time(s) over {len(self.process_starts)} scrapes")

@@ -60,3 +60,22 @@ def test_kill_9_then_resume_keeps_every_completed_request_once(tmp_path: Path) -
     assert journal.read_bytes().startswith(kept)  # what was committed stays byte for byte
     assert any(c.name == "resumed" and c.ok for c in before.checks)
     assert [r.run for r in before.requests if r.warmup] == ["warmup", "warmup"]  # warmed up again after restart
+
+
+def test_ctrl_c_stops_cleanly_and_leaves_a_resumable_journal(tmp_path: Path) -> None:
+    plan = write_plan(tmp_path / "plan.toml", workload={"repetitions": 3})
+    out = tmp_path / "raw"
+    journal = out / "journals" / "02-layout-candidate.jsonl"
+    collector = subprocess.Popen([sys.executable, "-m", "evidence_kit", "collect", str(plan), "--out", str(out), "-q"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 90
+    while _runs_in(journal) < 1 and time.monotonic() < deadline and collector.poll() is None:
+        time.sleep(0.01)
+    collector.send_signal(signal.SIGINT)
+    _, err = collector.communicate(timeout=60)
+    assert collector.returncode == 130 and "--resume" in err and "Traceback" not in err
+    assert not (out / STATE_FILE).exists()  # the engine it started was stopped, not orphaned
+    assert not journal.read_bytes().endswith(b'"type":"footer"') and journal.read_bytes().endswith(b"\n")
+
+    assert collect_trial(plan, out, resume=True).ok
+    assert all(len(arm.timed) == 18 for arm in load_trial(out).arms)
