@@ -88,18 +88,22 @@ def level(url: str, truth: Path, concurrency: int) -> dict:
         record = json.loads(line)
         if record["id"].split("-")[-2:-1] == [tag] or record["id"].startswith(f"{tag}-"):
             server[record["id"]] = record
-    ttft_err, e2e_err, tokens = [], [], 0
+    ttft_err, e2e_err, send_lag, read_lag, tokens = [], [], [], [], 0
     for body, out in pairs:
         record = next(v for k, v in server.items() if k.endswith(body["request_id"]))
         first = next(e[0] for e in record["events"] if e[1] == "delta")
         done = next(e[0] for e in record["events"] if e[1] == "done")
+        send_lag.append((record["arrival"] - out.t_send) * 1000)
+        read_lag.append((out.t_first - first) * 1000)
         ttft_err.append(((out.t_first - out.t_send) - (first - record["arrival"])) * 1000)
         e2e_err.append(((out.t_end - out.t_send) - (done - record["arrival"])) * 1000)
         tokens += out.completion_tokens or 0
     return {"concurrency": concurrency, "requests": len(pairs), "tokens": tokens,
             "cpu_ms_per_token": cpu * 1000 / tokens,
             "ttft_err_ms_p50": statistics.median(ttft_err), "ttft_err_ms_p99": nearest_rank(ttft_err, 99),
-            "e2e_err_ms_p50": statistics.median(e2e_err), "e2e_err_ms_p99": nearest_rank(e2e_err, 99)}
+            "e2e_err_ms_p50": statistics.median(e2e_err), "e2e_err_ms_p99": nearest_rank(e2e_err, 99),
+            "send_lag_ms_p50": statistics.median(send_lag), "send_lag_ms_p99": nearest_rank(send_lag, 99),
+            "read_lag_ms_p50": statistics.median(read_lag), "read_lag_ms_p99": nearest_rank(read_lag, 99)}
 
 
 def startup(url: str, truth: Path, folder: Path) -> float:
@@ -148,12 +152,15 @@ def main() -> None:
             asyncio.run(wave(url, 4, "warm"))
             rows = [level(url, truth, int(c)) for c in args.levels.split(",")]
             start = startup(url, truth, folder)
-    print("| C | requests | tokens | client CPU ms/token | TTFT err p50 / p99 ms | E2E err p50 / p99 ms |")
-    print("|---|---|---|---|---|---|")
+    print("| C | requests | tokens | client CPU ms/token | TTFT err p50 / p99 ms | E2E err p50 / p99 ms "
+          "| send lag p50 / p99 ms | first-token read lag p50 / p99 ms |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['concurrency']} | {r['requests']} | {r['tokens']} | {r['cpu_ms_per_token']:.4f} | "
               f"{r['ttft_err_ms_p50']:.2f} / {r['ttft_err_ms_p99']:.2f} | "
-              f"{r['e2e_err_ms_p50']:.2f} / {r['e2e_err_ms_p99']:.2f} |")
+              f"{r['e2e_err_ms_p50']:.2f} / {r['e2e_err_ms_p99']:.2f} | "
+              f"{r['send_lag_ms_p50']:.2f} / {r['send_lag_ms_p99']:.2f} | "
+              f"{r['read_lag_ms_p50']:.2f} / {r['read_lag_ms_p99']:.2f} |")
     print(f"\nstart-up, launch of `evidence-kit collect` to first request at the engine: {start:.3f} s")
 
 
