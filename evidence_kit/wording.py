@@ -59,6 +59,8 @@ def finding_sentence(finding: Finding, candidate: str) -> str:
         return f"The {v['gate']} gate failed in the {v['phase']} arm."
     if finding.kind == "check-failed":
         return f"The {v['check']} check failed in the {v['phase']} arm."
+    if finding.kind == "check-warning":
+        return f"Warning: the {v['check']} check did not pass in the {v['phase']} arm (shown, not failing the arm)."
     if finding.kind == "slots-not-restored":
         return (
             f"Engine-reported token slots did not return to the original value after restoration "

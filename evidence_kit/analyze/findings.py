@@ -13,7 +13,7 @@ REGRESSION_FRACTION_OF_THRESHOLD = 0.5
 
 def findings_for(analysis: TrialAnalysis, threshold_pct: float) -> list[Finding]:
     """Wins, split verdicts, regressions, control drift, failures, unreconciled runs,
-    failed gates and checks, and slots not restored — in that order."""
+    failed gates, failed checks and warnings, and slots not restored — in that order."""
     metric = str(analysis.rule["metric"])
     out: list[Finding] = []
     for g in analysis.groups:
@@ -49,6 +49,9 @@ def findings_for(analysis: TrialAnalysis, threshold_pct: float) -> list[Finding]
         for name, ok in sorted(arm.checks.items()):
             if not ok:
                 out.append(Finding(kind="check-failed", values={"phase": arm.phase, "check": name}))
+        for name, ok in sorted(arm.warnings.items()):
+            if not ok:
+                out.append(Finding(kind="check-warning", values={"phase": arm.phase, "check": name}))
     if analysis.slots.restored_matches_original is False:
         out.append(
             Finding(

@@ -134,6 +134,7 @@ class ArmSummary(_Doc):
     gates_total: int
     failed_gates: list[str]
     checks: dict[str, bool]
+    warnings: dict[str, bool] = Field(description="checks at level warning: shown, never failing the arm")
 
 
 class SlotChange(_Doc):
@@ -149,7 +150,7 @@ class SlotChange(_Doc):
 class Finding(_Doc):
     """A row or fact the page must call out by name; ``kind`` says which rule found it."""
 
-    kind: Literal["win", "split-verdict", "regression", "control-drift", "failures", "unreconciled", "gate-failed", "check-failed", "slots-not-restored"]
+    kind: Literal["win", "split-verdict", "regression", "control-drift", "failures", "unreconciled", "gate-failed", "check-failed", "check-warning", "slots-not-restored"]
     group: str | None = None
     values: dict[str, float | int | str | None] = Field(default_factory=dict)
 

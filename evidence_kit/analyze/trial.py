@@ -16,8 +16,10 @@ PERCENTILES: tuple[int, ...] = (50, 90, 99)
 def _arm_summary(arm: ArmEvidence, planned: int) -> ArmSummary:
     timed = arm.timed
     checks: dict[str, bool] = {}
+    warnings: dict[str, bool] = {}
     for check in arm.checks:
-        checks[check.name] = checks.get(check.name, True) and check.ok
+        into = warnings if check.level == "warning" else checks
+        into[check.name] = into.get(check.name, True) and check.ok
     return ArmSummary(
         seq=arm.ref.seq,
         arm=arm.ref.arm,
@@ -38,6 +40,7 @@ def _arm_summary(arm: ArmEvidence, planned: int) -> ArmSummary:
         gates_total=len(arm.gates),
         failed_gates=[f"{g.name}@{g.target}" for g in arm.gates if not g.ok],
         checks=checks,
+        warnings=warnings,
     )
 
 

@@ -112,12 +112,17 @@ class Gate(Record):
 
 
 class Check(Record):
-    """A lifecycle check: identity equality, readmission, process stability, ..."""
+    """A lifecycle check: identity equality, readmission, process stability, ...
+
+    A check at ``level`` ``warning`` (e.g. prefix-cache hits on timed requests) is
+    shown, but a failed warning does not fail the arm.
+    """
 
     type: Literal["check"]
     name: str = Field(min_length=1)
     ok: bool
     detail: str | None = None
+    level: Literal["error", "warning"] = "error"
 
 
 class Footer(Record):

