@@ -12,6 +12,7 @@ import hashlib
 import json
 import math
 import random
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -19,7 +20,7 @@ from typing import Any
 from .profile import Output
 from .tokenizer import TOKENIZER, WORDS
 
-__all__ = ["Plan", "PlanRequest", "plan_output", "request_rng", "REASONING", "CONTENT", "TOOL_HEAD", "TOOL_ARGS", "TOOL_TAIL", "REASONING_EFFORT"]
+__all__ = ["Plan", "PlanRequest", "plan_output", "recall", "request_rng", "REASONING", "CONTENT", "TOOL_HEAD", "TOOL_ARGS", "TOOL_TAIL", "REASONING_EFFORT"]
 
 REASONING, CONTENT, TOOL_HEAD, TOOL_ARGS, TOOL_TAIL = "reasoning", "content", "tool_head", "tool_args", "tool_tail"
 REASONING_EFFORT = {"minimal": 0.25, "low": 0.5, "medium": 1.0, "high": 1.5, "max": 2.0, "xhigh": 2.0}
@@ -133,6 +134,25 @@ def _tool_tokens(tool: dict, rng: random.Random) -> tuple[list[int], list[str]]:
     return head + args + tail, [TOOL_HEAD] * len(head) + [TOOL_ARGS] * len(args) + [TOOL_TAIL] * len(tail)
 
 
+_FACT = re.compile(r"\b[Tt]he ([a-z][a-z ]{0,40}?) is ([A-Za-z0-9][A-Za-z0-9-]{0,40})\.")
+_QUESTION = re.compile(r"\bWhat is the ([a-z][a-z ]{0,40}?)\?[^?]*$")
+
+
+def recall(prompt: str) -> str | None:
+    """The simulated model's long-context recall: a prompt ending in "What is the X?" is
+    answered with Y from a sentence "The X is Y." anywhere in the prompt (the last one wins).
+
+    This is what lets the collector's needle gate pass against the simulator; real
+    engines are tested by the same gate for real.
+    """
+    question = _QUESTION.search(prompt)
+    if question is None:
+        return None
+    subject = question.group(1)
+    answers = [m.group(2) for m in _FACT.finditer(prompt, 0, question.start()) if m.group(1) == subject]
+    return answers[-1] if answers else None
+
+
 def plan_output(req: PlanRequest, output: Output, profile_seed: int) -> Plan:
     """Decide the output of one request: natural length, or fixed by ``ignore_eos``/``min_tokens``."""
     rng = request_rng(profile_seed, req.seed, req.prompt)
@@ -149,8 +169,11 @@ def plan_output(req: PlanRequest, output: Output, profile_seed: int) -> Plan:
         tail_kind = TOOL_TAIL
     else:
         n = _natural(rng, output.content_tokens_mean, output.spread)
+        answer = recall(req.prompt)
         if req.response_format and req.response_format.get("type") in ("json_object", "json_schema"):
             body = TOKENIZER.encode(_json_content(req.response_format, rng, n))
+        elif answer is not None:
+            body = TOKENIZER.encode(answer + ".")
         else:
             body = _sentence_tokens(rng, max(1, n - 1)) + TOKENIZER.encode(".")
         body_kinds = [CONTENT] * len(body)

@@ -7,6 +7,7 @@ Names follow vLLM's V1 engine (``vllm/v1/metrics/loggers.py``): counters are dec
 
 from __future__ import annotations
 
+import time
 from typing import Callable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
@@ -77,6 +78,12 @@ class EngineMetrics:
         }
         Gauge("vllm:cache_config_info", "Information of the LLMEngine CacheConfig", list(cache),
               registry=reg).labels(**cache).set(1)
+
+        # What prometheus_client's process collector shows on a real vLLM server: the engine's start
+        # time. Taken when this engine starts, so a restart shows even when several simulated
+        # engines share one Python process (tests run them in threads).
+        Gauge("process_start_time_seconds", "Start time of the process since unix epoch in seconds.",
+              registry=reg).set(time.time())
 
         self.spec_enabled = profile.speculation.enabled
         if self.spec_enabled:
