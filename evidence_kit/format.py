@@ -6,6 +6,8 @@ from :mod:`evidence_kit.analyze`; nothing here computes a figure.
 
 from __future__ import annotations
 
+import math
+
 __all__ = ["seconds", "percent", "signed_percent", "faster_slower", "count", "ratio", "tokens", "dash", "MINUS"]
 
 MINUS = "\u2212"
@@ -13,8 +15,14 @@ dash = "\u2014"
 
 
 def seconds(value: float | None) -> str:
-    """Seconds to the millisecond: ``1.735``."""
-    return dash if value is None else f"{value:.3f}"
+    """Seconds to the millisecond (``1.735``), with at least three significant digits below
+    0.1 s (``0.0512``, ``0.00700``), so fast (simulated) requests keep their resolution."""
+    if value is None:
+        return dash
+    decimals = 3
+    if 0 < abs(value) < 0.1:
+        decimals = min(9, 3 + int(-math.floor(math.log10(abs(value)))) - 1)
+    return f"{value:.{decimals}f}"
 
 
 def tokens(value: float | None) -> str:

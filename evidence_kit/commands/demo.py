@@ -1,34 +1,40 @@
-"""``evidence-kit demo``: the whole chain on embedded, clearly labelled example evidence."""
+"""``evidence-kit demo``: the whole chain on the embedded simulated engine."""
 
 from __future__ import annotations
 
-import shutil
+import sys
 from pathlib import Path
 
 import click
 
-from ..analyze import analyze as analyze_evidence
-from ..bundle import load_decision
-from ..errors import BadInput
-from ..examples.reference import write_reference_decision
+from ..errors import EXIT_FAILED, EXIT_OK
 from ..text_report import render_text
 
 
 @click.command()
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("out/demo"), show_default=True,
-              help="Folder for everything the demo writes; replaced if it holds an earlier demo.")
-def demo(out: Path) -> None:
-    """Run the demo: write example evidence, analyse it and print the decision tables.
-
-    The example is the reference decision page reconstructed from its published
-    medians (labelled simulated: it is not a measurement).
+              help="Folder for everything the demo writes; replaced if it holds an earlier demo, refused otherwise.")
+def demo(out: Path) -> int:
+    """Run the whole chain on the embedded simulated engine: collect two A/B/A trials
+    (cache-layout and DFlash candidates against the original), redact, analyze, build
+    the signed site and verify it. Prints the decision tables and how to open the site.
     """
-    marker = out / ".evidence-kit-demo"
-    if out.exists() and any(out.iterdir()) and not marker.exists():
-        raise BadInput("exists, is not empty and holds no earlier demo; choose another --out", out)
-    shutil.rmtree(out, ignore_errors=True)
-    out.mkdir(parents=True)
-    marker.write_text("written by evidence-kit demo\n")
-    decision = write_reference_decision(out / "evidence" / "reference-reconstruction")
-    click.echo(render_text(analyze_evidence(load_decision(decision))), nl=False)
-    click.echo(f"\nEvidence written to {decision}; analyse it again with: evidence-kit analyze {decision}")
+    from ..collect.progress import RichProgress
+    from ..demo import run_demo
+
+    def say(line: str) -> None:
+        click.echo(line, err=True)
+
+    result = run_demo(out, say=say, progress_factory=RichProgress if sys.stderr.isatty() else None)
+    click.echo(render_text(result.analysis), nl=False)
+    click.echo("")
+    for problem in result.problems:
+        click.echo(f"collection problem: {problem}")
+    click.echo(result.verify_text, nl=False)
+    click.echo("")
+    click.echo(f"Raw evidence (private):      {result.out / 'raw'}")
+    click.echo(f"Published evidence:          {result.decision}")
+    click.echo(f"Site (HTML):                 {result.site / 'public' / 'index.html'}")
+    click.echo(f"Open it:                     evidence-kit serve {result.site}   (then http://127.0.0.1:8000/)")
+    click.echo(f"Verify it again:             evidence-kit verify {result.site} --key {result.out / 'private' / 'signing' / 'signing.pub'}")
+    return EXIT_OK if result.verified and result.collected_ok else EXIT_FAILED

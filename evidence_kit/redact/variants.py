@@ -127,7 +127,27 @@ def _url(value: str) -> Iterator[tuple[str, str, str]]:
         yield parts.username, "user", parts.username
 
 
+# Folder names every machine has: on their own they identify nobody, and hunting for them
+# would flag "work" or "bin" in any text. The identifying parts of a path (a user, a
+# project, a model folder) are still hunted, and so is the whole path.
+_COMMON_PATH_PARTS: frozenset[str] = frozenset(
+    """
+    bin sbin lib lib64 libexec usr local share etc var run tmp opt srv home root mnt media
+    work workspace workspaces src source code repo repos project projects build dist out
+    venv .venv env .env site-packages dist-packages packages python python3 .cache .local .config
+    logs log data datasets models model weights checkpoints snapshots blobs refs cache hub
+    """.split()
+)
+
+
 def _path(value: str) -> Iterator[tuple[str, str, str]]:
+    if any(ch.isspace() for ch in value.strip()):
+        # A command line (a start command, say): the whole line, and each path in it.
+        yield value, "path", value
+        for token in value.split():
+            if token.startswith(("/", "~/")) or re.match(r"^[A-Za-z]:\\", token):
+                yield from _path(token)
+        return
     yield value, "path", value
     yield value.rstrip("/\\"), "path", value
     parts = [p for p in re.split(r"[/\\]", value) if p and p not in ("~", "$HOME") and not re.match(r"^[A-Za-z]:$", p)]
@@ -136,6 +156,8 @@ def _path(value: str) -> Iterator[tuple[str, str, str]]:
             yield from _model(part)
         elif index > 0 and parts[index - 1] in ("home", "Users"):
             yield part, "user", part
+        elif part.casefold() in _COMMON_PATH_PARTS or re.match(r"^python[0-9.]*$", part):
+            continue
         else:
             yield part, "path", part
 

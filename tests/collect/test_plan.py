@@ -12,7 +12,7 @@ from evidence_kit.errors import BadInput
 from ..conftest import REPO
 from .conftest import sim_arm, write_plan
 
-EXAMPLES = sorted((REPO / "examples" / "plans").glob("*.toml"))
+EXAMPLES = sorted([*(REPO / "examples" / "plans").glob("*.toml"), *(REPO / "evidence_kit" / "examples" / "plans").glob("*.toml")])
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])

@@ -106,3 +106,20 @@ def test_pseudonyms_are_recognised_and_never_hex():
     assert is_pseudonym(name) and name == keyed.name("gpu", "gpu-5B1C2D3E-4F5A-6B7C-8D9E-0F1A2B3C4D5E")
     assert not any(c in "abcdef0123456789" for c in name.split("-", 1)[1])
     assert Matcher(keyed).leaks(f"on {name}") == []
+
+
+def test_path_parts_that_identify_are_hunted_and_common_folder_names_are_not():
+    found = {v.text for v in variants(KnownValue("path", "/work/acme-secret/.venv/bin/python3.11"))}
+    assert {"/work/acme-secret/.venv/bin/python3.11", "acme-secret"} <= found
+    assert not {"work", ".venv", "bin", "python3.11"} & found
+
+
+def test_a_command_line_is_hunted_whole_and_by_each_path_in_it():
+    command = "/srv/acme/venv/bin/python -m vllm.entrypoints.openai.api_server --model /mnt/w/acme-70b --port 8011"
+    found = {v.text for v in variants(KnownValue("path", command))}
+    assert {command, "/srv/acme/venv/bin/python", "/mnt/w/acme-70b", "acme", "acme-70b"} <= found
+    assert not {"-m", "--port", "8011", "bin", "python"} & found
+    matcher = Matcher(Pseudonyms(None))
+    matcher.add(KnownValue("path", command))
+    out, _ = matcher.redact("started: " + command + "; the weights in /mnt/w/acme-70b; work on bin")
+    assert "acme" not in out and out.endswith("; work on bin")
