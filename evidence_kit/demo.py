@@ -51,11 +51,11 @@ title = "Simulated cache-layout and DFlash scouts (evidence-kit demo)"
 trials = ["cache-layout", "dflash"]
 
 [setup]
-Model = "Same simulated target in every arm; its identity is pseudonymised like a real one"
-Hardware = "None: the embedded engine simulator (evidence-kit sim) on this machine's CPU"
-Runtime = "evidence-kit's vLLM-like simulator, 20x time scale"
-"Measurement path" = "Direct endpoint per arm, started by the plan's own start command; standardized warmup, unique synthetic prompts"
-Evidence = "Simulated engine: shows the method and the checks, not the performance of any real system"
+model = "Same simulated target in every arm; its identity is pseudonymised like a real one"
+hardware = "None: the embedded engine simulator (evidence-kit sim) on this machine's CPU"
+runtime = "evidence-kit's vLLM-like simulator at 20x time scale (every latency is 1/20 of the modelled one)"
+measurement_path = "Direct endpoint per arm, started by the plan's own start command; standardized warmup, unique synthetic prompts"
+evidence = "Simulated engine: shows the method and the checks, not the performance of any real system"
 
 [narrative]
 why_it_matters = "This decision was produced by the evidence-kit demo from two A/B/A trials on the embedded simulated engine. Its numbers exercise every part of the chain (collection, reconciliation, gates, redaction, analysis, publication, verification); they say nothing about real hardware."

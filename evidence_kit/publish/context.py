@@ -8,6 +8,8 @@ where they carry evidence or prose; the templates escape every one of them.
 
 from __future__ import annotations
 
+import re
+
 from ..analyze.report import Analysis, TrialAnalysis
 from ..format import count, faster_slower, ratio, seconds, signed_percent, tokens
 from ..model import Decision, Receipt
@@ -90,7 +92,8 @@ def _workload_text(evidence: DecisionEvidence, analysis: Analysis) -> list[str]:
 def setup_rows(evidence: DecisionEvidence, analysis: Analysis, receipts: dict[str, Receipt | None]) -> list[tuple[str, str]]:
     """'Setup | Recorded value': the operator's ``[setup]`` plus rows computed from the evidence."""
     decision: Decision = evidence.decision
-    setup = dict(decision.setup)
+    # "Measurement path", "measurement-path" and "measurement_path" are one row.
+    setup = {re.sub(r"[\s-]+", "_", key.strip().lower()): value for key, value in decision.setup.items()}
     rows: list[tuple[str, str]] = []
     withheld = withheld_classes(receipts)
     if "model" not in setup:
