@@ -7,7 +7,10 @@ Measures, at concurrency 1, 4, 64 and 256 (one closed-loop wave of 2 x C request
   delta sent), and E2E error likewise (send -> end of stream vs arrival -> [DONE] sent); both
   clocks are the machine's CLOCK_MONOTONIC, so the difference is the client's own overhead plus
   loopback transport;
-- start-up: from launching ``evidence-kit collect`` to the simulator receiving its first request.
+- start-up: from launching ``evidence-kit collect`` to the simulator receiving its first request;
+- baseline: the same wave sent by a minimal raw-socket client (asyncio streams, one connection
+  per request, no HTTP library), timed the same way in the same run, so the collector's TTFT
+  error can be read against what any client on this machine and server sees.
 
 Usage: .venv/bin/python bench/collect_client.py [--levels 1,4,64,256] [--time-scale 4]
 """
@@ -79,9 +82,70 @@ async def wave(url: str, concurrency: int, tag: str) -> tuple[list, float]:
     return list(zip(bodies, outcomes)), cpu
 
 
-def level(url: str, truth: Path, concurrency: int) -> dict:
-    tag = f"c{concurrency}"
-    pairs, cpu = asyncio.run(wave(url, concurrency, tag))
+class RawOutcome:
+    """What the baseline client saw of one request, on the same clock as the collector."""
+
+    def __init__(self) -> None:
+        self.t_send = self.t_first = self.t_end = 0.0
+        self.completion_tokens = 0
+
+
+async def raw_request(host: str, port: int, body: dict) -> RawOutcome:
+    """One streamed request over a bare socket: write, then timestamp the first content event."""
+    out = RawOutcome()
+    payload = json.dumps({**body, "stream": True, "stream_options": {"include_usage": True}}).encode()
+    head = (f"POST /v1/chat/completions HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(payload)}\r\nConnection: close\r\n\r\n").encode()
+    reader, writer = await asyncio.open_connection(host, port)
+    out.t_send = time.monotonic()
+    writer.write(head + payload)
+    await writer.drain()
+    pending = b""
+    while True:
+        data = await reader.read(65536)
+        now = time.monotonic()
+        if not data:
+            break
+        out.t_end = now
+        pending += data
+        *lines, pending = pending.split(b"\n")
+        for line in lines:
+            if not line.startswith(b"data: {"):
+                continue
+            try:
+                event = json.loads(line[6:])
+            except ValueError:
+                continue
+            if event.get("usage"):
+                out.completion_tokens = event["usage"].get("completion_tokens", 0)
+            for choice in event.get("choices") or []:
+                delta = choice.get("delta") or {}
+                if not out.t_first and (delta.get("content") or delta.get("reasoning") or delta.get("reasoning_content")):
+                    out.t_first = now
+    writer.close()
+    return out
+
+
+async def raw_wave(url: str, concurrency: int, tag: str) -> tuple[list, float]:
+    host, port = url.split("//", 1)[1].rsplit(":", 1)
+    count = min(2 * concurrency, 256)
+    bodies = [{"model": MODEL, "messages": [{"role": "user", "content": f"Summarise note {tag}-{i}."}],
+               "max_tokens": 128, "ignore_eos": True, "temperature": 0, "seed": i,
+               "request_id": f"{tag}-{i}"} for i in range(count)]
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(body: dict) -> RawOutcome:
+        async with gate:
+            return await raw_request(host, int(port), body)
+
+    cpu0 = time.process_time()
+    outcomes = await asyncio.gather(*(one(b) for b in bodies))
+    return list(zip(bodies, outcomes)), time.process_time() - cpu0
+
+
+def level(url: str, truth: Path, concurrency: int, *, baseline: bool = False) -> dict:
+    tag = f"{'raw' if baseline else 'c'}{concurrency}"
+    pairs, cpu = asyncio.run((raw_wave if baseline else wave)(url, concurrency, tag))
     time.sleep(0.3)  # the server writes a request's ground truth when it ends
     server = {}
     for line in truth.read_text().splitlines():
@@ -150,7 +214,10 @@ def main() -> None:
         profile = bench_profile(folder)
         with simulator_process(str(profile), time_scale=args.time_scale, extra=["--ground-truth", str(truth)]) as url:
             asyncio.run(wave(url, 4, "warm"))
-            rows = [level(url, truth, int(c)) for c in args.levels.split(",")]
+            rows, raw_rows = [], []
+            for c in args.levels.split(","):  # interleaved, so both clients meet the same machine
+                rows.append(level(url, truth, int(c)))
+                raw_rows.append(level(url, truth, int(c), baseline=True))
             start = startup(url, truth, folder)
     print("| C | requests | tokens | client CPU ms/token | TTFT err p50 / p99 ms | E2E err p50 / p99 ms "
           "| send lag p50 / p99 ms | first-token read lag p50 / p99 ms |")
@@ -161,6 +228,15 @@ def main() -> None:
               f"{r['e2e_err_ms_p50']:.2f} / {r['e2e_err_ms_p99']:.2f} | "
               f"{r['send_lag_ms_p50']:.2f} / {r['send_lag_ms_p99']:.2f} | "
               f"{r['read_lag_ms_p50']:.2f} / {r['read_lag_ms_p99']:.2f} |")
+    print("\nBaseline (minimal raw-socket client, same run) and the collector's TTFT error against it:\n")
+    print("| C | baseline TTFT err p50 / p99 ms | baseline send lag p50 / p99 ms | baseline read lag p50 / p99 ms "
+          "| collector / baseline TTFT err p50, p99 |")
+    print("|---|---|---|---|---|")
+    for r, b in zip(rows, raw_rows):
+        print(f"| {r['concurrency']} | {b['ttft_err_ms_p50']:.2f} / {b['ttft_err_ms_p99']:.2f} | "
+              f"{b['send_lag_ms_p50']:.2f} / {b['send_lag_ms_p99']:.2f} | "
+              f"{b['read_lag_ms_p50']:.2f} / {b['read_lag_ms_p99']:.2f} | "
+              f"{r['ttft_err_ms_p50'] / b['ttft_err_ms_p50']:.2f}, {r['ttft_err_ms_p99'] / b['ttft_err_ms_p99']:.2f} |")
     print(f"\nstart-up, launch of `evidence-kit collect` to first request at the engine: {start:.3f} s")
 
 

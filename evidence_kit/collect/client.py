@@ -2,7 +2,11 @@
 
 The client reads raw bytes and splits server-sent events itself: one clock
 reading per network read (events that arrived together share it), one
-``json.loads`` per event, nothing else per token. Every failure - HTTP status,
+``json.loads`` per event, nothing else per token. The send time is read when the
+request's first byte goes to the socket (httpcore's trace), not when the request
+was built, so time a request spends waiting inside the client (for a pooled
+connection, or behind its siblings at high concurrency) is not charged to the
+engine; it is recorded apart as ``send_wait_s``. Every failure - HTTP status,
 timeout, disconnect, malformed stream - comes back as an :class:`Outcome` with
 ``error`` set, never as an exception.
 """
@@ -25,6 +29,7 @@ class Outcome:
     """What one streamed request did, times in clock seconds (absolute)."""
 
     t_send: float
+    t_intent: float | None = None
     ok: bool = False
     error: str | None = None
     http_status: int | None = None
@@ -60,6 +65,7 @@ class Outcome:
             "ttft_content_s": since(self.t_first_content),
             "last_token_s": since(self.t_last_token),
             "headers_s": since(self.t_headers),
+            "send_wait_s": None if self.t_intent is None else round(max(self.t_send - self.t_intent, 0.0), 6),
             "finish_reason": self.finish_reason,
             "token_events": len(self.token_times),
             "itl_us": gaps,
@@ -122,6 +128,13 @@ async def stream_chat(
         timeout=httpx.Timeout(timeout, connect=min(timeout, 30.0)),
     )
     out = Outcome(t_send=clock())
+    out.t_intent = out.t_send
+
+    async def trace(event: str, info: dict[str, Any]) -> None:
+        if event.endswith("send_request_headers.started"):
+            out.t_send = clock()
+
+    request.extensions["trace"] = trace
     done = False
     try:
         response = await client.send(request, stream=True)
