@@ -96,3 +96,27 @@ def test_a_closed_port_is_a_failed_outcome() -> None:
         port = sock.getsockname()[1]
     out = stream(f"http://127.0.0.1:{port}")
     assert not out.ok and out.error.startswith("transport")
+
+
+def test_time_waiting_inside_the_client_is_not_charged_to_the_engine(sim) -> None:
+    """Two requests through one pooled connection: the second waits for the first inside the
+    client; its TTFT starts when it goes on the wire, and the wait is journalled apart."""
+    url, _ = sim
+
+    async def go():
+        limits = httpx.Limits(max_connections=1)
+        async with httpx.AsyncClient(limits=limits) as client:
+            return await asyncio.gather(*(
+                stream_chat(client, f"{url}/v1/chat/completions", BODY, clock=time.monotonic,
+                            timeout=20.0) for _ in range(2)))
+
+    first, second = (o.record() for o in asyncio.run(go()))
+    assert first["ok"] and second["ok"]
+    waited = max(first["send_wait_s"], second["send_wait_s"])
+    # Same prompt and seed: the same output, so the same engine latency. The one that waited,
+    # waited for the other's whole stream; timed from intent, its e2e would be about twice the other's.
+    slower = first if first["send_wait_s"] == waited else second
+    other = second if slower is first else first
+    assert slower["completion_tokens"] == other["completion_tokens"]
+    assert waited >= 0.5 * other["e2e_s"]
+    assert slower["e2e_s"] < 1.5 * other["e2e_s"]
