@@ -61,6 +61,9 @@ def finding_sentence(finding: Finding, candidate: str) -> str:
         return f"The {v['check']} check failed in the {v['phase']} arm."
     if finding.kind == "check-warning":
         return f"Warning: the {v['check']} check did not pass in the {v['phase']} arm (shown, not failing the arm)."
+    if finding.kind == "telemetry-mismatch":
+        return (f"The {v['phase']} journal's footer records a telemetry summary that its own samples do not "
+                f"give ({v['fields']}); the pages show the figures recomputed from the samples.")
     if finding.kind == "slots-not-restored":
         return (
             f"Engine-reported token slots did not return to the original value after restoration "

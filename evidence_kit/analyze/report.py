@@ -135,6 +135,8 @@ class ArmSummary(_Doc):
     failed_gates: list[str]
     checks: dict[str, bool]
     warnings: dict[str, bool] = Field(description="checks at level warning: shown, never failing the arm")
+    telemetry: dict[str, float | int | str | None] | None = Field(
+        description="extremes over the arm's sampled telemetry series, recomputed; null without telemetry")
 
 
 class SlotChange(_Doc):
@@ -150,7 +152,7 @@ class SlotChange(_Doc):
 class Finding(_Doc):
     """A row or fact the page must call out by name; ``kind`` says which rule found it."""
 
-    kind: Literal["win", "split-verdict", "regression", "control-drift", "failures", "unreconciled", "gate-failed", "check-failed", "check-warning", "slots-not-restored"]
+    kind: Literal["win", "split-verdict", "regression", "control-drift", "failures", "unreconciled", "gate-failed", "check-failed", "check-warning", "slots-not-restored", "telemetry-mismatch"]
     group: str | None = None
     values: dict[str, float | int | str | None] = Field(default_factory=dict)
 

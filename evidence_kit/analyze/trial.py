@@ -5,8 +5,9 @@ from __future__ import annotations
 from ..model.evidence import ArmEvidence, TrialEvidence
 from .findings import findings_for
 from .groups import METRICS, group_results, pct
-from .report import ArmSummary, Failure, RunStats, SlotChange, TrialAnalysis
+from .report import ArmSummary, Failure, Finding, RunStats, SlotChange, TrialAnalysis
 from .stats import change, nearest_rank
+from .telemetry import telemetry_summary
 
 __all__ = ["analyze_trial", "PERCENTILES"]
 
@@ -41,6 +42,7 @@ def _arm_summary(arm: ArmEvidence, planned: int) -> ArmSummary:
         failed_gates=[f"{g.name}@{g.target}" for g in arm.gates if not g.ok],
         checks=checks,
         warnings=warnings,
+        telemetry=None if arm.telemetry is None else telemetry_summary(arm.telemetry),
     )
 
 
@@ -133,5 +135,17 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
         slots=_slots(evidence),
         findings=[],
     )
-    analysis.findings = findings_for(analysis, rule.min_improvement * 100)
+    analysis.findings = findings_for(analysis, rule.min_improvement * 100) + _telemetry_mismatches(evidence, arms)
     return analysis
+
+
+def _telemetry_mismatches(evidence: TrialEvidence, arms: list[ArmSummary]) -> list[Finding]:
+    """Footers whose recorded telemetry summary is not what their own samples give."""
+    out = []
+    for arm, summary in zip(evidence.arms, arms):
+        recorded = (arm.footer.model_extra or {}).get("telemetry") if arm.footer else None
+        if recorded is not None and recorded != summary.telemetry:
+            keys = sorted(k for k in {*recorded, *(summary.telemetry or {})}
+                          if recorded.get(k) != (summary.telemetry or {}).get(k))
+            out.append(Finding(kind="telemetry-mismatch", values={"phase": arm.ref.phase, "fields": ", ".join(keys)}))
+    return out

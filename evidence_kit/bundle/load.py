@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 from ..errors import BadInput
 from ..model import Check, Decision, Footer, Gate, Header, Request, Run, Trial
@@ -52,7 +54,26 @@ def read_arm(bundle: Path, trial: Trial, phase: str, *, require_footer: bool = T
             arm.footer = record
     assert arm is not None
     arm.sha256, arm.size = reader.sha256, reader.size
+    arm.telemetry = read_telemetry(bundle / "telemetry" / Path(ref.journal).name)
     return arm
+
+
+def read_telemetry(path: Path) -> list[dict[str, Any]] | None:
+    """The ``sample`` records of an arm's telemetry series, or ``None`` when it has none."""
+    if not path.is_file():
+        return None
+    samples: list[dict[str, Any]] = []
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                record = json.loads(raw)
+            except ValueError as err:
+                raise BadInput(f"telemetry line is not valid JSON ({err})", path, number) from None
+            if not isinstance(record, dict):
+                raise BadInput("a telemetry line must be a JSON object", path, number)
+            if record.get("type") == "sample":
+                samples.append(record)
+    return samples
 
 
 def load_trial(bundle: str | Path, *, require_footer: bool = True) -> TrialEvidence:

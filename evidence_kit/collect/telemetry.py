@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 import httpx
 
+from ..analyze.telemetry import telemetry_summary
 from .metrics import scrape
 
 __all__ = ["TelemetrySampler", "process_group_memory", "cgroup_of", "read_cgroup", "query_gpus"]
@@ -112,7 +113,6 @@ class TelemetrySampler:
         self.samples: list[dict[str, Any]] = []
         self._t0 = clock()
         self._task: asyncio.Task[None] | None = None
-        self._oom_start: int | None = None
 
     async def sample(self) -> dict[str, Any]:
         """Take one sample of every source and append it to the file."""
@@ -122,8 +122,6 @@ class TelemetrySampler:
         record["gpus"] = await query_gpus(self.gpu_binary) if self.gpu_binary else None
         record["process"] = process_group_memory(self.pgid) if self.pgid else None
         record["cgroup"] = read_cgroup(self.cgroup) if self.cgroup else None
-        if record["cgroup"] and self._oom_start is None:
-            self._oom_start = record["cgroup"].get("oom_kills")
         self.samples.append(record)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.path.open("a", encoding="utf-8") as handle:
@@ -150,26 +148,5 @@ class TelemetrySampler:
         return self.summary()
 
     def summary(self) -> dict[str, Any]:
-        """Maxima and minima over the samples; ``None`` (absent) for sources never seen."""
-
-        def extreme(pick: Callable[[dict[str, Any]], list[float]], fn: Callable[..., float]) -> float | None:
-            values = [v for s in self.samples for v in pick(s) if v is not None]
-            return fn(values) if values else None
-
-        engine = lambda key: lambda s: [(s["engine"] or {}).get(key)]  # noqa: E731
-        gpus = lambda key: lambda s: [g.get(key) for g in s["gpus"] or ()]  # noqa: E731
-        oom_now = extreme(lambda s: [(s["cgroup"] or {}).get("oom_kills")], max)
-        return {
-            "samples": len(self.samples),
-            "max_running": extreme(engine("running"), max),
-            "max_waiting": extreme(engine("waiting"), max),
-            "max_kv_usage": extreme(engine("kv_usage"), max),
-            "gpu": "present" if any(s["gpus"] for s in self.samples) else "absent",
-            "min_gpu_free_mib": extreme(gpus("memory_free"), min),
-            "max_gpu_used_mib": extreme(gpus("memory_used"), max),
-            "max_gpu_power_w": extreme(gpus("power_draw"), max),
-            "max_process_rss_bytes": extreme(lambda s: [(s["process"] or {}).get("rss_bytes")], max),
-            "max_cgroup_memory_bytes": extreme(lambda s: [(s["cgroup"] or {}).get("memory_bytes")], max),
-            "cgroup_peak_memory_bytes": extreme(lambda s: [(s["cgroup"] or {}).get("peak_memory_bytes")], max),
-            "oom_kills": None if oom_now is None else int(oom_now - (self._oom_start or 0)),
-        }
+        """Maxima and minima over the samples (the same function ``analyze`` recomputes them with)."""
+        return telemetry_summary(self.samples)

@@ -104,14 +104,14 @@ def _recorded(value: Any) -> str:
     return str(value)
 
 
-def footer_telemetry(evidence: DecisionEvidence) -> dict[str, list[list[str]]]:
-    """trial_id -> rows (summary key, before, candidate, restored) of the telemetry summary each
-    journal's footer recorded; empty when no arm recorded one."""
+def telemetry_tables(analysis: Analysis) -> dict[str, list[list[str]]]:
+    """trial_id -> rows (summary key, before, candidate, restored) of each arm's telemetry summary,
+    as ``analyze`` recomputed it from the sampled series; empty when no arm has samples."""
     out: dict[str, list[list[str]]] = {}
-    for trial in evidence.trials:
-        summaries = [((arm.footer.model_extra or {}).get("telemetry") if arm.footer else None) or {} for arm in trial.arms]
+    for trial in analysis.trials:
+        summaries = [arm.telemetry or {} for arm in trial.arms]
         keys = sorted({k for summary in summaries for k in summary})
-        out[trial.trial.trial_id] = [[k.replace("_", " "), *(_recorded(s.get(k)) for s in summaries)] for k in keys]
+        out[trial.trial_id] = [[k.replace("_", " "), *(_recorded(s.get(k)) for s in summaries)] for k in keys]
     return out
 
 
@@ -143,7 +143,7 @@ def decision_files(evidence: DecisionEvidence, analysis: Analysis, env: jinja2.E
         "withheld": withheld,
         "receipts": recs,
         "telemetry": {t.trial_id: _telemetry(files, t.trial_id) for t in analysis.trials},
-        "footer_telemetry": footer_telemetry(evidence),
+        "telemetry_tables": telemetry_tables(analysis),
         "charts": charts,
         "chart_tables": tables,
         "input_ranges": input_ranges,

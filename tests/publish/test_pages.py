@@ -90,21 +90,22 @@ def test_redaction_page_lists_withheld_classes(built_site: Path) -> None:
 
 
 def test_recorded_telemetry_summary_reaches_the_pages(tmp_path: Path) -> None:
+    from evidence_kit.analyze.telemetry import telemetry_summary
     from evidence_kit.publish import docs_files, load_decisions
 
     from .conftest import redacted_reference
 
     def add_telemetry(raw: Path) -> None:
         for seq, journal in enumerate(sorted((raw / "dflash" / "journals").glob("*.jsonl")), start=1):
-            lines = journal.read_text().splitlines()
-            footer = json.loads(lines[-1])
-            footer["telemetry"] = {"samples": 40 + seq, "max_running": [4, 4, 3][seq - 1], "min_gpu_free_mib": 2143.0,
-                                   "max_kv_usage": 0.61, "oom_kills": 0}
-            journal.write_text("\n".join(lines[:-1] + [json.dumps(footer)]) + "\n")
-            samples = [{"type": "sample", "t_s": t, "engine": {"running": min(t, 4), "waiting": 0, "kv_usage": 0.25 * seq},
-                        "gpus": None} for t in range(5)]
+            cap = [4, 4, 3][seq - 1]
+            samples = [{"type": "sample", "t_s": t, "engine": {"running": min(t, cap), "waiting": 0, "kv_usage": 0.25 * seq},
+                        "gpus": [{"memory_free": 2143.0 + 10 * t}], "process": None, "cgroup": None} for t in range(5)]
             (raw / "dflash" / "telemetry").mkdir(exist_ok=True)
             (raw / "dflash" / "telemetry" / journal.name).write_text("".join(json.dumps(x) + "\n" for x in samples))
+            lines = journal.read_text().splitlines()
+            footer = json.loads(lines[-1])
+            footer["telemetry"] = telemetry_summary(samples)  # as the collector writes it
+            journal.write_text("\n".join(lines[:-1] + [json.dumps(footer)]) + "\n")
 
     bundle = redacted_reference(tmp_path, add_telemetry)
     files = docs_files(load_decisions([bundle]))
@@ -113,7 +114,7 @@ def test_recorded_telemetry_summary_reaches_the_pages(tmp_path: Path) -> None:
     assert page.count("Sampled engine occupancy: not recorded") == 1  # the cache-layout trial has none
     hardware = files[f"site/decisions/{DECISION_ID}/hardware.md"].decode()
     assert "| min gpu free mib | 2,143 | 2,143 | 2,143 |" in hardware
-    assert "| samples | 41 | 42 | 43 |" in hardware
+    assert "| samples | 5 | 5 | 5 |" in hardware
     # The sampled series are charted (static SVG + interactive spec) with every sample in the table.
     assert "![Line charts of DFlash trial" in hardware and "(dflash/telemetry.svg)" in hardware
     assert files[f"site/decisions/{DECISION_ID}/dflash/telemetry.svg"].startswith(b"<svg")
