@@ -114,7 +114,8 @@ def _line_hits(matcher: Matcher, line: str, json_like: bool, detectors: bool) ->
         return matcher.leaks(line)
     hits: list[Hit] = []
     clean = matcher.clean_literals
-    for raw in _LITERAL.findall(line):
+    literals = _LITERAL.findall(line)
+    for raw in () if clean.issuperset(literals) else literals:
         if raw in clean:
             continue
         try:

@@ -94,8 +94,7 @@ class _Literals:
             self.cache.clear()
             self.clean.clear()
             self.generation = self.matcher.generation
-        clean = self.clean
-        if all(raw in clean for raw in _LITERAL.findall(text)):
+        if self.clean.issuperset(_LITERAL.findall(text)):
             return text  # the common journal line: every string already known to be clean
         pieces: list[str] = []
         last = 0
