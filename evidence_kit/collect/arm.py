@@ -55,6 +55,7 @@ class ArmSetup:
     state: EngineState
     calibration: Calibration | None = None
     before: "ArmResult | None" = None
+    candidate: "ArmResult | None" = None
 
 
 @dataclass
@@ -66,6 +67,8 @@ class ArmResult:
     problems: list[str] = field(default_factory=list)
     fingerprint: str | None = None
     kv_token_slots: int | None = None
+    base_url: str | None = None
+    managed: bool = False  # the collector started and stopped this arm's engine
     calibration: Calibration | None = None
 
 
@@ -114,6 +117,7 @@ class _Arm:
         identity, _ = await capture_identity(self.client, self.base, log_path=self.log_path if self.engine else None,
                                              engine=self.engine)
         self.result.fingerprint, self.result.kv_token_slots = identity.fingerprint, identity.kv_token_slots
+        self.result.base_url, self.result.managed = self.base, bool(self.cfg.start or self.cfg.stop)
         if identity.process_start is not None:
             self.process_starts.append(identity.process_start)
         return identity
@@ -241,6 +245,7 @@ class _Arm:
         self.check("identity-equality", same_config and same_slots,
                    f"configuration fingerprint {'matches' if same_config else 'DIFFERS from'} the before arm; "
                    f"KV token slots {self.result.kv_token_slots} vs {before.kv_token_slots}")
+        await self.candidate_removed()
         if self.routed:
             routed_ok = not any("(routed)" in p for p in self.result.problems)
             identity, _ = await capture_identity(self.client, self.routed, log_path=None, engine=None)
@@ -249,6 +254,30 @@ class _Arm:
             self.check("readmission", routed_ok and listed,
                        f"routed gates {'passed' if routed_ok else 'failed'}; the route "
                        f"{'lists' if listed else 'does NOT list'} the restored arm's model")
+
+
+    async def candidate_removed(self) -> None:
+        """The candidate no longer serves: its endpoint is gone, or serves another configuration.
+
+        A failure only where the collector managed the candidate's engine (start/stop
+        commands); for an endpoint someone else runs it is a warning.
+        """
+        cand = self.s.candidate
+        if cand is None or cand.base_url is None or cand.fingerprint is None:
+            return
+        if cand.base_url == self.base:
+            gone, detail = (self.result.fingerprint != cand.fingerprint,
+                            "the shared endpoint now serves " + ("another configuration than the candidate's"
+                                                                 if self.result.fingerprint != cand.fingerprint
+                                                                 else "the candidate's configuration STILL"))
+        else:
+            identity, scraped = await capture_identity(self.client, cand.base_url, log_path=None, engine=None)
+            answered = bool(identity.models) or scraped is not None
+            gone = not answered or identity.fingerprint != cand.fingerprint
+            detail = ("the candidate's endpoint no longer answers" if not answered else
+                      "the candidate's endpoint answers with another configuration" if gone else
+                      "the candidate's endpoint STILL serves the candidate's configuration")
+        self.check("candidate-removed", gone, detail, **({} if cand.managed else {"level": "warning"}))
 
 
 def _planned(plan: Plan) -> list[RunSpec]:

@@ -73,6 +73,8 @@ def _restored_from_journal(ref_result: ArmResult, point: ResumePoint) -> ArmResu
     header: Header | None = point.header
     private = header.private if header else {}
     ref_result.fingerprint = private.get("config_fingerprint")
+    ref_result.base_url = private.get("endpoint")
+    ref_result.managed = "start_command" in private
     ref_result.kv_token_slots = header.engine.kv_token_slots if header else None
     prompts = getattr(header, "prompts", None) if header else None
     ref_result.calibration = Calibration.from_record(prompts) if isinstance(prompts, dict) else None
@@ -92,6 +94,7 @@ async def _collect(plan: Plan, out: Path, trial: Trial, *, resume: bool, progres
     ports = {name: free_port() for name in plan.arms}
     calibration: Calibration | None = None
     before: ArmResult | None = None
+    candidate: ArmResult | None = None
     for ref in trial.arms:
         point = open_for_resume(out / ref.journal) if resume else ResumePoint()
         if point.finished:
@@ -105,11 +108,14 @@ async def _collect(plan: Plan, out: Path, trial: Trial, *, resume: bool, progres
                 calibration = Calibration.from_record(prompts) if isinstance(prompts, dict) else None
             setup = ArmSetup(plan=plan, ref=ref, out=out, clock=clock, wall=wall, progress=progress,
                              port=ports[ref.arm], resume=point, state=state, calibration=calibration,
-                             before=before if ref.phase == "restored" else None)
+                             before=before if ref.phase == "restored" else None,
+                             candidate=candidate if ref.phase == "restored" else None)
             arm_result = await run_arm(setup)
         calibration = calibration or arm_result.calibration
         if ref.phase == "before":
             before = arm_result
+        elif ref.phase == "candidate":
+            candidate = arm_result
         result.arms.append(arm_result)
     return result
 

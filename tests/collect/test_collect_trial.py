@@ -48,6 +48,8 @@ def test_a_b_a_trial_is_valid_reconciled_and_checked(tmp_path: Path, run_cli) ->
     assert {g.target for g in before.gates} == {"direct", "routed"}
     assert checks(candidate)["spec-decode-active"]
     assert checks(restored)["identity-equality"] and checks(restored)["readmission"]
+    removed = next(c for c in restored.checks if c.name == "candidate-removed")
+    assert removed.ok and removed.level == "error" and "no longer answers" in removed.detail
     assert candidate.header.engine.kv_token_slots != before.header.engine.kv_token_slots
     # Same prompts in every arm: the same key has the same prompt token count everywhere.
     tokens = [{r.key: r.prompt_tokens for r in arm.timed} for arm in evidence.arms]
@@ -61,6 +63,19 @@ def test_a_b_a_trial_is_valid_reconciled_and_checked(tmp_path: Path, run_cli) ->
     other = write_plan(tmp_path / "other.toml", workload={"repetitions": 3})
     changed = run_cli("collect", other, "--out", out, "--resume", "-q")
     assert changed.code == 2 and "plan differs" in changed.err
+
+
+def test_a_candidate_someone_else_runs_and_leaves_serving_is_a_warning(tmp_path: Path) -> None:
+    from evidence_kit.engine_sim.server import running_simulator
+
+    with running_simulator("layout-candidate", time_scale=50) as url:
+        external = {"base_url": url, "model": "sim-org/sim-model-7b-simulated"}
+        plan = write_plan(tmp_path / "plan.toml", arms={"original": sim_arm("original"), "layout": external})
+        result = collect_trial(plan, tmp_path / "raw")
+    restored = load_trial(tmp_path / "raw").arms[2]
+    removed = next(c for c in restored.checks if c.name == "candidate-removed")
+    assert not removed.ok and removed.level == "warning" and "STILL serves" in removed.detail
+    assert result.ok  # not the collector's engine to remove: shown, not failed
 
 
 def test_wrong_usage_is_caught_and_faults_become_failed_records(tmp_path: Path) -> None:
