@@ -111,6 +111,8 @@ def test_per_run_chart_page(browser, served: str) -> None:
     page.wait_for_function("document.querySelectorAll('div.ek-vega[data-ek-drawn=done] svg.marks').length == 1")
     assert page.locator("img.ek-chart").evaluate("img => img.naturalWidth > 0")
     assert page.locator("img.ek-chart").get_attribute("alt").startswith("Scatter plot of Cache-layout trial")
+    # Once the interactive chart has drawn, the static fallback is hidden: one chart, not two.
+    assert page.locator("img.ek-chart").is_hidden()
     rows = page.locator("table", has_text="p50 E2E s").locator("tbody tr")
     assert rows.count() == 36
     assert errors == [] and remote == []
