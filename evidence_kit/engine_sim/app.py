@@ -23,7 +23,7 @@ from .groundtruth import GroundTruthLog, RequestRecord
 from .metrics import CONTENT_TYPE_LATEST
 from .profile import Profile
 from .protocol import (Parsed, ProtocolError, chat_message, dumps, error_body, group_deltas, parse_chat,
-                       parse_completion, sse, usage_body)
+                       parse_completion, usage_body)
 from .tokenizer import TOKENIZER, render_chat
 
 __all__ = ["create_app", "SimulatedDrop", "SimState"]

@@ -106,7 +106,7 @@ def check_digests(ctx: Context) -> CheckResult:
         if isinstance(doc, str):
             problems.append(Problem(where, doc))
             continue
-        for i, entry in enumerate(doc["files"]):
+        for entry in doc["files"]:
             listed = entry.get("path")
             if path_problem(listed):
                 continue  # reported by the paths check; never read

@@ -100,12 +100,12 @@ def _journal(trial: Trial, ref: ArmRef, scale: float, extra_private: dict[str, o
 
 def engine_log() -> str:
     return "\n".join([
-        f"INFO 11-01 09:00:01 api_server.py:585] vLLM API server version 0.11.1",
+        "INFO 11-01 09:00:01 api_server.py:585] vLLM API server version 0.11.1",
         f"INFO 11-01 09:00:01 api_server.py:586] args: Namespace(model='{MODEL_PATH}', served_model_name=['{SERVED}'], host='{HOST}', port=8123)",
-        f"INFO 11-01 09:00:02 config.py:1020] Resolved architecture: LlamaForCausalLM; attention backend flash_attn",
+        "INFO 11-01 09:00:02 config.py:1020] Resolved architecture: LlamaForCausalLM; attention backend flash_attn",
         f"INFO 11-01 09:00:03 model_runner.py:1071] Loading weights from {MODEL_PATH}/model-00001-of-00004.safetensors",
         f"INFO 11-01 09:00:04 worker.py:266] Using {GPUS[0]} on {HOST.split('.')[0]} (bf16)",
-        f"INFO 11-01 09:00:05 gpu_executor.py:122] KV cache size: 1330579 tokens, ~1.234567e+16 bytes budget",
+        "INFO 11-01 09:00:05 gpu_executor.py:122] KV cache size: 1330579 tokens, ~1.234567e+16 bytes budget",
         f"INFO 11-01 09:00:06 launcher.py:28] Route: http://router.internal/route?model={quote(MODEL, safe='')}&x=1",
         f"INFO 11-01 09:00:07 launcher.py:29] Uvicorn running on http://{LAN_IP}:8123 (container {CONTAINER[:12]})",
         f"INFO 11-01 09:00:08 launcher.py:30] peer ip-10-20-30-40.ec2.internal at {IPV6}%eth0, mac {MAC}",

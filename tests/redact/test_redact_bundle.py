@@ -7,12 +7,10 @@ import json
 import tomllib
 from pathlib import Path
 
-import pytest
 
 from evidence_kit.bundle import load_decision, load_trial, read_json_model
 from evidence_kit.model import Manifest, Receipt
 from evidence_kit.redact import (
-    MARKER_NAME,
     build_manifest,
     known_values_from_raw,
     redact_bundle,
