@@ -53,6 +53,10 @@ def check_signature(ctx: Context) -> CheckResult:
             return CheckResult(name, "fail", "envelope cannot be used", [Problem(ctx.where(ENVELOPE_NAME), problem or "")])
         if ctx.key_given:
             return CheckResult(name, "fail", "not signed", [Problem(ctx.where(ENVELOPE_NAME), "missing, but --key was given")])
+        if resolve_listed(ctx.root, PUBLIC_KEY_NAME)[0] is not None:
+            # A signed folder stripped of its envelope must not pass as an unsigned one.
+            return CheckResult(name, "fail", "signature removed", [Problem(
+                ctx.where(ENVELOPE_NAME), f"missing, but the folder carries {PUBLIC_KEY_NAME}: it was signed")])
         return CheckResult(name, "skip", f"not signed (no {ENVELOPE_NAME}); pass --key to require a signature")
     ctx.envelope_data = path.read_bytes()
     if ctx.key_given:

@@ -172,7 +172,14 @@ def test_missing_envelope_with_key_fails(run_cli, site: Path, keypair) -> None:
     (site / "manifest.dsse.json").unlink()
     result = _verify(run_cli, site, "--key", keypair[1])
     assert result.code == 1 and "signature" in _failed(result)
-    assert _verify(run_cli, site).code == 0  # unsigned and unpinned: the line says SKIP
+    # Unpinned too: the folder still carries signing.pub, so a stripped signature is not "unsigned".
+    unpinned = _verify(run_cli, site)
+    assert unpinned.code == 1 and "signature" in _failed(unpinned)
+    (site / "signing.pub").unlink()
+    manifest = json.loads((site / "manifest.json").read_text())
+    manifest["files"] = [f for f in manifest["files"] if f["path"] != "signing.pub"]
+    (site / "manifest.json").write_text(json.dumps(manifest))
+    assert _verify(run_cli, site).code == 0  # a truly unsigned site: the line says SKIP, pin a key to refuse it
 
 
 def test_subject_not_bound_to_the_files(run_cli, site: Path, keypair) -> None:
