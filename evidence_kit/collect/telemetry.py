@@ -101,6 +101,24 @@ def read_cgroup(folder: Path) -> dict[str, int]:
     return found
 
 
+def _earlier_samples(path: Path) -> list[dict[str, Any]]:
+    """Samples a resumed arm already wrote (an interrupted torn last line is cut off), so the
+    footer's summary covers the whole series in the file, as ``analyze`` recomputes it."""
+    if not path.is_file():
+        return []
+    data = path.read_bytes()
+    complete = data[: data.rfind(b"\n") + 1]
+    if len(complete) != len(data):
+        with path.open("r+b") as handle:
+            handle.truncate(len(complete))
+    samples = []
+    for line in complete.splitlines():
+        record = json.loads(line)
+        if isinstance(record, dict) and record.get("type") == "sample":
+            samples.append(record)
+    return samples
+
+
 class TelemetrySampler:
     """Sample every ``interval_s`` until stopped; append each sample to ``path``."""
 
@@ -110,7 +128,7 @@ class TelemetrySampler:
         self.interval_s, self.clock = interval_s, clock
         self.gpu_binary = shutil.which("nvidia-smi") if nvidia_smi else None
         self.pgid, self.cgroup = pgid, cgroup
-        self.samples: list[dict[str, Any]] = []
+        self.samples: list[dict[str, Any]] = _earlier_samples(path)
         self._t0 = clock()
         self._task: asyncio.Task[None] | None = None
 

@@ -60,6 +60,12 @@ def test_kill_9_then_resume_keeps_every_completed_request_once(tmp_path: Path) -
     assert journal.read_bytes().startswith(kept)  # what was committed stays byte for byte
     assert any(c.name == "resumed" and c.ok for c in before.checks)
     assert [r.run for r in before.requests if r.warmup] == ["warmup", "warmup"]  # warmed up again after restart
+    # The telemetry series spans both sessions, and the footer's summary covers all of it.
+    from evidence_kit.analyze import analyze
+
+    trial = analyze(evidence).trials[0]
+    assert trial.arms[0].telemetry["samples"] == before.footer.telemetry["samples"] > 2
+    assert "telemetry-mismatch" not in [f.kind for f in trial.findings]
 
 
 def test_ctrl_c_stops_cleanly_and_leaves_a_resumable_journal(tmp_path: Path) -> None:
