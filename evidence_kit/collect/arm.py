@@ -99,6 +99,7 @@ class _Arm:
         self.result = ArmResult(ref=s.ref, calibration=s.calibration)
         self.t0 = s.clock()
         self.process_starts: list[float] = []
+        self.unanswered_runs = 0  # runs whose /metrics scrape failed once the engine had answered one
         self.engine: EngineProcess | None = None
         self.counters: list[dict[str, list[float]]] = []
 
@@ -189,6 +190,8 @@ class _Arm:
             self.client, self.base, before.counters() if before else None, client_sums(records))
         if gauges and "process_start_time_s" in gauges:
             self.process_starts.append(gauges["process_start_time_s"])
+        if self.process_starts and (before is None or gauges is None):
+            self.unanswered_runs += 1
         if counters:
             self.counters.append(counters)
         for record in records:
@@ -212,15 +215,21 @@ class _Arm:
     def closing_checks(self, identity: Identity) -> None:
         s = self.s
         starts = sorted(set(self.process_starts))
-        if self.engine is not None and self.engine.exited() is None:
-            alive = self.engine.group_alive()
-            reported = (f"its reported process start time {'never changed' if len(starts) == 1 else 'CHANGED'}"
-                        if starts else "it reports no process start time")
-            self.check("process-stable", alive and len(starts) <= 1,
-                       f"started engine {'alive through the arm' if alive else 'GONE before the arm ended'}; {reported}")
+        reported = (f"its reported process start time {'never changed' if len(starts) == 1 else 'CHANGED'}"
+                    if starts else "it reports no process start time")
+        lost = (f"; /metrics went unanswered in {self.unanswered_runs} run(s)" if self.unanswered_runs else "")
+        code = self.engine.exited() if self.engine is not None else None
+        if self.engine is not None and code != 0:
+            # Still running, or died during the arm (a non-zero exit of its start command):
+            # a dead engine must never pass as stable just because it reported one start time.
+            alive = code is None and self.engine.group_alive()
+            state = ("alive through the arm" if alive else "GONE before the arm ended" if code is None
+                     else f"GONE before the arm ended (start command exited with status {code})")
+            self.check("process-stable", alive and len(starts) <= 1 and not self.unanswered_runs,
+                       f"started engine {state}; {reported}{lost}")
         elif starts:
-            self.check("process-stable", len(starts) == 1,
-                       f"{len(starts)} distinct process start time(s) over {len(self.process_starts)} scrapes")
+            self.check("process-stable", len(starts) == 1 and not self.unanswered_runs,
+                       f"{len(starts)} distinct process start time(s) over {len(self.process_starts)} scrapes{lost}")
         if s.resume.done_runs:
             self.check("resumed", identity.fingerprint == (s.resume.header.private or {}).get("config_fingerprint"),
                        f"collection resumed after {len(s.resume.done_runs)} completed run(s); "
