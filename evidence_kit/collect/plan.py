@@ -51,10 +51,26 @@ class PlanWorkload(_Strict):
 
     @model_validator(mode="after")
     def _body_fields(self) -> "PlanWorkload":
-        reserved = {"model", "messages", "stream", "stream_options", "max_tokens", "temperature", "seed"}
+        # ``n`` too: the client times and counts one choice per request.
+        reserved = {"model", "messages", "stream", "stream_options", "max_tokens", "temperature", "seed", "n"}
         clash = sorted(reserved & set(self.extra_body))
         if clash:
             raise ValueError(f"extra_body may not set {', '.join(clash)} (the collector sets them)")
+        return self
+
+    @model_validator(mode="after")
+    def _matrix(self) -> "PlanWorkload":
+        # A repeated size or level would run the same run id twice (same prompts, one journal
+        # entry per id on resume); a run smaller than its level never reaches that concurrency,
+        # yet its results would be labelled with it.
+        for name in ("input_nominal", "concurrency"):
+            values: list[int] = getattr(self, name)
+            repeated = sorted({v for v in values if values.count(v) > 1})
+            if repeated:
+                raise ValueError(f"{name} lists {', '.join(map(str, repeated))} more than once")
+        if self.requests_per_run < max(self.concurrency):
+            raise ValueError(f"requests_per_run ({self.requests_per_run}) is below concurrency "
+                             f"{max(self.concurrency)}: such a run never has that many requests in flight")
         return self
 
 

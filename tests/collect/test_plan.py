@@ -83,3 +83,16 @@ def test_cli_bad_plan_is_one_line_exit_2_and_writes_nothing(tmp_path: Path, run_
     assert result.code == 2
     assert result.err.strip().count("\n") == 0 and f"{plan}:2:" in result.err and "Traceback" not in result.err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("workload, said", [
+    ({"concurrency": [1, 3, 3]}, "concurrency lists 3 more than once"),
+    ({"input_nominal": [256, 256]}, "input_nominal lists 256 more than once"),
+    ({"concurrency": [1, 8], "requests_per_run": 4}, "requests_per_run (4) is below concurrency 8"),
+    ({"extra_body": {"n": 2}}, "extra_body may not set n"),
+])
+def test_a_matrix_that_cannot_run_as_labelled_is_refused_at_the_workload_table(
+        tmp_path: Path, workload: dict, said: str) -> None:
+    text = write_plan(tmp_path / "p.toml", workload=workload).read_text()
+    err = _error(tmp_path, text)
+    assert said in err.message and err.line == text.splitlines().index("[workload]") + 1
