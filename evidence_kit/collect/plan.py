@@ -41,7 +41,6 @@ class PlanWorkload(_Strict):
     max_tokens: PositiveInt = 512
     temperature: float = Field(default=0.0, ge=0)
     warmup_requests: NonNegativeInt = 2
-    warmup_input: PositiveInt | None = None
     seed: int = 0
     instruction: str = Field(
         default="Summarise the following notes in one line.", min_length=1, max_length=2000

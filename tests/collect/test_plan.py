@@ -96,3 +96,9 @@ def test_a_matrix_that_cannot_run_as_labelled_is_refused_at_the_workload_table(
     text = write_plan(tmp_path / "p.toml", workload=workload).read_text()
     err = _error(tmp_path, text)
     assert said in err.message and err.line == text.splitlines().index("[workload]") + 1
+
+
+def test_warmup_input_is_not_a_setting_that_silently_does_nothing(tmp_path: Path) -> None:
+    # Warmup requests cycle the matrix's input sizes (the journal contract knows no other size).
+    text = write_plan(tmp_path / "p.toml", workload={"warmup_input": 600}).read_text()
+    assert "warmup_input" in _error(tmp_path, text).message
