@@ -199,6 +199,11 @@ class _Arm:
         run = {"type": "run", "run": spec.id, "repetition": spec.repetition, "input_nominal": spec.input_nominal,
                "concurrency": spec.concurrency, "requests": len(records), "ok": sum(r["ok"] for r in records),
                "reconciled": verdict, "counters": counters}
+        failed = len(records) - run["ok"]
+        if verdict is False and failed:
+            # Not a counting fault: the engine counted the tokens it processed for them.
+            problems = [*problems, f"{failed} request(s) of this run failed; the engine counts the tokens "
+                        "it processed for them, the client has no usage for them"]
         if problems and verdict is not True:
             run["mismatches"] = problems
         self.writer.add(run)

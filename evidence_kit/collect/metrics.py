@@ -67,6 +67,12 @@ class Scrape:
         return {k: v for k, v in found.items() if v is not None}
 
 
+# ``vllm:request_success_total`` is labelled by ``finished_reason``; a request the client
+# abandoned (timeout, disconnect) finishes as ``abort`` (``error`` on newer engines). Those
+# are not the completed requests the client counts, so they stay out of the reconciled sum.
+UNSUCCESSFUL = {"abort", "error"}
+
+
 def parse_metrics(text: str) -> Scrape:
     """Sum every sample per name across labels; ``_created`` series are timestamps, skipped."""
     values: dict[str, float] = {}
@@ -74,6 +80,8 @@ def parse_metrics(text: str) -> Scrape:
     for family in text_string_to_metric_families(text):
         for sample in family.samples:
             if sample.name.endswith("_created"):
+                continue
+            if sample.name == "vllm:request_success_total" and sample.labels.get("finished_reason") in UNSUCCESSFUL:
                 continue
             values[sample.name] = values.get(sample.name, 0.0) + sample.value
             if family.type == "info" or sample.name.endswith("_info"):

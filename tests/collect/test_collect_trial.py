@@ -89,6 +89,13 @@ def test_wrong_usage_is_caught_and_faults_become_failed_records(tmp_path: Path) 
     assert unreconciled and any("generation_tokens" in m for run in unreconciled for m in run.mismatches)
     dropped = [r for r in candidate.requests if not r.ok]
     assert dropped and all(r.error.startswith("disconnected") and r.e2e_s is None for r in dropped)
+    # A dropped request finishes as "abort" on the engine: not counted as a completed request,
+    # and a token mismatch it causes says so.
+    mismatches = [m for run in candidate.runs for m in getattr(run, "mismatches", None) or []]
+    assert not [m for m in mismatches if m.startswith("requests:")]
+    with_drops = {r.run for r in dropped if not r.warmup}
+    assert with_drops and all(any("failed" in m for m in run.mismatches) for run in candidate.runs
+                              if run.run in with_drops)
     assert len(candidate.timed) == 12
     assert result.ok  # a mismatch is shown, not fatal
 

@@ -12,6 +12,7 @@ METRICS = """\
 # TYPE vllm:request_success_total counter
 vllm:request_success_total{finished_reason="stop",model_name="m"} 10.0
 vllm:request_success_total{finished_reason="length",model_name="m"} 2.0
+vllm:request_success_total{finished_reason="abort",model_name="m"} 3.0
 # HELP vllm:request_success_created Count of successfully processed requests.
 # TYPE vllm:request_success_created gauge
 vllm:request_success_created{finished_reason="stop",model_name="m"} 1.7e+09
@@ -26,7 +27,7 @@ vllm:cache_config_info{block_size="16",num_gpu_blocks="83161",cache_dtype="fp8"}
 """
 
 
-def test_counters_are_summed_across_labels_and_created_is_skipped() -> None:
+def test_counters_are_summed_across_labels_and_created_and_aborted_are_skipped() -> None:
     scraped = parse_metrics(METRICS)
     assert scraped.counters() == {"requests": 12.0, "prompt_tokens": 5000.0, "generation_tokens": 700.0}
     assert scraped.gauges()["running"] == 3.0
