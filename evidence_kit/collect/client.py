@@ -23,6 +23,10 @@ __all__ = ["Outcome", "stream_chat", "Clock"]
 
 Clock = Callable[[], float]
 
+# Finish reasons with which vLLM ends a stream it did not complete (``FinishReason.ABORT``,
+# and ``ERROR`` on newer releases).
+FAILED_FINISH = frozenset({"abort", "error"})
+
 
 @dataclass
 class Outcome:
@@ -183,6 +187,10 @@ async def stream_chat(
             out.error = "stream ended without [DONE]"
         elif out.finish_reason is None:
             out.error = "stream ended without a finish_reason"
+        elif out.finish_reason in FAILED_FINISH:
+            # The engine gave up on the request (aborted it, or hit an error) yet closed the
+            # stream politely: a truncated answer must not pass as a fast success.
+            out.error = f"engine finished the request with finish_reason {out.finish_reason!r}"
         else:
             out.ok = True
     if out.t_end is None:

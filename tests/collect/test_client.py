@@ -120,3 +120,44 @@ def test_time_waiting_inside_the_client_is_not_charged_to_the_engine(sim) -> Non
     assert slower["completion_tokens"] == other["completion_tokens"]
     assert waited >= 0.5 * other["e2e_s"]
     assert slower["e2e_s"] < 1.5 * other["e2e_s"]
+
+
+def _canned_sse_server(events: list[str]):
+    """A real HTTP server on 127.0.0.1 that answers every request with the given SSE events."""
+    import socket
+    import threading
+
+    body = "".join(f"data: {e}\n\n" for e in events).encode()
+    head = (b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n"
+            b"content-length: " + str(len(body)).encode() + b"\r\n\r\n")
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        conn, _ = server.accept()
+        with conn:
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += conn.recv(65536)
+            header, rest = data.split(b"\r\n\r\n", 1)
+            length = int(next(line.split(b":")[1] for line in header.split(b"\r\n")
+                              if line.lower().startswith(b"content-length")))
+            while len(rest) < length:
+                rest += conn.recv(65536)
+            conn.sendall(head + body)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return f"http://127.0.0.1:{server.getsockname()[1]}", server
+
+
+@pytest.mark.parametrize("reason", ["abort", "error"])
+def test_a_stream_the_engine_finished_as_aborted_is_a_failed_outcome(reason: str) -> None:
+    chunk = {"id": "x", "object": "chat.completion.chunk", "model": MODEL}
+    events = [json.dumps({**chunk, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}),
+              json.dumps({**chunk, "choices": [{"index": 0, "delta": {"content": "Half an"}}]}),
+              json.dumps({**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": reason}]}),
+              "[DONE]"]
+    url, server = _canned_sse_server(events)
+    with server:
+        out = stream(url)
+    assert out.finish_reason == reason and out.text == "Half an"
+    assert not out.ok and reason in out.error and out.record()["e2e_s"] is None
