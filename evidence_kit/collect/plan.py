@@ -108,6 +108,12 @@ class ArmPlan(_Strict):
     keep_serving: bool = False
     env: dict[str, str] = Field(default_factory=dict)
 
+    @model_validator(mode="after")
+    def _routed(self) -> "ArmPlan":
+        if self.routed_model is not None and self.routed_url is None:
+            raise ValueError("routed_model is set without routed_url (no routed endpoint to send it to)")
+        return self
+
 
 class Plan(_Strict):
     """A whole trial plan, as the operator wrote it."""

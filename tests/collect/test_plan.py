@@ -102,3 +102,11 @@ def test_warmup_input_is_not_a_setting_that_silently_does_nothing(tmp_path: Path
     # Warmup requests cycle the matrix's input sizes (the journal contract knows no other size).
     text = write_plan(tmp_path / "p.toml", workload={"warmup_input": 600}).read_text()
     assert "warmup_input" in _error(tmp_path, text).message
+
+
+def test_routed_model_without_a_routed_endpoint_is_refused_at_its_arm(tmp_path: Path) -> None:
+    text = write_plan(tmp_path / "p.toml", arms={"original": sim_arm("original"),
+                                                  "layout": sim_arm("layout-candidate", routed_model="m")}).read_text()
+    err = _error(tmp_path, text)
+    assert "routed_model is set without routed_url" in err.message
+    assert err.line == text.splitlines().index("[arms.layout]") + 1
