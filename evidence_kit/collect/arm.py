@@ -364,6 +364,8 @@ def _failed_start(arm: _Arm, reason: EngineFailed) -> ArmResult:
 
 def _stop(arm: _Arm) -> None:
     keep = arm.cfg.keep_serving and arm.s.ref.phase == "restored"
+    if keep:
+        arm.s.state.forget()  # it serves on purpose: no later --resume may end it as an orphan
     if arm.engine is not None and not keep:
         arm.engine.stop(fill_placeholders(arm.cfg.stop, arm.values) if arm.cfg.stop else None)
         arm.s.state.forget()
