@@ -33,7 +33,7 @@ from .mkdocs_build import run_mkdocs, source_date_epoch
 from .pages import decision_files
 from .safety import known_values, scan_site
 
-__all__ = ["BuildResult", "build_site", "load_decisions", "docs_files", "SITE_NAME", "OWNED"]
+__all__ = ["BuildResult", "build_site", "load_decisions", "order_decisions", "docs_files", "SITE_NAME", "OWNED"]
 
 SITE_NAME = "evidence-kit decisions"
 OWNED = ("mkdocs.yml", "site", "public")  # the only entries of SITE a build replaces
@@ -60,9 +60,14 @@ def load_decisions(folders: Sequence[Path]) -> list[tuple[DecisionEvidence, Anal
             raise BadInput(f"decision id {did!r} is also the id of {seen[did]}", Path(folder) / "decision.toml")
         seen[did] = Path(folder)
         loaded.append((evidence, analyze(evidence)))
-    loaded.sort(key=lambda pair: pair[0].decision.id)
-    loaded.sort(key=lambda pair: pair[0].decision.date, reverse=True)
-    return loaded
+    return order_decisions(loaded)
+
+
+def order_decisions(loaded: list[tuple[DecisionEvidence, Analysis]]) -> list[tuple[DecisionEvidence, Analysis]]:
+    """The site's order: newest first, then by id (``verify`` regenerates the index in the same order)."""
+    ordered = sorted(loaded, key=lambda pair: pair[0].decision.id)
+    ordered.sort(key=lambda pair: pair[0].decision.date, reverse=True)
+    return ordered
 
 
 def _badges(analysis: Analysis) -> Markup:

@@ -14,7 +14,10 @@ import re
 from html.parser import HTMLParser
 from typing import Any, Iterator
 
-__all__ = ["json_mismatches", "csv_mismatches", "page_tokens", "token_mismatches", "Mismatch"]
+__all__ = [
+    "json_mismatches", "csv_mismatches", "page_tokens", "page_specs", "external_urls", "spec_mismatches",
+    "token_mismatches", "Mismatch",
+]
 
 Mismatch = tuple[str, str, str]
 # A figure as pages write it: signs (including the true minus), thousands separators, decimals, a percent.
@@ -84,17 +87,40 @@ def csv_mismatches(published: bytes, recomputed: bytes, key: str = "run") -> Ite
                 yield f"line {line} {rec_rows[i].get(key, '')}: {column}", str(got), str(want)
 
 
+# Elements that run code, load content or restyle a page: never in a generated article, and
+# never read as text, so each one inside the article becomes a token of its own.
+ACTIVE_TAGS = {"script", "style", "iframe", "object", "embed", "link", "meta", "base", "form", "svg", "template"}
+# Attributes that change what a reader sees without changing the text.
+ACTIVE_ATTRS = {"style", "hidden"}
+
+
 class _TextParser(HTMLParser):
-    """Visible text of an HTML document's main content (the ``<article>`` if there is one)."""
+    """What a page shows in its main content (the ``<article>`` if there is one).
+
+    Text, image alt text and ARIA labels become words and figures; an element or
+    attribute that could run code or hide text becomes a marker token; every
+    interactive chart's Vega-Lite spec (``data-vl-spec``) is kept apart, to be
+    compared as JSON. Outside the article, every ``href``/``src`` is kept so
+    that links off the site can be reported.
+    """
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self.article: list[str] | None = None
+        self.parts: list[tuple[str, str]] = []
+        self.article: list[tuple[str, str]] | None = None
+        self.specs: list[str] = []
+        self.urls: list[str] = []
         self._skip = 0
         self._in_article = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        self.urls += [v for k, v in attrs if k in ("href", "src", "action", "data", "poster", "srcset") and v]
+        if tag in ACTIVE_TAGS:
+            self._marker(f"<{tag}>")
+        for key, _ in attrs:
+            if key in ACTIVE_ATTRS or key.startswith("on"):
+                self._marker(f"<{tag} {key}>")
         if tag in SKIP_TAGS:
             self._skip += 1
         if tag == "article":
@@ -103,6 +129,18 @@ class _TextParser(HTMLParser):
                 self.article = []
         if tag in ("td", "th", "p", "li", "br", "tr", "h1", "h2", "h3", "h4", "div"):
             self._add(" \n ")
+        if not self._skip:
+            for key in ("alt", "aria-label", "title"):
+                if values.get(key):
+                    self._add(f" {values[key]} ")
+            # In the article of a published page; anywhere in a regenerated one (it has no article).
+            if values.get("data-vl-spec") is not None and (self._in_article or self.article is None):
+                self.specs.append(values["data-vl-spec"] or "")
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag in SKIP_TAGS:
+            self.handle_endtag(tag)
 
     def handle_endtag(self, tag: str) -> None:
         if tag in SKIP_TAGS and self._skip:
@@ -114,19 +152,81 @@ class _TextParser(HTMLParser):
         if not self._skip:
             self._add(data)
 
-    def _add(self, text: str) -> None:
-        self.parts.append(text)
+    def _marker(self, token: str) -> None:
+        self.parts.append(("token", token))
         if self._in_article and self.article is not None:
-            self.article.append(text)
+            self.article.append(("token", token))
+
+    def _add(self, text: str) -> None:
+        self.parts.append(("text", text))
+        if self._in_article and self.article is not None:
+            self.article.append(("text", text))
+
+
+def _parse(html: str) -> _TextParser:
+    parser = _TextParser()
+    parser.feed(html)
+    parser.close()
+    return parser
+
+
+def _tokens(parts: list[tuple[str, str]]) -> list[str]:
+    out: list[str] = []
+    text: list[str] = []
+    for kind, value in parts + [("token", "")]:
+        if kind == "text":
+            text.append(value)
+            continue
+        out += TOKEN.findall("".join(text))
+        text = []
+        if value:
+            out.append(value)
+    return out
 
 
 def page_tokens(html: str) -> list[str]:
     """Words and figures of a page's main text, in order (tags, scripts and navigation left out)."""
-    parser = _TextParser()
-    parser.feed(html)
-    parser.close()
-    text = "".join(parser.article if parser.article is not None else parser.parts)
-    return TOKEN.findall(text)
+    parser = _parse(html)
+    return _tokens(parser.article if parser.article is not None else parser.parts)
+
+
+def page_specs(html: str) -> list[str]:
+    """The Vega-Lite spec of every interactive chart in a page's main content, as written."""
+    return _parse(html).specs
+
+
+def page_urls(html: str) -> list[str]:
+    """Every ``href``/``src`` (and similar) in the whole page, in order."""
+    return _parse(html).urls
+
+
+def external_urls(html: str) -> list[str]:
+    """URLs in a page that leave the site: a scheme other than ``#``-free relative, or ``//host``."""
+    out = []
+    for url in page_urls(html):
+        text = url.strip()
+        if text.startswith("//") or re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", text):
+            out.append(text)
+    return out
+
+
+def spec_mismatches(published: list[str], recomputed: list[str]) -> Iterator[Mismatch]:
+    """Differences between the charts' specs, named ``chart N: path.to.field``."""
+    for i in range(max(len(published), len(recomputed))):
+        name = f"chart {i + 1}"
+        if i >= len(published):
+            yield name, "(absent)", "an interactive chart"
+            continue
+        if i >= len(recomputed):
+            yield name, "an interactive chart", "(absent)"
+            continue
+        try:
+            doc = json.loads(published[i])
+        except ValueError as err:
+            yield f"{name} spec", f"not JSON ({err})", "a Vega-Lite spec"
+            continue
+        for figure, pub, rec in json_mismatches(doc, json.loads(recomputed[i])):
+            yield f"{name} spec {figure}", pub, rec
 
 
 def token_mismatches(published: list[str], recomputed: list[str], context: int = 6) -> Iterator[Mismatch]:

@@ -16,7 +16,10 @@ from typing import Any
 from .. import __version__
 from ..analyze import DEFINITIONS, Analysis, analyze
 from ..model.evidence import DecisionEvidence, TrialEvidence
-from .compare import Mismatch, csv_mismatches, json_mismatches, page_tokens, token_mismatches
+from .compare import (
+    Mismatch, csv_mismatches, external_urls, json_mismatches, page_specs, page_tokens, spec_mismatches,
+    token_mismatches,
+)
 from .context import CheckResult, Context, Problem
 
 __all__ = ["check_figures", "site_decisions", "regenerate_pages"]
@@ -24,8 +27,9 @@ __all__ = ["check_figures", "site_decisions", "regenerate_pages"]
 EVIDENCE_DIR = "evidence"
 MAX_LISTED = 50  # per file: enough to see the pattern, not a flood
 FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
-# What MkDocs is configured with (templates/mkdocs.yml.j2), so a regenerated page renders alike.
-MD_EXTENSIONS = ["admonition", "attr_list", "tables", "toc"]
+# What MkDocs is configured with (templates/mkdocs.yml.j2) plus the ones MkDocs always adds
+# (fenced_code, used by the how-to-verify page), so a regenerated page renders alike.
+MD_EXTENSIONS = ["admonition", "attr_list", "fenced_code", "tables", "toc"]
 
 
 def site_decisions(ctx: Context) -> dict[str, str]:
@@ -61,9 +65,11 @@ def _compare_file(ctx: Context, rel: str, expected: bytes, kind: str) -> tuple[l
         return [], "missing: the site should publish it"
     data = path.read_bytes()
     if kind == "page":
-        published = page_tokens(data.decode("utf-8", "replace"))
-        recomputed = page_tokens(_markdown_html(expected.decode("utf-8")))
-        return list(token_mismatches(published, recomputed)), None
+        html, regenerated = data.decode("utf-8", "replace"), _markdown_html(expected.decode("utf-8"))
+        found = list(token_mismatches(page_tokens(html), page_tokens(regenerated)))
+        found += spec_mismatches(page_specs(html), page_specs(regenerated))
+        found += [("link off the site", url, "(none: the site is offline)") for url in external_urls(html)]
+        return found, None
     if kind == "json":
         try:
             doc = json.loads(data)
@@ -82,15 +88,19 @@ def _kind(name: str) -> str:
     return "bytes"
 
 
-def _compare_site(ctx: Context, base: str, evidence: DecisionEvidence, analysis: Analysis) -> tuple[list[Problem], int]:
+def _published_name(rel: str) -> str:
+    """Where a generated docs file is published: ``x.md`` becomes ``x.html``; the rest keep their name."""
+    return f"{rel[:-3]}.html" if rel.endswith(".md") else rel
+
+
+def _compare_files(ctx: Context, generated: dict[str, bytes], base: str = "") -> tuple[list[Problem], int]:
     problems: list[Problem] = []
     compared = 0
-    for rel, expected in sorted(regenerate_pages(evidence, analysis).items()):
-        if rel.startswith(EVIDENCE_DIR + "/"):
+    for rel, expected in sorted(generated.items()):
+        if rel.startswith(EVIDENCE_DIR + "/") or "/" + EVIDENCE_DIR + "/" in rel:
             continue  # the evidence itself: its bytes are checked by the digests
-        kind = _kind(rel)
-        target = f"{base}/{rel[:-3]}.html" if kind == "page" else f"{base}/{rel}"
-        mismatches, missing = _compare_file(ctx, target, expected, kind)
+        target = f"{base}/{_published_name(rel)}" if base else _published_name(rel)
+        mismatches, missing = _compare_file(ctx, target, expected, _kind(rel))
         compared += 1
         if missing:
             problems.append(Problem(ctx.where(target), missing))
@@ -99,6 +109,21 @@ def _compare_site(ctx: Context, base: str, evidence: DecisionEvidence, analysis:
         if len(mismatches) > MAX_LISTED:
             problems.append(Problem(ctx.where(target), f"and {len(mismatches) - MAX_LISTED} more mismatches"))
     return problems, compared
+
+
+def _compare_site(ctx: Context, base: str, evidence: DecisionEvidence, analysis: Analysis) -> tuple[list[Problem], int]:
+    return _compare_files(ctx, regenerate_pages(evidence, analysis), base)
+
+
+def _site_pages(ctx: Context, sites: dict[str, str], analyses: dict[str, Analysis]) -> dict[str, bytes]:
+    """The site-level files (index, methodology, how-to-verify, schemas, scripts and styles) as the
+    site builder generates them for the decisions found: everything outside ``decisions/``."""
+    from ..publish.site import docs_files, order_decisions
+
+    loaded = order_decisions([(ctx.evidence[unit], analyses[unit]) for unit in sites])  # type: ignore[misc]
+    prefix = "site/"
+    return {k[len(prefix):]: v for k, v in docs_files(loaded).items()
+            if k.startswith(prefix) and not k.startswith(prefix + "decisions/")}
 
 
 def _predicate_problems(ctx: Context, analyses: dict[str, Analysis]) -> list[Problem]:
@@ -131,6 +156,10 @@ def check_figures(ctx: Context) -> CheckResult:
         evidence = ctx.evidence[unit]
         assert isinstance(evidence, DecisionEvidence)
         found, count = _compare_site(ctx, base, evidence, analyses[unit])
+        problems += found
+        compared += count
+    if sites:
+        found, count = _compare_files(ctx, _site_pages(ctx, sites, analyses))
         problems += found
         compared += count
     trials = sum(len(e.trials) if not isinstance(e, TrialEvidence) else 1 for e in ctx.evidence.values())

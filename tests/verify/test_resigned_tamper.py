@@ -1,0 +1,70 @@
+"""A publisher who edits what a browser shows and re-signs passes every hash check, never the figures check.
+
+Each case edits one kind of published content that is not a journal, re-signs the
+folder with the site's own key (so signature, digests and completeness all pass),
+and expects the figures check to name the file.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+from .test_site_tamper import DECISION, _failed, _verify
+
+pytestmark = pytest.mark.slow
+
+
+def _sub(pattern: str, repl: str) -> Callable[[str], str]:
+    def edit(text: str) -> str:
+        new, n = re.subn(pattern, repl, text, count=1)
+        assert n == 1, f"pattern {pattern!r} not found"
+        return new
+    return edit
+
+
+CASES = {
+    # The index's "k/n timed requests" per trial: a published count on a site-level page.
+    "index-count": ("index.html", _sub(r"(\d+)/(\d+) timed requests", r"9999/\2 timed requests")),
+    "how-to-verify": ("how-to-verify.html", _sub(r"evidence-kit verify", "evidence-kit verifx")),
+    "methodology": ("methodology.html", _sub(r"nearest-rank", "linear")),
+    "schema": ("schemas/journal-record.schema.json", _sub(r'"type"', '"tipe"')),
+    # The interactive chart replaces the static SVG in a browser: its data is published figures.
+    "chart-spec": (f"{DECISION}/cache-layout/per-run.html",
+                   _sub(r"(e2e_p50_s&quot;:)([0-9.]+)", r"\g<1>9.99")),
+    "alt-text": (f"{DECISION}/cache-layout/per-run.html", _sub(r'alt="', 'alt="Faster by 50%. ')),
+    "script-in-article": (f"{DECISION}/index.html",
+                          _sub(r"(<article[^>]*>)", r"\1<script>document.title='x'</script>")),
+    "hidden-figure": (f"{DECISION}/index.html", _sub(r"<td>(\d+\.\d{3})</td>", r'<td><span style="display:none">\1</span>0.001</td>')),
+    "chart-script": ("assets/charts.js", _sub(r'"use strict";', '"use strict"; document.body.textContent = "";')),
+    "vega-bundle": ("assets/vega-bundle.js", lambda s: s + "\n;document.title='x';\n"),
+    "site-css": ("assets/extra.css", lambda s: s + "\ntable { display: none }\n"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_resigned_edit_caught_by_figures(run_cli, site: Path, keypair, case: str) -> None:
+    from evidence_kit.verify import sign_tree
+
+    rel, edit = CASES[case]
+    path = site / rel
+    path.write_text(edit(path.read_text()))
+    sign_tree(site, keypair[0])
+    result = _verify(run_cli, site, "--key", keypair[1])
+    failed = _failed(result)
+    assert result.code == 1 and set(failed) == {"figures"}, result.out
+    assert any(rel in line for line in failed["figures"]), result.out
+
+
+def test_external_url_in_a_page_caught(run_cli, site: Path, keypair) -> None:
+    from evidence_kit.verify import sign_tree
+
+    page = site / DECISION / "index.html"
+    html = page.read_text()
+    page.write_text(html.replace("</head>", '<link rel="stylesheet" href="https://cdn.example.com/x.css"></head>', 1))
+    sign_tree(site, keypair[0])
+    failed = _failed(_verify(run_cli, site, "--key", keypair[1]))
+    assert any("index.html" in line and "https://cdn.example.com/x.css" in line for line in failed.get("figures", [])), failed
