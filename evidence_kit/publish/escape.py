@@ -21,8 +21,9 @@ __all__ = ["md_text", "md_prose", "md_cell", "html_text", "yaml_string", "Markup
 # Quotes need no escaping: these strings never go into an HTML attribute.
 _INLINE = re.compile(r"[&<>\\`*_\[\]{}|!#]")
 # List markers need a space after them (so "+38.60%" and "1.735" stay as they are);
-# headings and quotes do not.
-_BLOCK_START = re.compile(r"^(\s*)([-+*](?=\s|$)|[#>]|\d+[.)](?=\s|$))")
+# headings and quotes do not. A run of "-" is a horizontal rule and of "~" a code
+# fence (MkDocs always enables fenced_code), so their first character is neutralised too.
+_BLOCK_START = re.compile(r"^(\s*)([-+*](?=\s|$)|-(?=-)|~(?=~)|[#>]|\d+[.)](?=\s|$))")
 
 
 def _ref(match: re.Match[str]) -> str:

@@ -10,7 +10,8 @@ from hypothesis import given, settings, strategies as st
 
 from evidence_kit.publish.escape import html_text, md_cell, md_prose, md_text
 
-EXTENSIONS = ["admonition", "attr_list", "tables", "toc"]
+# The site's extensions plus fenced_code, which MkDocs always adds.
+EXTENSIONS = ["admonition", "attr_list", "fenced_code", "tables", "toc"]
 HOSTILE = [
     "<script>alert(1)</script>",
     '<img src=x onerror="alert(1)">',
@@ -20,6 +21,10 @@ HOSTILE = [
     "&lt;script&gt; &amp; \\* \\",
     "    indented code",
     "x" * 5000,
+    "---",
+    "  ***  ",
+    "~~~\n\n<b>fenced</b>\n\n~~~",
+    "--- front\n\nmatter ---",
 ]
 
 
@@ -37,6 +42,7 @@ def test_hostile_strings_render_as_text() -> None:
         assert "<script" not in rendered and "<img" not in rendered and "<a " not in rendered, value
         assert "<strong>" not in rendered and "<code>" not in rendered and "<h1" not in rendered, value
         assert "<ul>" not in rendered and "<ol>" not in rendered and "<blockquote>" not in rendered, value
+        assert "<hr" not in rendered and "<pre>" not in rendered, value
         expected = "\n".join(" ".join(p.split()) for p in re.split(r"\n\s*\n", value) if p.strip())
         assert _text_of(rendered).strip() == expected
 
