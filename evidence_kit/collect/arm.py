@@ -95,6 +95,10 @@ class _Arm:
         stem = f"{s.ref.seq:02d}-{s.ref.arm}-{s.ref.phase}"
         self.log_path = s.out / "logs" / f"{stem}.log"
         self.telemetry_path = s.out / "telemetry" / f"{stem}.jsonl"
+        if s.resume.header is None:
+            # The arm starts from scratch (its journal held no complete run): samples of the
+            # discarded attempt describe no run of this journal, so they go with it.
+            self.telemetry_path.unlink(missing_ok=True)
         self.writer = JournalWriter(s.out / s.ref.journal, requests=s.resume.requests, timed=s.resume.timed)
         self.result = ArmResult(ref=s.ref, calibration=s.calibration)
         self.t0 = s.clock()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -85,3 +86,20 @@ def test_ctrl_c_stops_cleanly_and_leaves_a_resumable_journal(tmp_path: Path) -> 
 
     assert collect_trial(plan, out, resume=True).ok
     assert all(len(arm.timed) == 18 for arm in load_trial(out).arms)
+
+
+def test_an_arm_redone_from_scratch_drops_the_telemetry_of_its_discarded_attempt(tmp_path: Path) -> None:
+    plan = write_plan(tmp_path / "plan.toml", workload={"repetitions": 1})
+    out = tmp_path / "raw"
+    assert collect_trial(plan, out).ok
+    journal = out / "journals" / "02-layout-candidate.jsonl"
+    telemetry = out / "telemetry" / "02-layout-candidate.jsonl"
+    # As if the collector died after the candidate's preamble, before its first run.
+    lines = journal.read_bytes().splitlines(keepends=True)
+    journal.write_bytes(lines[0] + lines[1][:10])
+    (out / "journals" / "03-original-restored.jsonl").unlink()
+
+    assert collect_trial(plan, out, resume=True).ok
+    samples = [json.loads(line) for line in telemetry.read_text().splitlines()]
+    assert [s["t_s"] for s in samples] == sorted(s["t_s"] for s in samples)  # one series, not two
+    assert len(samples) == load_trial(out).arms[1].footer.telemetry["samples"]
