@@ -50,6 +50,10 @@ class EngineMetrics:
 
         self.prompt_tokens = counter("vllm:prompt_tokens", "Number of prefill tokens processed.")
         self.generation_tokens = counter("vllm:generation_tokens", "Number of generation tokens processed.")
+        # vLLM exposes these whether or not it caches prefixes; with caching off (as the simulated
+        # cache config says) they stay at zero, so a client's prefix-cache check has them to read.
+        counter("vllm:prefix_cache_queries", "Prefix cache queries, in terms of number of queried tokens.")
+        counter("vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.")
         success = Counter("vllm:request_success", "Count of successfully processed requests.",
                           names + ["finished_reason"], registry=reg)
         self.success = {reason: success.labels(**base, finished_reason=reason) for reason in FINISH_REASONS}

@@ -65,6 +65,9 @@ def test_counters_reconcile_exactly_with_served_usage():
     assert total(after, "vllm:request_generation_tokens_sum") == sum(u["completion_tokens"] for u in usages)
     assert total(after, "vllm:num_requests_running") == 0 and total(after, "vllm:num_requests_waiting") == 0
     assert total(after, "vllm:kv_cache_usage_perc") == 0
+    # Exposed as vLLM exposes them, at zero: the simulated cache config has prefix caching off.
+    assert total(after, "vllm:prefix_cache_queries_total", model_name=MODEL) == 0
+    assert ("vllm:prefix_cache_hits_total", (("engine", "0"), ("model_name", MODEL))) in after
 
 
 @pytest.mark.parametrize("profile, blocks", [("original", 2560), ("layout-candidate", 3548), ("dflash-candidate", 1520)])
