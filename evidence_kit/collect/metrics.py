@@ -19,6 +19,7 @@ __all__ = [
     "RECONCILED",
     "kv_token_slots",
     "config_fingerprint",
+    "shared_prefix_hits",
 ]
 
 # Journal counter name -> Prometheus sample names (vLLM's, then older spellings).
@@ -138,3 +139,17 @@ def config_fingerprint(parts: dict[str, Any]) -> str:
     """sha256 of the engine's reported configuration, canonical JSON; compared, never published raw."""
     canonical = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
     return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def shared_prefix_hits(requests: int, overhead_tokens: int, cache_config: dict[str, str]) -> int:
+    """Prefix-cache hit tokens the shared instruction alone may earn over ``requests`` requests.
+
+    Every prompt opens with the same chat template and instruction; an engine caching by
+    whole blocks can reuse the blocks that prefix fills (``overhead_tokens``, measured by the
+    calibration, bounds it). Hits beyond that mean prompt text itself was reused.
+    """
+    try:
+        block = int(cache_config.get("block_size", ""))
+    except ValueError:
+        return 0
+    return requests * (overhead_tokens // block) * block if block > 0 else 0

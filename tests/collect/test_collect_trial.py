@@ -37,6 +37,8 @@ def test_a_b_a_trial_is_valid_reconciled_and_checked(tmp_path: Path, run_cli) ->
         assert arm.header.engine.kv_token_slots and arm.header.private["endpoint"].startswith("http://127.0.0.1:")
         assert all(g.ok for g in arm.gates)
         assert checks(arm)["process-stable"]
+        prefix = next(c for c in arm.checks if c.name == "prefix-cache")
+        assert prefix.ok and prefix.level == "warning" and "0 prefix-cache hit tokens" in prefix.detail and "allow" in prefix.detail
         stem = Path(arm.ref.journal).stem
         assert (out / "logs" / f"{stem}.log").read_text().count("KV cache size") == 1
         samples = (out / "telemetry" / f"{stem}.jsonl").read_text().splitlines()

@@ -67,3 +67,12 @@ def test_prompts_are_deterministic_and_unique_beyond_the_instruction() -> None:
 def test_word_count_follows_the_calibration(target: int) -> None:
     words = CAL.words_for(target)
     assert abs(CAL.overhead_tokens + words * CAL.tokens_per_word - target) <= CAL.tokens_per_word
+
+
+def test_the_shared_instruction_may_earn_whole_block_prefix_hits_and_no_more() -> None:
+    from evidence_kit.collect.metrics import shared_prefix_hits
+
+    # 24 shared tokens fill one 16-token block per request; a 128-token block none.
+    assert shared_prefix_hits(10, 24, {"block_size": "16"}) == 160
+    assert shared_prefix_hits(10, 24, {"block_size": "128"}) == 0
+    assert shared_prefix_hits(10, 24, {}) == shared_prefix_hits(10, 24, {"block_size": "x"}) == 0
