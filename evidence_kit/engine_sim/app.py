@@ -334,7 +334,7 @@ async def sim_stats(request: Request) -> Response:
     state: SimState = request.app.state.sim
     return JSONResponse({"profile": state.profile.name, "token_slots": state.profile.token_slots,
                          "num_gpu_blocks": state.profile.num_gpu_blocks, "requests": state.requests,
-                         "steps": state.engine.steps, "faults_injected": dict(sorted(state.faults.injected.items())),
+                         "steps": state.engine.steps, "aborted": state.engine.aborted, "faults_injected": dict(sorted(state.faults.injected.items())),
                          "time_scale": state.engine.time_scale})
 
 

@@ -65,6 +65,7 @@ class Engine:
         self.waiting: deque[Sequence] = deque()
         self.running: list[Sequence] = []
         self.steps = 0
+        self.aborted = 0  # sequences whose client went away (not a vLLM metric; see /sim/stats)
         self.metrics = EngineMetrics(profile, running=lambda: len(self.running),
                                      waiting=lambda: len(self.waiting), kv_usage=self.kv_usage)
         self._wake = asyncio.Event()
@@ -102,9 +103,10 @@ class Engine:
         self._wake.set()
 
     def abort(self, seq: Sequence) -> None:
-        """The client went away: free the sequence and count it as aborted."""
+        """The client went away: free the sequence (counted in ``aborted``, not as a finished request)."""
         if seq.finished:
             return
+        self.aborted += 1
         if seq in self.waiting:
             self.waiting.remove(seq)
         self._finish(seq, "abort", time.monotonic())
@@ -199,8 +201,10 @@ class Engine:
             self.running.remove(seq)
             self.used_blocks -= seq.blocks
         metrics = self.metrics
-        # vLLM counts a tool call's end as "stop"; its finished_reason label knows stop/length/abort.
-        metrics.success[reason if reason in ("abort", "length") else "stop"].inc()
+        # vLLM counts a tool call's end as "stop"; a request aborted because its client went away
+        # never reaches request_success (measured on vLLM 0.32: its tokens are counted, it is not).
+        if reason != "abort":
+            metrics.success["length" if reason == "length" else "stop"].inc()
         if reason != "abort" or seq.first_token_at is not None:
             metrics.e2e.observe(now - seq.arrival)
             metrics.generation_hist.observe(seq.produced)

@@ -25,7 +25,9 @@ LATENCY_BUCKETS = (0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.
 ITL_BUCKETS = (0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5,
                10.0, 20.0, 40.0, 80.0)
 TOKEN_BUCKETS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000)
-FINISH_REASONS = ("stop", "length", "abort")
+# The finished_reason labels vLLM (0.32) declares. A request its client abandons is not counted
+# here at all (only its prompt and generated tokens are): "abort" stays at zero for disconnects.
+FINISH_REASONS = ("stop", "length", "abort", "error", "repetition")
 
 
 class EngineMetrics:

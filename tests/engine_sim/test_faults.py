@@ -22,7 +22,12 @@ def faulty():
 
 
 def _aborted(url: str) -> float:
-    return total(scrape(url), "vllm:request_success_total", finished_reason="abort")
+    """Sequences the engine aborted because their client went away (simulator-only count)."""
+    return httpx.get(url + "/sim/stats").json()["aborted"]
+
+
+def _finished(url: str) -> float:
+    return total(scrape(url), "vllm:request_success_total")
 
 
 @pytest.mark.parametrize("kind, status", [("http-500", 500), ("http-503", 503)])
@@ -35,7 +40,7 @@ def test_http_errors_by_header(faulty, kind, status):
 
 
 def test_drop_cuts_the_stream_mid_response(faulty):
-    aborted = _aborted(faulty.url)
+    aborted, finished = _aborted(faulty.url), _finished(faulty.url)
     received: list[str] = []
     with pytest.raises(httpx.RemoteProtocolError):
         with httpx.stream("POST", faulty.url + "/v1/chat/completions", headers={"X-Sim-Fault": "drop"},
@@ -45,6 +50,8 @@ def test_drop_cuts_the_stream_mid_response(faulty):
                 received.append(line)
     assert any(line.startswith("data: {") for line in received) and "data: [DONE]" not in received
     assert _aborted(faulty.url) == aborted + 1
+    # As on vLLM: an abandoned request is no finished request, under any finished_reason.
+    assert _finished(faulty.url) == finished
 
 
 def test_drop_cuts_a_non_streamed_body(faulty):
