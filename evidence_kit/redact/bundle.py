@@ -34,7 +34,7 @@ from .matcher import Matcher
 from .policy import Policy, load_policy, policy_digest
 from .pseudonyms import Pseudonyms
 from .scanner import Finding, scan_files, with_short_forms
-from .walkers import file_kind, redact_file, redact_name
+from .walkers import LineRecord, file_kind, redact_file, redact_name
 
 __all__ = ["RedactResult", "redact_bundle", "RECEIPT_NAME", "MARKER_NAME"]
 
@@ -68,6 +68,7 @@ class _Source:
     bundle: str | None  # relative path of its trial bundle ("" for a trial at the root)
     generation: int = -1
     out_rel: str = ""
+    lines: LineRecord | None = None  # the last line-by-line rewrite, for copying what still holds
 
 
 def _inside(child: Path, parent: Path) -> bool:
@@ -129,16 +130,31 @@ def _rewrite(raw: Path, tmp: Path, source: _Source, matcher: Matcher, counts: di
     source.generation = matcher.generation
     found: Counter[str] = Counter()
     out_rel = redact_name(source.rel, matcher, found)
-    if source.out_rel and source.out_rel != out_rel:
-        (tmp / source.out_rel).unlink(missing_ok=True)
-        counts.pop(source.out_rel, None)
+    previous: tuple[Path, LineRecord] | None = None
+    if source.out_rel:
+        old = tmp / source.out_rel
+        if source.lines is not None and source.lines.reusable(matcher.generation) and old.is_file():
+            # Lines whose output still holds are copied from the earlier output, set aside first.
+            handle, stash = tempfile.mkstemp(prefix=".previous-", dir=tmp)
+            os.close(handle)
+            os.replace(old, stash)
+            previous = (Path(stash), source.lines)
+        elif source.out_rel != out_rel:
+            old.unlink(missing_ok=True)
+        if source.out_rel != out_rel:
+            counts.pop(source.out_rel, None)
     taken = {s for s in counts if s != source.out_rel}
     if out_rel in taken:
         raise BadInput("two files get the same redacted name; rename one", raw / source.rel)
     source.out_rel = out_rel
     dst = tmp / out_rel
     dst.parent.mkdir(parents=True, exist_ok=True)
-    found.update(redact_file(raw / source.rel, dst, source.kind, matcher))
+    source.lines = LineRecord() if source.kind != "json" else None
+    try:
+        found.update(redact_file(raw / source.rel, dst, source.kind, matcher, source.lines, previous))
+    finally:
+        if previous is not None:
+            previous[0].unlink(missing_ok=True)
     counts[out_rel] = found
 
 

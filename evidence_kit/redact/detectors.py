@@ -10,7 +10,7 @@ too, because the redactor and the scanner must agree on them exactly.
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from typing import Callable, Iterator
 
 __all__ = [
     "DETECTORS",
@@ -18,6 +18,7 @@ __all__ = [
     "LABELS",
     "find",
     "find_labelled",
+    "label_class",
     "is_public",
     "compile_detectors",
     "Detectors",
@@ -104,32 +105,43 @@ _LABEL_TEXT = re.compile(
 )
 
 
-# Substrings without which a detector cannot match: a cheap test that skips most regex work.
-_NEEDS: dict[str, tuple[str, ...]] = {
-    "token": ("bearer", "sk-", "pk-", "rk-", "hf_", "gh", "akia", "xox", "eyj"),
-    "url": ("://",), "email": ("@",), "gpu": ("gpu-", "mig-"), "uuid": ("-",), "mac": (":", "-"),
-    "ip": (".", ":"), "path": ("/", "\\", "~"), "host": (".",),
-}
-# Counts of separators without which a detector cannot match (cheaper than its regex).
-_NEEDS_COUNT: dict[str, tuple[tuple[str, int], ...]] = {
-    "mac": ((":", 5), ("-", 5)), "uuid": (("-", 4),), "ip": ((".", 3), (":", 2)),
+# Cheap tests without which a detector cannot match: each is a necessary condition of its
+# pattern (a substring, a count or a literal-led regex that re scans fast), so skipping a
+# detector when its test fails never changes what is found. They take the text and its
+# lowercase; tests on the lowercase are only for patterns that fold ASCII letters alone.
+_PATH_HINT = re.compile("/(?:" + "|".join(_TREES) + ")/")
+_HOST_HINT = re.compile(r"\.(?i:" + "|".join(_TLDS) + r")(?![A-Za-z0-9-])")
+_MAC_HINT = re.compile(":" + _H + "{2}:" + _H + "{2}:" + _H + "{2}:" + _H + "{2}:|-" + _H + "{2}-" + _H + "{2}-" + _H
+                       + "{2}-" + _H + "{2}-")
+_Hint = Callable[[str, str], object]
+_HINTS: dict[str, _Hint] = {
+    "token": lambda text, lowered: (
+        "bearer" in lowered or "k-" in text or "hf_" in text or ("gh" in text and "_" in text)
+        or "AKIA" in text or "xox" in text or "eyJ" in text
+    ),
+    "url": lambda text, lowered: "://" in text,
+    "email": lambda text, lowered: "@" in text,
+    "gpu": lambda text, lowered: "GPU-" in text or "MIG-" in text,
+    "uuid": lambda text, lowered: text.count("-") >= 4,
+    "mac": lambda text, lowered: _MAC_HINT.search(text),
+    "ip": lambda text, lowered: text.count(".") >= 3 or "::" in text or text.count(":") >= 7,
+    "path": lambda text, lowered: "\\" in text or "~/" in text or "$HOME/" in text or _PATH_HINT.search(text),
+    "host": lambda text, lowered: _HOST_HINT.search(text),
 }
 
 
 class Detectors:
-    """The enabled detectors, each run only on text holding a substring it needs."""
+    """The enabled detectors, each run only on text that passes its cheap test."""
 
     def __init__(self, disabled: frozenset[str] = frozenset()):
-        self.enabled = [(rank, cls, re.compile(pattern), _NEEDS.get(cls, ()), _NEEDS_COUNT.get(cls, ()))
+        self.enabled = [(rank, cls, re.compile(pattern), _HINTS.get(cls))
                         for rank, (cls, pattern) in enumerate(DETECTORS) if cls not in disabled]
 
     def finditer(self, text: str) -> Iterator[tuple[int, int, int, str]]:
         """``(start, end, rank, class)`` of every raw hit, before guards and overlaps."""
         lowered = text.lower()
-        for rank, cls, pattern, needs, counts in self.enabled:
-            if needs and not any(need in lowered for need in needs):
-                continue
-            if counts and not any(lowered.count(sep) >= n for sep, n in counts):
+        for rank, cls, pattern, hint in self.enabled:
+            if hint is not None and not hint(text, lowered):
                 continue
             for match in pattern.finditer(text):
                 yield match.start(), match.end(), rank, cls
@@ -180,9 +192,32 @@ def find(detectors: Detectors, text: str) -> Iterator[tuple[int, int, str]]:
             yield start, last, cls
 
 
+# Substrings every label holds (lowercase). Only a test for ASCII text: re's IGNORECASE
+# also lets a few other letters (the Kelvin sign, the long s, dotted and dotless i) stand
+# for k, s and i, which lowercasing does not reproduce.
+_LABEL_HINTS: tuple[str, ...] = (
+    "serial", "hostname", "host_name", "nodename", "node_name", "machine", "container", "passw", "api_key",
+    "apikey", "secret", "token", "authorization", "image",
+)
+
+
 def find_labelled(text: str) -> Iterator[tuple[int, int, str]]:
     """``(start, end, class)`` of values written after a private label (``Serial Number : X``)."""
+    if ":" not in text and "=" not in text:
+        return
+    if text.isascii():
+        lowered = text.lower()
+        if not any(hint in lowered for hint in _LABEL_HINTS):
+            return
     for match in _LABEL_TEXT.finditer(text):
         value = match.group(2)
         if len(value) >= 3 and not is_public(value):
-            yield match.start(2), match.end(2), LABELS[re.sub(r"[ \t]+", " ", match.group(1).lower())]
+            yield match.start(2), match.end(2), label_class(match.group(1))
+
+
+def label_class(label: str) -> str:
+    """The class of a label as written (any case, including letters only re folds)."""
+    cls = LABELS.get(re.sub(r"[ \t]+", " ", label.lower()))
+    if cls is None:  # the long s, the Kelvin sign, dotted or dotless i: match them as re does
+        cls = next(c for key, c in LABELS.items() if re.fullmatch(re.escape(key), label, re.IGNORECASE))
+    return cls

@@ -29,6 +29,7 @@ __all__ = [
     "redact_name",
     "redact_json_text",
     "open_text",
+    "LineRecord",
 ]
 
 JSON_SUFFIXES = frozenset({".json", ".dsse", ".har", ".ipynb"})
@@ -143,8 +144,57 @@ def _check_jsonl_line(text: str, src: Path, line: int) -> None:
         raise BadInput(f"not valid JSON ({_JITER_POSITION.sub('', str(err))})", src, line) from None
 
 
-def redact_file(src: Path, dst: Path, kind: str, matcher: Matcher) -> Counter[str]:
-    """Write the redacted copy of ``src`` to ``dst``; return replacements per class."""
+class LineRecord:
+    """What a line-by-line rewrite leaves for the next round, to copy lines instead of redoing them.
+
+    A round is redone when a file taught the matcher a new value, yet most of its
+    lines were already rewritten with the final table. For each run of lines the
+    record keeps the matcher generation the output was computed at, or -1 when
+    the generation changed during the line (it taught a value) and the line must
+    be redone. A line computed at generation ``g`` without changing it is exactly
+    what a rewrite at ``g`` gives again: the rewrite is a function of the line and
+    the table, pseudonyms are fixed per value, and the table changes only with the
+    generation. ``counts`` holds the replacements of those lines per generation.
+    """
+
+    def __init__(self) -> None:
+        self.runs: list[tuple[int, int]] = []  # (first line number, generation or -1)
+        self.counts: dict[int, Counter[str]] = {}
+        self.aligned = True  # every output line ends where its input line ends
+
+    def add(self, number: int, generation: int, found: Counter[str] | None) -> None:
+        if not self.runs or self.runs[-1][1] != generation:
+            self.runs.append((number, generation))
+        if generation >= 0 and found:
+            self.counts.setdefault(generation, Counter()).update(found)
+
+    def reusable(self, generation: int) -> bool:
+        """True when some line's output holds for ``generation`` and can be copied."""
+        return self.aligned and any(g == generation for _, g in self.runs)
+
+    def generations(self) -> Iterator[int]:
+        """The generation of each line in order (the last run's past its end; the caller stops at EOF)."""
+        runs = self.runs
+        index, number = 0, 1
+        while True:
+            while index + 1 < len(runs) and runs[index + 1][0] <= number:
+                index += 1
+            yield runs[index][1] if runs and runs[index][0] <= number else -1
+            number += 1
+
+
+class _Misaligned(Exception):
+    """The earlier output does not line up with the input: redo the file from scratch."""
+
+
+def redact_file(src: Path, dst: Path, kind: str, matcher: Matcher,
+                record: LineRecord | None = None, previous: tuple[Path, LineRecord] | None = None) -> Counter[str]:
+    """Write the redacted copy of ``src`` to ``dst``; return replacements per class.
+
+    For line-based files, ``record`` (if given) is filled for the next round, and
+    ``previous`` (the earlier output of the same file and its record) lets lines
+    whose output still holds be copied instead of redone.
+    """
     counts: Counter[str] = Counter()
     if kind == "json":
         with open_text(src) as handle:
@@ -153,19 +203,73 @@ def redact_file(src: Path, dst: Path, kind: str, matcher: Matcher) -> Counter[st
         with open_text(dst, "w") as out:
             out.write(redact_json_text(text, matcher, counts))
         return counts
+    if previous is not None and previous[1].aligned:
+        try:
+            return _redact_lines(src, dst, kind, matcher, record, previous)
+        except _Misaligned:
+            pass
+    return _redact_lines(src, dst, kind, matcher, record, None)
+
+
+def _redact_lines(src: Path, dst: Path, kind: str, matcher: Matcher, into: LineRecord | None,
+                  previous: tuple[Path, LineRecord] | None) -> Counter[str]:
+    record = LineRecord()
+    counts: Counter[str] = Counter()
+    found: Counter[str] = Counter()  # one line's replacements (cleared, not rebuilt: this runs per line)
     cached = _Literals(matcher)
-    with open_text(src) as handle, open_text(dst, "w") as out:
-        for number, line in enumerate(handle, start=1):
-            body = line.rstrip("\r\n")
-            ending = line[len(body):]
-            if kind == "jsonl":
-                if body.strip():
-                    _check_jsonl_line(body, src, number)
-                    body = cached.rewrite(body, counts)
-            elif body:
-                body, found = matcher.redact(body)
-                counts.update(found)
-            out.write(body + ending)
+    start = matcher.generation
+    copying = previous is not None
+    old = open_text(previous[0]) if previous is not None else None
+    old_generations = previous[1].generations() if previous is not None else None
+    last = -2  # the generation of the line before, as recorded
+    try:
+        with open_text(src) as handle, open_text(dst, "w") as out:
+            for number, line in enumerate(handle, start=1):
+                body = line.rstrip("\r\n")
+                ending = line[len(body):]
+                if old is not None:
+                    old_line = old.readline()
+                    if not old_line or old_line[len(old_line.rstrip("\r\n")):] != ending:
+                        raise _Misaligned
+                    if copying and next(old_generations) == start:  # type: ignore[arg-type]
+                        out.write(old_line)
+                        if last != start:
+                            record.add(number, start, None)
+                            last = start
+                        continue
+                generation = matcher.generation
+                if found:
+                    found.clear()
+                line_found = found
+                if kind == "jsonl":
+                    if body.strip():
+                        _check_jsonl_line(body, src, number)
+                        body = cached.rewrite(body, found)
+                elif body:
+                    body, line_found = matcher.redact(body)
+                if "\n" in body or "\r" in body:
+                    record.aligned = False  # an unescaped view split the line: nothing lines up any more
+                if matcher.generation != generation:
+                    copying = False  # copied lines hold for an older table: this file will be redone
+                    generation = -1
+                if line_found:
+                    counts.update(line_found)
+                    record.add(number, generation, line_found)
+                    last = generation
+                elif last != generation:
+                    record.add(number, generation, None)
+                    last = generation
+                out.write(body + ending)
+            if old is not None and old.readline():
+                raise _Misaligned
+    finally:
+        if old is not None:
+            old.close()
+    if previous is not None and copying:
+        counts.update(previous[1].counts.get(start, Counter()))
+        record.counts.setdefault(start, Counter()).update(previous[1].counts.get(start, Counter()))
+    if into is not None:
+        into.runs, into.counts, into.aligned = record.runs, record.counts, record.aligned
     return counts
 
 
