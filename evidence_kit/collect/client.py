@@ -93,6 +93,8 @@ def _absorb(out: Outcome, event: dict[str, Any], now: float) -> None:
         # Current vLLM streams ``reasoning``; older releases and others ``reasoning_content``.
         reasoning = delta.get("reasoning") or delta.get("reasoning_content")
         calls = delta.get("tool_calls")
+        if not isinstance(content or "", str) or not isinstance(reasoning or "", str):
+            raise TypeError("delta text is not a string")
         if content or reasoning or calls:
             if out.t_first is None:
                 out.t_first = now
@@ -172,7 +174,13 @@ async def stream_chat(
                         out.error = "malformed stream: an event is not a JSON object"
                         out.t_end = clock()
                         return out
-                    _absorb(out, event, now)
+                    try:
+                        _absorb(out, event, now)
+                    except (AttributeError, TypeError, ValueError):
+                        # Valid JSON of the wrong shape ("choices": [1], "usage": []...).
+                        out.error = f"malformed stream: unexpected event shape: {data[:80].decode('utf-8', 'replace')!r}"
+                        out.t_end = clock()
+                        return out
             out.t_end = clock()
         finally:
             await response.aclose()

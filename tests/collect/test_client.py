@@ -161,3 +161,12 @@ def test_a_stream_the_engine_finished_as_aborted_is_a_failed_outcome(reason: str
         out = stream(url)
     assert out.finish_reason == reason and out.text == "Half an"
     assert not out.ok and reason in out.error and out.record()["e2e_s"] is None
+
+
+@pytest.mark.parametrize("event", ['{"choices": [1]}', '{"choices": 5}', '{"choices": [], "usage": [3]}',
+                                   '{"choices": [{"delta": {"content": 7}}]}'])
+def test_json_of_the_wrong_shape_is_a_failed_outcome_not_a_crash(event: str) -> None:
+    url, server = _canned_sse_server([event, "[DONE]"])
+    with server:
+        out = stream(url)
+    assert not out.ok and out.error.startswith("malformed stream: unexpected event shape")
