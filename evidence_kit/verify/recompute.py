@@ -25,6 +25,12 @@ from .context import CheckResult, Context, Problem
 __all__ = ["check_figures", "site_decisions", "regenerate_pages"]
 
 EVIDENCE_DIR = "evidence"
+DECISIONS_DIR = "decisions"
+# Written by signing, not generated from the evidence: checked by the signature, digests and completeness.
+SIGNING_FILES = frozenset({"manifest.json", "manifest.dsse.json", "signing.pub"})
+# MkDocs' and Material's own output: the theme, the search index, the 404 page. Not regenerated
+# here (they depend on the installed MkDocs), so not compared; see docs/verify.md.
+MKDOCS_OWN = ("404.html", "search/", "assets/javascripts/", "assets/stylesheets/", "assets/images/", "sitemap.xml")
 MAX_LISTED = 50  # per file: enough to see the pattern, not a flood
 FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
 # What MkDocs is configured with (templates/mkdocs.yml.j2) plus the ones MkDocs always adds
@@ -33,14 +39,36 @@ MD_EXTENSIONS = ["admonition", "attr_list", "fenced_code", "tables", "toc"]
 
 
 def site_decisions(ctx: Context) -> dict[str, str]:
-    """Evidence unit -> its decision's folder in a built site (``decisions/<id>``), for units that have one."""
+    """Evidence unit -> its decision's folder in a built site (``decisions/<id>``).
+
+    A unit belongs to a site when it sits at ``decisions/<id>/evidence``: judged
+    by where it is, never by which generated files are present, so deleting a
+    decision's ``analysis.json`` cannot switch its pages' comparison off.
+    """
     out = {}
     for unit, evidence in ctx.evidence.items():
         if not isinstance(evidence, DecisionEvidence) or not unit.endswith("/" + EVIDENCE_DIR):
             continue
         base = unit[: -len(EVIDENCE_DIR) - 1]
-        if f"{base}/analysis.json" in ctx.files:
+        if base.startswith(DECISIONS_DIR + "/") and "/" not in base[len(DECISIONS_DIR) + 1:]:
             out[unit] = base
+    return out
+
+
+def is_built_site(ctx: Context) -> bool:
+    """A built site: it has a root ``index.html`` or anything under ``decisions/``."""
+    return "index.html" in ctx.files or any(rel.startswith(DECISIONS_DIR + "/") for rel in ctx.files)
+
+
+def _not_generated(ctx: Context, compared: set[str], sites: dict[str, str]) -> list[Problem]:
+    """Files of a built site that nothing regenerated: not evidence, not signing, not MkDocs' own output."""
+    evidence = tuple(unit + "/" for unit in sites)
+    out = []
+    for rel in ctx.files:
+        if rel in compared or rel in SIGNING_FILES or rel.startswith(evidence) or rel.startswith(MKDOCS_OWN):
+            continue
+        out.append(Problem(ctx.where(rel), "published, but not generated from the evidence (a page or file "
+                                           "evidence-kit build does not write)"))
     return out
 
 
@@ -93,13 +121,17 @@ def _published_name(rel: str) -> str:
     return f"{rel[:-3]}.html" if rel.endswith(".md") else rel
 
 
-def _compare_files(ctx: Context, generated: dict[str, bytes], base: str = "") -> tuple[list[Problem], int]:
+def _compare_files(
+    ctx: Context, generated: dict[str, bytes], base: str = "", seen: set[str] | None = None
+) -> tuple[list[Problem], int]:
     problems: list[Problem] = []
     compared = 0
     for rel, expected in sorted(generated.items()):
         if rel.startswith(EVIDENCE_DIR + "/") or "/" + EVIDENCE_DIR + "/" in rel:
             continue  # the evidence itself: its bytes are checked by the digests
         target = f"{base}/{_published_name(rel)}" if base else _published_name(rel)
+        if seen is not None:
+            seen.add(target)
         mismatches, missing = _compare_file(ctx, target, expected, _kind(rel))
         compared += 1
         if missing:
@@ -111,8 +143,10 @@ def _compare_files(ctx: Context, generated: dict[str, bytes], base: str = "") ->
     return problems, compared
 
 
-def _compare_site(ctx: Context, base: str, evidence: DecisionEvidence, analysis: Analysis) -> tuple[list[Problem], int]:
-    return _compare_files(ctx, regenerate_pages(evidence, analysis), base)
+def _compare_site(
+    ctx: Context, base: str, evidence: DecisionEvidence, analysis: Analysis, seen: set[str] | None = None
+) -> tuple[list[Problem], int]:
+    return _compare_files(ctx, regenerate_pages(evidence, analysis), base, seen)
 
 
 def _site_pages(ctx: Context, sites: dict[str, str], analyses: dict[str, Analysis]) -> dict[str, bytes]:
@@ -151,17 +185,21 @@ def check_figures(ctx: Context) -> CheckResult:
     analyses = {unit: analyze(evidence) for unit, evidence in sorted(ctx.evidence.items())}
     problems = _predicate_problems(ctx, analyses) if ctx.predicate is not None else []
     compared = 0
+    seen: set[str] = set()
     sites = site_decisions(ctx)
     for unit, base in sorted(sites.items()):
         evidence = ctx.evidence[unit]
         assert isinstance(evidence, DecisionEvidence)
-        found, count = _compare_site(ctx, base, evidence, analyses[unit])
+        found, count = _compare_site(ctx, base, evidence, analyses[unit], seen)
         problems += found
         compared += count
-    if sites:
-        found, count = _compare_files(ctx, _site_pages(ctx, sites, analyses))
-        problems += found
-        compared += count
+    if is_built_site(ctx):
+        # Every page of a site is regenerated or reported: a page nothing regenerates is unchecked text.
+        if sites:
+            found, count = _compare_files(ctx, _site_pages(ctx, sites, analyses), seen=seen)
+            problems += found
+            compared += count
+        problems += _not_generated(ctx, seen, sites)
     trials = sum(len(e.trials) if not isinstance(e, TrialEvidence) else 1 for e in ctx.evidence.values())
     if problems:
         detail = f"{len(problems)} published figure(s) or file(s) differ from the recomputation"

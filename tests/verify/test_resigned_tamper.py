@@ -68,3 +68,30 @@ def test_external_url_in_a_page_caught(run_cli, site: Path, keypair) -> None:
     sign_tree(site, keypair[0])
     failed = _failed(_verify(run_cli, site, "--key", keypair[1]))
     assert any("index.html" in line and "https://cdn.example.com/x.css" in line for line in failed.get("figures", [])), failed
+
+
+def test_deleted_analysis_does_not_switch_the_page_comparison_off(run_cli, site: Path, keypair) -> None:
+    """Pages are compared because the decision's evidence is there, not because analysis.json is."""
+    from evidence_kit.verify import sign_tree
+
+    (site / DECISION / "analysis.json").unlink()
+    page = site / DECISION / "index.html"
+    html = page.read_text()
+    first = re.search(r"<td>(\d+\.\d{3})</td>", html)
+    assert first
+    page.write_text(html.replace(first.group(0), "<td>0.001</td>", 1))
+    sign_tree(site, keypair[0])
+    failed = _failed(_verify(run_cli, site, "--key", keypair[1]))
+    assert set(failed) == {"figures"}, failed
+    assert any("analysis.json" in line and "missing" in line for line in failed["figures"])
+    assert any(f"published 0.001, recomputed {first.group(1)}" in line for line in failed["figures"])
+
+
+def test_page_nothing_generates_is_caught(run_cli, site: Path, keypair) -> None:
+    from evidence_kit.verify import sign_tree
+
+    (site / DECISION / "addendum.html").write_text("<html><body><article><p>50% faster</p></article></body></html>")
+    sign_tree(site, keypair[0])
+    failed = _failed(_verify(run_cli, site, "--key", keypair[1]))
+    assert set(failed) == {"figures"}, failed
+    assert any("addendum.html" in line and "not generated from the evidence" in line for line in failed["figures"])
