@@ -129,12 +129,19 @@ class TelemetrySampler:
         self.gpu_binary = shutil.which("nvidia-smi") if nvidia_smi else None
         self.pgid, self.cgroup = pgid, cgroup
         self.samples: list[dict[str, Any]] = _earlier_samples(path)
-        self._t0 = clock()
+        # A resumed arm continues its series after the earlier session's last sample (the
+        # downtime between sessions is not shown; the first new sample says it resumed), so
+        # ``t_s`` keeps increasing through the file instead of starting again at zero.
+        earlier = self.samples[-1]["t_s"] + interval_s if self.samples else 0.0
+        self._resumed = bool(self.samples)
+        self._t0 = clock() - earlier
         self._task: asyncio.Task[None] | None = None
 
     async def sample(self) -> dict[str, Any]:
         """Take one sample of every source and append it to the file."""
         record: dict[str, Any] = {"type": "sample", "t_s": round(self.clock() - self._t0, 3)}
+        if self._resumed:
+            record["resumed"], self._resumed = True, False
         scraped = await scrape(self.client, self.base_url, timeout=max(self.interval_s, 2.0))
         record["engine"] = None if scraped is None else {**scraped.gauges(), **scraped.counters()}
         record["gpus"] = await query_gpus(self.gpu_binary) if self.gpu_binary else None

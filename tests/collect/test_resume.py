@@ -65,6 +65,9 @@ def test_kill_9_then_resume_keeps_every_completed_request_once(tmp_path: Path) -
     from evidence_kit.analyze import analyze
 
     trial = analyze(evidence).trials[0]
+    series = [json.loads(line) for line in (out / "telemetry" / "01-original-before.jsonl").read_text().splitlines()]
+    assert [s["t_s"] for s in series] == sorted(s["t_s"] for s in series)  # one time axis across both sessions
+    assert sum(bool(s.get("resumed")) for s in series) == 1
     assert trial.arms[0].telemetry["samples"] == before.footer.telemetry["samples"] > 2
     assert "telemetry-mismatch" not in [f.kind for f in trial.findings]
 
