@@ -11,12 +11,13 @@ import difflib
 import io
 import json
 import re
+from collections import Counter
 from html.parser import HTMLParser
 from typing import Any, Iterator
 
 __all__ = [
     "json_mismatches", "csv_mismatches", "page_tokens", "page_specs", "external_urls", "spec_mismatches",
-    "token_mismatches", "Mismatch",
+    "token_mismatches", "search_mismatches", "Mismatch",
 ]
 
 Mismatch = tuple[str, str, str]
@@ -237,3 +238,31 @@ def token_mismatches(published: list[str], recomputed: list[str], context: int =
             continue
         before = " ".join(recomputed[max(0, b1 - context):b1])
         yield f"after '{before}'", " ".join(published[a1:a2]) or "(absent)", " ".join(recomputed[b1:b2]) or "(absent)"
+
+
+def search_mismatches(index: Any, pages: dict[str, str]) -> Iterator[Mismatch]:
+    """Words and figures of MkDocs' search index that the page it points to does not show.
+
+    The index splits each page into sections; all of a page's sections together
+    must be made of the page's own tokens (as a multiset), so a figure changed
+    or added in a search result is caught once the page itself is verified.
+    """
+    docs = index.get("docs") if isinstance(index, dict) else None
+    if not isinstance(docs, list):
+        yield "(document)", "no 'docs' list", "MkDocs' search index"
+        return
+    found: dict[str, Counter[str]] = {}
+    for i, doc in enumerate(docs):
+        if not isinstance(doc, dict) or not all(isinstance(doc.get(k), str) for k in ("location", "title", "text")):
+            yield f"docs[{i}]", "not a search entry", "location, title and text"
+            continue
+        page = doc["location"].split("#", 1)[0] or "index.html"
+        found.setdefault(page, Counter()).update(page_tokens(doc["title"]) + page_tokens(doc["text"]))
+    for page, tokens in sorted(found.items()):
+        if page not in pages:
+            yield f"entry for {page}", "an entry", "(no such page)"
+            continue
+        extra = tokens - Counter(page_tokens(pages[page]))
+        if extra:
+            shown = " ".join(sorted(extra.elements())[:20])
+            yield f"entries for {page}", shown, "(not on the page)"

@@ -17,8 +17,8 @@ from .. import __version__
 from ..analyze import DEFINITIONS, Analysis, analyze
 from ..model.evidence import DecisionEvidence, TrialEvidence
 from .compare import (
-    Mismatch, csv_mismatches, external_urls, json_mismatches, page_specs, page_tokens, spec_mismatches,
-    token_mismatches,
+    Mismatch, csv_mismatches, external_urls, json_mismatches, page_specs, page_tokens, search_mismatches,
+    spec_mismatches, token_mismatches,
 )
 from .context import CheckResult, Context, Problem
 
@@ -27,6 +27,7 @@ __all__ = ["check_figures", "site_decisions", "regenerate_pages"]
 EVIDENCE_DIR = "evidence"
 DECISIONS_DIR = "decisions"
 # Written by signing, not generated from the evidence: checked by the signature, digests and completeness.
+SEARCH_INDEX = "search/search_index.json"
 SIGNING_FILES = frozenset({"manifest.json", "manifest.dsse.json", "signing.pub"})
 # MkDocs' and Material's own output: the theme, the search index, the 404 page. Not regenerated
 # here (they depend on the installed MkDocs), so not compared; see docs/verify.md.
@@ -58,6 +59,20 @@ def site_decisions(ctx: Context) -> dict[str, str]:
 def is_built_site(ctx: Context) -> bool:
     """A built site: it has a root ``index.html`` or anything under ``decisions/``."""
     return "index.html" in ctx.files or any(rel.startswith(DECISIONS_DIR + "/") for rel in ctx.files)
+
+
+def _search_problems(ctx: Context) -> list[Problem]:
+    """MkDocs' search index may only repeat what its pages show (the pages themselves are compared)."""
+    if SEARCH_INDEX not in ctx.files:
+        return []
+    where = ctx.where(SEARCH_INDEX)
+    try:
+        index = json.loads((ctx.root / SEARCH_INDEX).read_bytes())
+    except ValueError as err:
+        return [Problem(where, f"not JSON ({err})")]
+    pages = {rel: (ctx.root / rel).read_text("utf-8", "replace") for rel in ctx.files if rel.endswith(".html")}
+    return [Problem(where, f"{figure}: published {published}, recomputed {recomputed}")
+            for figure, published, recomputed in list(search_mismatches(index, pages))[:MAX_LISTED]]
 
 
 def _not_generated(ctx: Context, compared: set[str], sites: dict[str, str]) -> list[Problem]:
@@ -200,6 +215,7 @@ def check_figures(ctx: Context) -> CheckResult:
             problems += found
             compared += count
         problems += _not_generated(ctx, seen, sites)
+        problems += _search_problems(ctx)
     trials = sum(len(e.trials) if not isinstance(e, TrialEvidence) else 1 for e in ctx.evidence.values())
     if problems:
         detail = f"{len(problems)} published figure(s) or file(s) differ from the recomputation"
