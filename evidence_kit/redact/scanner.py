@@ -24,7 +24,7 @@ from .matcher import Hit, Matcher
 from .policy import Policy
 from .pseudonyms import Pseudonyms
 from .variants import KnownValue
-from .walkers import _LITERAL, file_kind, open_text
+from .walkers import _LITERAL, clean_key, file_kind, open_text, plain_literals
 
 __all__ = [
     "Finding", "scan_tree", "scan_files", "published_hashes", "make_matcher", "with_short_forms", "SITE_KNOWN_ONLY",
@@ -114,9 +114,11 @@ def _line_hits(matcher: Matcher, line: str, json_like: bool, detectors: bool) ->
         return matcher.leaks(line)
     hits: list[Hit] = []
     clean = matcher.clean_literals
-    literals = _LITERAL.findall(line)
-    for raw in () if clean.issuperset(literals) else literals:
-        if raw in clean:
+    plain = plain_literals(line)
+    literals = () if plain is not None and clean.issuperset(plain) else _LITERAL.findall(line)
+    for raw in literals:
+        key = clean_key(raw)
+        if key in clean:
             continue
         try:
             decoded = json.loads(raw) if "\\" in raw else raw[1:-1]
@@ -126,7 +128,7 @@ def _line_hits(matcher: Matcher, line: str, json_like: bool, detectors: bool) ->
         if found:
             hits += found
         elif len(clean) < 200_000:
-            clean.add(raw)
+            clean.add(key)
     numbers = matcher.numeric_pattern()
     if numbers is not None:  # a private number written as a JSON number (never rewritten)
         hits += [Hit(m.start(), m.end(), matcher.table[m.group()].cls, "known") for m in numbers.finditer(line)]

@@ -23,7 +23,12 @@ from hypothesis import strategies as st
 
 from evidence_kit.redact import bundle, redact_bundle
 from evidence_kit.redact.detectors import _LABEL_TEXT, DETECTORS, LABELS, Detectors, find, find_labelled, is_public, label_class
-from evidence_kit.redact.walkers import LineRecord
+from evidence_kit.redact.matcher import Matcher
+from evidence_kit.redact.pseudonyms import Pseudonyms
+from evidence_kit.redact.scanner import _line_hits
+from evidence_kit.redact.variants import KnownValue
+from evidence_kit.redact.walkers import _LITERAL as PATTERN_LITERAL
+from evidence_kit.redact.walkers import LineRecord, plain_literals
 
 PLANTED = (
     "GPU-5b1c2d3e-4f5a-6b7c-8d9e-0f1a2b3c4d5e", "MIG-GPU-5b1c2d3e-4f5a-6b7c-8d9e-0f1a2b3c4d5e/1/0",
@@ -172,3 +177,34 @@ def test_line_record_generations() -> None:
     assert record.reusable(4) and not record.reusable(5)
     record.aligned = False
     assert not record.reusable(4)
+
+
+# -- string literals found by splitting at quotes --------------------------------------------------
+
+json_ish = st.lists(st.one_of(st.sampled_from(['"', '\\', '\n', '\r', '\\"', '": "', '{"a": "', '"}']),
+                              st.text(ALPHABET, max_size=6)), max_size=12).map("".join)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.one_of(json_ish, st.builds(json.dumps, st.dictionaries(st.text(max_size=5), st.text(max_size=5)))))
+def test_split_literals_are_the_pattern_literals(text: str) -> None:
+    plain = plain_literals(text)
+    if plain is not None:
+        assert plain == [raw[1:-1] for raw in PATTERN_LITERAL.findall(text)]
+    if "\\" not in text and "\n" not in text:
+        assert plain is not None  # the shortcut is taken wherever it is exact
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.dictionaries(st.sampled_from(["k", "host", "msg"]),
+                                st.one_of(st.integers(), st.sampled_from(HOSTS + IPS + PLANTED), st.text(max_size=8)),
+                                max_size=4), min_size=1, max_size=6))
+def test_clean_line_shortcut_keeps_every_hit(records: list[dict[str, object]]) -> None:
+    """A line is passed over only when each of its literals was found clean: same hits as literal by literal."""
+    matcher = Matcher(Pseudonyms(None))
+    matcher.add(KnownValue("host", HOSTS[0]))
+    lines = [json.dumps(record) + "\n" for record in records]
+    for line in lines + lines:  # the second time round, clean literals are remembered
+        expected = [h for raw in PATTERN_LITERAL.findall(line)
+                    for h in matcher.leaks(json.loads(raw))]
+        assert _line_hits(matcher, line, True, True) == expected
