@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 from .. import __version__
@@ -29,9 +30,11 @@ DECISIONS_DIR = "decisions"
 # Written by signing, not generated from the evidence: checked by the signature, digests and completeness.
 SEARCH_INDEX = "search/search_index.json"
 SIGNING_FILES = frozenset({"manifest.json", "manifest.dsse.json", "signing.pub"})
-# MkDocs' and Material's own output: the theme, the search index, the 404 page. Not regenerated
-# here (they depend on the installed MkDocs), so not compared; see docs/verify.md.
-MKDOCS_OWN = ("404.html", "search/", "assets/javascripts/", "assets/stylesheets/", "assets/images/", "sitemap.xml")
+# Material's theme files, copied verbatim from the installed package: compared with it byte for byte.
+THEME_DIRS = ("assets/javascripts/", "assets/stylesheets/", "assets/images/")
+# MkDocs' own output: the 404 page and the search index (checked against the pages instead);
+# see docs/verify.md for what is not compared.
+MKDOCS_OWN = ("404.html", "search/", "sitemap.xml")
 MAX_LISTED = 50  # per file: enough to see the pattern, not a flood
 FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
 # What MkDocs is configured with (templates/mkdocs.yml.j2) plus the ones MkDocs always adds
@@ -75,12 +78,33 @@ def _search_problems(ctx: Context) -> list[Problem]:
             for figure, published, recomputed in list(search_mismatches(index, pages))[:MAX_LISTED]]
 
 
+def _theme_problems(ctx: Context) -> list[Problem]:
+    """Every theme file the site ships is the installed mkdocs-material's file of that name, byte for byte."""
+    from importlib.metadata import version
+
+    import material
+
+    theme = Path(material.__file__).resolve().parent / "templates"
+    release = version("mkdocs-material")
+    problems = []
+    for rel in ctx.files:
+        if not rel.startswith(THEME_DIRS):
+            continue
+        installed = theme / rel
+        if not installed.is_file():
+            problems.append(Problem(ctx.where(rel), f"not a file of the installed mkdocs-material {release} "
+                                                    "(verify with the versions that built the site)"))
+        elif installed.read_bytes() != (ctx.root / rel).read_bytes():
+            problems.append(Problem(ctx.where(rel), f"differs from the installed mkdocs-material {release}'s file"))
+    return problems
+
+
 def _not_generated(ctx: Context, compared: set[str], sites: dict[str, str]) -> list[Problem]:
     """Files of a built site that nothing regenerated: not evidence, not signing, not MkDocs' own output."""
     evidence = tuple(unit + "/" for unit in sites)
     out = []
     for rel in ctx.files:
-        if rel in compared or rel in SIGNING_FILES or rel.startswith(evidence) or rel.startswith(MKDOCS_OWN):
+        if rel in compared or rel in SIGNING_FILES or rel.startswith((*evidence, *MKDOCS_OWN, *THEME_DIRS)):
             continue
         out.append(Problem(ctx.where(rel), "published, but not generated from the evidence (a page or file "
                                            "evidence-kit build does not write)"))
@@ -216,6 +240,7 @@ def check_figures(ctx: Context) -> CheckResult:
             compared += count
         problems += _not_generated(ctx, seen, sites)
         problems += _search_problems(ctx)
+        problems += _theme_problems(ctx)
     trials = sum(len(e.trials) if not isinstance(e, TrialEvidence) else 1 for e in ctx.evidence.values())
     if problems:
         detail = f"{len(problems)} published figure(s) or file(s) differ from the recomputation"

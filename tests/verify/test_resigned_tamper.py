@@ -97,3 +97,15 @@ def test_page_nothing_generates_is_caught(run_cli, site: Path, keypair) -> None:
     failed = _failed(_verify(run_cli, site, "--key", keypair[1]))
     assert set(failed) == {"figures"}, failed
     assert any("addendum.html" in line and "not generated from the evidence" in line for line in failed["figures"])
+
+
+def test_theme_script_edit_caught(run_cli, site: Path, keypair) -> None:
+    """Material's own scripts run on every page: they must be the installed theme's bytes."""
+    from evidence_kit.verify import sign_tree
+
+    bundle = sorted((site / "assets" / "javascripts").glob("bundle.*.min.js"))[0]
+    bundle.write_text(bundle.read_text() + "\n;document.title = 'x';\n")
+    sign_tree(site, keypair[0])
+    failed = _failed(_verify(run_cli, site, "--key", keypair[1]))
+    assert set(failed) == {"figures"}, failed
+    assert any(bundle.name in line and "mkdocs-material" in line for line in failed["figures"]), failed
