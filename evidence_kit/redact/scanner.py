@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from pydantic_core import from_json
+
 from ..errors import BadInput
 from .manifest import ENVELOPE_NAME, file_sha256
 from .matcher import Hit, Matcher
@@ -135,10 +137,25 @@ def _line_hits(matcher: Matcher, line: str, json_like: bool, detectors: bool) ->
     return hits
 
 
+def _parses(text: str) -> bool:
+    """True for valid JSON: only then is everything outside its string literals numbers and punctuation."""
+    try:
+        from_json(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _scan_text(path: Path, rel: str, kind: str, matcher: Matcher, detectors: bool) -> Iterator[Finding]:
-    json_like = kind in ("json", "jsonl")
+    # JSON is scanned literal by literal, which sees all there is only in valid JSON: a file
+    # or line that does not parse is scanned as text (a bare host after a record is found).
+    whole_json = False
+    if kind == "json":
+        with open_text(path) as handle:
+            whole_json = _parses(handle.read())
     with open_text(path) as handle:
         for number, line in enumerate(handle, start=1):
+            json_like = whole_json if kind == "json" else kind == "jsonl" and _parses(line)
             for hit in _line_hits(matcher, line, json_like, detectors):
                 yield Finding(rel, number, hit.cls, hit.source)
 
@@ -151,8 +168,9 @@ def _scan_envelope(path: Path, rel: str, matcher: Matcher) -> Iterator[Finding]:
     except (ValueError, KeyError, TypeError, UnicodeDecodeError):
         yield from _scan_text(path, rel, "text", matcher, True)
         return
+    json_like = _parses(payload)
     for number, line in enumerate(payload.splitlines(), start=1):
-        for hit in _line_hits(matcher, line, True, True):
+        for hit in _line_hits(matcher, line, json_like, True):
             yield Finding(f"{rel}#payload", number, hit.cls, hit.source)
 
 

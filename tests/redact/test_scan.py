@@ -93,3 +93,16 @@ def test_compressed_files_are_unscannable(tmp_path):
     site = _site(tmp_path, "ok\n")
     (site / "logs.tar.gz").write_bytes(b"\x1f\x8b\x08\x00" + bytes(20))
     assert [(f.file, f.source) for f in scan_tree(site)] == [("logs.tar.gz", "unscannable")]
+
+
+def test_a_value_outside_the_string_literals_of_malformed_json_is_found(tmp_path):
+    """JSON is scanned literal by literal; a line or file that does not parse is scanned as text."""
+    folder = tmp_path / "evidence"
+    folder.mkdir()
+    (folder / "events.jsonl").write_text('{"ok": true}\n{"a": "x"} gpu-node-17.lab.acme-corp.internal 10.20.30.40\n')
+    (folder / "state.json").write_text('{"a": 1,\n  node7: 10.20.30.41}\n')
+    (folder / "fine.json").write_text('{"a": 1,\n  "b": [2, 3.5e-3, null]}\n')
+    findings = {(f.file, f.line, f.cls) for f in scan_tree(folder)}
+    assert findings == {("events.jsonl", 2, "host"), ("events.jsonl", 2, "ip"), ("state.json", 2, "ip")}
+    known = scan_tree(folder, known_values=[("host", "node7")])
+    assert ("state.json", 2, "host", "known") in {(f.file, f.line, f.cls, f.source) for f in known}
