@@ -13,10 +13,12 @@ from pathlib import Path
 
 from ..bundle import read_json_model
 from ..errors import BadInput
-from ..model import Receipt
+from ..model import Manifest, Receipt
 from ..model.evidence import DecisionEvidence
 
-__all__ = ["EvidenceFile", "evidence_files", "receipts", "withheld_classes", "MARKDOWN_SUFFIXES"]
+__all__ = [
+    "EvidenceFile", "evidence_files", "check_bundle_manifests", "receipts", "withheld_classes", "MARKDOWN_SUFFIXES",
+]
 
 # MkDocs would render these as pages instead of copying them, so a bundle may not hold them.
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")
@@ -50,6 +52,36 @@ def evidence_files(evidence: DecisionEvidence) -> list[EvidenceFile]:
         data = path.read_bytes()
         out.append(EvidenceFile(rel, len(data), hashlib.sha256(data).hexdigest(), data))
     return out
+
+
+def check_bundle_manifests(evidence: DecisionEvidence, files: list[EvidenceFile]) -> None:
+    """Each trial bundle that has a ``manifest.json`` still matches it; raise :class:`BadInput` if not.
+
+    A bundle edited after redaction would be published, signed, and then fail
+    ``verify`` (its own manifest disagrees): refuse it before anything is built.
+    """
+    from ..redact.manifest import ENVELOPE_NAME, MANIFEST_NAME
+
+    folder = Path(evidence.source)
+    by_path = {f.path: f for f in files}
+    for trial in evidence.trials:
+        source = Path(trial.source)
+        manifest_path = source / MANIFEST_NAME
+        if not manifest_path.is_file():
+            continue  # raw evidence: the leak scan refuses it, or the redactor never ran
+        prefix = source.relative_to(folder).as_posix() + "/"
+        listed = {e.path: e for e in read_json_model(manifest_path, Manifest).files}
+        for entry in sorted(listed.values(), key=lambda e: e.path):
+            found = by_path.get(prefix + entry.path)
+            if found is None:
+                raise BadInput(f"listed in {prefix}{MANIFEST_NAME} but missing", source / entry.path)
+            if (found.sha256, found.size) != (entry.sha256, entry.size):
+                raise BadInput(f"differs from {prefix}{MANIFEST_NAME} (changed after redaction?); "
+                               "re-run redact, or restore the file", source / entry.path)
+        for rel in sorted(by_path):
+            inner = rel[len(prefix):]
+            if rel.startswith(prefix) and inner not in listed and inner not in (MANIFEST_NAME, ENVELOPE_NAME):
+                raise BadInput(f"not listed in {prefix}{MANIFEST_NAME} (added after redaction?)", folder / rel)
 
 
 def receipts(evidence: DecisionEvidence) -> dict[str, Receipt | None]:

@@ -26,6 +26,7 @@ from ..errors import BadInput
 from ..fsutil import atomic_write
 from ..model.evidence import DecisionEvidence
 from ..schemas import schema_bytes, schemas
+from .bundles import check_bundle_manifests, evidence_files
 from .charts import VEGA_SCRIPT, vendored_script
 from .escape import Markup, html_text, yaml_string
 from .markdown import TEMPLATES, environment, link, render
@@ -165,6 +166,8 @@ def build_site(
     if out.exists() and not out.is_dir():
         raise BadInput("exists and is not a folder", out)
     loaded = load_decisions(folders)
+    for evidence, _ in loaded:
+        check_bundle_manifests(evidence, evidence_files(evidence))
     values = known_values([ev for ev, _ in loaded], private_maps)
     files = docs_files(loaded)
     out.mkdir(parents=True, exist_ok=True)

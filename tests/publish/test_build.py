@@ -112,3 +112,20 @@ def test_hostile_strings_are_escaped(tmp_path: Path, run_cli) -> None:
     assert "<b onmouseover=alert(2)>Cand</b>|pipe**x**" in shown
     search = (public / "search" / "search_index.json").read_text()
     assert "<script>alert(" not in search
+
+
+def test_evidence_changed_after_redaction_is_refused(reference_bundle: Path, tmp_path: Path, run_cli) -> None:
+    """A bundle whose files no longer match its manifest would publish a site that fails verify: refuse it."""
+    import shutil
+
+    decision = Path(shutil.copytree(reference_bundle, tmp_path / "decision"))
+    journal = sorted(decision.glob("*/journals/*.jsonl"))[0]
+    journal.write_bytes(journal.read_bytes().replace(b'"seq":1', b'"seq": 1', 1))
+    result = run_cli("build", decision, "--out", tmp_path / "out")
+    assert result.code == 2, result.out + result.err
+    assert result.err.count("\n") == 1 and journal.name in result.err and "manifest.json" in result.err
+    assert not (tmp_path / "out").exists()
+    (sorted(decision.glob("*/journals"))[0] / "extra.log").write_text("added after redaction\n")
+    journal.write_bytes(journal.read_bytes().replace(b'"seq": 1', b'"seq":1', 1))
+    added = run_cli("build", decision, "--out", tmp_path / "out")
+    assert added.code == 2 and "extra.log" in added.err and "not listed" in added.err
