@@ -113,6 +113,7 @@ _PATH_HINT = re.compile("/(?:" + "|".join(_TREES) + ")/")
 _HOST_HINT = re.compile(r"\.(?i:" + "|".join(_TLDS) + r")(?![A-Za-z0-9-])")
 _MAC_HINT = re.compile(":" + _H + "{2}:" + _H + "{2}:" + _H + "{2}:" + _H + "{2}:|-" + _H + "{2}-" + _H + "{2}-" + _H
                        + "{2}-" + _H + "{2}-")
+_IPV4_HINT = re.compile(r"\.[0-9]{1,3}\.[0-9]{1,3}\.")
 _Hint = Callable[[str, str], object]
 _HINTS: dict[str, _Hint] = {
     "token": lambda text, lowered: (
@@ -124,7 +125,9 @@ _HINTS: dict[str, _Hint] = {
     "gpu": lambda text, lowered: "GPU-" in text or "MIG-" in text,
     "uuid": lambda text, lowered: text.count("-") >= 4,
     "mac": lambda text, lowered: _MAC_HINT.search(text),
-    "ip": lambda text, lowered: text.count(".") >= 3 or "::" in text or text.count(":") >= 7,
+    "ip": lambda text, lowered: (
+        (text.count(".") >= 3 and _IPV4_HINT.search(text)) or "::" in text or text.count(":") >= 7
+    ),
     "path": lambda text, lowered: "\\" in text or "~/" in text or "$HOME/" in text or _PATH_HINT.search(text),
     "host": lambda text, lowered: _HOST_HINT.search(text),
 }
@@ -199,16 +202,15 @@ _LABEL_HINTS: tuple[str, ...] = (
     "serial", "hostname", "host_name", "nodename", "node_name", "machine", "container", "passw", "api_key",
     "apikey", "secret", "token", "authorization", "image",
 )
+_LABEL_HINT = re.compile("|".join(_LABEL_HINTS))
 
 
 def find_labelled(text: str) -> Iterator[tuple[int, int, str]]:
     """``(start, end, class)`` of values written after a private label (``Serial Number : X``)."""
     if ":" not in text and "=" not in text:
         return
-    if text.isascii():
-        lowered = text.lower()
-        if not any(hint in lowered for hint in _LABEL_HINTS):
-            return
+    if text.isascii() and not _LABEL_HINT.search(text.lower()):
+        return
     for match in _LABEL_TEXT.finditer(text):
         value = match.group(2)
         if len(value) >= 3 and not is_public(value):

@@ -27,7 +27,10 @@ from .variants import KnownValue, Variant, variants
 __all__ = ["Matcher", "Hit", "views"]
 
 _CACHE_LIMIT = 200_000
+_DIGITS = frozenset("0123456789")
+_HEX_DIGITS = frozenset("0123456789abcdef")
 _JSON_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\/")
+_URL_ESCAPE = re.compile("%[0-9a-fA-F]{2}")  # without one, unquote returns the text as it was
 # Detector classes whose hits teach us a value that may appear elsewhere without the
 # shape the detector needs (a host's short name, a labelled serial, a GPU UUID without
 # its prefix). Hex fingerprints, UUIDs and tokens are found by shape wherever they are.
@@ -71,7 +74,7 @@ def views(text: str) -> list[str]:
     out: list[str] = []
     if "\\" in text:
         out.append(_unescape_json(text))
-    if "%" in text:
+    if "%" in text and _URL_ESCAPE.search(text):
         out.append(unquote(text))
     if "&" in text:
         out.append(html.unescape(text))
@@ -174,7 +177,30 @@ class Matcher:
         lowered = text.lower()
         if len(lowered) != len(text):  # rare letters whose lowercase is longer: match char by char
             lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
-        return [(m.start(), m.end(), self.table[m.group()]) for m in pattern.finditer(lowered)]
+        hits: list[tuple[int, int, Variant]] = []
+        last = 0
+        for match in pattern.finditer(lowered):
+            start, end = match.span()
+            if start < last:
+                continue  # inside a value widened below
+            spelling = match.group()
+            variant = self.table[spelling]
+            # A long spelling matches inside longer words ("gpu-node-1" in "xgpu-node-1y"), but digits
+            # that go on make another value: 10.20.30.2 in 10.20.30.23, gpu-node-1 in gpu-node-17
+            # (and hex digits a fingerprint). Replacing the known part would leave the rest and give
+            # two values one pseudonym: the whole run is a value of the same class, of its own.
+            more = _HEX_DIGITS if _HEX_DIGITS.issuperset(spelling) else _DIGITS
+            if spelling[-1] in more and end < len(lowered) and lowered[end] in more:
+                while end < len(lowered) and lowered[end] in more:
+                    end += 1
+            if spelling[0] in more and start > last and lowered[start - 1] in more:
+                while start > last and lowered[start - 1] in more:
+                    start -= 1
+            if (start, end) != match.span():
+                variant = Variant(text[start:end], variant.cls, text[start:end])
+            hits.append((start, end, variant))
+            last = end
+        return hits
 
     def _detector_hits(self, text: str) -> list[tuple[int, int, str]]:
         found = [h for h in find(self.detectors, text) if not self._is_allowed(text[h[0]:h[1]].lower())]
@@ -220,6 +246,8 @@ class Matcher:
         for start, end, variant in self._known_hits(text):
             pieces += [text[last:start], known(start, end, variant)]
             last = end
+            if variant.text.lower() not in self.table:  # a value widened from a known one
+                self.add(KnownValue(variant.cls, variant.entity))
         text = "".join(pieces) + text[last:] if pieces else text
         hits = self._detector_hits(text)
         if not hits:

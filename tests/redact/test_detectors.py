@@ -123,3 +123,29 @@ def test_a_command_line_is_hunted_whole_and_by_each_path_in_it():
     matcher.add(KnownValue("path", command))
     out, _ = matcher.redact("started: " + command + "; the weights in /mnt/w/acme-70b; work on bin")
     assert "acme" not in out and out.endswith("; work on bin")
+
+
+@pytest.mark.parametrize(
+    ("known", "other"),
+    [
+        (KnownValue("ip", "10.20.30.2"), "10.20.30.23"),
+        (KnownValue("ip", "10.20.30.2"), "110.20.30.2"),
+        (KnownValue("host", "gpu-node-1.lab.acme-corp.internal"), "gpu-node-17"),
+        (KnownValue("revision", "3f9c2a7d4e1b8c6a"), "3f9c2a7d4e1b8c6a0f5d2e9b"),
+    ],
+)
+def test_a_known_value_inside_a_longer_value_does_not_lend_it_its_pseudonym(known, other):
+    """10.20.30.23 is not 10.20.30.2 followed by 3: it was redacted to ``ip-1`` plus ``3`` (which reads
+    as the pseudonym ip-13), leaking the digit and giving two addresses one identity."""
+    matcher = Matcher(Pseudonyms(b"fabricated-test-key-0123456789abcdef"))
+    matcher.add(known)
+    own, _ = matcher.redact(known.value.split(".")[0] if known.cls == "host" else known.value)
+    out, counts = matcher.redact(f"to {other}:80 ok")
+    assert out.startswith("to ") and out.endswith(":80 ok")
+    pseudonym = out[3:-6]
+    assert is_pseudonym(pseudonym) and pseudonym != own, out
+    assert sum(counts.values()) == 1
+    assert matcher.redact(other)[0] == pseudonym  # the longer value is now known in its own right
+    scanner = Matcher(Pseudonyms(None))
+    scanner.add(known)
+    assert scanner.leaks(other) and scanner.leaks(other)[0].cls == known.cls

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from evidence_kit.redact import bundle, redact_bundle
 from evidence_kit.redact.detectors import _LABEL_TEXT, DETECTORS, LABELS, Detectors, find, find_labelled, is_public, label_class
-from evidence_kit.redact.matcher import Matcher
+from evidence_kit.redact.matcher import Matcher, views
 from evidence_kit.redact.pseudonyms import Pseudonyms
 from evidence_kit.redact.scanner import _line_hits
 from evidence_kit.redact.variants import KnownValue
@@ -208,3 +208,23 @@ def test_clean_line_shortcut_keeps_every_hit(records: list[dict[str, object]]) -
         expected = [h for raw in PATTERN_LITERAL.findall(line)
                     for h in matcher.leaks(json.loads(raw))]
         assert _line_hits(matcher, line, True, True) == expected
+
+
+def _every_view(text: str) -> list[str]:
+    """The slow path of :func:`views`: every decoder on every text that has its marker."""
+    import html
+    from urllib.parse import unquote
+
+    from evidence_kit.redact.matcher import _unescape_json
+
+    out = [decode(text) for marker, decode in (("\\", _unescape_json), ("%", unquote), ("&", html.unescape))
+           if marker in text]
+    return [view for view in out if view != text]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.one_of(st.text(ALPHABET, max_size=6),
+                          st.sampled_from(["%", "%2F", "%2f", "%zz", "%e9", "%C3%A9", "%ff", "%4", "&amp;", "\\u0041", "\\/"])),
+                max_size=10).map("".join))
+def test_views_skip_no_decoding(text: str) -> None:
+    assert views(text) == _every_view(text)
