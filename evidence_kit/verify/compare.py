@@ -17,7 +17,7 @@ from typing import Any, Iterator
 
 __all__ = [
     "json_mismatches", "csv_mismatches", "page_tokens", "page_specs", "external_urls", "spec_mismatches",
-    "token_mismatches", "search_mismatches", "Mismatch",
+    "token_mismatches", "search_mismatches", "title_mismatches", "Mismatch",
 ]
 
 Mismatch = tuple[str, str, str]
@@ -113,8 +113,10 @@ class _TextParser(HTMLParser):
         self.article: list[tuple[str, str]] | None = None
         self.specs: list[str] = []
         self.urls: list[str] = []
+        self.title: list[str] = []
         self._skip = 0
         self._in_article = 0
+        self._in_title = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = dict(attrs)
@@ -126,6 +128,7 @@ class _TextParser(HTMLParser):
                 self._marker(f"<{tag} {key}>")
         if tag in SKIP_TAGS:
             self._skip += 1
+        self._in_title = tag == "title"
         if tag == "article":
             self._in_article += 1
             if self.article is None:
@@ -146,13 +149,17 @@ class _TextParser(HTMLParser):
             self.handle_endtag(tag)
 
     def handle_endtag(self, tag: str) -> None:
+        if tag == "title":
+            self._in_title = False
         if tag in SKIP_TAGS and self._skip:
             self._skip -= 1
         if tag == "article" and self._in_article:
             self._in_article -= 1
 
     def handle_data(self, data: str) -> None:
-        if not self._skip:
+        if self._in_title:
+            self.title.append(data)
+        elif not self._skip:
             self._add(data)
 
     def _marker(self, token: str) -> None:
@@ -268,3 +275,11 @@ def search_mismatches(index: Any, pages: dict[str, str]) -> Iterator[Mismatch]:
         if extra:
             shown = " ".join(sorted(extra.elements())[:20])
             yield f"entries for {page}", shown, "(not on the page)"
+
+
+def title_mismatches(html: str, page_title: str, site_name: str) -> Iterator[Mismatch]:
+    """The page's ``<title>`` must be its generated title followed by the site's name (Material's form)."""
+    published = TOKEN.findall("".join(_parse(html).title))
+    expected = TOKEN.findall(f"{page_title} - {site_name}")
+    if published != expected:
+        yield "page title", " ".join(published) or "(absent)", " ".join(expected)

@@ -19,7 +19,7 @@ from ..analyze import DEFINITIONS, Analysis, analyze
 from ..model.evidence import DecisionEvidence, TrialEvidence
 from .compare import (
     Mismatch, csv_mismatches, external_urls, json_mismatches, page_specs, page_tokens, search_mismatches,
-    spec_mismatches, token_mismatches,
+    spec_mismatches, title_mismatches, token_mismatches,
 )
 from .context import CheckResult, Context, Problem
 
@@ -126,6 +126,15 @@ def _markdown_html(text: str) -> str:
     return markdown.markdown(FRONT_MATTER.sub("", text), extensions=MD_EXTENSIONS)
 
 
+def _front_matter_title(markdown_text: str) -> str | None:
+    """The ``title`` of a generated page's front matter, as MkDocs shows it (HTML entities resolved)."""
+    import html as html_lib
+
+    match = FRONT_MATTER.match(markdown_text)
+    title = re.search(r"^title: (.*)$", match.group(0), re.M) if match else None
+    return html_lib.unescape(json.loads(title.group(1))) if title else None
+
+
 def _compare_file(ctx: Context, rel: str, expected: bytes, kind: str) -> tuple[list[Mismatch], str | None]:
     path = ctx.root / rel
     if rel not in ctx.files:
@@ -136,6 +145,11 @@ def _compare_file(ctx: Context, rel: str, expected: bytes, kind: str) -> tuple[l
         found = list(token_mismatches(page_tokens(html), page_tokens(regenerated)))
         found += spec_mismatches(page_specs(html), page_specs(regenerated))
         found += [("link off the site", url, "(none: the site is offline)") for url in external_urls(html)]
+        title = _front_matter_title(expected.decode("utf-8"))
+        if title is not None:
+            from ..publish.site import SITE_NAME
+
+            found += title_mismatches(html, title, SITE_NAME)
         return found, None
     if kind == "json":
         try:
