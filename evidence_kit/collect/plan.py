@@ -13,7 +13,8 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ValidationError, ConfigDict, Field, NonNegativeInt, PositiveFloat, PositiveInt, model_validator
+from pydantic import (BaseModel, ConfigDict, Field, NonNegativeInt, PositiveFloat, PositiveInt, ValidationError,
+                      ValidationInfo, field_validator, model_validator)
 
 from ..bundle import read_text, read_toml_model
 from ..bundle.errors import describe_validation_error
@@ -123,22 +124,26 @@ class Plan(_Strict):
     engine_kind: Literal["vllm", "openai-compatible", "simulated"]
     decision_rule: DecisionRule
     workload: PlanWorkload
-    sequence: list[Slug] = Field(min_length=3, max_length=3)
+    # ``arms`` before ``sequence``: the sequence's check reads the arms, and as a field check
+    # its error is located at the ``sequence =`` line.
     arms: dict[Slug, ArmPlan] = Field(min_length=2)
+    sequence: list[Slug] = Field(min_length=3, max_length=3)
     gates: GatePlan = Field(default_factory=GatePlan)
     telemetry: TelemetryPlan = Field(default_factory=TelemetryPlan)
 
-    @model_validator(mode="after")
-    def _a_b_a(self) -> "Plan":
-        before, candidate, restored = self.sequence
+    @field_validator("sequence")
+    @classmethod
+    def _a_b_a(cls, sequence: list[str], info: ValidationInfo) -> list[str]:
+        before, candidate, restored = sequence
         if before != restored:
             raise ValueError("sequence must end with the arm it starts with (A/B/A)")
         if candidate == before:
             raise ValueError("the candidate (second) arm must differ from the control arm")
-        missing = [name for name in (before, candidate) if name not in self.arms]
+        arms = info.data.get("arms")
+        missing = [name for name in (before, candidate) if arms is not None and name not in arms]
         if missing:
             raise ValueError(f"sequence names arm {missing[0]!r}, which has no [arms.{missing[0]}] table")
-        return self
+        return sequence
 
     def trial(self) -> Trial:
         """The ``trial.json`` model of this plan: public fields only."""

@@ -54,6 +54,7 @@ def test_sequence_must_be_a_b_a(tmp_path: Path) -> None:
     text = write_plan(tmp_path / "p.toml", sequence=["original", "layout", "layout"]).read_text()
     err = _error(tmp_path, text)
     assert "A/B/A" in err.message
+    assert err.line == next(i for i, line in enumerate(text.splitlines(), 1) if line.startswith("sequence ="))
 
 
 def test_unknown_key_is_refused_with_its_line(tmp_path: Path) -> None:
@@ -72,7 +73,9 @@ def test_extra_body_cannot_override_the_collector(tmp_path: Path) -> None:
 def test_sequence_naming_a_missing_arm(tmp_path: Path) -> None:
     text = write_plan(tmp_path / "p.toml", arms={"original": sim_arm("original"), "b": sim_arm("original")},
                       sequence=["original", "c", "original"]).read_text()
-    assert "has no [arms.c] table" in _error(tmp_path, text).message
+    err = _error(tmp_path, text)
+    assert "has no [arms.c] table" in err.message
+    assert err.line == next(i for i, line in enumerate(text.splitlines(), 1) if line.startswith("sequence ="))
 
 
 def test_cli_bad_plan_is_one_line_exit_2_and_writes_nothing(tmp_path: Path, run_cli) -> None:
