@@ -17,7 +17,7 @@ from __future__ import annotations
 import html
 import re
 from collections import Counter
-from typing import Iterable, NamedTuple
+from typing import Iterable, Iterator, NamedTuple
 from urllib.parse import unquote, urlsplit
 
 from .detectors import compile_detectors, find, find_labelled
@@ -27,6 +27,8 @@ from .variants import KnownValue, Variant, variants
 __all__ = ["Matcher", "Hit", "views"]
 
 _CACHE_LIMIT = 200_000
+_RECENT_LIMIT = 256  # spellings in the small pattern before the full one is rebuilt
+_QUIET_LIMIT = 2_000  # lookups without a new value before the two patterns become one again
 _DIGITS = frozenset("0123456789")
 _HEX_DIGITS = frozenset("0123456789abcdef")
 _JSON_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\/")
@@ -54,6 +56,31 @@ def _trie(texts: list[str]) -> str:
         return f"(?:{body})?" if "" in node else body
 
     return "(?:" + build(root) + ")"
+
+
+def _bucket(text: str) -> tuple[bool, bool]:
+    """Whether a spelling needs a word boundary before and after it (short or all-digit ones do)."""
+    bounded = len(text) < 8 or text.isdigit()
+    return bounded and text[0].isalnum(), bounded and text[-1].isalnum()
+
+
+def _compile_known(texts: list[str]) -> re.Pattern[str] | None:
+    """One trie per boundary bucket, unbounded (long) spellings first, joined in one pattern."""
+    buckets: dict[tuple[bool, bool], list[str]] = {}
+    for text in texts:
+        buckets.setdefault(_bucket(text), []).append(text)
+    parts = []
+    for (before, after), bucket in sorted(buckets.items()):
+        parts.append((r"(?<![a-z0-9])" if before else "") + _trie(bucket) + (r"(?![a-z0-9])" if after else ""))
+    return re.compile("|".join(parts)) if parts else None
+
+
+def _before(first: str, second: str) -> bool:
+    """Which of two spellings matching at one position a single alternation would take."""
+    first_bucket, second_bucket = _bucket(first), _bucket(second)
+    if first_bucket != second_bucket:
+        return first_bucket < second_bucket
+    return len(first) > len(second)
 
 
 class Hit(NamedTuple):
@@ -108,6 +135,11 @@ class Matcher:
         self.generation = 0
         self._pattern: re.Pattern[str] | None = None
         self._compiled = -1
+        self._base: re.Pattern[str] | None = None  # the first _base_size spellings
+        self._base_size = 0
+        self._recent: re.Pattern[str] | None = None  # the spellings after them
+        self._recent_generation = -1
+        self._quiet = 0
         self._redacted: dict[str, tuple[str, tuple[tuple[str, int], ...]]] = {}
         self._leaks: dict[str, list[Hit]] = {}
         self.clean_literals: set[str] = set()  # JSON literals the scanner found clean (for this table)
@@ -140,17 +172,53 @@ class Matcher:
         when a longer one fails its boundary.
         """
         if self._compiled != self.generation:
-            buckets: dict[tuple[bool, bool], list[str]] = {}
-            for text in self.table:
-                bounded = len(text) < 8 or text.isdigit()
-                key = (bounded and text[0].isalnum(), bounded and text[-1].isalnum())
-                buckets.setdefault(key, []).append(text)
-            parts = []
-            for (before, after), texts in sorted(buckets.items()):  # unbounded (long) spellings first
-                parts.append((r"(?<![a-z0-9])" if before else "") + _trie(texts) + (r"(?![a-z0-9])" if after else ""))
-            self._pattern = re.compile("|".join(parts)) if parts else None
+            self._pattern = _compile_known(list(self.table))
             self._compiled = self.generation
         return self._pattern
+
+    def _spellings_in(self, lowered: str) -> Iterator[tuple[int, int, str]]:
+        """``(start, end, spelling)`` exactly as ``known_pattern().finditer`` gives them, cheaper to keep up.
+
+        Each new value would recompile the whole pattern (milliseconds for a large table,
+        and logs teach hundreds of addresses). So spellings learnt since the last full
+        compile go into a small second pattern, and the two are merged the way one
+        alternation would choose: the leftmost match; at one position the earlier
+        boundary bucket, then the longer spelling (each bucket is a trie preferring the
+        longest that passes its boundary). The full pattern is rebuilt once the second
+        grows past ``_RECENT_LIMIT`` or has stopped changing for ``_QUIET_LIMIT`` lookups.
+        """
+        if self._recent_generation != self.generation:
+            spellings = list(self.table)
+            if self._base_size == 0 or len(spellings) - self._base_size > _RECENT_LIMIT:
+                self._base, self._base_size, self._recent = _compile_known(spellings), len(spellings), None
+            else:
+                self._recent = _compile_known(spellings[self._base_size:])
+            self._recent_generation = self.generation
+            self._quiet = 0
+        base, recent = self._base, self._recent
+        if recent is None:
+            if base is not None:
+                for match in base.finditer(lowered):
+                    yield match.start(), match.end(), match.group()
+            return
+        self._quiet += 1
+        if self._quiet > _QUIET_LIMIT:  # no longer learning: one pattern again from the next lookup
+            self._base_size, self._recent_generation = 0, -1
+        pos = 0
+        old = base.search(lowered) if base is not None else None
+        new = recent.search(lowered)
+        while old is not None or new is not None:
+            if old is not None and (new is None or old.start() < new.start()
+                                    or (old.start() == new.start() and _before(old.group(), new.group()))):
+                chosen = old
+            else:
+                chosen = new  # type: ignore[assignment]
+            yield chosen.start(), chosen.end(), chosen.group()
+            pos = chosen.end()
+            if old is not None and old.start() < pos:
+                old = base.search(lowered, pos)  # type: ignore[union-attr]
+            if new is not None and new.start() < pos:
+                new = recent.search(lowered, pos)
 
     def numeric_pattern(self) -> re.Pattern[str] | None:
         """Known values that are all digits (serial numbers): the only ones a JSON number can hold."""
@@ -171,19 +239,17 @@ class Matcher:
         return [Hit(s, e, v.cls, "known") for view in (text, *views(text)) for s, e, v in self._known_hits(view)]
 
     def _known_hits(self, text: str) -> list[tuple[int, int, Variant]]:
-        pattern = self.known_pattern()
-        if pattern is None:
+        if not self.table:
             return []
         lowered = text.lower()
         if len(lowered) != len(text):  # rare letters whose lowercase is longer: match char by char
             lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
         hits: list[tuple[int, int, Variant]] = []
         last = 0
-        for match in pattern.finditer(lowered):
-            start, end = match.span()
+        for start, end, spelling in self._spellings_in(lowered):
+            span = (start, end)
             if start < last:
                 continue  # inside a value widened below
-            spelling = match.group()
             variant = self.table[spelling]
             # A long spelling matches inside longer words ("gpu-node-1" in "xgpu-node-1y"), but digits
             # that go on make another value: 10.20.30.2 in 10.20.30.23, gpu-node-1 in gpu-node-17
@@ -196,7 +262,7 @@ class Matcher:
             if spelling[0] in more and start > last and lowered[start - 1] in more:
                 while start > last and lowered[start - 1] in more:
                     start -= 1
-            if (start, end) != match.span():
+            if (start, end) != span:
                 variant = Variant(text[start:end], variant.cls, text[start:end])
             hits.append((start, end, variant))
             last = end

@@ -228,3 +228,43 @@ def _every_view(text: str) -> list[str]:
                 max_size=10).map("".join))
 def test_views_skip_no_decoding(text: str) -> None:
     assert views(text) == _every_view(text)
+
+
+# -- newly learnt spellings in a second, small pattern ----------------------------------------------
+
+VALUES = (
+    KnownValue("ip", "10.20.30.2"), KnownValue("ip", "10.20.30.23"), KnownValue("ip", "10.20.30.4"),
+    KnownValue("host", "gpu-node-1.lab.acme-corp.internal"), KnownValue("host", "gpu-node-17.lab.acme-corp.internal"),
+    KnownValue("host", "node7.corp"), KnownValue("user", "alice"), KnownValue("user", "alic"),
+    KnownValue("model", "acme-labs/falcon-secret-70b"), KnownValue("model", "acme-labs/falcon"),
+    KnownValue("serial", "1652020012345"), KnownValue("serial", "16520200"), KnownValue("revision", "3f9c2a7d4e1b8c6a"),
+    KnownValue("value", "lab.acme"), KnownValue("value", "x-acme-corp"),
+    # Short spellings with a punctuation edge sit in earlier boundary buckets than longer ones
+    # starting alike: there the bucket, not the length, decides.
+    KnownValue("value", "-ab-"), KnownValue("value", "-ab-cd"), KnownValue("value", ".acme."), KnownValue("value", ".acme.x9"),
+)
+spelled = st.lists(st.one_of(st.text(ALPHABET, max_size=5),
+                             st.sampled_from([v.value for v in VALUES] + ["gpu-node-1", "gpu-node-17", "ALICE", "malice",
+                                                                          "models--acme-labs--falcon", "10.20.30.234",
+                                                                          "-ab-cd ", ".acme.x9."])),
+                   max_size=10).map("".join)
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.permutations(VALUES), st.integers(min_value=1, max_value=len(VALUES) - 1), st.lists(spelled, min_size=1, max_size=4))
+def test_two_patterns_match_as_one(values: list[KnownValue], split: int, texts: list[str]) -> None:
+    matcher = Matcher(Pseudonyms(None))
+    for known in values[:split]:
+        matcher.add(known)
+    list(matcher._spellings_in(""))  # the full pattern, compiled now
+    for known in values[split:]:
+        matcher.add(known)
+    list(matcher._spellings_in(""))
+    assert matcher._recent is not None  # the later values are in the small pattern
+    for text in texts:
+        lowered = text.lower()
+        if len(lowered) != len(text):
+            continue
+        one = matcher.known_pattern()
+        expected = [(m.start(), m.end(), m.group()) for m in one.finditer(lowered)] if one else []
+        assert list(matcher._spellings_in(lowered)) == expected
