@@ -13,11 +13,12 @@ import json
 import re
 from collections import Counter
 from html.parser import HTMLParser
+from pathlib import Path
 from typing import Any, Iterator
 
 __all__ = [
     "json_mismatches", "csv_mismatches", "page_tokens", "page_specs", "external_urls", "spec_mismatches",
-    "token_mismatches", "search_mismatches", "title_mismatches", "Mismatch",
+    "token_mismatches", "search_mismatches", "title_mismatches", "chrome_tokens", "theme_words", "Mismatch",
 ]
 
 Mismatch = tuple[str, str, str]
@@ -25,6 +26,8 @@ Mismatch = tuple[str, str, str]
 # Anything else alphanumeric (words, hashes, run names like r1-8192-c4) is one token.
 TOKEN = re.compile(r"[+\u2212-]?\d[\d,]*(?:\.\d+)?%?(?![^\W_])|[^\W_]+(?:[-'][^\W_]+)*")
 SKIP_TAGS = {"script", "style", "svg", "nav", "header", "footer"}
+# Never visible text, wherever they are.
+CODE_TAGS = {"script", "style", "svg", "template"}
 
 
 def _show(value: Any) -> str:
@@ -114,6 +117,8 @@ class _TextParser(HTMLParser):
         self.specs: list[str] = []
         self.urls: list[str] = []
         self.title: list[str] = []
+        self.chrome: list[str] = []
+        self._code = 0
         self._skip = 0
         self._in_article = 0
         self._in_title = False
@@ -129,6 +134,10 @@ class _TextParser(HTMLParser):
         if tag in SKIP_TAGS:
             self._skip += 1
         self._in_title = tag == "title"
+        if tag in CODE_TAGS:
+            self._code += 1
+        if not self._in_article and not self._code:
+            self.chrome += [f" {v} " for k, v in attrs if k in ("alt", "aria-label", "title", "placeholder") and v]
         if tag == "article":
             self._in_article += 1
             if self.article is None:
@@ -151,6 +160,8 @@ class _TextParser(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag == "title":
             self._in_title = False
+        if tag in CODE_TAGS and self._code:
+            self._code -= 1
         if tag in SKIP_TAGS and self._skip:
             self._skip -= 1
         if tag == "article" and self._in_article:
@@ -159,7 +170,10 @@ class _TextParser(HTMLParser):
     def handle_data(self, data: str) -> None:
         if self._in_title:
             self.title.append(data)
-        elif not self._skip:
+            return
+        if not self._in_article and not self._code:
+            self.chrome.append(data)
+        if not self._skip:
             self._add(data)
 
     def _marker(self, token: str) -> None:
@@ -283,3 +297,17 @@ def title_mismatches(html: str, page_title: str, site_name: str) -> Iterator[Mis
     expected = TOKEN.findall(f"{page_title} - {site_name}")
     if published != expected:
         yield "page title", " ".join(published) or "(absent)", " ".join(expected)
+
+
+def chrome_tokens(html: str) -> list[str]:
+    """Words and figures a page shows outside its article: header, navigation, footer, tooltips."""
+    return TOKEN.findall(" ".join(_parse(html).chrome))
+
+
+def theme_words() -> frozenset[str]:
+    """Every word of the installed Material theme's English interface strings ("Skip to content", ...)."""
+    import material
+
+    path = Path(material.__file__).resolve().parent / "templates" / "partials" / "languages" / "en.html"
+    strings = re.findall(r'^\s*"[\w.]+": "(.*)",?$', path.read_text("utf-8"), re.M)
+    return frozenset(TOKEN.findall(" ".join(strings)))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,8 @@ from .. import __version__
 from ..analyze import DEFINITIONS, Analysis, analyze
 from ..model.evidence import DecisionEvidence, TrialEvidence
 from .compare import (
-    Mismatch, csv_mismatches, external_urls, json_mismatches, page_specs, page_tokens, search_mismatches,
-    spec_mismatches, title_mismatches, token_mismatches,
+    Mismatch, chrome_tokens, csv_mismatches, external_urls, json_mismatches, page_specs, page_tokens, search_mismatches,
+    TOKEN, spec_mismatches, theme_words, title_mismatches, token_mismatches,
 )
 from .context import CheckResult, Context, Problem
 
@@ -135,7 +136,30 @@ def _front_matter_title(markdown_text: str) -> str | None:
     return html_lib.unescape(json.loads(title.group(1))) if title else None
 
 
-def _compare_file(ctx: Context, rel: str, expected: bytes, kind: str) -> tuple[list[Mismatch], str | None]:
+@dataclass
+class _Chrome:
+    """What pages show outside their article, checked once every page title is known."""
+
+    titles: set[str] = field(default_factory=set)
+    pages: list[tuple[str, list[str], set[str]]] = field(default_factory=list)
+
+    def problems(self, ctx: Context) -> list[Problem]:
+        """Header, navigation and footer may only show page titles, the page's own words and the theme's."""
+        from ..publish.site import SITE_NAME
+
+        allowed = self.titles | theme_words() | set(TOKEN.findall(SITE_NAME))
+        out = []
+        for rel, shown, own in self.pages:
+            extra = [t for t in shown if t not in allowed and t not in own]
+            if extra:
+                out.append(Problem(ctx.where(rel), f"outside the article: published {' '.join(extra[:20])}, "
+                                                   "recomputed (only page titles, the page's words and the theme's)"))
+        return out
+
+
+def _compare_file(
+    ctx: Context, rel: str, expected: bytes, kind: str, chrome: _Chrome | None = None
+) -> tuple[list[Mismatch], str | None]:
     path = ctx.root / rel
     if rel not in ctx.files:
         return [], "missing: the site should publish it"
@@ -150,6 +174,9 @@ def _compare_file(ctx: Context, rel: str, expected: bytes, kind: str) -> tuple[l
             from ..publish.site import SITE_NAME
 
             found += title_mismatches(html, title, SITE_NAME)
+        if chrome is not None:
+            chrome.titles.update(TOKEN.findall(title or ""))
+            chrome.pages.append((rel, chrome_tokens(html), set(page_tokens(regenerated))))
         return found, None
     if kind == "json":
         try:
@@ -175,7 +202,8 @@ def _published_name(rel: str) -> str:
 
 
 def _compare_files(
-    ctx: Context, generated: dict[str, bytes], base: str = "", seen: set[str] | None = None
+    ctx: Context, generated: dict[str, bytes], base: str = "", seen: set[str] | None = None,
+    chrome: _Chrome | None = None,
 ) -> tuple[list[Problem], int]:
     problems: list[Problem] = []
     compared = 0
@@ -185,7 +213,7 @@ def _compare_files(
         target = f"{base}/{_published_name(rel)}" if base else _published_name(rel)
         if seen is not None:
             seen.add(target)
-        mismatches, missing = _compare_file(ctx, target, expected, _kind(rel))
+        mismatches, missing = _compare_file(ctx, target, expected, _kind(rel), chrome)
         compared += 1
         if missing:
             problems.append(Problem(ctx.where(target), missing))
@@ -197,9 +225,10 @@ def _compare_files(
 
 
 def _compare_site(
-    ctx: Context, base: str, evidence: DecisionEvidence, analysis: Analysis, seen: set[str] | None = None
+    ctx: Context, base: str, evidence: DecisionEvidence, analysis: Analysis, seen: set[str] | None = None,
+    chrome: _Chrome | None = None,
 ) -> tuple[list[Problem], int]:
-    return _compare_files(ctx, regenerate_pages(evidence, analysis), base, seen)
+    return _compare_files(ctx, regenerate_pages(evidence, analysis), base, seen, chrome)
 
 
 def _site_pages(ctx: Context, sites: dict[str, str], analyses: dict[str, Analysis]) -> dict[str, bytes]:
@@ -239,19 +268,21 @@ def check_figures(ctx: Context) -> CheckResult:
     problems = _predicate_problems(ctx, analyses) if ctx.predicate is not None else []
     compared = 0
     seen: set[str] = set()
+    chrome = _Chrome()
     sites = site_decisions(ctx)
     for unit, base in sorted(sites.items()):
         evidence = ctx.evidence[unit]
         assert isinstance(evidence, DecisionEvidence)
-        found, count = _compare_site(ctx, base, evidence, analyses[unit], seen)
+        found, count = _compare_site(ctx, base, evidence, analyses[unit], seen, chrome)
         problems += found
         compared += count
     if is_built_site(ctx):
         # Every page of a site is regenerated or reported: a page nothing regenerates is unchecked text.
         if sites:
-            found, count = _compare_files(ctx, _site_pages(ctx, sites, analyses), seen=seen)
+            found, count = _compare_files(ctx, _site_pages(ctx, sites, analyses), seen=seen, chrome=chrome)
             problems += found
             compared += count
+            problems += chrome.problems(ctx)
         problems += _not_generated(ctx, seen, sites)
         problems += _search_problems(ctx)
         problems += _theme_problems(ctx)

@@ -44,6 +44,9 @@ CASES = {
     "site-css": ("assets/extra.css", lambda s: s + "\ntable { display: none }\n"),
     # The browser tab and bookmarks show the page title.
     "page-title": (f"{DECISION}/index.html", _sub(r"<title>", "<title>Adopted: 40% faster. ")),
+    # Navigation, header and footer are outside the article: they may only show titles and theme words.
+    "nav-text": (f"{DECISION}/index.html", _sub(r'(<span class="md-ellipsis">\s*)Methodology', r"\g<1>Adopted: 40% faster")),
+    "footer-text": (f"{DECISION}/index.html", _sub(r"</footer>", "<p>Verified by an independent auditor</p></footer>")),
     # Search results show the index's text: a figure there that the page does not carry is caught.
     "search-index": ("search/search_index.json", _sub(r"(\d+)/(\d+) timed requests", r"9999/\2 timed requests")),
 }
