@@ -106,6 +106,7 @@ class _Arm:
         self.timed_sent = 0  # timed requests sent by this session of the arm
         self.unanswered_runs = 0  # runs whose /metrics scrape failed once the engine had answered one
         self.engine: EngineProcess | None = None
+        self.stopped = False
         self.counters: list[dict[str, list[float]]] = []
 
     def check(self, name: str, ok: bool, detail: str, **extra: Any) -> None:
@@ -345,6 +346,10 @@ async def run_arm(s: ArmSetup) -> ArmResult:
                 await arm.restoration_checks()
             summary = await sampler.stop() if sampler else None
             sampler = None
+            status = _stop(arm)  # before the footer, so a failing stop command is on record
+            if status not in (None, 0):
+                arm.check("stop", False, "stop command timed out" if status == -1
+                          else f"stop command exited with status {status}", level="warning")
             arm.writer.footer(s.wall(), **({"telemetry": summary} if summary else {}))
             arm.writer.commit()
             if not gates_ok:
@@ -355,7 +360,8 @@ async def run_arm(s: ArmSetup) -> ArmResult:
             arm.writer.discard()
             if sampler is not None:
                 await sampler.stop()
-            _stop(arm)
+            if not arm.stopped:
+                _stop(arm)
 
 
 def _failed_start(arm: _Arm, reason: EngineFailed) -> ArmResult:
@@ -372,12 +378,17 @@ def _failed_start(arm: _Arm, reason: EngineFailed) -> ArmResult:
     return arm.result
 
 
-def _stop(arm: _Arm) -> None:
+def _stop(arm: _Arm) -> int | None:
+    """Stop the arm's engine (unless kept serving); the stop command's exit status, if one ran."""
+    arm.stopped = True
     keep = arm.cfg.keep_serving and arm.s.ref.phase == "restored"
     if keep:
         arm.s.state.forget()  # it serves on purpose: no later --resume may end it as an orphan
-    if arm.engine is not None and not keep:
-        arm.engine.stop(fill_placeholders(arm.cfg.stop, arm.values) if arm.cfg.stop else None)
+        return None
+    if arm.engine is not None:
+        status = arm.engine.stop(fill_placeholders(arm.cfg.stop, arm.values) if arm.cfg.stop else None)
         arm.s.state.forget()
-    elif arm.engine is None and arm.cfg.stop and not keep:
-        run_command(fill_placeholders(arm.cfg.stop, arm.values), arm.log_path, dict(arm.cfg.env))
+        return status
+    if arm.cfg.stop:
+        return run_command(fill_placeholders(arm.cfg.stop, arm.values), arm.log_path, dict(arm.cfg.env))
+    return None

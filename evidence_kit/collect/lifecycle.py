@@ -116,15 +116,18 @@ class EngineProcess:
             return False
         return True
 
-    def stop(self, stop_command: str | None, *, grace_s: float = 10.0) -> None:
-        """Run the stop command (if any), then TERM and, after ``grace_s``, KILL the group."""
-        if stop_command:
-            run_command(stop_command, self.log_path, self.env)
+    def stop(self, stop_command: str | None, *, grace_s: float = 10.0) -> int | None:
+        """Run the stop command (if any), then TERM and, after ``grace_s``, KILL the group.
+
+        Returns the stop command's exit status (``-1`` when it timed out), ``None`` without one.
+        """
+        status = run_command(stop_command, self.log_path, self.env) if stop_command else None
         if self.pgid is None:
-            return
+            return status
         kill_group(self.pgid, grace_s=grace_s, reap=self.popen.poll if self.popen else None)
         if self.popen is not None:
             self.popen.wait(timeout=grace_s)
+        return status
 
 
 def run_command(command: str, log_path: Path, env: dict[str, str], *, timeout_s: float = 300.0) -> int:

@@ -81,7 +81,7 @@ def test_a_candidate_someone_else_runs_and_leaves_serving_is_a_warning(tmp_path:
 def test_wrong_usage_is_caught_and_faults_become_failed_records(tmp_path: Path) -> None:
     plan = write_plan(tmp_path / "plan.toml", arms={
         "original": sim_arm("original"),
-        "faulty": sim_arm("layout-candidate", extra="--fault wrong-usage=0.25 --fault drop=0.15"),
+        "faulty": sim_arm("layout-candidate", extra="--fault wrong-usage=0.25 --fault drop=0.15", stop="exit 4"),
     })
     result = collect_trial(plan, tmp_path / "raw")
     evidence = load_trial(tmp_path / "raw")
@@ -99,7 +99,10 @@ def test_wrong_usage_is_caught_and_faults_become_failed_records(tmp_path: Path) 
     assert with_drops and all(any("failed" in m for m in run.mismatches) for run in candidate.runs
                               if run.run in with_drops)
     assert len(candidate.timed) == 12
-    assert result.ok  # a mismatch is shown, not fatal
+    stop = next(c for c in candidate.checks if c.name == "stop")  # the plan's stop command failed: on record
+    assert not stop.ok and stop.level == "warning" and stop.detail == "stop command exited with status 4"
+    assert not any(c.name == "stop" for c in before.checks + restored.checks)
+    assert result.ok  # a mismatch is shown, not fatal; the engine was still ended (candidate-removed)
 
 
 def test_failed_start_and_failed_gate_are_recorded_and_fail_the_trial(tmp_path: Path, run_cli) -> None:
