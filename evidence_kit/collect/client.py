@@ -13,6 +13,7 @@ timeout, disconnect, malformed stream - comes back as an :class:`Outcome` with
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -143,49 +144,54 @@ async def stream_chat(
     request.extensions["trace"] = trace
     done = False
     try:
-        response = await client.send(request, stream=True)
-        try:
-            out.t_headers = clock()
-            out.http_status = response.status_code
-            if response.status_code != 200:
-                detail = (await response.aread())[:200].decode("utf-8", "replace").strip()
-                out.error = f"http {response.status_code}: {detail}" if detail else f"http {response.status_code}"
+        # httpx's timeouts bound each read; the plan's limit is on the whole request, so a
+        # stream that trickles past it is a failed request too.
+        async with asyncio.timeout(timeout):
+            response = await client.send(request, stream=True)
+            try:
+                out.t_headers = clock()
+                out.http_status = response.status_code
+                if response.status_code != 200:
+                    detail = (await response.aread())[:200].decode("utf-8", "replace").strip()
+                    out.error = f"http {response.status_code}: {detail}" if detail else f"http {response.status_code}"
+                    out.t_end = clock()
+                    return out
+                buffer = b""
+                async for chunk in response.aiter_raw():
+                    now = clock()
+                    payloads, buffer = _split_events(buffer + chunk)
+                    for data in payloads:
+                        if data == b"[DONE]":
+                            done = True
+                            continue
+                        try:
+                            event = json.loads(data)
+                        except ValueError:
+                            out.error = f"malformed stream: not JSON: {data[:80].decode('utf-8', 'replace')!r}"
+                            out.t_end = clock()
+                            return out
+                        if isinstance(event, dict) and "error" in event and not event.get("choices"):
+                            out.error = f"error event: {json.dumps(event['error'])[:160]}"
+                            out.t_end = clock()
+                            return out
+                        if not isinstance(event, dict):
+                            out.error = "malformed stream: an event is not a JSON object"
+                            out.t_end = clock()
+                            return out
+                        try:
+                            _absorb(out, event, now)
+                        except (AttributeError, TypeError, ValueError):
+                            # Valid JSON of the wrong shape ("choices": [1], "usage": []...).
+                            out.error = f"malformed stream: unexpected event shape: {data[:80].decode('utf-8', 'replace')!r}"
+                            out.t_end = clock()
+                            return out
                 out.t_end = clock()
-                return out
-            buffer = b""
-            async for chunk in response.aiter_raw():
-                now = clock()
-                payloads, buffer = _split_events(buffer + chunk)
-                for data in payloads:
-                    if data == b"[DONE]":
-                        done = True
-                        continue
-                    try:
-                        event = json.loads(data)
-                    except ValueError:
-                        out.error = f"malformed stream: not JSON: {data[:80].decode('utf-8', 'replace')!r}"
-                        out.t_end = clock()
-                        return out
-                    if isinstance(event, dict) and "error" in event and not event.get("choices"):
-                        out.error = f"error event: {json.dumps(event['error'])[:160]}"
-                        out.t_end = clock()
-                        return out
-                    if not isinstance(event, dict):
-                        out.error = "malformed stream: an event is not a JSON object"
-                        out.t_end = clock()
-                        return out
-                    try:
-                        _absorb(out, event, now)
-                    except (AttributeError, TypeError, ValueError):
-                        # Valid JSON of the wrong shape ("choices": [1], "usage": []...).
-                        out.error = f"malformed stream: unexpected event shape: {data[:80].decode('utf-8', 'replace')!r}"
-                        out.t_end = clock()
-                        return out
-            out.t_end = clock()
-        finally:
-            await response.aclose()
+            finally:
+                await response.aclose()
     except httpx.TimeoutException as err:
         out.error = f"timeout ({type(err).__name__}) after {timeout:g}s limit"
+    except TimeoutError:
+        out.error = f"timeout (not finished within the {timeout:g}s limit)"
     except (httpx.RemoteProtocolError, httpx.ReadError) as err:
         out.error = f"disconnected: {type(err).__name__}: {err}"[:200]
     except httpx.TransportError as err:

@@ -170,3 +170,14 @@ def test_json_of_the_wrong_shape_is_a_failed_outcome_not_a_crash(event: str) -> 
     with server:
         out = stream(url)
     assert not out.ok and out.error.startswith("malformed stream: unexpected event shape")
+
+
+def test_a_stream_that_trickles_past_the_request_limit_is_a_timeout() -> None:
+    # At time scale 1 the 300 tokens take the simulated model well over a second, each
+    # arriving within milliseconds of the last: no single read ever waits for the limit.
+    body = {**BODY, "max_tokens": 300, "ignore_eos": True}
+    body.pop("reasoning_effort")
+    with running_simulator("original", time_scale=1) as url:
+        out = stream(url, body, timeout=0.8)
+    assert out.token_times, "tokens were arriving"
+    assert not out.ok and out.error == "timeout (not finished within the 0.8s limit)"
