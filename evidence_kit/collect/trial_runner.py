@@ -68,13 +68,14 @@ def _prepare(plan: Plan, out: Path, resume: bool) -> Trial:
     return trial
 
 
-def _restored_from_journal(ref_result: ArmResult, point: ResumePoint) -> ArmResult:
+def _restored_from_journal(ref_result: ArmResult, point: ResumePoint, plan: Plan) -> ArmResult:
     """A finished arm's result rebuilt from its journal (for a resumed trial)."""
     header: Header | None = point.header
     private = header.private if header else {}
     ref_result.fingerprint = private.get("config_fingerprint")
     ref_result.base_url = private.get("endpoint")
-    ref_result.managed = "start_command" in private
+    cfg = plan.arms[ref_result.ref.arm]
+    ref_result.managed = bool(cfg.start or cfg.stop)  # as a live arm decides it
     ref_result.kv_token_slots = header.engine.kv_token_slots if header else None
     prompts = getattr(header, "prompts", None) if header else None
     ref_result.calibration = Calibration.from_record(prompts) if isinstance(prompts, dict) else None
@@ -98,7 +99,7 @@ async def _collect(plan: Plan, out: Path, trial: Trial, *, resume: bool, progres
     for ref in trial.arms:
         point = open_for_resume(out / ref.journal) if resume else ResumePoint()
         if point.finished:
-            arm_result = _restored_from_journal(ArmResult(ref=ref), point)
+            arm_result = _restored_from_journal(ArmResult(ref=ref), point, plan)
             progress.note(f"{ref.seq:02d} {ref.arm} ({ref.phase}): already complete")
         else:
             if point.done_runs:

@@ -18,7 +18,7 @@ from evidence_kit.collect import collect_trial
 from evidence_kit.collect.journal_writer import encode_record
 from evidence_kit.collect.state import STATE_FILE
 
-from .conftest import write_plan
+from .conftest import sim_arm, write_plan
 
 pytestmark = pytest.mark.slow
 
@@ -106,3 +106,20 @@ def test_an_arm_redone_from_scratch_drops_the_telemetry_of_its_discarded_attempt
     samples = [json.loads(line) for line in telemetry.read_text().splitlines()]
     assert [s["t_s"] for s in samples] == sorted(s["t_s"] for s in samples)  # one series, not two
     assert len(samples) == load_trial(out).arms[1].footer.telemetry["samples"]
+
+
+def test_a_resumed_restored_arm_judges_the_candidate_as_the_uninterrupted_one_did(tmp_path: Path) -> None:
+    from evidence_kit.engine_sim.server import running_simulator
+
+    with running_simulator("layout-candidate", time_scale=50) as url:
+        # The plan stops this candidate (a stop command), so it is the plan's to remove:
+        # still serving afterwards is a failure, resumed or not.
+        candidate = {"base_url": url, "model": "sim-org/sim-model-7b-simulated", "stop": "true"}
+        plan = write_plan(tmp_path / "plan.toml", arms={"original": sim_arm("original"), "layout": candidate},
+                          workload={"repetitions": 1})
+        out = tmp_path / "raw"
+        collect_trial(plan, out)
+        (out / "journals" / "03-original-restored.jsonl").unlink()  # interrupted before the restored arm
+        collect_trial(plan, out, resume=True)
+    removed = next(c for c in load_trial(out).arms[2].checks if c.name == "candidate-removed")
+    assert not removed.ok and removed.level == "error"
