@@ -43,10 +43,12 @@ def harvest_file(path: Path, kind: str) -> list[KnownValue]:
         if not text.strip():
             return []
         data = json.loads(text)
+        if isinstance(data, dict) and isinstance(data.get("private"), (dict, list, str)):
+            return list(harvest_private(data["private"], "private"))
     except json.JSONDecodeError as err:
         raise BadInput(f"not valid JSON ({err.msg})", path, err.lineno) from None
-    if isinstance(data, dict) and isinstance(data.get("private"), (dict, list, str)):
-        return list(harvest_private(data["private"], "private"))
+    except RecursionError:
+        raise BadInput("JSON nested too deeply", path) from None
     return []
 
 

@@ -81,8 +81,8 @@ def _labelled_hashes(path: Path) -> Iterator[str]:
         data = json.loads(path.read_text(encoding="utf-8"))
         if path.name.endswith(".dsse.json"):
             data = json.loads(base64.b64decode(data["payload"]))
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
-        return
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError, RecursionError):
+        return  # not a manifest we can read: its hashes are not allowed, so nothing is excused
     stack = [data]
     while stack:
         item = stack.pop()

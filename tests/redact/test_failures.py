@@ -102,3 +102,20 @@ def test_a_leak_marks_the_output_not_publishable(tmp_path):
     (raw / "telemetry" / "board.jsonl").unlink()
     again = redact_bundle(raw, out, policy=Policy(private={"serial": [corpus.SERIAL]}), replace=True)
     assert again.publishable and (out / "manifest.json").is_file() and not (out / MARKER_NAME).exists()
+
+
+def test_deeply_nested_json_is_bad_input_not_a_traceback(tmp_path):
+    """Harvesting parsed trial.json without catching RecursionError: a traceback instead of exit 2."""
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "trial.json").write_text('{"private": ' + "[" * 50_000 + "]" * 50_000 + "}\n")
+    with pytest.raises(BadInput, match="nested too deeply"):
+        redact_bundle(raw, tmp_path / "out")
+    assert not (tmp_path / "out").exists() and _leftovers(tmp_path) == []
+
+
+def test_a_deeply_nested_manifest_is_scanned_not_a_traceback(tmp_path):
+    from evidence_kit.redact import scan_tree
+
+    (tmp_path / "manifest.json").write_text("[" * 50_000 + "]" * 50_000 + "\n")
+    assert scan_tree(tmp_path) == []
