@@ -224,22 +224,42 @@ def _compare_files(
     return problems, compared
 
 
-def _compare_site(
-    ctx: Context, base: str, evidence: DecisionEvidence, analysis: Analysis, seen: set[str] | None = None,
-    chrome: _Chrome | None = None,
-) -> tuple[list[Problem], int]:
-    return _compare_files(ctx, regenerate_pages(evidence, analysis), base, seen, chrome)
-
-
-def _site_pages(ctx: Context, sites: dict[str, str], analyses: dict[str, Analysis]) -> dict[str, bytes]:
-    """The site-level files (index, methodology, how-to-verify, schemas, scripts and styles) as the
-    site builder generates them for the decisions found: everything outside ``decisions/``."""
+def _site_docs(ctx: Context, sites: dict[str, str], analyses: dict[str, Analysis]) -> dict[str, bytes]:
+    """The whole docs folder (``site/...``) and ``mkdocs.yml``, as the site builder writes them for the
+    decisions found, in the site's order: rendered once, compared file by file and rebuilt."""
     from ..publish.site import docs_files, order_decisions
 
-    loaded = order_decisions([(ctx.evidence[unit], analyses[unit]) for unit in sites])  # type: ignore[misc]
-    prefix = "site/"
-    return {k[len(prefix):]: v for k, v in docs_files(loaded).items()
-            if k.startswith(prefix) and not k.startswith(prefix + "decisions/")}
+    return docs_files(order_decisions([(ctx.evidence[unit], analyses[unit]) for unit in sites]))  # type: ignore[misc]
+
+
+def _rebuild_problems(ctx: Context, docs: dict[str, bytes], dates: list[str], flagged: set[str]) -> list[Problem]:
+    """Build the regenerated docs with MkDocs, as ``build`` does, and compare every HTML page and the
+    search index byte for byte: what the theme adds outside the article (head, inline scripts, the
+    404 page) is then checked too. Pages already reported are not reported twice."""
+    import tempfile
+
+    from ..publish.mkdocs_build import run_mkdocs, source_date_epoch
+
+    problems = []
+    with tempfile.TemporaryDirectory(prefix="evidence-kit-rebuild-") as tmp:
+        root = Path(tmp)
+        for rel, data in docs.items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_bytes(data)
+        run_mkdocs(root / "mkdocs.yml", source_date_epoch(dates))
+        public = root / "public"
+        for path in sorted(public.rglob("*")):
+            rel = path.relative_to(public).as_posix()
+            if not (rel.endswith(".html") or rel == SEARCH_INDEX) or rel not in ctx.files:
+                continue  # a missing page is reported by the comparison above
+            if ctx.where(rel) in flagged or path.read_bytes() == (ctx.root / rel).read_bytes():
+                continue
+            rebuilt = path.read_bytes().split(b"\n")
+            published = (ctx.root / rel).read_bytes().split(b"\n")
+            line = next((i + 1 for i, (a, b) in enumerate(zip(rebuilt, published)) if a != b), min(len(rebuilt), len(published)) + 1)
+            problems.append(Problem(ctx.where(rel, line), "differs from the page MkDocs builds from the regenerated "
+                                                          "docs (markup, scripts or text outside what is compared above)"))
+    return problems
 
 
 def _predicate_problems(ctx: Context, analyses: dict[str, Analysis]) -> list[Problem]:
@@ -270,22 +290,30 @@ def check_figures(ctx: Context) -> CheckResult:
     seen: set[str] = set()
     chrome = _Chrome()
     sites = site_decisions(ctx)
+    docs = _site_docs(ctx, sites, analyses) if sites else {}
     for unit, base in sorted(sites.items()):
-        evidence = ctx.evidence[unit]
-        assert isinstance(evidence, DecisionEvidence)
-        found, count = _compare_site(ctx, base, evidence, analyses[unit], seen, chrome)
+        from ..publish.pages import decision_folder
+
+        prefix = f"site/{decision_folder(analyses[unit])}/"
+        found, count = _compare_files(
+            ctx, {k[len(prefix):]: v for k, v in docs.items() if k.startswith(prefix)}, base, seen, chrome)
         problems += found
         compared += count
     if is_built_site(ctx):
         # Every page of a site is regenerated or reported: a page nothing regenerates is unchecked text.
         if sites:
-            found, count = _compare_files(ctx, _site_pages(ctx, sites, analyses), seen=seen, chrome=chrome)
+            site_level = {k[len("site/"):]: v for k, v in docs.items()
+                          if k.startswith("site/") and not k.startswith("site/decisions/")}
+            found, count = _compare_files(ctx, site_level, seen=seen, chrome=chrome)
             problems += found
             compared += count
             problems += chrome.problems(ctx)
         problems += _not_generated(ctx, seen, sites)
         problems += _search_problems(ctx)
         problems += _theme_problems(ctx)
+        if sites:
+            dates = [ctx.evidence[unit].decision.date for unit in sites]  # type: ignore[union-attr]
+            problems += _rebuild_problems(ctx, docs, dates, {p.where for p in problems})
     trials = sum(len(e.trials) if not isinstance(e, TrialEvidence) else 1 for e in ctx.evidence.values())
     if problems:
         detail = f"{len(problems)} published figure(s) or file(s) differ from the recomputation"

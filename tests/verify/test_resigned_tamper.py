@@ -47,6 +47,9 @@ CASES = {
     # Navigation, header and footer are outside the article: they may only show titles and theme words.
     "nav-text": (f"{DECISION}/index.html", _sub(r'(<span class="md-ellipsis">\s*)Methodology', r"\g<1>Adopted: 40% faster")),
     "footer-text": (f"{DECISION}/index.html", _sub(r"</footer>", "<p>Verified by an independent auditor</p></footer>")),
+    # Outside the article, in the theme's own markup: only a rebuild from the evidence can tell.
+    "head-script": (f"{DECISION}/index.html", _sub(r"</head>", "<script>document.title='x'</script></head>")),
+    "404-page": ("404.html", _sub(r"</article>", "<p>Adopted: 40% faster</p></article>")),
     # Search results show the index's text: a figure there that the page does not carry is caught.
     "search-index": ("search/search_index.json", _sub(r"(\d+)/(\d+) timed requests", r"9999/\2 timed requests")),
 }
