@@ -14,7 +14,7 @@ from typing import Any, Awaitable, Callable
 
 import httpx
 
-from .client import stream_chat
+from .client import FAILED_FINISH, stream_chat
 from .prompts import VOCABULARY
 
 __all__ = ["run_gate", "GATES"]
@@ -73,7 +73,7 @@ async def smoke(client: httpx.AsyncClient, base: str, model: str, opts: dict[str
     status, doc = await _post(client, base, body, opts["timeout_s"])
     message, finish = _message(doc)
     text = message.get("content") or message.get("reasoning") or message.get("reasoning_content") or ""
-    ok = status == 200 and bool(text) and finish is not None
+    ok = status == 200 and bool(text) and finish is not None and finish not in FAILED_FINISH
     return ok, f"http {status}, {len(text)} characters, finish {finish}"
 
 
@@ -141,7 +141,7 @@ async def tool_result(client: httpx.AsyncClient, base: str, model: str, opts: di
     status, doc = await _post(client, base, body, opts["timeout_s"])
     message, finish = _message(doc)
     text = message.get("content") or message.get("reasoning") or message.get("reasoning_content") or ""
-    ok = status == 200 and finish is not None and bool(text or message.get("tool_calls"))
+    ok = status == 200 and finish is not None and finish not in FAILED_FINISH and bool(text or message.get("tool_calls"))
     return ok, f"http {status}, follow-up after a tool message completed, finish {finish}"
 
 

@@ -225,7 +225,8 @@ async def capture_identity(
     models_doc, version, scraped = await asyncio.gather(
         _json(client, f"{base}/v1/models"), _json(client, f"{base}/version"), scrape(client, base)
     )
-    models = [m for m in (models_doc or {}).get("data", []) if isinstance(m, dict)]
+    listed = models_doc.get("data") if isinstance(models_doc, dict) else None  # any JSON may come back
+    models = [m for m in listed if isinstance(m, dict)] if isinstance(listed, list) else []
     model_parts = sorted(
         ({k: m.get(k) for k in ("id", "root", "parent", "max_model_len", "owned_by")} for m in models),
         key=lambda m: str(m["id"]),

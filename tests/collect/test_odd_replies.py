@@ -1,0 +1,75 @@
+"""Replies a real engine should not send, from a real HTTP server on 127.0.0.1: never a pass, never a crash."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+from typing import Any
+
+import httpx
+import pytest
+
+from evidence_kit.collect.gates import run_gate
+from evidence_kit.collect.lifecycle import capture_identity
+
+
+class CannedServer:
+    """Answers every request, on any path, with the same JSON body (one connection at a time)."""
+
+    def __init__(self, reply: Any):
+        body = json.dumps(reply).encode()
+        self.response = (b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n"
+                         b"content-length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with conn:
+                data = b""
+                while b"\r\n\r\n" not in data:
+                    data += conn.recv(65536)
+                head, rest = data.split(b"\r\n\r\n", 1)
+                length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                               if line.lower().startswith(b"content-length")), 0)
+                while len(rest) < length:
+                    rest += conn.recv(65536)
+                conn.sendall(self.response)
+
+    def __enter__(self) -> "CannedServer":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.sock.close()
+
+
+def _run(coro_fn):
+    async def go():
+        async with httpx.AsyncClient() as client:
+            return await coro_fn(client)
+    return asyncio.run(go())
+
+
+@pytest.mark.parametrize("gate", ["smoke", "tool-result"])
+@pytest.mark.parametrize("finish", ["abort", "error"])
+def test_a_gate_reply_the_engine_finished_as_aborted_fails_the_gate(gate: str, finish: str) -> None:
+    reply = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "Half a sen"},
+                          "finish_reason": finish}]}
+    opts = {"timeout_s": 10, "max_tokens": 16, "needle_tokens": 64, "seed": 1}
+    with CannedServer(reply) as server:
+        ok, detail = _run(lambda client: run_gate(gate, client, server.url, "m", opts))
+    assert not ok and f"finish {finish}" in detail
+
+
+@pytest.mark.parametrize("reply", [[1, 2], {"data": "x"}, "text"])
+def test_identity_of_an_endpoint_answering_odd_json_is_empty_not_a_crash(reply: Any) -> None:
+    with CannedServer(reply) as server:
+        identity, _ = _run(lambda client: capture_identity(client, server.url, log_path=None, engine=None))
+    assert identity.models == [] and identity.kv_token_slots is None
