@@ -182,7 +182,8 @@ async def stream_chat(
                             _absorb(out, event, now)
                         except (AttributeError, TypeError, ValueError):
                             # Valid JSON of the wrong shape ("choices": [1], "usage": []...).
-                            out.error = f"malformed stream: unexpected event shape: {data[:80].decode('utf-8', 'replace')!r}"
+                            shown = data[:80].decode("utf-8", "replace")
+                            out.error = f"malformed stream: unexpected event shape: {shown!r}"
                             out.t_end = clock()
                             return out
                 out.t_end = clock()
