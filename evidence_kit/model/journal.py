@@ -99,6 +99,7 @@ class Run(Record):
     ok: NonNegativeInt
     reconciled: bool | None = None
     counters: dict[str, tuple[float, float]] | None = None
+    mismatches: list[str] | None = Field(default=None, description="why the run did not reconcile, counter by counter")
 
 
 class Gate(Record):
