@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 import httpx
 
+from ..aio import cancel_and_wait
 from ..analyze.telemetry import telemetry_summary
 from .metrics import scrape
 
@@ -163,12 +164,7 @@ class TelemetrySampler:
 
     async def stop(self) -> dict[str, Any]:
         """Stop sampling (after one last sample) and return :meth:`summary`."""
-        if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except asyncio.CancelledError:
-                pass
+        await cancel_and_wait(self._task)
         await self.sample()
         return self.summary()
 

@@ -18,6 +18,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
+from ..aio import cancel_and_wait
 from .generation import Plan
 from .metrics import EngineMetrics
 from .profile import Profile
@@ -87,13 +88,8 @@ class Engine:
             self._task = asyncio.get_running_loop().create_task(self._loop(), name="engine-sim-steps")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except asyncio.CancelledError:
-                pass
-            self._task = None
+        await cancel_and_wait(self._task)
+        self._task = None
 
     def submit(self, seq: Sequence) -> None:
         seq.blocks = self.blocks_for(seq.prompt_tokens, len(seq.plan))
