@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from ..analyze.report import TrialAnalysis
+from ..model.evidence import TrialEvidence
 
 __all__ = ["telemetry_rows", "TELEMETRY_SERIES", "phase_labels", "group_labels", "per_run_rows", "interval_rows", "ttft_rows", "rows_csv", "rows_json"]
 
@@ -97,35 +98,23 @@ def ttft_rows(trial: TrialAnalysis) -> list[dict[str, Any]]:
 TELEMETRY_SERIES = {"running": "running requests", "waiting": "waiting requests", "kv_usage": "KV cache usage"}
 
 
-def telemetry_rows(trial: TrialAnalysis, files: list[tuple[str, bytes]]) -> list[dict[str, Any]]:
-    """Engine gauges as sampled, one row per sample and series, from ``telemetry/<seq>-<arm>-<phase>.jsonl``.
+def telemetry_rows(trial: TrialAnalysis, evidence: TrialEvidence) -> list[dict[str, Any]]:
+    """Engine gauges as sampled, one row per sample and series, arm by arm in run order.
 
-    ``files`` are (path, bytes) of the trial's telemetry files; values are copied
-    as recorded. A line that is not a JSON object is bad input.
+    The samples are the ones the loader read (and checked) from each arm's
+    ``telemetry/<journal name>``, the same ``analyze`` summarised; values are copied as recorded.
     """
-    from ..errors import BadInput
-
     labels = phase_labels(trial)
     rows: list[dict[str, Any]] = []
-    for path, data in sorted(files):
-        if not path.endswith(".jsonl"):
-            continue
-        phase = path.rsplit("/", 1)[-1][: -len(".jsonl")].rsplit("-", 1)[-1]
-        arm_label = labels.get(phase, path.rsplit("/", 1)[-1])
-        for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                sample = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise BadInput(f"telemetry line is not JSON ({err.msg})", path, number) from None
-            engine = sample.get("engine") if isinstance(sample, dict) else None
+    for arm in evidence.arms:
+        for sample in arm.telemetry or ():
+            engine = sample.get("engine")
             if not isinstance(engine, dict) or not isinstance(sample.get("t_s"), (int, float)):
                 continue
             for key, name in TELEMETRY_SERIES.items():
                 value = engine.get(key)
                 if isinstance(value, (int, float)) and not isinstance(value, bool):
-                    rows.append({"arm_label": arm_label, "t_s": sample["t_s"], "series": name, "value": value})
+                    rows.append({"arm_label": labels[arm.ref.phase], "t_s": sample["t_s"], "series": name, "value": value})
     return rows
 
 

@@ -126,10 +126,7 @@ def decision_files(evidence: DecisionEvidence, analysis: Analysis, env: jinja2.E
     base = decision_folder(analysis)
     files = evidence_files(evidence)
     recs = receipts(evidence)
-    samples = {
-        t.trial_id: telemetry_rows(t, [(f.path, f.data) for f in files if f.path.startswith(f"{t.trial_id}/telemetry/")])
-        for t in analysis.trials
-    }
+    samples = {t.trial_id: telemetry_rows(t, ev) for t, ev in zip(analysis.trials, evidence.trials)}
     charts: dict[str, dict[str, Chart]] = {t.trial_id: trial_charts(t, samples[t.trial_id]) for t in analysis.trials}
     tables = {t.trial_id: _chart_tables(t, samples[t.trial_id]) for t in analysis.trials}
     withheld = withheld_classes(recs)
