@@ -52,10 +52,10 @@ def _by_group(evidence: TrialEvidence) -> dict[str, dict[tuple[int, int], list[R
     return table
 
 
-def _clears(improvement: float | None, rule: DecisionRule) -> bool:
+def _reaches_threshold(pct_value: float | None, rule: DecisionRule) -> bool:
     # Compare in percent with a tolerance far below any displayed digit, so a row
     # sitting exactly on the threshold (10.00 %) is not lost to binary rounding.
-    return improvement is not None and improvement >= rule.min_improvement * 100 - 1e-9
+    return pct_value is not None and pct_value >= rule.min_improvement * 100 - 1e-9
 
 
 def group_results(evidence: TrialEvidence) -> list[GroupResult]:
@@ -86,7 +86,7 @@ def group_results(evidence: TrialEvidence) -> list[GroupResult]:
             clears_restored=clears_restored,
             split=clears_before != clears_restored,
             control_drift_pct=drift,
-            drift_flagged=drift is not None and abs(drift) >= rule.min_improvement * 100 - 1e-9,
+            drift_flagged=drift is not None and _reaches_threshold(abs(drift), rule),
         )
         tokens = prompt_tokens.get(inp, [])
         label = input_label(tokens)
@@ -122,7 +122,7 @@ def _comparisons(pooled: dict[str, Pooled], decisive: bool, rule: DecisionRule) 
                 control=control,  # type: ignore[arg-type]
                 change_pct=pct(rel),
                 improvement_pct=improvement,
-                clears=_clears(improvement, rule) if decisive else None,
+                clears=_reaches_threshold(improvement, rule) if decisive else None,
             )
         )
     return out
