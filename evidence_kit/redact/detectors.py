@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterator
 
+from .vocabulary import format_words
+
 __all__ = [
     "DETECTORS",
     "PUBLIC_WORDS",
@@ -156,8 +158,10 @@ def compile_detectors(disabled: frozenset[str] = frozenset()) -> Detectors:
 
 
 def is_public(text: str) -> bool:
-    """Public words, public hosts and loopback addresses are never private."""
-    return text.casefold() in PUBLIC_WORDS
+    """Public words, public hosts, loopback addresses and the evidence format's own words
+    (see :mod:`.vocabulary`) are never private."""
+    folded = text.casefold()
+    return folded in PUBLIC_WORDS or folded in format_words()
 
 
 def _guarded(cls: str, text: str, start: int, whole: str) -> bool:

@@ -48,14 +48,20 @@ def _trie(texts: list[str]) -> str:
             node = node.setdefault(char, {})
         node[""] = {}
 
-    def build(node: dict[str, dict]) -> str:
-        branches = [re.escape(char) + build(child) for char, child in sorted(node.items()) if char]
-        if not branches:
-            return ""
-        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-        return f"(?:{body})?" if "" in node else body
-
-    return "(?:" + build(root) + ")"
+    # Built bottom-up without recursion: a spelling can be thousands of characters long
+    # (a start command), deeper than Python's recursion limit.
+    order: list[dict[str, dict]] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        stack.extend(child for char, child in node.items() if char)
+    built: dict[int, str] = {}
+    for node in reversed(order):  # every child comes before its parent
+        branches = [re.escape(char) + built[id(child)] for char, child in sorted(node.items()) if char]
+        body = "" if not branches else branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        built[id(node)] = f"(?:{body})?" if body and "" in node else body
+    return "(?:" + built[id(root)] + ")"
 
 
 def _bucket(text: str) -> tuple[bool, bool]:

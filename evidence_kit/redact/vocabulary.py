@@ -1,0 +1,65 @@
+"""The words of the evidence format itself, which are public by definition.
+
+The redactor hunts the parts of a private value on their own (a path's folder
+names, a host's short name, a model's base name). When such a part is spelled
+like a word the evidence format uses — a record type (``check``), a field name
+(``phase``), an enum value (``before``), a telemetry key (``engine``) — replacing
+it would rewrite the structure of the evidence, not a private value in it: a
+checkout under ``/check/...`` once turned every ``"type": "check"`` record into
+``"type": "path-…"``. So these words are public, like ``localhost``; the whole
+private value (the full path, the full host name) is still hunted.
+
+The words come from the contract's JSON Schemas (property names, enum and const
+values) and from the telemetry sample keys the collector writes, each also split
+at ``_``/``-``/``.``/``:``/``/`` (a part matches inside ``generation_tokens``, so it must be
+public too).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any, Iterator
+
+__all__ = ["format_words", "TELEMETRY_KEYS"]
+
+# Every key a telemetry sample holds (see collect/telemetry.py and collect/metrics.py);
+# the sample is a free-form object, so its keys are not in any schema.
+TELEMETRY_KEYS: tuple[str, ...] = (
+    "type", "sample", "t_s", "resumed", "engine", "gpus", "process", "cgroup",
+    "rss_bytes", "peak_rss_bytes", "processes", "memory_bytes", "peak_memory_bytes", "oom_kills",
+)
+_SPLIT = re.compile(r"[_\-.:/]+")
+
+
+def _schema_words(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "properties" and isinstance(value, dict):
+                yield from value
+            elif key in ("enum", "const"):
+                yield from (v for v in (value if isinstance(value, list) else [value]) if isinstance(v, str))
+            elif key == "required" and isinstance(value, list):
+                yield from (v for v in value if isinstance(v, str))
+            yield from _schema_words(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _schema_words(item)
+
+
+@lru_cache(maxsize=1)
+def format_words() -> frozenset[str]:
+    """Every word of the evidence format, case-folded, with its ``_``/``-``-separated parts."""
+    from ..collect.metrics import COUNTERS, GAUGES
+    from ..collect.telemetry import GPU_FIELDS
+    from ..schemas import schemas
+
+    words: set[str] = set(TELEMETRY_KEYS) | set(COUNTERS) | set(GAUGES)
+    words.update(field.replace(".", "_") for field in GPU_FIELDS)
+    for schema in schemas().values():
+        words.update(_schema_words(schema))
+    out: set[str] = set()
+    for word in words:
+        out.add(word.casefold())
+        out.update(part.casefold() for part in _SPLIT.split(word) if part)
+    return frozenset(out)
