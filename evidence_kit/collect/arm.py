@@ -33,7 +33,16 @@ from .metrics import scrape, shared_prefix_hits
 from .plan import Plan
 from .progress import Progress
 from .prompts import Calibration, PromptBook
-from .runs import RunSpec, client_sums, median_or_none, request_body, request_record, send_all, settle_counters
+from .runs import (
+    RunSpec,
+    client_sums,
+    median_or_none,
+    request_body,
+    request_record,
+    scrape_retrying,
+    send_all,
+    settle_counters,
+)
 from .state import EngineState
 from .telemetry import TelemetrySampler, cgroup_of
 
@@ -105,6 +114,7 @@ class _Arm:
         self.process_starts: list[float] = []
         self.timed_sent = 0  # timed requests sent by this session of the arm
         self.unanswered_runs = 0  # runs whose /metrics scrape failed once the engine had answered one
+        self.metrics_answered = False  # the engine has answered a /metrics scrape in this arm
         self.engine: EngineProcess | None = None
         self.stopped = False
         self.counters: list[dict[str, list[float]]] = []
@@ -121,8 +131,9 @@ class _Arm:
         ready_url = fill_placeholders(self.cfg.ready_url or "{base_url}/v1/models", self.values)
         waited = await wait_ready(self.client, ready_url, timeout_s=self.cfg.ready_timeout_s, engine=self.engine)
         self.s.progress.note(f"  ready after {waited:.1f}s")
-        identity, _ = await capture_identity(self.client, self.base, log_path=self.log_path if self.engine else None,
-                                             engine=self.engine)
+        identity, scraped = await capture_identity(self.client, self.base,
+                                                   log_path=self.log_path if self.engine else None, engine=self.engine)
+        self.metrics_answered = scraped is not None
         self.result.fingerprint, self.result.kv_token_slots = identity.fingerprint, identity.kv_token_slots
         self.result.base_url, self.result.managed = self.base, bool(self.cfg.start or self.cfg.stop)
         if identity.process_start is not None:
@@ -184,7 +195,11 @@ class _Arm:
         wl, book = self.s.plan.workload, self.book()
         keys = [f"{spec.id}/{i}" for i in range(wl.requests_per_run)]
         bodies = [request_body(wl, self.cfg.model, book, k, spec.input_nominal) for k in keys]
-        before = await scrape(self.client, self.base)
+        # An engine that has answered /metrics gets a few tries: one failed scrape before the
+        # run would leave the whole run unreconciled (the scrape after it is retried too).
+        before = await (scrape_retrying(self.client, self.base) if self.metrics_answered
+                        else scrape(self.client, self.base))
+        self.metrics_answered |= before is not None
         if before is not None and "process_start_time_s" in before.gauges():
             self.process_starts.append(before.gauges()["process_start_time_s"])
         outcomes = await send_all(self.client, f"{self.base}/v1/chat/completions", bodies,
@@ -195,6 +210,7 @@ class _Arm:
                    for i, o in enumerate(outcomes)]
         verdict, counters, problems, gauges = await settle_counters(
             self.client, self.base, before.counters() if before else None, client_sums(records))
+        self.metrics_answered |= gauges is not None
         if gauges and "process_start_time_s" in gauges:
             self.process_starts.append(gauges["process_start_time_s"])
         if self.process_starts and (before is None or gauges is None):

@@ -10,11 +10,11 @@ from typing import Any
 import httpx
 
 from .client import Clock, Outcome, stream_chat
-from .metrics import reconcile, scrape
+from .metrics import Scrape, reconcile, scrape
 from .plan import PlanWorkload
 from .prompts import PromptBook
 
-__all__ = ["RunSpec", "run_id", "send_all", "request_record", "settle_counters", "median_or_none"]
+__all__ = ["RunSpec", "run_id", "send_all", "request_record", "scrape_retrying", "settle_counters", "median_or_none"]
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,18 @@ def client_sums(records: list[dict[str, Any]]) -> dict[str, int]:
         "prompt_tokens": sum(r["prompt_tokens"] or 0 for r in done),
         "generation_tokens": sum(r["completion_tokens"] or 0 for r in done),
     }
+
+
+async def scrape_retrying(
+    client: httpx.AsyncClient, base_url: str, *, attempts: int = 3, pause_s: float = 0.2,
+) -> Scrape | None:
+    """``/metrics``, tried up to ``attempts`` times ``pause_s`` apart; ``None`` if every try failed."""
+    for attempt in range(attempts):
+        found = await scrape(client, base_url)
+        if found is not None or attempt + 1 == attempts:
+            return found
+        await asyncio.sleep(pause_s)
+    return None
 
 
 async def settle_counters(

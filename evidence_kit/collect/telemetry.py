@@ -85,8 +85,9 @@ def cgroup_of(pid: int) -> Path | None:
     return None
 
 
-def read_cgroup(folder: Path) -> dict[str, int]:
-    """memory.current, memory.peak and the oom_kill count of a cgroup v2 folder (what exists)."""
+def read_cgroup(folder: Path) -> dict[str, int] | None:
+    """memory.current, memory.peak and the oom_kill count of a cgroup v2 folder (what exists);
+    ``None`` (absent) when none of them can be read, e.g. the folder does not exist (yet)."""
     found: dict[str, int] = {}
     for name, key in (("memory.current", "memory_bytes"), ("memory.peak", "peak_memory_bytes")):
         try:
@@ -99,7 +100,7 @@ def read_cgroup(folder: Path) -> dict[str, int]:
                 found["oom_kills"] = int(line.split()[1])
     except (OSError, ValueError):
         pass
-    return found
+    return found or None
 
 
 def _earlier_samples(path: Path) -> list[dict[str, Any]]:

@@ -326,6 +326,8 @@ async def detokenize(request: Request) -> Response:
 
 
 async def metrics(request: Request) -> Response:
+    if request.app.state.sim.faults.choose_metrics():
+        return Response("metrics unavailable (simulated fault)\n", status_code=503, media_type="text/plain")
     return Response(request.app.state.sim.engine.metrics.render(), media_type=CONTENT_TYPE_LATEST)
 
 

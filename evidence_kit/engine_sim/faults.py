@@ -5,6 +5,7 @@ A rate ``r`` makes request ``i`` (counting generation requests from 0) faulty wh
 kind, evenly spread. When two kinds fall due on the same request the first (in
 ``FAULT_KINDS`` order) fires and the other stays due for the next request. The header
 ``X-Sim-Fault: <kind>`` forces a fault on one request and does not move the rate counters.
+``metrics-503`` counts ``/metrics`` scrapes instead, with the same exact spread.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ class FaultInjector:
         self.rates = faults.rates()
         self.stall_seconds = faults.stall_seconds
         self._index = 0
+        self._scrapes = 0
+        self.metrics_rate = faults.metrics_503
         self._due: Counter[str] = Counter()
         self.injected: Counter[str] = Counter()
         self._lock = threading.Lock()
@@ -57,14 +60,26 @@ class FaultInjector:
             return None
 
 
+    def choose_metrics(self) -> bool:
+        """Whether the next ``/metrics`` scrape fails (``metrics-503``, its own exact spread)."""
+        with self._lock:
+            i = self._scrapes
+            self._scrapes += 1
+            if self.metrics_rate and math.floor((i + 1) * self.metrics_rate) > math.floor(i * self.metrics_rate):
+                self.injected["metrics-503"] += 1
+                return True
+            return False
+
+
 def parse_fault_rates(items: tuple[str, ...] | list[str], base: Faults) -> Faults:
     """``["drop=0.1", "stall=0.05"]`` over a profile's fault section (CLI ``--fault``)."""
     values = base.model_dump()
     for item in items:
         name, sep, value = item.partition("=")
         kind = name.strip().lower()
-        if not sep or kind not in FAULT_KINDS and kind != "stall-seconds":
-            raise BadInput(f"--fault {item!r}: expected KIND=RATE with KIND one of {', '.join(FAULT_KINDS)} or stall-seconds")
+        if not sep or kind not in (*FAULT_KINDS, "metrics-503", "stall-seconds"):
+            raise BadInput(f"--fault {item!r}: expected KIND=RATE with KIND one of {', '.join(FAULT_KINDS)}, "
+                           "metrics-503 or stall-seconds")
         try:
             values[kind.replace("-", "_")] = float(value)
         except ValueError:

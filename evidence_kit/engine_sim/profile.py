@@ -115,6 +115,7 @@ class Faults(_Section):
     stall: float = Field(0.0, ge=0, le=1)
     malformed: float = Field(0.0, ge=0, le=1)
     wrong_usage: float = Field(0.0, ge=0, le=1)
+    metrics_503: float = Field(0.0, ge=0, le=1, description="rate of /metrics scrapes answered 503")
     stall_seconds: float = Field(30.0, ge=0, description="real seconds, not scaled")
 
     def rates(self) -> dict[str, float]:

@@ -105,6 +105,21 @@ def test_wrong_usage_is_caught_and_faults_become_failed_records(tmp_path: Path) 
     assert result.ok  # a mismatch is shown, not fatal; the engine was still ended (candidate-removed)
 
 
+def test_a_flaky_metrics_endpoint_still_reconciles_every_run(tmp_path: Path) -> None:
+    # Every second /metrics scrape of the candidate answers 503. The telemetry sampler scrapes
+    # only at the arm's start and end (a long interval), so the run's own scrapes alternate
+    # failing and answering: one retry before and after each run is enough to reconcile it.
+    plan = write_plan(tmp_path / "plan.toml", telemetry_interval_s=1000.0, arms={
+        "original": sim_arm("original"),
+        "flaky": sim_arm("layout-candidate", extra="--fault metrics-503=0.5"),
+    })
+    result = collect_trial(plan, tmp_path / "raw")
+    candidate = load_trial(tmp_path / "raw").arms[1]
+    assert len(candidate.runs) == 4 and all(run.reconciled is True for run in candidate.runs)
+    assert checks(candidate)["process-stable"]  # no run lost its /metrics
+    assert result.ok
+
+
 def test_failed_start_and_failed_gate_are_recorded_and_fail_the_trial(tmp_path: Path, run_cli) -> None:
     plan = write_plan(tmp_path / "plan.toml", arms={
         "original": sim_arm("original"),

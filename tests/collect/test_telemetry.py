@@ -65,3 +65,17 @@ def test_no_gpu_is_recorded_as_absent_and_engine_memory_is_read(tmp_path: Path, 
     assert summary["gpu"] == "absent" and summary["min_gpu_free_mib"] is None
     assert summary["max_process_rss_bytes"] > 30 << 20
     assert summary["max_running"] == 0 and summary["oom_kills"] is None
+
+
+def test_cgroup_files_are_read_and_a_missing_cgroup_is_absent_not_empty(tmp_path: Path) -> None:
+    from evidence_kit.collect.telemetry import read_cgroup
+
+    assert read_cgroup(tmp_path / "no-such-cgroup") is None  # was {}: present but empty
+    folder = tmp_path / "engine.scope"
+    folder.mkdir()
+    (folder / "memory.current").write_text("123456\n")
+    (folder / "memory.peak").write_text("234567\n")
+    (folder / "memory.events").write_text("low 0\nhigh 0\nmax 3\noom 1\noom_kill 2\n")
+    assert read_cgroup(folder) == {"memory_bytes": 123456, "peak_memory_bytes": 234567, "oom_kills": 2}
+    (folder / "memory.peak").unlink()  # kernels before 5.19 have no memory.peak
+    assert read_cgroup(folder) == {"memory_bytes": 123456, "oom_kills": 2}

@@ -152,3 +152,15 @@ def test_each_fault_rate_produces_exactly_its_failures(kind):
     finally:
         server.stop()
     assert outcomes == ["ok", kind, "ok", kind]
+
+
+def test_metrics_503_fails_exactly_its_share_of_scrapes_and_no_request():
+    server = start_simulator("original", time_scale=FAST, faults=["metrics-503=0.25"])
+    try:
+        statuses = [httpx.get(server.url + "/metrics").status_code for _ in range(8)]
+        chat = httpx.post(server.url + "/v1/chat/completions", json=chat_body(max_tokens=2)).status_code
+        stats = httpx.get(server.url + "/sim/stats").json()
+    finally:
+        server.stop()
+    assert statuses == [200, 200, 200, 503, 200, 200, 200, 503] and chat == 200
+    assert stats["faults_injected"] == {"metrics-503": 2}
