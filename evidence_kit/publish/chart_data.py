@@ -118,13 +118,27 @@ def telemetry_rows(trial: TrialAnalysis, evidence: TrialEvidence) -> list[dict[s
     return rows
 
 
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(value: Any) -> Any:
+    """A CSV cell: empty for absent; a text starting like a spreadsheet formula gets a leading
+    ``'`` (OWASP's CSV-injection guard), so a label such as ``=HYPERLINK(…)`` stays text."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
 def rows_csv(rows: list[dict[str, Any]], fields: tuple[str, ...] = PER_RUN_FIELDS) -> bytes:
-    """CSV with a header row, ``\\n`` line ends, full-precision numbers (``repr`` of the float)."""
+    """CSV with a header row, ``\\n`` line ends, full-precision numbers (``repr`` of the float),
+    formula-like texts guarded (see :func:`_cell`)."""
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(fields), lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: "" if row[k] is None else row[k] for k in fields})
+        writer.writerow({k: _cell(row[k]) for k in fields})
     return buffer.getvalue().encode()
 
 
