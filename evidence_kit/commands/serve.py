@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import os
 from pathlib import Path
 
 import click
@@ -20,6 +21,16 @@ def site_root(path: Path) -> Path:
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Python's static handler, quiet, and serving regular files and folders only: a path
+    through a symbolic link (which could point anywhere on the machine) is not found."""
+
+    def send_head(self):  # type: ignore[no-untyped-def]
+        path = self.translate_path(self.path)
+        if os.path.realpath(path) != os.path.normpath(path):
+            self.send_error(404, "File not found")
+            return None
+        return super().send_head()
+
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the stdlib's name
         pass
 
@@ -31,7 +42,7 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 def serve(site: Path, port: int) -> None:
     """Serve the built site SITE (its public/ folder, or SITE itself) on http://127.0.0.1:PORT/ until Ctrl-C."""
     root = site_root(site)
-    handler = functools.partial(_QuietHandler, directory=str(root))
+    handler = functools.partial(_QuietHandler, directory=os.path.realpath(root))
     try:
         server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     except OSError as err:
