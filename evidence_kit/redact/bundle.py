@@ -159,14 +159,15 @@ def _rewrite(raw: Path, tmp: Path, source: _Source, matcher: Matcher, counts: di
 
 
 def _receipt(bundle: str, counts: dict[str, Counter[str]], prior: Path | None, digest: str, key_id: str,
-             dropped: list[str], pseudonym_kind: str) -> bytes:
+             dropped: list[str], pseudonym_kind: str, kept: set[str]) -> bytes:
     prefix = bundle + "/" if bundle else ""
     per_file: dict[str, Counter[str]] = {
         rel[len(prefix):]: Counter(found) for rel, found in counts.items() if rel.startswith(prefix) and +found
     }
     if prior is not None:
         for rel, found in read_json_model(prior, Receipt).counts.items():
-            per_file.setdefault(rel, Counter()).update(found)
+            if prefix + rel in kept:  # a file this redaction drops takes its earlier counts with it
+                per_file.setdefault(rel, Counter()).update(found)
     receipt = Receipt(
         schema=RECEIPT_SCHEMA, tool_version=__version__, policy_digest=digest, key_id=key_id,
         counts={rel: dict(sorted(found.items())) for rel, found in sorted(per_file.items())},
@@ -219,13 +220,15 @@ def redact_bundle(
             if not pending:
                 break
         digest = policy_digest(policy, pseudonyms)
+        kept = {source.out_rel for source in sources}
         hashes: set[str] = {digest.split(":", 1)[1]}
         for bundle in bundles:
             names = [n[len(bundle) + 1:] if bundle else n for n in dropped_names if not bundle or n.startswith(bundle + "/")]
             folder = tmp / bundle
             folder.mkdir(parents=True, exist_ok=True)
             atomic_write(folder / RECEIPT_NAME, _receipt(bundle, counts, receipts.get(bundle), digest,
-                                                         pseudonyms.key_id, names, "hmac-sha256" if key else "counter"))
+                                                         pseudonyms.key_id, names, "hmac-sha256" if key else "counter",
+                                                         kept))
             hashes.update(entry.sha256 for entry in write_manifest(folder).files)
         files = listed_files(tmp)
         matcher.allow(with_short_forms(hashes))

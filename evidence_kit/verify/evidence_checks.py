@@ -78,11 +78,13 @@ def _published(ctx: Context, folder: str) -> bool:
 
 
 def check_receipts(ctx: Context) -> CheckResult:
-    """Every published trial bundle holds a valid redaction receipt; the signed predicate names each one."""
+    """Every published trial bundle holds a valid redaction receipt that counts only files the
+    bundle holds; the signed predicate names each receipt."""
     name = "receipts"
     problems: list[Problem] = []
     found: dict[str, str] = {}
     raw = 0
+    present = set(ctx.files)
     for unit in sorted(ctx.evidence):
         for folder, trial in trial_folders(ctx, unit):
             rel = f"{folder}/{RECEIPT_NAME}" if folder else RECEIPT_NAME
@@ -93,10 +95,15 @@ def check_receipts(ctx: Context) -> CheckResult:
                     raw += 1
                 continue
             try:
-                read_json_model(ctx.root / rel, Receipt)
+                receipt = read_json_model(ctx.root / rel, Receipt)
             except EvidenceError as err:
                 problems.append(Problem(ctx.where(rel, err.line), err.message))
                 continue
+            prefix = f"{folder}/" if folder else ""
+            for counted in sorted(receipt.counts):
+                if prefix + counted not in present:
+                    problems.append(Problem(ctx.where(rel), f"counts replacements in {counted!r}, "
+                                                            "which the trial bundle does not hold"))
             digest = ctx.digest(rel)
             found[rel] = digest[0] if isinstance(digest, tuple) else digest
     if ctx.predicate is not None:

@@ -119,3 +119,14 @@ def test_a_deeply_nested_manifest_is_scanned_not_a_traceback(tmp_path):
 
     (tmp_path / "manifest.json").write_text("[" * 50_000 + "]" * 50_000 + "\n")
     assert scan_tree(tmp_path) == []
+
+
+def test_a_file_dropped_on_a_second_redaction_leaves_the_receipt(tmp_path):
+    raw = corpus.make_raw_trial(tmp_path / "raw")
+    first = redact_bundle(raw, tmp_path / "once", key=b"fabricated-test-key-0123456789abcdef")
+    counted = json.loads((first.out / "receipt.json").read_text())["counts"]
+    log = next(name for name in counted if name.startswith("logs/") and name.endswith("-engine.log"))
+    second = redact_bundle(first.out, tmp_path / "twice", policy=Policy(drop=[log]))
+    receipt = json.loads((second.out / "receipt.json").read_text())
+    assert log not in receipt["counts"] and receipt["dropped"] == [log]
+    assert {k: v for k, v in counted.items() if k != log} == receipt["counts"]  # the rest carries forward

@@ -154,3 +154,17 @@ def test_run_holding_another_groups_request_is_caught(run_cli, reference_decisio
     result = run_cli("verify", reference_decision)
     assert result.code == 1
     assert "run 'r2-8192-c1' is recorded as repetition 2, group (8192, 1)" in result.out
+
+
+def test_receipt_counting_a_file_the_bundle_does_not_hold(run_cli, redacted: Path) -> None:
+    from evidence_kit.redact.manifest import write_manifest
+
+    bundle = redacted / "cache-layout"
+    receipt = json.loads((bundle / "receipt.json").read_text())
+    receipt["counts"]["logs/ghost.log"] = {"host": 2}
+    (bundle / "receipt.json").write_text(json.dumps(receipt, indent=2) + "\n")
+    write_manifest(bundle)  # the manifest agrees with the files: only the receipt is wrong
+    result = run_cli("verify", redacted)
+    assert result.code == 1, result.out
+    assert _lines(result)["receipts"] == "FAIL" and _lines(result)["digests"] == "PASS"
+    assert "logs/ghost.log" in result.out and "does not hold" in result.out
