@@ -152,6 +152,26 @@ class _Arm:
             "private": private,
         })
 
+    def engine_kind(self, identity: Identity) -> bool:
+        """Check the engine is what the plan declares; False (no timed work) for a simulator
+        declared as a real engine, whose numbers would otherwise be published unlabelled."""
+        declared = self.s.plan.engine_kind
+        if identity.simulated and declared != "simulated":
+            detail = (f"the engine reports it is simulated (/version \"simulated\": true) but the plan declares "
+                      f"engine_kind \"{declared}\"; no gate or timed request ran on it")
+            self.check("engine-kind", False, detail)
+            self.result.problems.append(detail)
+            return False
+        if declared == "vllm" and identity.vllm_metrics is False:
+            self.check("engine-kind", False, "the plan declares engine_kind \"vllm\" but /metrics holds no vllm: "
+                       "series", level="warning")
+        elif declared == "simulated" and not identity.simulated:
+            self.check("engine-kind", False, "the plan declares engine_kind \"simulated\" but /version does not say "
+                       "the engine is simulated (its results are labelled simulated anyway)", level="warning")
+        else:
+            self.check("engine-kind", True, f"the engine is consistent with engine_kind \"{declared}\"")
+        return True
+
     async def gates(self) -> bool:
         s, gp = self.s, self.s.plan.gates
         opts = {"timeout_s": gp.timeout_s, "max_tokens": gp.max_tokens, "needle_tokens": gp.needle_tokens,
@@ -344,7 +364,7 @@ async def run_arm(s: ArmSetup) -> ArmResult:
                 arm.result.calibration = await calibrate(client, arm.base, arm.cfg.model, wl.instruction, wl.seed)
             if s.resume.header is None:
                 arm.header(identity, arm.result.calibration)
-            gates_ok = await arm.gates()
+            gates_ok = arm.engine_kind(identity) and await arm.gates()
             if gates_ok:
                 await arm.warmup()
             arm.writer.commit()

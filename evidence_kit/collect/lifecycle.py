@@ -207,6 +207,8 @@ class Identity:
     fingerprint: str
     process_start: float | None
     models: list[str]
+    simulated: bool = False  # /version says "simulated": true (evidence-kit's simulator does)
+    vllm_metrics: bool | None = None  # /metrics holds vllm: series; None when it did not answer
 
 
 async def _json(client: httpx.AsyncClient, url: str) -> Any:
@@ -248,4 +250,6 @@ async def capture_identity(
         private["engine_pid"] = engine.pgid
         private["start_command"] = engine.command
     return Identity(private=private, kv_token_slots=slots, fingerprint=fingerprint,
-                    process_start=process_start, models=[str(m["id"]) for m in model_parts]), scraped
+                    process_start=process_start, models=[str(m["id"]) for m in model_parts],
+                    simulated=isinstance(version, dict) and version.get("simulated") is True,
+                    vllm_metrics=None if scraped is None else any(n.startswith("vllm:") for n in scraped.values)), scraped

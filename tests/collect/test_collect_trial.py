@@ -117,7 +117,20 @@ def test_a_flaky_metrics_endpoint_still_reconciles_every_run(tmp_path: Path) -> 
     candidate = load_trial(tmp_path / "raw").arms[1]
     assert len(candidate.runs) == 4 and all(run.reconciled is True for run in candidate.runs)
     assert checks(candidate)["process-stable"]  # no run lost its /metrics
+    assert checks(candidate)["engine-kind"]  # the simulator, declared as one
     assert result.ok
+
+
+def test_a_simulator_declared_as_vllm_runs_no_timed_work(tmp_path: Path) -> None:
+    # Its numbers would be published without the "simulated" label: the arm stops before its gates.
+    plan = write_plan(tmp_path / "plan.toml", engine_kind="vllm")
+    result = collect_trial(plan, tmp_path / "raw")
+    evidence = load_trial(tmp_path / "raw")
+    assert not result.ok
+    for arm in evidence.arms:
+        kind = next(c for c in arm.checks if c.name == "engine-kind")
+        assert not kind.ok and kind.level == "error" and "reports it is simulated" in kind.detail
+        assert arm.requests == [] and arm.runs == [] and arm.gates == []
 
 
 def test_failed_start_and_failed_gate_are_recorded_and_fail_the_trial(tmp_path: Path, run_cli) -> None:
