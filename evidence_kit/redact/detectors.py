@@ -41,6 +41,9 @@ _TLDS = (
     "internal", "intranet", "corp", "home", "private", "edu", "gov", "mil", "int", "co", "us",
     "uk", "de", "fr", "nl", "se", "ch", "jp", "cn", "kr", "in", "eu", "ca", "au", "info", "biz",
     "tech", "xyz", "lab", "cluster", "svc",
+    # Special-use names (RFC 6761, RFC 8375): home.arpa networks and in-addr.arpa reverse names
+    # are private; .test, .example and .invalid hosts exist only where someone made them up.
+    "arpa", "test", "example", "invalid",
 )
 
 # (class, pattern), most specific first.
@@ -78,7 +81,7 @@ PUBLIC_WORDS: frozenset[str] = frozenset(
     localhost 127.0.0.1 0.0.0.0 ::1 255.255.255.255 ::
     huggingface.co hf.co github.com pypi.org docker.io index.docker.io registry-1.docker.io
     nvcr.io ghcr.io quay.io nvidia.com vllm.ai python.org pytorch.org download.pytorch.org
-    example.com example.org example.net
+    example.com example.org example.net evidence-kit.invalid
     model models org name host hosts path paths image images gpu gpus value data home root
     tmp opt mnt srv media users user cache hub snapshots blobs refs main huggingface
     transformers vllm sglang tgi trtllm cuda rocm nccl torch pytorch triton

@@ -149,3 +149,24 @@ def test_a_known_value_inside_a_longer_value_does_not_lend_it_its_pseudonym(know
     scanner = Matcher(Pseudonyms(None))
     scanner.add(known)
     assert scanner.leaks(other) and scanner.leaks(other)[0].cls == known.cls
+
+
+
+@pytest.mark.parametrize("host", ["nas.home.arpa", "gpu-box.corp.test", "node7.example", "sim-host-01.simulated.invalid"])
+def test_special_use_domains_are_hosts(host):
+    matcher = Matcher(Pseudonyms(None))
+    text = f"connected to {host} at 09:00"
+    hits = matcher.leaks(text)
+    assert [(text[h.start:h.end], h.cls) for h in hits] == [(host, "host")]
+    out, _ = matcher.redact(text)
+    assert host not in out and "arpa" not in out and matcher.leaks(out) == []
+
+
+def test_a_reverse_dns_name_goes_whole():
+    matcher = Matcher(Pseudonyms(None))
+    out, counts = matcher.redact("connected to 17.3.0.10.in-addr.arpa at 09:00")
+    assert out == "connected to host-1 at 09:00" and counts["ip"] == 1
+
+
+def test_the_schemas_own_placeholder_host_is_public():
+    assert Matcher(Pseudonyms(None)).leaks("schemas live at evidence-kit.invalid") == []
