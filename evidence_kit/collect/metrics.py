@@ -122,12 +122,19 @@ def reconcile(
 
 
 def kv_token_slots(scraped: Scrape | None) -> int | None:
-    """KV capacity in tokens from ``vllm:cache_config_info`` (blocks x block size)."""
+    """KV capacity in tokens from ``vllm:cache_config_info``: its ``kv_cache_size_tokens`` label
+    (recent vLLM; the number its "KV cache size: N tokens" log line prints), else blocks x block size."""
     if scraped is None:
         return None
     labels = scraped.info.get("vllm:cache_config_info")
     if not labels:
         return None
+    try:
+        reported = int(labels.get("kv_cache_size_tokens", ""))
+        if reported > 0:
+            return reported
+    except ValueError:
+        pass  # absent ("") or "None": fall back to the blocks
     try:
         slots = int(labels["num_gpu_blocks"]) * int(labels["block_size"])
     except (KeyError, ValueError):

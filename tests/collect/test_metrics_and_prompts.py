@@ -38,6 +38,14 @@ def test_kv_capacity_is_blocks_times_block_size() -> None:
     assert kv_token_slots(parse_metrics(METRICS)) == 83161 * 16 == 1330576
 
 
+def test_kv_capacity_prefers_the_reported_token_count() -> None:
+    # Recent vLLM labels the exact count its log line prints; blocks x block size rounds it down.
+    with_label = METRICS.replace('cache_dtype="fp8"', 'cache_dtype="fp8",kv_cache_size_tokens="1330579"')
+    assert kv_token_slots(parse_metrics(with_label)) == 1330579
+    unset = METRICS.replace('cache_dtype="fp8"', 'cache_dtype="fp8",kv_cache_size_tokens="None"')
+    assert kv_token_slots(parse_metrics(unset)) == 1330576
+
+
 def test_reconcile_shows_each_mismatch() -> None:
     before = {"requests": 10.0, "prompt_tokens": 100.0, "generation_tokens": 50.0}
     after = {"requests": 12.0, "prompt_tokens": 300.0, "generation_tokens": 71.0}
