@@ -168,8 +168,13 @@ def kill_group(pgid: int, *, grace_s: float = 10.0, reap: Callable[[], object] |
 async def wait_ready(
     client: httpx.AsyncClient, url: str, *, timeout_s: float, engine: EngineProcess | None
 ) -> float:
-    """Poll ``url`` until it answers 200; seconds waited. Raises :class:`EngineFailed`."""
+    """Poll ``url`` until it answers 200; seconds waited. Raises :class:`EngineFailed`.
+
+    Neither a poll nor the pause between polls reaches past the deadline, so a hanging
+    readiness URL fails within ``timeout_s`` (plus a 0.1 s floor per poll), not 5 s later.
+    """
     start = time.monotonic()
+    deadline = start + timeout_s
     delay = 0.05
     while True:
         if engine is not None:
@@ -178,15 +183,16 @@ async def wait_ready(
                 raise EngineFailed(f"start command exited with status {code} before ready",
                                    _log_tail(engine.log_path))
         try:
-            response = await client.get(url, timeout=5.0)
+            response = await client.get(url, timeout=max(min(5.0, deadline - time.monotonic()), 0.1))
             if response.status_code == 200:
                 return time.monotonic() - start
         except httpx.HTTPError:
             pass
-        if time.monotonic() - start > timeout_s:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
             raise EngineFailed(f"not ready after {timeout_s:g}s",
                                _log_tail(engine.log_path) if engine is not None else "")
-        await asyncio.sleep(delay)
+        await asyncio.sleep(min(delay, remaining))
         delay = min(delay * 1.5, 1.0)
 
 
