@@ -31,14 +31,21 @@ async def _usage(client: httpx.AsyncClient, base: str, model: str, messages: lis
     return count if isinstance(count, int) else None
 
 
+# Body sizes to measure with, largest (most precise) first: a model with a short context
+# refuses the larger ones (2,000 words are ~2,600 tokens), so the next one is tried.
+_SIZES = (CALIBRATION_WORDS, 400, 80)
+
+
 async def calibrate(client: httpx.AsyncClient, base_url: str, model: str, instruction: str, seed: int) -> Calibration:
     """Tokens of the instruction alone and per body word: ``/tokenize`` if served, else ``usage``."""
     base = base_url.rstrip("/")
     empty = chat_messages(instruction, "")
-    full = chat_messages(instruction, calibration_text(seed))
     for method, count in (("tokenize", _tokenize), ("usage", _usage)):
         small = await count(client, base, model, empty)
-        large = await count(client, base, model, full) if small is not None else None
-        if small is not None and large is not None and large > small:
-            return Calibration.from_counts(method, small, large, CALIBRATION_WORDS)
+        if small is None:
+            continue
+        for words in _SIZES:
+            large = await count(client, base, model, chat_messages(instruction, calibration_text(seed, words)))
+            if large is not None and large > small:
+                return Calibration.from_counts(method, small, large, words)
     raise CheckFailed("cannot size prompts: the engine answers neither /tokenize nor usage.prompt_tokens")
