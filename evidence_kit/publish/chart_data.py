@@ -15,7 +15,7 @@ from typing import Any
 from ..analyze.report import TrialAnalysis
 from ..model.evidence import TrialEvidence
 
-__all__ = ["telemetry_rows", "TELEMETRY_SERIES", "phase_labels", "group_labels", "per_run_rows", "interval_rows", "ttft_rows", "rows_csv", "rows_json"]
+__all__ = ["telemetry_rows", "TELEMETRY_SERIES", "GPU_SERIES", "phase_labels", "group_labels", "per_run_rows", "interval_rows", "ttft_rows", "rows_csv", "rows_json"]
 
 PER_RUN_FIELDS = (
     "trial_id", "group", "input_nominal", "concurrency", "phase", "arm_label", "run", "repetition",
@@ -96,10 +96,22 @@ def ttft_rows(trial: TrialAnalysis) -> list[dict[str, Any]]:
 
 
 TELEMETRY_SERIES = {"running": "running requests", "waiting": "waiting requests", "kv_usage": "KV cache usage"}
+GPU_SERIES = {"memory_used": "GPU memory used (MiB)", "memory_free": "GPU memory free (MiB)",
+              "power_draw": "GPU power (W)", "utilization_gpu": "GPU utilisation (%)"}
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _device(gpu: dict[str, Any], position: int) -> str:
+    index = gpu.get("index")
+    return f"GPU {int(index)}" if _number(index) and float(index).is_integer() else f"GPU #{position}"
 
 
 def telemetry_rows(trial: TrialAnalysis, evidence: TrialEvidence) -> list[dict[str, Any]]:
-    """Engine gauges as sampled, one row per sample and series, arm by arm in run order.
+    """Engine gauges and per-GPU series as sampled, one row per sample, series and device, arm by
+    arm in run order (``device`` is ``engine`` or ``GPU <index>`` as ``nvidia-smi`` numbers it).
 
     The samples are the ones the loader read (and checked) from each arm's
     ``telemetry/<journal name>``, the same ``analyze`` summarised; values are copied as recorded.
@@ -108,13 +120,20 @@ def telemetry_rows(trial: TrialAnalysis, evidence: TrialEvidence) -> list[dict[s
     rows: list[dict[str, Any]] = []
     for arm in evidence.arms:
         for sample in arm.telemetry or ():
-            engine = sample.get("engine")
-            if not isinstance(engine, dict) or not isinstance(sample.get("t_s"), (int, float)):
+            if not _number(sample.get("t_s")):
                 continue
-            for key, name in TELEMETRY_SERIES.items():
-                value = engine.get(key)
-                if isinstance(value, (int, float)) and not isinstance(value, bool):
-                    rows.append({"arm_label": labels[arm.ref.phase], "t_s": sample["t_s"], "series": name, "value": value})
+            base = {"arm_label": labels[arm.ref.phase], "t_s": sample["t_s"]}
+            engine = sample.get("engine")
+            if isinstance(engine, dict):
+                for key, name in TELEMETRY_SERIES.items():
+                    if _number(engine.get(key)):
+                        rows.append({**base, "series": name, "device": "engine", "value": engine[key]})
+            gpus = sample.get("gpus")
+            for position, gpu in enumerate(gpus if isinstance(gpus, list) else ()):
+                if isinstance(gpu, dict):
+                    for key, name in GPU_SERIES.items():
+                        if _number(gpu.get(key)):
+                            rows.append({**base, "series": name, "device": _device(gpu, position), "value": gpu[key]})
     return rows
 
 

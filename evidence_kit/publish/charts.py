@@ -16,7 +16,7 @@ import altair as alt
 import pandas as pd
 
 from ..analyze.report import TrialAnalysis
-from .chart_data import interval_rows, per_run_rows, phase_labels, ttft_rows
+from .chart_data import GPU_SERIES, TELEMETRY_SERIES, interval_rows, per_run_rows, phase_labels, ttft_rows
 
 __all__ = ["Chart", "trial_charts", "telemetry_chart", "render_svg", "vendored_script", "VEGA_SCRIPT"]
 
@@ -137,8 +137,10 @@ def ttft_chart(trial: TrialAnalysis) -> Chart:
 
 
 def telemetry_chart(trial: TrialAnalysis, rows: list[dict[str, Any]]) -> Chart:
-    """Sampled engine gauges over each arm's time, one panel per series."""
+    """Sampled engine gauges and GPU series over each arm's time, one panel per series, a line
+    per arm and device (each GPU its own line in the GPU panels)."""
     labels = list(phase_labels(trial).values())
+    gpus = sorted({r["device"] for r in rows if r["device"] != "engine"})
     chart = (
         alt.Chart(pd.DataFrame(rows))
         .mark_line(point=True)
@@ -146,10 +148,11 @@ def telemetry_chart(trial: TrialAnalysis, rows: list[dict[str, Any]]) -> Chart:
             x=alt.X("t_s:Q", title="Seconds since the arm's sampler started"),
             y=alt.Y("value:Q", title=None),
             color=alt.Color("arm_label:N", scale=_phase_scale(trial), sort=labels, title="Arm"),
-            tooltip=["arm_label", "series", "t_s", "value"],
+            detail="device:N",
+            tooltip=["arm_label", "series", "device", "t_s", "value"],
         )
         .properties(width=WIDTH, height=120)
-        .facet(row=alt.Row("series:N", title=None))
+        .facet(row=alt.Row("series:N", title=None, sort=[*TELEMETRY_SERIES.values(), *GPU_SERIES.values()]))
         .resolve_scale(y="independent")
     )
     return Chart(
@@ -157,7 +160,8 @@ def telemetry_chart(trial: TrialAnalysis, rows: list[dict[str, Any]]) -> Chart:
         title="Sampled engine telemetry",
         alt=(
             f"Line charts of {trial.title}: the engine's running requests, waiting requests and KV cache usage "
-            "as sampled during each arm, one panel per series, coloured by arm. The data table below lists every sample."
+            + (f"and the memory, power and utilisation of {len(gpus)} GPU(s), one line per GPU, " if gpus else "")
+            + "as sampled during each arm, one panel per series, coloured by arm. The data table below lists every sample."
         ),
         spec=chart.to_dict(),
     )

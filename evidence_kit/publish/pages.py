@@ -70,8 +70,8 @@ def _chart_tables(trial: TrialAnalysis, samples: list[dict[str, Any]]) -> dict[s
         [[r["group"], r["metric"], r["arm_label"], seconds(r["median_s"]), str(r["n"])] for r in ttft_rows(trial)],
     )
     telemetry = table(
-        ["Arm", "t (s)", "Series", "Value as sampled"],
-        [[r["arm_label"], str(r["t_s"]), r["series"], str(r["value"])] for r in samples],
+        ["Arm", "t (s)", "Series", "Device", "Value as sampled"],
+        [[r["arm_label"], str(r["t_s"]), r["series"], r["device"], str(r["value"])] for r in samples],
     )
     return {"per-run": per_run, "intervals": intervals, "ttft": ttft, "telemetry": telemetry}
 

@@ -99,7 +99,9 @@ def test_recorded_telemetry_summary_reaches_the_pages(tmp_path: Path) -> None:
         for seq, journal in enumerate(sorted((raw / "dflash" / "journals").glob("*.jsonl")), start=1):
             cap = [4, 4, 3][seq - 1]
             samples = [{"type": "sample", "t_s": t, "engine": {"running": min(t, cap), "waiting": 0, "kv_usage": 0.25 * seq},
-                        "gpus": [{"memory_free": 2143.0 + 10 * t}], "process": None, "cgroup": None} for t in range(5)]
+                        "gpus": [{"index": 0.0, "memory_free": 2143.0 + 10 * t, "power_draw": 280.5 + t},
+                                 {"index": 1.0, "memory_free": 4000.0, "power_draw": None}],
+                        "process": None, "cgroup": None} for t in range(5)]
             (raw / "dflash" / "telemetry").mkdir(exist_ok=True)
             (raw / "dflash" / "telemetry" / journal.name).write_text("".join(json.dumps(x) + "\n" for x in samples))
             lines = journal.read_text().splitlines()
@@ -118,8 +120,15 @@ def test_recorded_telemetry_summary_reaches_the_pages(tmp_path: Path) -> None:
     # The sampled series are charted (static SVG + interactive spec) with every sample in the table.
     assert "![Line charts of DFlash trial" in hardware and "(dflash/telemetry.svg)" in hardware
     assert files[f"site/decisions/{DECISION_ID}/dflash/telemetry.svg"].startswith(b"<svg")
-    assert "| Original restored | 4 | KV cache usage | 0.75 |" in hardware
-    assert "| DFlash2 K3 | 3 | running requests | 3 |" in hardware
+    assert "| Original restored | 4 | KV cache usage | engine | 0.75 |" in hardware
+    assert "| DFlash2 K3 | 3 | running requests | engine | 3 |" in hardware
+    # Each GPU is its own line: every recorded value is in the table, an absent one ("[N/A]") is not.
+    assert "| Original before | 2 | GPU power (W) | GPU 0 | 282.5 |" in hardware
+    assert "| Original before | 4 | GPU memory free (MiB) | GPU 1 | 4000.0 |" in hardware
+    assert "| GPU power (W) | GPU 1 |" not in hardware
+    assert "memory, power and utilisation of 2 GPU(s), one line per GPU" in hardware
+    spec = json.dumps([line for line in hardware.splitlines() if "data-vl-spec" in line])
+    assert "device" in spec and "GPU 1" in spec
     assert f"site/decisions/{DECISION_ID}/cache-layout/telemetry.svg" not in files
 
 
