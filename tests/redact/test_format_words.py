@@ -82,3 +82,21 @@ def test_format_words_cover_every_record_type_key_and_telemetry_key() -> None:
                  "restored", "control", "phase", "seq", "ttft_s", "engine", "gpus", "cgroup", "sample",
                  "kv_usage", "oom_kills", "memory_free", "power_draw", "prefix_cache_hits", "generation"):
         assert word in words, word
+
+
+def test_every_key_of_collected_telemetry_is_a_format_word() -> None:
+    # Samples the collector really wrote (the demo's evidence in the repository): a key missing
+    # from TELEMETRY_KEYS could be rewritten by a private value spelled like it.
+    root = Path(__file__).resolve().parents[2] / "evidence"
+    files = sorted(root.glob("*/*/telemetry/*.jsonl"))
+    assert files
+
+    def keys(node: object) -> set[str]:
+        if isinstance(node, dict):
+            return set(node) | {k for v in node.values() for k in keys(v)}
+        if isinstance(node, list):
+            return {k for v in node for k in keys(v)}
+        return set()
+
+    found = {k for path in files for line in path.read_text().splitlines() for k in keys(json.loads(line))}
+    assert "engine" in found and found <= format_words(), found - format_words()
