@@ -12,7 +12,8 @@ See ``docs/redaction.md`` for the policy format, the classes, the guarantees and
 """
 
 from .bundle import MARKER_NAME, RECEIPT_NAME, RedactResult, redact_bundle
-from .harvest import known_values_from_raw, load_known_values
+from .discover import known_values_from_raw
+from .harvest import load_known_values
 from .manifest import build_manifest, write_manifest
 from .policy import Policy, load_policy
 from .scanner import SITE_KNOWN_ONLY, Finding, scan_tree

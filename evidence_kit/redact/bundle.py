@@ -1,10 +1,11 @@
 """``redact_bundle``: raw trial or decision folder in, publishable bundle out (or none).
 
 The pipeline, in order: check the paths; take the inventory (refusing binary
-files the policy does not drop); harvest the known values; rewrite every file
-into a temporary sibling of OUT (names too), re-doing any file processed before
-a later file taught the matcher a new value; write each trial's receipt and
-manifest; scan the whole output; then rename it into place.
+files the policy does not drop); discover every private value of the raw
+evidence (:mod:`.discover`: declared, harvested, then a fixed point over the
+original texts); rewrite every file once into a temporary sibling of OUT (names
+too) with that fixed set; write each trial's receipt and manifest; scan the
+whole output; then rename it into place.
 
 A crash or bad input removes the temporary folder: OUT is left as it was. A
 leak found by the final scan still moves the output into place, so the operator
@@ -28,20 +29,20 @@ from ..bundle import read_json_model
 from ..errors import BadInput
 from ..fsutil import atomic_write
 from ..model import RECEIPT_SCHEMA, Receipt
-from .harvest import harvest_file
+from .discover import discover_files
 from .manifest import ENVELOPE_NAME, MANIFEST_NAME, listed_files, write_manifest
 from .matcher import Matcher
 from .policy import Policy, load_policy, policy_digest
 from .pseudonyms import Pseudonyms
 from .scanner import Finding, scan_files, with_short_forms
-from .walkers import LineRecord, file_kind, redact_file, redact_name
+from .walkers import check_name, file_kind, redact_file, redact_name
 
 __all__ = ["RedactResult", "redact_bundle", "RECEIPT_NAME", "MARKER_NAME"]
 
 RECEIPT_NAME = "receipt.json"
 MARKER_NAME = "NOT-PUBLISHABLE.txt"
 _GENERATED = (MANIFEST_NAME, ENVELOPE_NAME, RECEIPT_NAME)
-_ORDER = {"text": 0, "json": 1, "jsonl": 2}  # logs first: they teach hosts and paths
+_ORDER = {"text": 0, "toml": 0, "json": 1, "jsonl": 2}  # the order counter pseudonyms are handed out in
 
 
 @dataclass
@@ -66,9 +67,7 @@ class _Source:
     rel: str
     kind: str
     bundle: str | None  # relative path of its trial bundle ("" for a trial at the root)
-    generation: int = -1
     out_rel: str = ""
-    lines: LineRecord | None = None  # the last line-by-line rewrite, for copying what still holds
 
 
 def _inside(child: Path, parent: Path) -> bool:
@@ -108,6 +107,7 @@ def _inventory(raw: Path, bundles: list[str], policy: Policy) -> tuple[list[_Sou
         if not path.is_file():
             continue
         rel = path.relative_to(raw).as_posix()
+        check_name(rel, raw)
         bundle = next((b for b in sorted(bundles, key=len, reverse=True) if not b or rel.startswith(b + "/")), None)
         inner = rel[len(bundle) + 1:] if bundle else rel
         if (bundle is not None and inner in _GENERATED) or rel == MARKER_NAME:
@@ -126,35 +126,16 @@ def _inventory(raw: Path, bundles: list[str], policy: Policy) -> tuple[list[_Sou
     return sources, dropped, receipts
 
 
-def _rewrite(raw: Path, tmp: Path, source: _Source, matcher: Matcher, counts: dict[str, Counter[str]]) -> None:
-    source.generation = matcher.generation
+def _rewrite(raw: Path, tmp: Path, source: _Source, matcher: Matcher, pseudonyms: Pseudonyms,
+             counts: dict[str, Counter[str]]) -> None:
     found: Counter[str] = Counter()
-    out_rel = redact_name(source.rel, matcher, found)
-    previous: tuple[Path, LineRecord] | None = None
-    if source.out_rel:
-        old = tmp / source.out_rel
-        if source.lines is not None and source.lines.reusable(matcher.generation) and old.is_file():
-            # Lines whose output still holds are copied from the earlier output, set aside first.
-            handle, stash = tempfile.mkstemp(prefix=".previous-", dir=tmp)
-            os.close(handle)
-            os.replace(old, stash)
-            previous = (Path(stash), source.lines)
-        elif source.out_rel != out_rel:
-            old.unlink(missing_ok=True)
-        if source.out_rel != out_rel:
-            counts.pop(source.out_rel, None)
-    taken = {s for s in counts if s != source.out_rel}
-    if out_rel in taken:
+    out_rel = redact_name(source.rel, matcher, pseudonyms, found)
+    if out_rel in counts:
         raise BadInput("two files get the same redacted name; rename one", raw / source.rel)
     source.out_rel = out_rel
     dst = tmp / out_rel
     dst.parent.mkdir(parents=True, exist_ok=True)
-    source.lines = LineRecord() if source.kind != "json" else None
-    try:
-        found.update(redact_file(raw / source.rel, dst, source.kind, matcher, source.lines, previous))
-    finally:
-        if previous is not None:
-            previous[0].unlink(missing_ok=True)
+    found.update(redact_file(raw / source.rel, dst, source.kind, matcher, pseudonyms))
     counts[out_rel] = found
 
 
@@ -199,26 +180,21 @@ def redact_bundle(
     _check_paths(raw, out, replace, map_out)
     bundles = _bundles(raw)
     sources, dropped, receipts = _inventory(raw, bundles, policy)
+    # A bundle redacted before holds pseudonyms where its values were: those are left alone.
+    discovered = discover_files(raw, [(s.rel, s.kind) for s in sources] + [(rel, "binary") for rel in dropped],
+                                policy.known_values(), public=policy.public, disabled=policy.disable,
+                                trust_pseudonyms=bool(receipts))
+    matcher = discovered.matcher
     pseudonyms = Pseudonyms(key)
-    matcher = Matcher(pseudonyms, public=policy.public, disabled=policy.disable)
-    for known in policy.known_values():
-        matcher.add(known)
-    for source in sorted(sources, key=lambda s: s.rel):
-        for known in harvest_file(raw / source.rel, source.kind):
-            matcher.add(known)
+    pseudonyms.reserve(matcher.table)  # no pseudonym is spelled like a real value
 
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".redacting", dir=out.parent))
     try:
         counts: dict[str, Counter[str]] = {}
-        dropped_names = [redact_name(rel, matcher, Counter()) for rel in dropped]
-        pending = sources
-        for _ in range(6):  # each round can only add values; six rounds is far more than real evidence needs
-            for source in pending:
-                _rewrite(raw, tmp, source, matcher, counts)
-            pending = [s for s in sources if s.generation != matcher.generation]
-            if not pending:
-                break
+        dropped_names = [redact_name(rel, matcher, pseudonyms, Counter()) for rel in dropped]
+        for source in sources:
+            _rewrite(raw, tmp, source, matcher, pseudonyms, counts)
         digest = policy_digest(policy, pseudonyms)
         kept = {source.out_rel for source in sources}
         hashes: set[str] = {digest.split(":", 1)[1]}

@@ -61,7 +61,8 @@ DETECTORS: tuple[tuple[str, str], ...] = (
             + _H + r"{12}(?:/[0-9]+/[0-9]+)?" + _E),
     ("uuid", _B + _H + "{8}-" + _H + "{4}-" + _H + "{4}-" + _H + "{4}-" + _H + "{12}" + _E),
     ("mac", _B + _H + "{2}(?::" + _H + "{2}){5}" + _E + "|" + _B + _H + "{2}(?:-" + _H + "{2}){5}" + _E),
-    ("ip", r"(?<![0-9A-Za-z:])(?:" + _H + "{1,4}:){7}" + _H + r"{1,4}(?![0-9A-Za-z:])"
+    ("ip", r"(?<![0-9A-Za-z.])(?:" + _OCTET + r"\.){4}(?i:in-addr\.arpa)(?![A-Za-z0-9-]|\.[A-Za-z0-9])"  # reverse DNS
+           r"|(?<![0-9A-Za-z:])(?:" + _H + "{1,4}:){7}" + _H + r"{1,4}(?![0-9A-Za-z:])"
            r"|(?<![0-9A-Za-z:])(?:" + _H + "{1,4}:){1,6}:(?:" + _H + "{1,4}:){0,5}" + _H
            + r"{1,4}(?:%[A-Za-z0-9]+)?(?![0-9A-Za-z:])"
            r"|(?<![0-9A-Za-z.])(?:" + _OCTET + r"\.){3}" + _OCTET + r"(?![0-9A-Za-z]|\.[0-9])"),
@@ -91,8 +92,9 @@ PUBLIC_WORDS: frozenset[str] = frozenset(
     fp8 fp4 fp16 bf16 int8 int4 nvfp4 mxfp4 safetensors config tokenizer
     latest stable nightly none null true false unknown n/a
     v1 api chat completions
+    in-addr.arpa ip6.arpa home.arpa
     """.split()
-)
+) | frozenset(_TLDS)  # a top-level domain alone names nobody: the names under it are hunted
 
 # Labels whose value is private whatever it looks like (nvidia-smi, env files, docker inspect).
 LABELS: dict[str, str] = {

@@ -1,42 +1,51 @@
 """One matcher for the redactor and the scanner: known values first, then detectors.
 
 The redactor and the scanner must agree exactly on what is private, so both go
-through :class:`Matcher`. It holds the table of known spellings (every variant
-of every known value, case-folded), the compiled detectors, and the
-pseudonymiser. Text is looked at as written *and* in its decoded views
-(``\\uXXXX``/``\\/`` escapes, URL escapes, HTML entities), so a value cannot hide
-behind an escape.
+through :class:`Matcher`. It holds a fixed table of known spellings (every variant
+of every known value, case-folded) and the compiled detectors; it finds things
+and never learns: what a text teaches (a host a detector found, a known value
+that runs on into a longer one) is reported in :attr:`Examined.learnt`, and
+:func:`~.discover.discover` alone decides what becomes known.
 
-Results are cached per distinct string: journals repeat the same keys and
-values on every line, which is what makes redaction fast. The caches are
-bounded and cleared whenever a new value is discovered.
+A text is examined as written *and* in each of its decoded views (escapes, URL
+encoding, HTML entities, hidden and full-width letters; see :mod:`.views`), and
+every hit is mapped back to the span of the text it came from, so a replacement
+keeps the rest of the text byte for byte and a value cannot hide behind an escape.
+
+Results are cached per distinct string: journals repeat the same keys and values
+on every line, which is what makes redaction fast.
 """
 
 from __future__ import annotations
 
-import html
 import re
 from collections import Counter
-from typing import Iterable, Iterator, NamedTuple
-from urllib.parse import unquote, urlsplit
+from typing import Iterable, NamedTuple
+from urllib.parse import urlsplit
 
 from .detectors import compile_detectors, find, find_labelled
 from .pseudonyms import Pseudonyms, is_pseudonym
 from .variants import KnownValue, Variant, variants
+from .views import View, views
 
-__all__ = ["Matcher", "Hit", "views"]
+__all__ = ["Matcher", "Hit", "Examined", "compile_spellings", "lowered"]
 
-_CACHE_LIMIT = 200_000
-_RECENT_LIMIT = 256  # spellings in the small pattern before the full one is rebuilt
-_QUIET_LIMIT = 2_000  # lookups without a new value before the two patterns become one again
+CACHE_LIMIT = 1_000_000
 _DIGITS = frozenset("0123456789")
 _HEX_DIGITS = frozenset("0123456789abcdef")
-_JSON_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\/")
-_URL_ESCAPE = re.compile("%[0-9a-fA-F]{2}")  # without one, unquote returns the text as it was
-# Detector classes whose hits teach us a value that may appear elsewhere without the
-# shape the detector needs (a host's short name, a labelled serial, a GPU UUID without
-# its prefix). Hex fingerprints, UUIDs and tokens are found by shape wherever they are.
+# Detector classes whose hits teach a value that may appear elsewhere without the shape the
+# detector needs (a host's short name, a labelled serial, a GPU UUID without its prefix).
+# Hex fingerprints, UUIDs and tokens are found by shape wherever they are.
 _DISCOVER = frozenset({"host", "email", "url", "gpu", "ip", "mac", "serial", "container", "image", "path", "user", "value"})
+# What a known value is masked with before the detectors look: pseudonym-shaped, so a detector
+# sees what it will see in the output (and a hit that is only the mask is no hit).
+_MASK = "{}-ghjkmnpq"
+# Boundaries, by spelling: digits (a serial) must not run on into more digits or a decimal
+# fraction; short words (under 8 characters) match only as whole words ("alice" not in
+# "malice"); longer spellings match anywhere.
+_DIGIT_GUARDS = (r"(?<![0-9])(?<![0-9]\.)", r"(?![0-9])(?!\.[0-9])")
+_WORD_GUARDS = (r"(?<![a-z0-9])", r"(?![a-z0-9])")
+_DIGIT_RUN = re.compile(_DIGIT_GUARDS[0] + "[0-9]+" + _DIGIT_GUARDS[1])
 
 
 def _trie(texts: list[str]) -> str:
@@ -64,213 +73,186 @@ def _trie(texts: list[str]) -> str:
     return "(?:" + built[id(root)] + ")"
 
 
-def _bucket(text: str) -> tuple[bool, bool]:
-    """Whether a spelling needs a word boundary before and after it (short or all-digit ones do)."""
-    bounded = len(text) < 8 or text.isdigit()
-    return bounded and text[0].isalnum(), bounded and text[-1].isalnum()
+def _guards(text: str) -> tuple[str, str]:
+    """The boundary a spelling needs before and after it (see :data:`_DIGIT_GUARDS`)."""
+    if text.isdigit():
+        return _DIGIT_GUARDS
+    if len(text) >= 8:
+        return "", ""
+    return (_WORD_GUARDS[0] if text[0].isalnum() else ""), (_WORD_GUARDS[1] if text[-1].isalnum() else "")
 
 
-def _compile_known(texts: list[str]) -> re.Pattern[str] | None:
-    """One trie per boundary bucket, unbounded (long) spellings first, joined in one pattern."""
-    buckets: dict[tuple[bool, bool], list[str]] = {}
+def compile_spellings(texts: Iterable[str]) -> re.Pattern[str] | None:
+    """One pattern for lowercased text: a trie per boundary kind, unbounded spellings first."""
+    buckets: dict[tuple[str, str], list[str]] = {}
     for text in texts:
-        buckets.setdefault(_bucket(text), []).append(text)
-    parts = []
-    for (before, after), bucket in sorted(buckets.items()):
-        parts.append((r"(?<![a-z0-9])" if before else "") + _trie(bucket) + (r"(?![a-z0-9])" if after else ""))
+        buckets.setdefault(_guards(text), []).append(text)
+    parts = [before + _trie(bucket) + after for (before, after), bucket in sorted(buckets.items(), key=lambda b: (len(b[0][0]) + len(b[0][1]), b[0]))]
     return re.compile("|".join(parts)) if parts else None
 
 
-def _before(first: str, second: str) -> bool:
-    """Which of two spellings matching at one position a single alternation would take."""
-    first_bucket, second_bucket = _bucket(first), _bucket(second)
-    if first_bucket != second_bucket:
-        return first_bucket < second_bucket
-    return len(first) > len(second)
-
-
 class Hit(NamedTuple):
-    """One private thing in a text: where, which class, found how (``known``/``detector``)."""
+    """One private thing in a text: where, which class, found how, and the value it stands for."""
 
     start: int
     end: int
     cls: str
-    source: str
+    source: str  # "known" or "detector"
+    entity: str = ""
 
 
-def _unescape_json(text: str) -> str:
-    return _JSON_ESCAPE.sub(lambda m: "/" if m.group(1) is None else chr(int(m.group(1), 16)), text)
+class Examined(NamedTuple):
+    """What a text holds: its hits (merged, in the text's own positions) and what it teaches."""
+
+    hits: tuple[Hit, ...]
+    learnt: frozenset[KnownValue]
 
 
-def views(text: str) -> list[str]:
-    """Decoded spellings of ``text`` that differ from it (escapes a value could hide behind)."""
-    out: list[str] = []
-    if "\\" in text:
-        out.append(_unescape_json(text))
-    if "%" in text and _URL_ESCAPE.search(text):
-        out.append(unquote(text))
-    if "&" in text:
-        out.append(html.unescape(text))
-    return [view for view in out if view != text]
+def lowered(text: str) -> str:
+    """``text`` lowercased letter for letter (positions kept), as the known spellings are matched."""
+    folded = text.lower()
+    if len(folded) != len(text):  # rare letters whose lowercase is longer: match char by char
+        folded = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    return folded
+
+
+def _masked(text: str, spans: list[tuple[int, int, str]]) -> View:
+    """``text`` with each ``(start, end, class)`` span replaced by a pseudonym-shaped mask."""
+    pieces: list[str] = []
+    lo: list[int] = []
+    hi: list[int] = []
+    last = 0
+    for start, end, cls in spans:
+        pieces.append(text[last:start])
+        lo.extend(range(last, start))
+        hi.extend(range(last + 1, start + 1))
+        mask = _MASK.format(cls)
+        pieces.append(mask)
+        lo.extend([start] * len(mask))
+        hi.extend([end] * len(mask))
+        last = end
+    pieces.append(text[last:])
+    lo.extend(range(last, len(text)))
+    hi.extend(range(last + 1, len(text) + 1))
+    return View("".join(pieces), tuple(lo), tuple(hi))
+
+
+def canonical(cls: str, value: str) -> str:
+    """The value a hit stands for: a reverse-DNS name is the address it names."""
+    if cls == "ip" and value.lower().endswith(".in-addr.arpa"):
+        return ".".join(reversed(value.split(".")[:4]))
+    return value
+
+
+def _teaches(cls: str, value: str) -> Iterable[KnownValue]:
+    """What a detector hit teaches: the value itself, or the part of it found elsewhere alone."""
+    if cls not in _DISCOVER:
+        return ()
+    if cls == "url":
+        host = urlsplit(value).hostname
+        return [KnownValue("host", host)] if host else []
+    if cls == "path":
+        parts = re.split(r"[/\\]", value)
+        found = []
+        for index, part in enumerate(parts):
+            if part.startswith("models--"):
+                found.append(KnownValue("model", part))
+            elif index > 0 and parts[index - 1] in ("home", "Users") and part:
+                found.append(KnownValue("user", part))
+        return found
+    return [KnownValue(cls, value)]
 
 
 class Matcher:
-    """Finds and replaces private values: known spellings, detectors and labelled values.
+    """Finds private values: known spellings, detectors and labelled values, in every view.
 
-    ``public`` words are never private (the policy adds to the built-in list);
-    ``disabled`` names detector classes the policy turned off (``label`` turns off
-    labelled values); ``allowed`` holds detector hits that are known to be
-    public, such as the hashes the toolkit publishes (lowercase).
+    ``known`` are the values to hunt for in every variant; ``public`` words are never
+    private (the policy adds to the built-in list); ``disabled`` names detector classes
+    the policy turned off (``label`` turns off labelled values); ``allowed`` holds
+    detector hits known to be public, such as the hashes the toolkit publishes.
+    ``trust_pseudonyms`` (for a bundle redacted before) leaves values spelled like a
+    pseudonym alone; otherwise a real value spelled like one (a host ``gpu-7``) is hunted.
     """
 
     def __init__(
         self,
-        pseudonyms: Pseudonyms,
+        known: Iterable[KnownValue] = (),
         *,
         public: Iterable[str] = (),
         disabled: Iterable[str] = (),
         allowed: Iterable[str] = (),
+        trust_pseudonyms: bool = False,
+        cache: dict[str, Examined] | None = None,
     ):
-        self.pseudonyms = pseudonyms
         self.public = {word.lower() for word in public}
         disabled = frozenset(disabled)
         self.detectors = compile_detectors(disabled)
         self.labels = "label" not in disabled
         self.allowed = {item.lower() for item in allowed}
+        self.trust_pseudonyms = trust_pseudonyms
         self.table: dict[str, Variant] = {}
-        self.generation = 0
-        self._pattern: re.Pattern[str] | None = None
-        self._compiled = -1
-        self._base: re.Pattern[str] | None = None  # the first _base_size spellings
-        self._base_size = 0
-        self._recent: re.Pattern[str] | None = None  # the spellings after them
-        self._recent_generation = -1
-        self._quiet = 0
+        for value in known:
+            self._add(value)
+        self.pattern = compile_spellings(self.table)
+        self.cache: dict[str, Examined] = {} if cache is None else cache
+        self._known_only: dict[str, tuple[Hit, ...]] = {}
         self._redacted: dict[str, tuple[str, tuple[tuple[str, int], ...]]] = {}
-        self._leaks: dict[str, list[Hit]] = {}
-        self.clean_literals: set[str] = set()  # JSON literals the scanner found clean (for this table)
-        self._numeric: re.Pattern[str] | None = None
-        self._numeric_generation = -1
+        self.clean_literals: set[str] = set()  # JSON literals the scanner found clean
+        self._numeric: frozenset[str] | None | bool = False
 
-    # -- the table of known spellings -------------------------------------------------
-
-    def add(self, known: KnownValue) -> bool:
-        """Learn ``known`` and all its variants; true when something new was learnt."""
-        new = False
+    def _add(self, known: KnownValue) -> None:
         for variant in variants(known):
             folded = variant.text.lower()
-            if folded in self.public or folded in self.table or len(folded) != len(variant.text):
+            if (folded in self.public or folded in self.table or len(folded) != len(variant.text)
+                    or (self.trust_pseudonyms and is_pseudonym(variant.text))):
                 continue
             self.table[folded] = variant
-            new = True
-        if new:
-            self.generation += 1
-            self._redacted.clear()
-            self._leaks.clear()
-            self.clean_literals.clear()
-        return new
-
-    def known_pattern(self) -> re.Pattern[str] | None:
-        """Every known spelling in one pattern (tries, longest first), matched on lowercased text.
-
-        Spellings shorter than 8 characters and all-digit ones match only as whole
-        words ("alice" not in "malice"); the regex backtracks to a shorter spelling
-        when a longer one fails its boundary.
-        """
-        if self._compiled != self.generation:
-            self._pattern = _compile_known(list(self.table))
-            self._compiled = self.generation
-        return self._pattern
-
-    def _spellings_in(self, lowered: str) -> Iterator[tuple[int, int, str]]:
-        """``(start, end, spelling)`` exactly as ``known_pattern().finditer`` gives them, cheaper to keep up.
-
-        Each new value would recompile the whole pattern (milliseconds for a large table,
-        and logs teach hundreds of addresses). So spellings learnt since the last full
-        compile go into a small second pattern, and the two are merged the way one
-        alternation would choose: the leftmost match; at one position the earlier
-        boundary bucket, then the longer spelling (each bucket is a trie preferring the
-        longest that passes its boundary). The full pattern is rebuilt once the second
-        grows past ``_RECENT_LIMIT`` or has stopped changing for ``_QUIET_LIMIT`` lookups.
-        """
-        if self._recent_generation != self.generation:
-            spellings = list(self.table)
-            if self._base_size == 0 or len(spellings) - self._base_size > _RECENT_LIMIT:
-                self._base, self._base_size, self._recent = _compile_known(spellings), len(spellings), None
-            else:
-                self._recent = _compile_known(spellings[self._base_size:])
-            self._recent_generation = self.generation
-            self._quiet = 0
-        base, recent = self._base, self._recent
-        if recent is None:
-            if base is not None:
-                for match in base.finditer(lowered):
-                    yield match.start(), match.end(), match.group()
-            return
-        self._quiet += 1
-        if self._quiet > _QUIET_LIMIT:  # no longer learning: one pattern again from the next lookup
-            self._base_size, self._recent_generation = 0, -1
-        pos = 0
-        old = base.search(lowered) if base is not None else None
-        new = recent.search(lowered)
-        while old is not None or new is not None:
-            if old is not None and (new is None or old.start() < new.start()
-                                    or (old.start() == new.start() and _before(old.group(), new.group()))):
-                chosen = old
-            else:
-                chosen = new  # type: ignore[assignment]
-            yield chosen.start(), chosen.end(), chosen.group()
-            pos = chosen.end()
-            if old is not None and old.start() < pos:
-                old = base.search(lowered, pos)  # type: ignore[union-attr]
-            if new is not None and new.start() < pos:
-                new = recent.search(lowered, pos)
-
-    def numeric_pattern(self) -> re.Pattern[str] | None:
-        """Known values that are all digits (serial numbers): the only ones a JSON number can hold."""
-        if self._numeric_generation != self.generation:
-            digits = sorted((t for t in self.table if t.isdigit()), key=lambda t: (-len(t), t))
-            self._numeric = re.compile(r"(?<![0-9])(?:%s)(?![0-9])" % "|".join(digits)) if digits else None
-            self._numeric_generation = self.generation
-        return self._numeric
 
     def allow(self, hits: Iterable[str]) -> None:
         """Detector hits that are public after all (the hashes the toolkit publishes)."""
         self.allowed |= {hit.lower() for hit in hits}
-        self._leaks.clear()
+        self.cache.clear()
         self.clean_literals.clear()
 
-    def known_leaks(self, text: str) -> list[Hit]:
-        """Known values only (in ``text`` and its decoded views), no detectors."""
-        return [Hit(s, e, v.cls, "known") for view in (text, *views(text)) for s, e, v in self._known_hits(view)]
-
-    def _known_hits(self, text: str) -> list[tuple[int, int, Variant]]:
-        if not self.table:
+    def numbers(self, text: str) -> list[Hit]:
+        """Known values that are all digits (serials) written anywhere in ``text``, JSON numbers included."""
+        if self._numeric is False:
+            self._numeric = frozenset(t for t in self.table if t.isdigit()) or None
+        if self._numeric is None:
             return []
-        lowered = text.lower()
-        if len(lowered) != len(text):  # rare letters whose lowercase is longer: match char by char
-            lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
-        hits: list[tuple[int, int, Variant]] = []
+        return [Hit(m.start(), m.end(), self.table[m.group()].cls, "known", self.table[m.group()].entity)
+                for m in _DIGIT_RUN.finditer(text) if m.group() in self._numeric]  # type: ignore[operator]
+
+    # -- finding ---------------------------------------------------------------------------
+
+    def _known_hits(self, text: str) -> list[tuple[int, int, Variant, bool]]:
+        """``(start, end, variant, widened)`` of each known spelling, leftmost and longest first."""
+        if self.pattern is None:
+            return []
+        lower = lowered(text)
+        hits: list[tuple[int, int, Variant, bool]] = []
         last = 0
-        for start, end, spelling in self._spellings_in(lowered):
-            span = (start, end)
+        for match in self.pattern.finditer(lower):
+            start, end = match.span()
             if start < last:
                 continue  # inside a value widened below
+            spelling = match.group()
             variant = self.table[spelling]
-            # A long spelling matches inside longer words ("gpu-node-1" in "xgpu-node-1y"), but digits
-            # that go on make another value: 10.20.30.2 in 10.20.30.23, gpu-node-1 in gpu-node-17
-            # (and hex digits a fingerprint). Replacing the known part would leave the rest and give
-            # two values one pseudonym: the whole run is a value of the same class, of its own.
-            more = _HEX_DIGITS if _HEX_DIGITS.issuperset(spelling) else _DIGITS
-            if spelling[-1] in more and end < len(lowered) and lowered[end] in more:
-                while end < len(lowered) and lowered[end] in more:
-                    end += 1
-            if spelling[0] in more and start > last and lowered[start - 1] in more:
-                while start > last and lowered[start - 1] in more:
-                    start -= 1
-            if (start, end) != span:
-                variant = Variant(text[start:end], variant.cls, text[start:end])
-            hits.append((start, end, variant))
+            widened = False
+            if not variant.exact:
+                # A long spelling matches inside longer words ("gpu-node-1" in "xgpu-node-1y"), but digits
+                # that go on make another value: 10.20.30.2 in 10.20.30.23, gpu-node-1 in gpu-node-17 (and
+                # hex digits a fingerprint). Replacing the known part would leave the rest and give two
+                # values one pseudonym: the whole run is a value of the same class, of its own.
+                more = _HEX_DIGITS if _HEX_DIGITS.issuperset(spelling) else _DIGITS
+                if spelling[-1] in more and end < len(lower) and lower[end] in more:
+                    while end < len(lower) and lower[end] in more:
+                        end += 1
+                if spelling[0] in more and start > last and lower[start - 1] in more:
+                    while start > last and lower[start - 1] in more:
+                        start -= 1
+                widened = (start, end) != match.span()
+            hits.append((start, end, variant, widened))
             last = end
         return hits
 
@@ -289,99 +271,99 @@ class Matcher:
         # A pseudonym is already redacted: that keeps a second redaction from changing a byte.
         return hit in self.allowed or hit in self.public or is_pseudonym(hit)
 
-    def _discover(self, cls: str, text: str) -> None:
-        if cls not in _DISCOVER:
-            return
-        if cls == "url":
-            host = urlsplit(text).hostname
-            if host:
-                self.add(KnownValue("host", host))
-        elif cls == "path":
-            parts = re.split(r"[/\\]", text)
-            for index, part in enumerate(parts):
-                if part.startswith("models--"):
-                    self.add(KnownValue("model", part))
-                elif index > 0 and parts[index - 1] in ("home", "Users") and part:
-                    self.add(KnownValue("user", part))
-        else:
-            self.add(KnownValue(cls, text))
+    def _view_hits(self, text: str, view: View | None, detectors: bool,
+                   learnt: set[KnownValue]) -> list[tuple[int, int, Hit]]:
+        """Hits in ``text`` (the text itself, or a decoded ``view`` of it) as ``(start, end, hit)``
+        in the original text's positions."""
+        span = view.span if view is not None else lambda start, end: (start, end)
+        out: list[tuple[int, int, Hit]] = []
+        known = self._known_hits(text)
+        for start, end, variant, widened in known:
+            entity = text[start:end] if widened else variant.entity
+            if widened:
+                learnt.add(KnownValue(variant.cls, entity))
+            out.append((*span(start, end), Hit(0, 0, variant.cls, "known", entity)))
+        if detectors:
+            masked = _masked(text, [(s, e, v.cls) for s, e, v, _ in known]) if known else None
+            seen = masked.text if masked is not None else text
+            for start, end, cls in self._detector_hits(seen):
+                if masked is not None:
+                    start, end = masked.span(start, end)  # a hit over a mask covers the known value whole
+                value = canonical(cls, text[start:end])
+                learnt.update(_teaches(cls, value))
+                out.append((*span(start, end), Hit(0, 0, cls, "detector", value)))
+        return out
 
-    # -- redaction ----------------------------------------------------------------------
+    def _examine(self, text: str, detectors: bool) -> Examined:
+        learnt: set[KnownValue] = set()
+        found = [(s, e, 0, hit) for s, e, hit in self._view_hits(text, None, detectors, learnt)]
+        for index, view in enumerate(views(text), start=1):
+            found += [(s, e, index, hit) for s, e, hit in self._view_hits(view.text, view, detectors, learnt)]
+        if not found:
+            return Examined((), frozenset(learnt))
+        # Hits of different views can overlap (a name inside a URL-encoded path): each run of
+        # overlapping hits is replaced as one, named after its longest hit.
+        found.sort(key=lambda h: (h[0], h[0] - h[1], h[2]))
+        merged: list[Hit] = []
+        group_start, group_end, label = found[0][0], found[0][1], found[0][3]
+        longest = group_end - group_start
+        for start, end, _, hit in found[1:]:
+            if start < group_end:
+                if end - start > longest:
+                    label, longest = hit, end - start
+                group_end = max(group_end, end)
+                continue
+            merged.append(label._replace(start=group_start, end=group_end))
+            group_start, group_end, label, longest = start, end, hit, end - start
+        merged.append(label._replace(start=group_start, end=group_end))
+        return Examined(tuple(merged), frozenset(learnt))
 
-    def _replace(self, text: str, counts: Counter[str]) -> str:
-        def known(match_start: int, match_end: int, variant: Variant) -> str:
-            counts[variant.cls] += 1
-            return self.pseudonyms.name(variant.cls, variant.entity)
+    def examine(self, text: str) -> Examined:
+        """Every private thing in ``text`` (or in a decoded view of it) and what it teaches."""
+        cached = self.cache.get(text)
+        if cached is None:
+            cached = self._examine(text, True)
+            if len(self.cache) < CACHE_LIMIT:
+                self.cache[text] = cached
+        return cached
 
-        pieces: list[str] = []
-        last = 0
-        for start, end, variant in self._known_hits(text):
-            pieces += [text[last:start], known(start, end, variant)]
-            last = end
-            if variant.text.lower() not in self.table:  # a value widened from a known one
-                self.add(KnownValue(variant.cls, variant.entity))
-        text = "".join(pieces) + text[last:] if pieces else text
-        hits = self._detector_hits(text)
-        if not hits:
-            return text
+    def leaks(self, text: str) -> list[Hit]:
+        """Every private thing in ``text`` or in a decoded view of it; replaces nothing."""
+        return list(self.examine(text).hits)
+
+    def known_leaks(self, text: str) -> list[Hit]:
+        """Known values only (in ``text`` and its decoded views), no detectors."""
+        cached = self._known_only.get(text)
+        if cached is None:
+            cached = self._examine(text, False).hits
+            if len(self._known_only) < CACHE_LIMIT:
+                self._known_only[text] = cached
+        return list(cached)
+
+    def mask(self, text: str) -> str:
+        """``text`` with each private span shown as ``[class]``: how findings name a leaky file."""
         pieces, last = [], 0
-        for start, end, cls in hits:
-            value = text[start:end]
-            counts[cls] += 1
-            pieces += [text[last:start], self.pseudonyms.name(cls, value)]
-            last = end
-            self._discover(cls, value)
+        for hit in self.examine(text).hits:
+            pieces += [text[last:hit.start], f"[{hit.cls}]"]
+            last = hit.end
         return "".join(pieces) + text[last:]
 
-    def redact(self, text: str) -> tuple[str, Counter[str]]:
-        """``text`` with every private value replaced by its pseudonym, and counts per class."""
+    # -- redaction -------------------------------------------------------------------------
+
+    def redact(self, text: str, pseudonyms: Pseudonyms) -> tuple[str, Counter[str]]:
+        """``text`` with every private span replaced by its pseudonym, and counts per class."""
         cached = self._redacted.get(text)
         if cached is not None:
             return cached[0], Counter(dict(cached[1]))
         counts: Counter[str] = Counter()
-        generation = self.generation
-        out = self._replace(text, counts)
-        for _ in range(4):
-            if generation == self.generation:
-                break
-            # The text taught us a value (a host's short name may follow its full name).
-            generation = self.generation
-            out = self._replace(out, counts)
-        for _ in range(4):
-            # A value behind an escape: redact the decoded text (the escaping is lost, the value too).
-            leaky = next((view for view in views(out) if self.leaks(view)), None)
-            if leaky is None:
-                break
-            out = self._replace(leaky, counts)
-        if len(self._redacted) >= _CACHE_LIMIT:
-            self._redacted.clear()
-        self._redacted[text] = (out, tuple(counts.items()))
+        pieces: list[str] = []
+        last = 0
+        for hit in self.examine(text).hits:
+            counts[hit.cls] += 1
+            pieces += [text[last:hit.start], pseudonyms.name(hit.cls, hit.entity)]
+            last = hit.end
+        out = "".join(pieces) + text[last:] if pieces else text
+        if len(self._redacted) < CACHE_LIMIT:
+            self._redacted[text] = (out, tuple(counts.items()))
         return out, counts
 
-    # -- scanning -----------------------------------------------------------------------
-
-    def mask(self, text: str) -> str:
-        """``text`` with each private span shown as ``[class]``: how findings name a leaky file."""
-        spans = [(s, e, v.cls) for s, e, v in self._known_hits(text)] + self._detector_hits(text)
-        if not spans:
-            return f"[{self.leaks(text)[0].cls}]" if self.leaks(text) else text
-        pieces, last = [], 0
-        for start, end, cls in sorted(spans):
-            if start >= last:
-                pieces += [text[last:start], f"[{cls}]"]
-                last = end
-        return "".join(pieces) + text[last:]
-
-    def leaks(self, text: str) -> list[Hit]:
-        """Every private thing in ``text`` or in a decoded view of it; replaces nothing."""
-        cached = self._leaks.get(text)
-        if cached is not None:
-            return cached
-        found: list[Hit] = []
-        for view in [text, *views(text)]:
-            found += [Hit(s, e, v.cls, "known") for s, e, v in self._known_hits(view)]
-            found += [Hit(s, e, cls, "detector") for s, e, cls in self._detector_hits(view)]
-        if len(self._leaks) >= _CACHE_LIMIT:
-            self._leaks.clear()
-        self._leaks[text] = found
-        return found

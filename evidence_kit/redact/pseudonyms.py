@@ -16,6 +16,7 @@ import hashlib
 import hmac
 import re
 from collections import defaultdict
+from typing import Iterable
 
 from ..errors import BadInput
 
@@ -38,7 +39,7 @@ ALPHABET = "ghjkmnpqrstvwxyz"
 MIN_KEY_BYTES = 16
 
 PSEUDONYM = re.compile(
-    r"(?<![A-Za-z0-9])(?:%s)-(?:[0-9]{1,7}|[%s]{8,16})(?![A-Za-z0-9])" % ("|".join(CLASSES), ALPHABET)
+    r"(?<![A-Za-z0-9])(?:%s)-(?:[1-9][0-9]{0,6}|[%s]{8,16})(?![A-Za-z0-9])" % ("|".join(CLASSES), ALPHABET)
 )
 
 
@@ -74,9 +75,18 @@ class Pseudonyms:
         self.key = key
         self.key_id = key_id(key)
         self._names: dict[tuple[str, str], str] = {}
-        self._taken: set[str] = set()
+        self._taken: set[str] = set()  # handed out, or reserved: spelled like a real value
         self._counters: dict[str, int] = defaultdict(int)
         self.originals: dict[str, set[str]] = defaultdict(set)
+
+    def reserve(self, spellings: Iterable[str]) -> None:
+        """Never hand out a pseudonym spelled like one of ``spellings`` (real values, case-folded).
+
+        A real host may be called ``gpu-7`` or ``host-2``: its pseudonym must not be the
+        name of another value, or the output would say two things at once (and the
+        leak scan would rightly find the real value).
+        """
+        self._taken.update(spelling.casefold() for spelling in spellings)
 
     def name(self, cls: str, value: str) -> str:
         """The pseudonym of ``value`` as a ``cls``; the same for every spelling case."""
@@ -93,8 +103,11 @@ class Pseudonyms:
 
     def _new(self, cls: str, folded: str) -> str:
         if self.key is None:
-            self._counters[cls] += 1
-            return f"{cls}-{self._counters[cls]}"
+            while True:
+                self._counters[cls] += 1
+                candidate = f"{cls}-{self._counters[cls]}"
+                if candidate not in self._taken:
+                    return candidate
         digest = hmac.new(self.key, f"{cls}\0{folded}".encode("utf-8", "surrogatepass"), hashlib.sha256).digest()
         # Four bytes (eight letters) collide once in ~4e9 pairs; on a collision take more.
         for width in (4, 6, 8):

@@ -11,20 +11,23 @@ forms.
 from __future__ import annotations
 
 import base64
+import csv
 import fnmatch
+import io
 import json
 import re
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
+import yaml
 from pydantic_core import from_json
 
 from ..errors import BadInput
 from .manifest import ENVELOPE_NAME, file_sha256
 from .matcher import Hit, Matcher
 from .policy import Policy
-from .pseudonyms import Pseudonyms
 from .variants import KnownValue
 from .walkers import _LITERAL, clean_key, file_kind, open_text, plain_literals
 
@@ -54,16 +57,16 @@ class Finding:
         how = "a known private value" if self.source == "known" else f"found by the {self.cls} detector"
         if self.source == "unscannable":
             return f"{self.file}: compressed file, cannot be scanned"
+        if self.source == "parsed":
+            return f"{self.file}: {self.cls} (a private value its parser reveals, written in an escaped or split form)"
         return f"{where}: {self.cls} ({how})"
 
 
 def make_matcher(known_values: Iterable[KnownValue | tuple[str, str]] = (), policy: Policy | None = None) -> Matcher:
     """A matcher for scanning: the policy's values and words plus ``known_values``."""
     policy = policy or Policy()
-    matcher = Matcher(Pseudonyms(None), public=policy.public, disabled=policy.disable)
-    for known in [*policy.known_values(), *known_values]:
-        matcher.add(KnownValue(*known))
-    return matcher
+    known = [KnownValue(*value) for value in [*policy.known_values(), *known_values]]
+    return Matcher(known, public=policy.public, disabled=policy.disable)
 
 
 def with_short_forms(hexes: Iterable[str]) -> set[str]:
@@ -131,17 +134,14 @@ def _line_hits(matcher: Matcher, line: str, json_like: bool, detectors: bool) ->
             hits += found
         elif len(clean) < 200_000:
             clean.add(key)
-    numbers = matcher.numeric_pattern()
-    if numbers is not None:  # a private number written as a JSON number (never rewritten)
-        hits += [Hit(m.start(), m.end(), matcher.table[m.group()].cls, "known") for m in numbers.finditer(line)]
-    return hits
+    return hits + matcher.numbers(line)  # a private number written as a JSON number
 
 
 def _parses(text: str) -> bool:
     """True for valid JSON: only then is everything outside its string literals numbers and punctuation."""
     try:
         from_json(text)
-    except ValueError:
+    except (ValueError, TypeError):  # TypeError: text holding bytes that are not UTF-8
         return False
     return True
 
@@ -158,6 +158,46 @@ def _scan_text(path: Path, rel: str, kind: str, matcher: Matcher, detectors: boo
             json_like = whole_json if kind == "json" else kind == "jsonl" and _parses(line)
             for hit in _line_hits(matcher, line, json_like, detectors):
                 yield Finding(rel, number, hit.cls, hit.source)
+
+
+_STRUCTURED = (".toml", ".yaml", ".yml", ".csv", ".tsv")
+
+
+def _parsed_strings(path: Path) -> Iterator[str]:
+    """Every key and string a parser reads from a TOML, YAML or CSV file (nothing if it does not parse).
+
+    A value can be spelled so that only the parser shows it: a TOML line continuation or
+    ``\\U`` escape, a YAML folded scalar, a CSV field quoted over two lines.
+    """
+    suffix = path.suffix.lower()
+    try:
+        with open_text(path) as handle:
+            text = handle.read()
+        if suffix == ".toml":
+            stack: list[object] = [tomllib.loads(text)]
+        elif suffix in (".yaml", ".yml"):
+            stack = list(yaml.safe_load_all(text))
+        else:
+            stack = list(csv.reader(io.StringIO(text, newline=""), delimiter="\t" if suffix == ".tsv" else ","))
+    except (ValueError, yaml.YAMLError, csv.Error, RecursionError, UnicodeError):
+        return
+    budget = 1_000_000  # a YAML alias bomb expands without bound: stop after this many nodes
+    while stack and budget:
+        budget -= 1
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            for key, value in item.items():
+                stack += [str(key), value]
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+
+
+def _scan_parsed(path: Path, rel: str, matcher: Matcher, detectors: bool) -> Iterator[Finding]:
+    for value in _parsed_strings(path):
+        for hit in (matcher.leaks(value) if detectors else matcher.known_leaks(value)):
+            yield Finding(rel, None, hit.cls, "parsed")
 
 
 def _scan_envelope(path: Path, rel: str, matcher: Matcher) -> Iterator[Finding]:
@@ -208,7 +248,10 @@ def scan_files(root: Path, files: list[str], matcher: Matcher, *, known_only: It
         elif path.name.endswith(".dsse.json") or path.name == ENVELOPE_NAME:
             findings.update(_scan_envelope(path, rel, matcher))
         else:
-            findings.update(_scan_text(path, rel, kind, matcher, detectors))
+            text_findings = set(_scan_text(path, rel, kind, matcher, detectors))
+            findings.update(text_findings)
+            if not text_findings and path.suffix.lower() in _STRUCTURED:
+                findings.update(_scan_parsed(path, rel, matcher, detectors))
     return sorted(findings, key=lambda f: (f.file, f.line or 0, f.cls, f.source))
 
 

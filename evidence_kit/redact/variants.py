@@ -12,16 +12,21 @@ Letter case is handled by the matcher (it folds case), not by listing cases here
 
 from __future__ import annotations
 
+import base64
 import re
+import shlex
+from functools import lru_cache
 from typing import Iterator, NamedTuple
 from urllib.parse import quote, quote_plus, urlsplit
 
 from .detectors import is_public
-from .pseudonyms import CLASSES, is_pseudonym
+from .pseudonyms import CLASSES
 
 __all__ = ["Variant", "KnownValue", "variants", "classify", "MIN_LENGTH"]
 
 MIN_LENGTH = 3
+MIN_DIGITS = 6  # an all-digit spelling shorter than this is a count or a setting, never an identity
+MIN_BASE64_BYTES = 8  # base64 is hunted for spellings at least this long (8 bytes: 8+ letters of base64)
 _HEX = re.compile(r"^[0-9a-fA-F]{7,128}$")
 _UUID = re.compile(r"^(?:(GPU|MIG)-(?:GPU-)?)?([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})(/.*)?$")
 _IPV4 = re.compile(r"^[0-9]{1,3}(?:\.[0-9]{1,3}){3}$")
@@ -46,11 +51,16 @@ class KnownValue(NamedTuple):
 
 
 class Variant(NamedTuple):
-    """One spelling to hunt for, and the (class, value) entity it stands for."""
+    """One spelling to hunt for, and the (class, value) entity it stands for.
+
+    ``exact`` spellings (the base64 of a value) are matched as they are: digits running
+    on past their end are more base64, not another value.
+    """
 
     text: str
     cls: str
     entity: str
+    exact: bool = False
 
 
 def classify(value: str, key: str = "") -> str:
@@ -75,12 +85,32 @@ def classify(value: str, key: str = "") -> str:
 
 
 def _encoded(text: str) -> Iterator[str]:
-    """Escaped spellings a value takes inside JSON text and query strings."""
+    """Escaped spellings a value takes inside JSON text, query strings and shell lines."""
     yield text
     if "/" in text:
         yield text.replace("/", "\\/")
+    if " " in text:
+        yield text.replace(" ", "\\ ")
     for form in (quote(text, safe=""), quote(text), quote_plus(text)):
         yield form
+
+
+def _base64(text: str) -> Iterator[str]:
+    """What ``text`` looks like inside base64, at each of the three alignments a value can sit at.
+
+    Base64 spells three bytes as four letters, so a value inside encoded data shows as the
+    encoding of the value from its first, second or third byte on, up to a whole group
+    (what secret scanners hunt for). Standard and URL-safe alphabets.
+    """
+    raw = text.encode("utf-8", "surrogatepass")
+    for start in range(3):
+        chunk = raw[start:]
+        usable = len(chunk) - len(chunk) % 3
+        if usable < 6:
+            continue
+        encoded = base64.b64encode(chunk[:usable]).decode("ascii")
+        yield encoded
+        yield encoded.replace("+", "-").replace("/", "_")
 
 
 def _model(value: str) -> Iterator[tuple[str, str, str]]:
@@ -96,23 +126,46 @@ def _model(value: str) -> Iterator[tuple[str, str, str]]:
         yield org, "org", org
 
 
+_REVERSE_DNS = re.compile(r"^([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})\.in-addr\.arpa\.?$", re.IGNORECASE)
+
+
+def _ipv4(value: str) -> Iterator[tuple[str, str, str]]:
+    """An IPv4 address as people and tools write it: dotted, dashed, as one hex number, reversed.
+
+    (Zero-padded and hex octets, ``010.020.030.040`` or ``0x0a.0x14.0x1e.0x28``, are read
+    back to the dotted form by a view: see :mod:`.views`.)
+    """
+    octets = [int(part) for part in value.split(".")]
+    value = ".".join(map(str, octets))
+    yield value, "ip", value
+    yield "-".join(map(str, octets)), "ip", value  # ip-10-0-3-17.ec2.internal embeds it so
+    number = int.from_bytes(bytes(o & 255 for o in octets), "big")
+    yield f"0x{number:08x}", "ip", value
+    yield ".".join(map(str, reversed(octets))) + ".in-addr.arpa", "ip", value
+
+
 def _host(value: str) -> Iterator[tuple[str, str, str]]:
-    if _IPV4.match(value) or ":" in value:
+    if _IPV4.match(value):
+        yield from _ipv4(value)
+        return
+    if ":" in value:
         yield value, "ip", value
-        if _IPV4.match(value):
-            yield value.replace(".", "-"), "ip", value  # ip-10-0-3-17.ec2.internal embeds it so
+        return
+    reverse = _REVERSE_DNS.match(value)
+    if reverse:  # a reverse-DNS name is the address it names
+        yield from _ipv4(".".join(reversed(reverse.groups())))
         return
     yield value, "host", value
     if "." in value:
-        short, domain = value.split(".", 1)
-        yield short, "host", value
-        if "." in domain or not is_public(domain):
+        labels = value.split(".")
+        yield labels[0], "host", value
+        for start in range(1, len(labels)):
+            # every parent domain: lab.acme-corp.internal, acme-corp.internal (a top-level domain alone is public)
+            domain = ".".join(labels[start:])
             yield domain, "domain", domain
     embedded = re.search(r"(?<![0-9])([0-9]{1,3})[-.]([0-9]{1,3})[-.]([0-9]{1,3})[-.]([0-9]{1,3})(?![0-9])", value)
-    if embedded:
-        dotted = ".".join(embedded.groups())
-        yield dotted, "ip", dotted
-        yield "-".join(embedded.groups()), "ip", dotted
+    if embedded and all(int(o) < 256 for o in embedded.groups()):
+        yield from _ipv4(".".join(embedded.groups()))
 
 
 def _url(value: str) -> Iterator[tuple[str, str, str]]:
@@ -140,14 +193,19 @@ _COMMON_PATH_PARTS: frozenset[str] = frozenset(
 )
 
 
+def _command_tokens(value: str) -> list[str]:
+    """The words of a command line, as a shell splits them (quotes and ``\\ `` escapes undone)."""
+    try:
+        return shlex.split(value)
+    except ValueError:  # an unbalanced quote: not a command line a shell would run, split at spaces
+        return value.split()
+
+
 def _path(value: str) -> Iterator[tuple[str, str, str]]:
-    if any(ch.isspace() for ch in value.strip()):
-        # A command line (a start command, say): the whole line, and each path in it.
-        yield value, "path", value
-        for token in value.split():
-            if token.startswith(("/", "~/")) or re.match(r"^[A-Za-z]:\\", token):
-                yield from _path(token)
-        return
+    """A path's spellings: itself, each identifying component, and, when it holds white space,
+    each path in it read as a command line. A value is hunted both ways, because
+    ``/srv/Project Bluebird/ckpt`` is a path and ``python serve.py --model /data/x`` a command:
+    neither reading may hide a part of the other."""
     yield value, "path", value
     yield value.rstrip("/\\"), "path", value
     parts = [p for p in re.split(r"[/\\]", value) if p and p not in ("~", "$HOME") and not re.match(r"^[A-Za-z]:$", p)]
@@ -160,6 +218,13 @@ def _path(value: str) -> Iterator[tuple[str, str, str]]:
             continue
         else:
             yield part, "path", part
+    if any(ch.isspace() for ch in value.strip()):
+        for token in _command_tokens(value):
+            if token.startswith("-") and "=" in token:
+                token = token.split("=", 1)[1]  # --model=/data/x
+            if token == value or not any(ch in token for ch in "/\\"):
+                continue
+            yield from (_url(token) if "://" in token else _path(token))
 
 
 def _image(value: str) -> Iterator[tuple[str, str, str]]:
@@ -187,7 +252,7 @@ def _hex(value: str) -> Iterator[tuple[str, str, str]]:
     yield bare, "hex", bare
     if _HEX.match(bare):
         for width in (7, 8, 10, 12):  # git and docker short forms
-            if len(bare) > width:
+            if len(bare) > width and not (bare[:width].isdigit() and width < 8):  # a short all-digit prefix is a count
                 yield bare[:width], "hex", bare
 
 
@@ -222,22 +287,32 @@ def _raw_variants(cls: str, value: str) -> Iterator[tuple[str, str, str]]:
         yield value, cls, value
 
 
+def _skipped(spelled: str) -> bool:
+    """Spellings never hunted: too short, public words, bare versions, short numbers."""
+    return (
+        len(spelled) < MIN_LENGTH
+        or is_public(spelled)
+        or bool(_VERSION.match(spelled) and not _IPV4.match(spelled) and not spelled.isdigit())
+        or (spelled.isdigit() and len(spelled) < MIN_DIGITS)
+    )
+
+
+@lru_cache(maxsize=65536)
 def variants(known: KnownValue) -> list[Variant]:
-    """Every spelling of ``known`` worth hunting for, longest first, public words left out."""
+    """Every spelling of ``known`` worth hunting for, longest first, public words left out.
+
+    The value itself is hunted inside base64 too (at its three alignments).
+    """
     cls = known.cls if known.cls in CLASSES else "value"
     value = known.value.strip()
     found: dict[str, Variant] = {}
     for text, vcls, entity in _raw_variants(cls, value):
         for spelled in _encoded(text):
             folded = spelled.casefold()
-            if (
-                len(spelled) < MIN_LENGTH
-                or folded in found
-                or is_public(spelled)
-                or is_pseudonym(spelled)
-                or (_VERSION.match(spelled) and not _IPV4.match(spelled) and not spelled.isdigit())
-                or (spelled.isdigit() and len(spelled) < 8)
-            ):
-                continue
-            found[folded] = Variant(spelled, vcls, entity)
+            if folded not in found and not _skipped(spelled):
+                found[folded] = Variant(spelled, vcls, entity)
+    if len(value.encode("utf-8", "surrogatepass")) >= MIN_BASE64_BYTES and not _skipped(value):
+        entity = next((v.entity for v in found.values() if v.text == value), value)
+        for spelled in _base64(value):
+            found.setdefault(spelled.casefold(), Variant(spelled, cls, entity, exact=True))
     return sorted(found.values(), key=lambda v: (-len(v.text), v.text))

@@ -1,37 +1,51 @@
-"""Walk one file's structure and redact what it holds: JSON, JSONL, text, names.
+"""Walk one file's structure: the texts it holds, and its redacted copy.
+
+Two readers of the same structure, so that discovery sees exactly the texts the
+rewrite replaces in: :func:`file_texts` lists them (and checks the file), and
+:func:`redact_file` writes the copy.
 
 JSON is parsed (to refuse malformed input with its line) and then rewritten at
 the level of its string literals: every key and every string value goes through
 the matcher, and everything between them (numbers, ``true``/``false``/``null``,
-punctuation, white space) is copied byte for byte. That is why every timing and
-count stays exactly equal. JSONL is streamed line by line; text line by line,
-keeping its line endings; file and folder names component by component.
+punctuation, white space) is copied byte for byte — except an identifying number
+under ``private`` (a serial), which becomes its pseudonym. That is why every
+timing and count stays exactly equal. JSONL is streamed line by line; text line
+by line, keeping its line endings; TOML first has the escapes of its strings
+decoded (``\\U0000002D``, line continuations), so a value a TOML parser reveals is
+a value the matcher sees; file and folder names component by component.
+
+Bytes that are not UTF-8 are bad input (file and line), never a traceback.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import tomllib
 from collections import Counter
 from pathlib import Path
-from typing import Iterator
+from typing import IO, Iterator
 
 from pydantic_core import from_json
 
 from ..errors import BadInput
 from .matcher import Matcher
+from .pseudonyms import Pseudonyms
+from .variants import KnownValue
 
 __all__ = [
     "BINARY_SUFFIXES",
     "file_kind",
+    "file_texts",
     "literals",
     "redact_file",
     "redact_name",
     "redact_json_text",
     "open_text",
-    "LineRecord",
     "plain_literals",
     "clean_key",
+    "check_name",
+    "toml_text",
 ]
 
 JSON_SUFFIXES = frozenset({".json", ".dsse", ".har", ".ipynb"})
@@ -47,10 +61,13 @@ BINARY_SUFFIXES = frozenset(
 )
 _MAGIC = (b"\x1f\x8b", b"PK\x03\x04", b"\x28\xb5\x2f\xfd", b"\xfd7zXZ", b"BZh", b"\x89PNG", b"\x7fELF", b"%PDF")
 _LITERAL = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")  # what surrogateescape makes of a byte that is not UTF-8
+# A JSON text's tokens, for finding the numbers under "private" (strings first: they hold anything).
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*|[{}\[\]:,]|true|false|null|\s+', re.S)
 
 
 def file_kind(path: Path) -> str:
-    """``json``, ``jsonl``, ``text`` or ``binary`` (by suffix, then by the first bytes)."""
+    """``json``, ``jsonl``, ``toml``, ``text`` or ``binary`` (by suffix, then by the first bytes)."""
     suffix = path.suffix.lower()
     if suffix in BINARY_SUFFIXES:
         return "binary"
@@ -62,12 +79,32 @@ def file_kind(path: Path) -> str:
         return "jsonl"
     if suffix in JSON_SUFFIXES:
         return "json"
+    if suffix == ".toml":
+        return "toml"
     return "text"
 
 
-def open_text(path: Path, mode: str = "r"):  # type: ignore[no-untyped-def]
+def open_text(path: Path, mode: str = "r") -> IO[str]:
     """Open text so that any byte round-trips and line endings stay as written."""
     return path.open(mode, encoding="utf-8", errors="surrogateescape", newline="")
+
+
+def _utf8(text: str, src: Path, line: int | None) -> None:
+    """Refuse text that held bytes that are not UTF-8 (surrogateescape shows them as surrogates)."""
+    if not text.isascii():
+        bad = _NOT_UTF8.search(text)
+        if bad is not None:
+            if line is None:
+                line = text.count("\n", 0, bad.start()) + 1
+            raise BadInput(f"not UTF-8 text (byte 0x{ord(bad.group()) - 0xDC00:02x}); "
+                           "the redactor reads text only", src, line)
+
+
+def check_name(rel: str, root: Path) -> None:
+    """Refuse a file name holding bytes that are not UTF-8 (the name is shown escaped)."""
+    if _NOT_UTF8.search(rel):
+        raise BadInput("a file name that is not UTF-8; rename it", root / rel.encode("utf-8", "surrogateescape")
+                       .decode("ascii", "backslashreplace"))
 
 
 def plain_literals(text: str) -> list[str] | None:
@@ -93,60 +130,22 @@ def clean_key(raw: str) -> str:
     return raw if "\\" in raw else raw[1:-1]
 
 
+def _decoded(raw: str) -> str:
+    return json.loads(raw) if "\\" in raw else raw[1:-1]
+
+
 def literals(text: str) -> Iterator[tuple[int, int, str]]:
     """``(start, end, decoded)`` of every string literal (keys too) in valid JSON text."""
     for match in _LITERAL.finditer(text):
-        raw = match.group()
-        yield match.start(), match.end(), json.loads(raw) if "\\" in raw else raw[1:-1]
+        yield match.start(), match.end(), _decoded(match.group())
 
 
-def _encode(value: str) -> str:
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return json.dumps(value)  # a lone surrogate from a \\uD800 escape: keep it escaped
-    return json.dumps(value, ensure_ascii=False)
-
-
-class _Literals:
-    """Per-literal cache in front of the matcher: most literals of a journal repeat."""
-
-    def __init__(self, matcher: Matcher):
-        self.matcher = matcher
-        self.generation = matcher.generation
-        self.cache: dict[str, tuple[str | None, tuple[tuple[str, int], ...]]] = {}
-        self.clean: set[str] = set()
-
-    def rewrite(self, text: str, counts: Counter[str]) -> str:
-        if self.generation != self.matcher.generation or len(self.cache) + len(self.clean) > 200_000:
-            self.cache.clear()
-            self.clean.clear()
-            self.generation = self.matcher.generation
-        plain = plain_literals(text)
-        if plain is not None and self.clean.issuperset(plain):
-            return text  # the common journal line: every string already known to be clean
-        pieces: list[str] = []
-        last = 0
-        for match in _LITERAL.finditer(text):
-            raw = match.group()
-            known = self.cache.get(raw)
-            if known is None:
-                decoded = json.loads(raw) if "\\" in raw else raw[1:-1]
-                out, found = self.matcher.redact(decoded)
-                known = (None if out == decoded else _encode(out), tuple(found.items()))
-                if known[0] is None and not found:
-                    self.clean.add(clean_key(raw))
-                self.cache[raw] = known
-            if known[0] is not None:
-                pieces += [text[last:match.start()], known[0]]
-                last = match.end()
-                counts.update(dict(known[1]))
-        return "".join(pieces) + text[last:] if pieces else text
-
-
-def redact_json_text(text: str, matcher: Matcher, counts: Counter[str]) -> str:
-    """Redact the string literals of one JSON text; everything else is kept byte for byte."""
-    return _Literals(matcher).rewrite(text, counts)
+def _literal_texts(text: str) -> Iterator[str]:
+    plain = plain_literals(text)
+    if plain is not None:
+        yield from plain
+    else:
+        yield from (_decoded(raw) for raw in _LITERAL.findall(text))
 
 
 def _load_json(text: str, src: Path, line: int | None = None) -> None:
@@ -163,147 +162,259 @@ _JITER_POSITION = re.compile(r" at line [0-9]+ column [0-9]+$")
 
 def _check_jsonl_line(text: str, src: Path, line: int) -> None:
     """Refuse a malformed JSONL line. pydantic-core's parser (jiter) accepts what ``json.loads``
-    accepts, NaN included, at about a third of the cost: this check runs on every line."""
+    accepts, NaN included, at about a third of the cost."""
     try:
         from_json(text)
     except ValueError as err:
         raise BadInput(f"not valid JSON ({_JITER_POSITION.sub('', str(err))})", src, line) from None
 
 
-class LineRecord:
-    """What a line-by-line rewrite leaves for the next round, to copy lines instead of redoing them.
+# -- TOML: the escapes a parser undoes, undone in the text -------------------------------------
 
-    A round is redone when a file taught the matcher a new value, yet most of its
-    lines were already rewritten with the final table. For each run of lines the
-    record keeps the matcher generation the output was computed at, or -1 when
-    the generation changed during the line (it taught a value) and the line must
-    be redone. A line computed at generation ``g`` without changing it is exactly
-    what a rewrite at ``g`` gives again: the rewrite is a function of the line and
-    the table, pseudonyms are fixed per value, and the table changes only with the
-    generation. ``counts`` holds the replacements of those lines per generation.
+_TOML_STRING = re.compile(r'"""(?:\\.|[^\\])*?"""|\'\'\'.*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*', re.S)
+_TOML_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|([ \t]*\r?\n[ \t\r\n]*)|(.))", re.S)
+
+
+def _toml_unescape(token: str) -> str:
+    multiline = token.startswith('"""')
+
+    def one(match: re.Match[str]) -> str:
+        code = match.group(1) or match.group(2)
+        if code is not None:
+            value = int(code, 16)
+            char = chr(value) if value < 0x110000 and not 0xD800 <= value <= 0xDFFF else ""
+            return char if char.isprintable() and char not in '"\\' else match.group()
+        if match.group(3) is not None and multiline:
+            return ""  # a line-ending backslash: the parser joins the lines
+        return match.group()
+
+    return _TOML_ESCAPE.sub(one, token)
+
+
+def toml_text(src: Path, text: str) -> str:
+    """TOML text with the escapes in its strings decoded where that changes no value.
+
+    A value written ``gpu\\U0000002Dnode-17`` or split by a line continuation is what the
+    TOML parser (and so the published page) shows as ``gpu-node-17``: the redactor must
+    see it so. The rewritten text parses to exactly the same document, or it is not used.
     """
-
-    def __init__(self) -> None:
-        self.runs: list[tuple[int, int]] = []  # (first line number, generation or -1)
-        self.counts: dict[int, Counter[str]] = {}
-        self.aligned = True  # every output line ends where its input line ends
-
-    def add(self, number: int, generation: int, found: Counter[str] | None) -> None:
-        if not self.runs or self.runs[-1][1] != generation:
-            self.runs.append((number, generation))
-        if generation >= 0 and found:
-            self.counts.setdefault(generation, Counter()).update(found)
-
-    def reusable(self, generation: int) -> bool:
-        """True when some line's output holds for ``generation`` and can be copied."""
-        return self.aligned and any(g == generation for _, g in self.runs)
-
-    def generations(self) -> Iterator[int]:
-        """The generation of each line in order (the last run's past its end; the caller stops at EOF)."""
-        runs = self.runs
-        index, number = 0, 1
-        while True:
-            while index + 1 < len(runs) and runs[index + 1][0] <= number:
-                index += 1
-            yield runs[index][1] if runs and runs[index][0] <= number else -1
-            number += 1
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        line = re.search(r"line ([0-9]+)", str(err))
+        raise BadInput(f"not valid TOML ({str(err).split(' (at')[0]})", src, int(line.group(1)) if line else None) from None
+    plain = _TOML_STRING.sub(lambda m: _toml_unescape(m.group()) if m.group().startswith('"') else m.group(), text)
+    try:
+        return plain if plain != text and tomllib.loads(plain) == document else text
+    except tomllib.TOMLDecodeError:
+        return text
 
 
-class _Misaligned(Exception):
-    """The earlier output does not line up with the input: redo the file from scratch."""
+# -- what a file holds ----------------------------------------------------------------------
+
+def _lines(src: Path, kind: str) -> Iterator[tuple[int, str, str]]:
+    """``(number, body, ending)`` of every line (TOML with its escapes decoded)."""
+    if kind == "toml":
+        with open_text(src) as handle:
+            text = handle.read()
+        _utf8(text, src, None)
+        lines: Iterator[str] = iter(toml_text(src, text).splitlines(keepends=True))
+    else:
+        lines = open_text(src)
+    try:
+        for number, line in enumerate(lines, start=1):
+            body = line.rstrip("\r\n")
+            yield number, body, line[len(body):]
+    finally:
+        if hasattr(lines, "close"):
+            lines.close()
 
 
-def redact_file(src: Path, dst: Path, kind: str, matcher: Matcher,
-                record: LineRecord | None = None, previous: tuple[Path, LineRecord] | None = None) -> Counter[str]:
+def file_texts(src: Path, kind: str, *, check: bool = False,
+               harvested: list[KnownValue] | None = None) -> Iterator[list[str]]:
+    """Every text of ``src`` the rewrite hands to the matcher, in order, a line's worth at a time.
+
+    With ``check``, the file is also checked (bytes that are not UTF-8, malformed JSON:
+    :class:`~evidence_kit.errors.BadInput` with file and line) and the ``private``
+    object of every JSONL line after the first is harvested into ``harvested``.
+    """
+    if kind == "json":
+        with open_text(src) as handle:
+            text = handle.read()
+        if check:
+            _utf8(text, src, None)
+            _load_json(text, src)
+        yield list(_literal_texts(text))
+        return
+    if kind == "jsonl":
+        yield from _jsonl_texts(src, check, harvested)
+        return
+    for number, body, _ in _lines(src, kind):
+        if check:
+            _utf8(body, src, number)
+        if body:
+            yield [body]
+
+
+def _jsonl_texts(src: Path, check: bool, harvested: list[KnownValue] | None) -> Iterator[list[str]]:
+    with open_text(src) as handle:
+        for number, line in enumerate(handle, start=1):
+            if check:
+                if not line.isascii():
+                    _utf8(line, src, number)
+                if not line.strip():
+                    continue
+                _check_jsonl_line(line, src, number)
+                if harvested is not None and number > 1 and '"private"' in line:
+                    from .harvest import harvest_document  # local: harvest reads files with this module
+
+                    harvested += harvest_document(json.loads(line))
+            elif not line.strip():
+                continue
+            # A valid JSON line without a backslash has its literals between every other quote.
+            yield line.split('"')[1::2] if "\\" not in line else [_decoded(raw) for raw in _LITERAL.findall(line)]
+
+
+# -- the rewrite ------------------------------------------------------------------------------
+
+def _encode(value: str) -> str:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value)  # a lone surrogate from a \\uD800 escape: keep it escaped
+    return json.dumps(value, ensure_ascii=False)
+
+
+class _Literals:
+    """Per-literal cache in front of the matcher: most literals of a journal repeat."""
+
+    def __init__(self, matcher: Matcher, pseudonyms: Pseudonyms):
+        self.matcher = matcher
+        self.pseudonyms = pseudonyms
+        self.cache: dict[str, tuple[str | None, tuple[tuple[str, int], ...]]] = {}
+        self.clean: set[str] = set()
+
+    def rewrite(self, text: str, counts: Counter[str]) -> str:
+        if len(self.cache) + len(self.clean) > 200_000:
+            self.cache.clear()
+            self.clean.clear()
+        plain = plain_literals(text)
+        if plain is not None and self.clean.issuperset(plain):
+            return self._numbers(text, counts)  # the common journal line: every string known to be clean
+        pieces: list[str] = []
+        last = 0
+        for match in _LITERAL.finditer(text):
+            raw = match.group()
+            known = self.cache.get(raw)
+            if known is None:
+                decoded = _decoded(raw)
+                out, found = self.matcher.redact(decoded, self.pseudonyms)
+                known = (None if out == decoded else _encode(out), tuple(found.items()))
+                if known[0] is None and not found:
+                    self.clean.add(clean_key(raw))
+                self.cache[raw] = known
+            if known[0] is not None:
+                pieces += [text[last:match.start()], known[0]]
+                last = match.end()
+                counts.update(dict(known[1]))
+        return self._numbers("".join(pieces) + text[last:] if pieces else text, counts)
+
+    def _numbers(self, text: str, counts: Counter[str]) -> str:
+        """An identifying number under ``private`` (a serial harvested as a value) becomes its pseudonym."""
+        if '"private"' not in text or not self.matcher.numbers(text):
+            return text
+        pieces: list[str] = []
+        last = 0
+        for start, end in _private_numbers(text):
+            known = self.matcher.table.get(text[start:end])
+            if known is not None:
+                counts[known.cls] += 1
+                pieces += [text[last:start], json.dumps(self.pseudonyms.name(known.cls, known.entity))]
+                last = end
+        return "".join(pieces) + text[last:] if pieces else text
+
+
+def _private_numbers(text: str) -> Iterator[tuple[int, int]]:
+    """Spans of the integers inside the ``private`` object of a JSON document's top level."""
+    depth = 0
+    key: str | None = None
+    private_depth: int | None = None
+    expect_key = False
+    for match in _JSON_TOKEN.finditer(text):
+        token = match.group()
+        first = token[0]
+        if first in "{[":
+            if depth == 1 and key == "private" and private_depth is None:
+                private_depth = depth + 1
+            depth += 1
+            expect_key = first == "{"
+        elif first in "}]":
+            depth -= 1
+            if private_depth is not None and depth < private_depth:
+                private_depth = None
+        elif first == ",":
+            expect_key = True  # in an object, a key follows (in an array, the flag is never used)
+        elif first == '"':
+            if expect_key and depth == 1:
+                key = json.loads(token)
+            expect_key = False
+        elif first == ":" or first.isspace():
+            continue
+        elif first in "-0123456789":
+            if private_depth is not None and token.lstrip("-").isdigit():
+                yield match.start() + (token[0] == "-"), match.end()
+            elif depth == 1 and key == "private":
+                yield match.start() + (token[0] == "-"), match.end()  # "private": 1322021012345
+
+
+def redact_json_text(text: str, matcher: Matcher, pseudonyms: Pseudonyms, counts: Counter[str]) -> str:
+    """Redact the string literals of one JSON text; everything else is kept byte for byte."""
+    return _Literals(matcher, pseudonyms).rewrite(text, counts)
+
+
+def redact_file(src: Path, dst: Path, kind: str, matcher: Matcher, pseudonyms: Pseudonyms) -> Counter[str]:
     """Write the redacted copy of ``src`` to ``dst``; return replacements per class.
 
-    For line-based files, ``record`` (if given) is filled for the next round, and
-    ``previous`` (the earlier output of the same file and its record) lets lines
-    whose output still holds be copied instead of redone.
+    ``src`` must have been checked by :func:`file_texts` (``check=True``) first.
     """
     counts: Counter[str] = Counter()
     if kind == "json":
         with open_text(src) as handle:
             text = handle.read()
-        _load_json(text, src)
         with open_text(dst, "w") as out:
-            out.write(redact_json_text(text, matcher, counts))
+            out.write(redact_json_text(text, matcher, pseudonyms, counts))
         return counts
-    if previous is not None and previous[1].aligned:
-        try:
-            return _redact_lines(src, dst, kind, matcher, record, previous)
-        except _Misaligned:
-            pass
-    return _redact_lines(src, dst, kind, matcher, record, None)
-
-
-def _redact_lines(src: Path, dst: Path, kind: str, matcher: Matcher, into: LineRecord | None,
-                  previous: tuple[Path, LineRecord] | None) -> Counter[str]:
-    record = LineRecord()
-    counts: Counter[str] = Counter()
-    found: Counter[str] = Counter()  # one line's replacements (cleared, not rebuilt: this runs per line)
-    cached = _Literals(matcher)
-    start = matcher.generation
-    copying = previous is not None
-    old = open_text(previous[0]) if previous is not None else None
-    old_generations = previous[1].generations() if previous is not None else None
-    last = -2  # the generation of the line before, as recorded
-    try:
-        with open_text(src) as handle, open_text(dst, "w") as out:
-            for number, line in enumerate(handle, start=1):
-                body = line.rstrip("\r\n")
-                ending = line[len(body):]
-                if old is not None:
-                    old_line = old.readline()
-                    if not old_line or old_line[len(old_line.rstrip("\r\n")):] != ending:
-                        raise _Misaligned
-                    if copying and next(old_generations) == start:  # type: ignore[arg-type]
-                        out.write(old_line)
-                        if last != start:
-                            record.add(number, start, None)
-                            last = start
-                        continue
-                generation = matcher.generation
-                if found:
-                    found.clear()
-                line_found = found
-                if kind == "jsonl":
-                    if body.strip():
-                        _check_jsonl_line(body, src, number)
-                        body = cached.rewrite(body, found)
-                elif body:
-                    body, line_found = matcher.redact(body)
-                if "\n" in body or "\r" in body:
-                    record.aligned = False  # an unescaped view split the line: nothing lines up any more
-                if matcher.generation != generation:
-                    copying = False  # copied lines hold for an older table: this file will be redone
-                    generation = -1
-                if line_found:
-                    counts.update(line_found)
-                    record.add(number, generation, line_found)
-                    last = generation
-                elif last != generation:
-                    record.add(number, generation, None)
-                    last = generation
-                out.write(body + ending)
-            if old is not None and old.readline():
-                raise _Misaligned
-    finally:
-        if old is not None:
-            old.close()
-    if previous is not None and copying:
-        counts.update(previous[1].counts.get(start, Counter()))
-        record.counts.setdefault(start, Counter()).update(previous[1].counts.get(start, Counter()))
-    if into is not None:
-        into.runs, into.counts, into.aligned = record.runs, record.counts, record.aligned
+    if kind == "jsonl":
+        _redact_jsonl(src, dst, _Literals(matcher, pseudonyms), counts)
+        return counts
+    with open_text(dst, "w") as out:
+        for _, body, ending in _lines(src, kind):
+            if body:
+                body, found = matcher.redact(body, pseudonyms)
+                counts.update(found)
+            out.write(body + ending)
     return counts
 
 
-def redact_name(relpath: str, matcher: Matcher, counts: Counter[str]) -> str:
+def _redact_jsonl(src: Path, dst: Path, cached: _Literals, counts: Counter[str]) -> None:
+    """The hot loop: a checked JSONL line without a backslash has its literals between
+    every other quote, and one whose literals are all clean (and holds no ``private``) is
+    copied as it is."""
+    clean = cached.clean
+    with open_text(src) as handle, open_text(dst, "w") as out:
+        for line in handle:
+            if "\\" not in line and '"private"' not in line and clean.issuperset(line.split('"')[1::2]):
+                out.write(line)
+                continue
+            body = line.rstrip("\r\n")
+            out.write((cached.rewrite(body, counts) if body.strip() else body) + line[len(body):])
+
+
+def redact_name(relpath: str, matcher: Matcher, pseudonyms: Pseudonyms, counts: Counter[str]) -> str:
     """A relative path with every component redacted (``logs/node7.log`` -> ``logs/host-1.log``)."""
     parts = []
     for part in relpath.split("/"):
-        out, found = matcher.redact(part)
+        out, found = matcher.redact(part, pseudonyms)
         counts.update(found)
         parts.append(out.replace("/", "-").replace("\\", "-") or "-")
     return "/".join(parts)

@@ -61,15 +61,14 @@ def _strings(value):
 @settings(max_examples=300, deadline=None)
 @given(documents, st.booleans())
 def test_any_json_in_valid_json_out_nothing_known_left(document, ascii_only):
-    matcher = Matcher(Pseudonyms(b"fuzz-key-0123456789abcdef"))
-    for known in KNOWN:
-        matcher.add(known)
+    matcher = Matcher(KNOWN)
+    pseudonyms = Pseudonyms(b"fuzz-key-0123456789abcdef")
     text = json.dumps(document, ensure_ascii=ascii_only)
-    out = redact_json_text(text, matcher, Counter())
+    out = redact_json_text(text, matcher, pseudonyms, Counter())
     parsed = _pairs(out)  # valid JSON
     assert _numbers(parsed) == _numbers(_pairs(text))  # numbers untouched, in the same order
     for value in _strings(parsed):
         assert [hit for hit in matcher.known_leaks(value)] == []
         for spelling in SPELLINGS:
             assert spelling.lower() not in value.lower()
-    assert redact_json_text(out, matcher, Counter()) == out  # idempotent
+    assert redact_json_text(out, matcher, pseudonyms, Counter()) == out  # idempotent
