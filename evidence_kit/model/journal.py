@@ -100,6 +100,16 @@ class Run(Record):
     reconciled: bool | None = None
     counters: dict[str, tuple[float, float]] | None = None
     mismatches: list[str] | None = Field(default=None, description="why the run did not reconcile, counter by counter")
+    process_start_times_s: list[Seconds] | None = Field(
+        default=None,
+        description="the engine's process start times (process_start_time_seconds, Unix seconds) that /metrics "
+        "reported before and after the run, each once, in the order seen: another value is another engine process",
+    )
+    resumed: bool | None = Field(
+        default=None,
+        description="true on the first run a resumed collector measured (collect --resume); where the plan starts "
+        "the engine, that collector started a new one",
+    )
 
 
 class Gate(Record):
