@@ -271,3 +271,15 @@ def test_a_failed_request_without_an_end_compares_no_time_with_it() -> None:
               "index": 0, "warmup": False, "ok": False, "error": "timeout after 600 s", "e2e_s": None,
               "ttft_s": 599.0, "ttft_content_s": None}
     assert parse_record(json.dumps(failed).encode()).ttft_s == 599.0
+
+
+def test_a_located_error_in_a_folder_named_with_a_newline_is_one_line(reference_decision: Path, run_cli) -> None:
+    hostile = reference_decision.rename(reference_decision.with_name("ref\nerence\tfolder"))
+    bundle = hostile / "cache-layout"
+    lines = _lines(bundle)
+    line_no, message = _run_counts(lines)
+    _write(bundle, lines)
+    result = run_cli("analyze", hostile)
+    assert result.code == 2 and result.err.count("\n") == 1
+    shown = str(bundle / JOURNAL).replace("\n", "\\n").replace("\t", "\\t")
+    assert result.err == f"evidence-kit: {shown}:{line_no}: {message}\n"
