@@ -85,6 +85,11 @@ class ProcessHistory:
         """One engine process (or none reporting a start time) measured the whole arm."""
         return len(self.starts) <= 1
 
+    def _resume(self, first: int) -> str:
+        """Where a collector resumed: at its first run, or after the last (it measured none)."""
+        total = len(self.earlier) + len(self.current)
+        return f"at run {first}" if first <= total else f"after run {total}"
+
     def _changes(self) -> tuple[list[str], list[str]]:
         """Where the start time changed: (known resume restarts, unexplained changes)."""
         known: list[str] = []
@@ -95,7 +100,8 @@ class ProcessHistory:
             for position, (t, ordinal) in enumerate(seen):
                 if previous is not None and t != previous:
                     if position == 0 and index > 0:
-                        (known if self.restarts_on_resume else unexplained).append(f"at the resume at run {first}")
+                        (known if self.restarts_on_resume else unexplained).append(
+                            f"at the resume {self._resume(first)}")
                     else:
                         unexplained.append(f"within one collector session, at run {ordinal}")
                 previous = t
@@ -110,23 +116,23 @@ class ProcessHistory:
         """What happened, in one phrase for the check's detail."""
         sessions = self._sessions()
         resumes = [first for first, _ in sessions[1:]]
-        resumed = ", ".join(f"run {n}" for n in resumes)
+        resumed = " and ".join(self._resume(n) for n in resumes)
         starts = self.starts
         if not starts:
             return "the engine reports no process start time"
         if len(starts) == 1:
             blind = [first for first, seen in sessions if not seen]
             return ("the engine's reported process start time never changed"
-                    + (f", across the resume at {resumed}" if resumes else "")
+                    + (f", across the resume {resumed}" if resumes else "")
                     + (f" (no start time recorded by the collector that began at {_runs(blind)})" if blind else ""))
         where: dict[float, list[int]] = {t: [] for t in starts}
         for _, seen in sessions:
             for t, ordinal in seen:
                 if ordinal is not None and ordinal not in where[t]:
                     where[t].append(ordinal)
-        listed = ", ".join(f"{t!r} ({_runs(where[t]) if where[t] else 'before any run'})" for t in starts)
+        listed = ", ".join(f"{t!r} ({_runs(where[t]) if where[t] else 'no run'})" for t in starts)
         known, unexplained = self._changes()
         why = [f"changed {w} (the resumed collector started a new engine)" for w in known]
         why += [f"changed {w} (the engine restarted on its own)" for w in unexplained]
         return (f"engine process changed during the arm: start times {listed}"
-                + (f" (resumed at {resumed})" if resumes else "") + "; " + "; ".join(why))
+                + (f" (resumed {resumed})" if resumes else "") + "; " + "; ".join(why))

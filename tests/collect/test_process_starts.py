@@ -15,7 +15,7 @@ def test_two_resumes_on_three_plan_started_engines_name_every_process_and_where_
     assert history.starts == [100.5, 200.25, 300.0] and not history.stable and not history.unexplained
     assert history.describe() == (
         "engine process changed during the arm: start times 100.5 (runs 1-2), 200.25 (run 3), 300.0 (runs 4-5) "
-        "(resumed at run 3, run 4); changed at the resume at run 3 (the resumed collector started a new engine); "
+        "(resumed at run 3 and at run 4); changed at the resume at run 3 (the resumed collector started a new engine); "
         "changed at the resume at run 4 (the resumed collector started a new engine)")
 
 
@@ -36,3 +36,10 @@ def test_runs_committed_without_start_times_are_named_not_claimed_stable() -> No
     assert history.stable and history.describe() == (
         "the engine's reported process start time never changed, across the resume at run 3 "
         "(no start time recorded by the collector that began at run 1)")
+
+
+def test_a_collector_resumed_after_the_last_run_on_a_new_engine_says_so() -> None:
+    history = ProcessHistory(earlier=_runs((1.0,), (1.0,)), opening=2.0, restarts_on_resume=True)
+    assert history.describe() == (
+        "engine process changed during the arm: start times 1.0 (runs 1-2), 2.0 (no run) (resumed after "
+        "run 2); changed at the resume after run 2 (the resumed collector started a new engine)")
