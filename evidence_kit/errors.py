@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .one_line import one_line
+
 __all__ = ["EvidenceError", "BadInput", "CheckFailed", "EXIT_OK", "EXIT_FAILED", "EXIT_BAD_INPUT"]
 
 EXIT_OK = 0
@@ -36,11 +38,12 @@ class EvidenceError(Exception):
         return self
 
     def __str__(self) -> str:
+        """``path[:line]: message`` on one line, whatever the file name or message holds."""
         where = ""
         if self.path is not None:
             where = self.path if self.line is None else f"{self.path}:{self.line}"
             where += ": "
-        return f"{where}{self.message}"
+        return one_line(f"{where}{self.message}")
 
 
 class BadInput(EvidenceError):

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import httpx
 
-from ..model import ArmRef
+from ..model import ArmRef, Run
 from .calibration import calibrate
 from .client import Clock
 from .gates import run_gate
@@ -31,6 +31,7 @@ from .lifecycle import (
 )
 from .metrics import scrape, shared_prefix_hits
 from .plan import Plan
+from .process_starts import ProcessHistory, RunStarts
 from .progress import Progress
 from .prompts import Calibration, PromptBook
 from .runs import (
@@ -112,6 +113,8 @@ class _Arm:
         self.result = ArmResult(ref=s.ref, calibration=s.calibration)
         self.t0 = s.clock()
         self.process_starts: list[float] = []
+        self.opening_start: float | None = None  # the start time read with the engine's identity
+        self.measured: list[RunStarts] = []  # the runs this collector measured, with their start times
         self.timed_sent = 0  # timed requests sent by this session of the arm
         self.unanswered_runs = 0  # runs whose /metrics scrape failed once the engine had answered one
         self.metrics_answered = False  # the engine has answered a /metrics scrape in this arm
@@ -138,6 +141,7 @@ class _Arm:
         self.result.base_url, self.result.managed = self.base, bool(self.cfg.start or self.cfg.stop)
         if identity.process_start is not None:
             self.process_starts.append(identity.process_start)
+            self.opening_start = identity.process_start
         return identity
 
     def header(self, identity: Identity, calibration: Calibration) -> None:
@@ -220,8 +224,9 @@ class _Arm:
         before = await (scrape_retrying(self.client, self.base) if self.metrics_answered
                         else scrape(self.client, self.base))
         self.metrics_answered |= before is not None
+        seen: list[float] = []  # this run's start times, kept in its record for a later --resume
         if before is not None and "process_start_time_s" in before.gauges():
-            self.process_starts.append(before.gauges()["process_start_time_s"])
+            seen.append(before.gauges()["process_start_time_s"])
         outcomes = await send_all(self.client, f"{self.base}/v1/chat/completions", bodies,
                                   concurrency=spec.concurrency, clock=self.s.clock, timeout=wl.request_timeout_s)
         self.timed_sent += len(outcomes)
@@ -232,7 +237,8 @@ class _Arm:
             self.client, self.base, before.counters() if before else None, client_sums(records))
         self.metrics_answered |= gauges is not None
         if gauges and "process_start_time_s" in gauges:
-            self.process_starts.append(gauges["process_start_time_s"])
+            seen.append(gauges["process_start_time_s"])
+        self.process_starts.extend(seen)
         if self.process_starts and (before is None or gauges is None):
             self.unanswered_runs += 1
         if counters:
@@ -242,6 +248,13 @@ class _Arm:
         run = {"type": "run", "run": spec.id, "repetition": spec.repetition, "input_nominal": spec.input_nominal,
                "concurrency": spec.concurrency, "requests": len(records), "ok": sum(r["ok"] for r in records),
                "reconciled": verdict, "counters": counters}
+        starts = tuple(dict.fromkeys(seen))
+        if starts:
+            run["process_start_times_s"] = list(starts)
+        resumed = bool(self.s.resume.done_runs) and not self.measured
+        if resumed:
+            run["resumed"] = True
+        self.measured.append(RunStarts(spec.id, starts, resumed))
         failed = len(records) - run["ok"]
         if verdict is False and failed:
             # Not a counting fault: the engine counted the tokens it processed for them.
@@ -260,11 +273,16 @@ class _Arm:
         values = [c[name][1] - c[name][0] for c in self.counters if name in c]
         return sum(values) if values else None
 
-    def closing_checks(self, identity: Identity) -> None:
-        s = self.s
-        starts = sorted(set(self.process_starts))
-        reported = (f"its reported process start time {'never changed' if len(starts) == 1 else 'CHANGED'}"
-                    if starts else "it reports no process start time")
+    def process_stable(self) -> None:
+        """Which engine processes measured the arm, across every collector session that ran it.
+
+        A new process where a resumed collector started the plan's engine is a known event
+        (failed at level warning: shown, the arm stands); one anywhere else, a dead engine or
+        an unanswered /metrics fails the arm.
+        """
+        history = ProcessHistory(earlier=[RunStarts.of(r) for r in self.s.resume.records if isinstance(r, Run)],
+                                 opening=self.opening_start, current=self.measured,
+                                 restarts_on_resume=bool(self.cfg.start))
         lost = (f"; /metrics went unanswered in {self.unanswered_runs} run(s)" if self.unanswered_runs else "")
         code = self.engine.exited() if self.engine is not None else None
         if self.engine is not None and code != 0:
@@ -273,11 +291,18 @@ class _Arm:
             alive = code is None and self.engine.group_alive()
             state = ("alive through the arm" if alive else "GONE before the arm ended" if code is None
                      else f"GONE before the arm ended (start command exited with status {code})")
-            self.check("process-stable", alive and len(starts) <= 1 and not self.unanswered_runs,
-                       f"started engine {state}; {reported}{lost}")
-        elif starts:
-            self.check("process-stable", len(starts) == 1 and not self.unanswered_runs,
-                       f"{len(starts)} distinct process start time(s) over {len(self.process_starts)} scrapes{lost}")
+            sound, detail = alive, f"started engine {state}; {history.describe()}{lost}"
+        elif history.starts:
+            sound, detail = True, f"{history.describe()}{lost}"
+        else:
+            return
+        sound = sound and not history.unexplained and not self.unanswered_runs
+        self.check("process-stable", sound and history.stable, detail,
+                   **({} if not sound or history.stable else {"level": "warning"}))
+
+    def closing_checks(self, identity: Identity) -> None:
+        s = self.s
+        self.process_stable()
         if s.resume.done_runs:
             self.check("resumed", identity.fingerprint == (s.resume.header.private or {}).get("config_fingerprint"),
                        f"collection resumed after {len(s.resume.done_runs)} completed run(s); "

@@ -57,7 +57,15 @@ class Header(Record):
 
 
 class Request(Record):
-    """One request, timed or warmup, succeeded or failed."""
+    """One request, timed or warmup, succeeded or failed.
+
+    Its times, where both of a pair are present, come in the order they happen: the first
+    token (``ttft_s``, reasoning included) no later than the first visible content
+    (``ttft_content_s``), and both no later than the end (``e2e_s``). Equal is allowed (one
+    network read can carry all three). A failed request may lack any of them; an absent time
+    is compared with nothing. JSON Schema cannot compare two fields: the models (and so
+    ``verify``'s contract check) enforce this rule.
+    """
 
     type: Literal["request"]
     run: str = Field(min_length=1)
@@ -86,6 +94,20 @@ class Request(Record):
             raise ValueError("a failed request (ok false) says why in error")
         return self
 
+    @model_validator(mode="after")
+    def _times_in_order(self) -> "Request":
+        # Exact comparisons: the collector rounds every time the same way from one monotonic
+        # clock, so a true order survives rounding; any tolerance would let a false one pass.
+        order = (("ttft_s", "the first token"), ("ttft_content_s", "the first visible content"),
+                 ("e2e_s", "the end of the request"))
+        for i, (earlier, what_earlier) in enumerate(order):
+            for later, what_later in order[i + 1:]:
+                a, b = getattr(self, earlier), getattr(self, later)
+                if a is not None and b is not None and a > b:
+                    raise ValueError(f"{earlier} {a!r} is greater than {later} {b!r}: {what_earlier} "
+                                     f"cannot come after {what_later}")
+        return self
+
 
 class Run(Record):
     """Closes one run: how many requests it had and whether counters reconciled."""
@@ -100,6 +122,16 @@ class Run(Record):
     reconciled: bool | None = None
     counters: dict[str, tuple[float, float]] | None = None
     mismatches: list[str] | None = Field(default=None, description="why the run did not reconcile, counter by counter")
+    process_start_times_s: list[Seconds] | None = Field(
+        default=None,
+        description="the engine's process start times (process_start_time_seconds, Unix seconds) that /metrics "
+        "reported before and after the run, each once, in the order seen: another value is another engine process",
+    )
+    resumed: bool | None = Field(
+        default=None,
+        description="true on the first run a resumed collector measured (collect --resume); where the plan starts "
+        "the engine, that collector started a new one",
+    )
 
 
 class Gate(Record):

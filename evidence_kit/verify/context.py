@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from ..one_line import encodable
 from .contract import Evidence
 from .tree import resolve_listed, sha256_file, walk_tree
 
@@ -29,7 +30,7 @@ class Problem:
     what: str
 
     def as_dict(self) -> dict[str, str]:
-        return {"where": self.where, "what": self.what}
+        return {"where": encodable(self.where), "what": encodable(self.what)}
 
 
 @dataclass
@@ -45,7 +46,7 @@ class CheckResult:
         return {
             "check": self.name,
             "status": self.status,
-            "detail": self.detail,
+            "detail": encodable(self.detail),
             "problems": [p.as_dict() for p in self.problems],
         }
 

@@ -10,6 +10,7 @@ from typing import Sequence
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from ..errors import EXIT_FAILED, EXIT_OK, BadInput
+from ..one_line import encodable, one_line
 from .checks import Check, check_completeness, check_digests, check_paths, check_signature, check_statement, run_check
 from .context import CheckResult, Context
 from .evidence_checks import check_contract, check_receipts
@@ -51,24 +52,27 @@ class Report:
     def as_json(self) -> str:
         doc = {
             "schema": REPORT_SCHEMA,
-            "target": self.target,
+            "target": encodable(self.target),
             "verified": self.verified,
             "checks": [r.as_dict() for r in self.results],
         }
         return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
     def as_text(self) -> str:
+        """One line per check and per problem: names from the folder (a file name may hold a
+        newline or an escape sequence) are shown escaped, so no problem spans or forges a line."""
         lines = []
+        target = one_line(self.target)
         for r in self.results:
-            lines.append(f"{r.status.upper():4} {r.name:9} {r.detail}")
-            lines += [f"     {p.where}: {p.what}" for p in r.problems]
+            lines.append(f"{r.status.upper():4} {r.name:9} {one_line(r.detail)}")
+            lines += [f"     {one_line(p.where)}: {one_line(p.what)}" for p in r.problems]
         failed = [r.name for r in self.results if r.status == "fail"]
         if failed:
-            lines.append(f"FAILED: {self.target}: {len(failed)} check(s) failed: {', '.join(failed)}")
+            lines.append(f"FAILED: {target}: {len(failed)} check(s) failed: {', '.join(failed)}")
         else:
             skipped = [r.name for r in self.results if r.status == "skip"]
             note = f" (skipped: {', '.join(skipped)})" if skipped else ""
-            lines.append(f"verified: {self.target}{note}")
+            lines.append(f"verified: {target}{note}")
         return "\n".join(lines) + "\n"
 
 

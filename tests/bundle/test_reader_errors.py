@@ -117,6 +117,30 @@ def _wrong_group(lines):
     return i + 1, "group (8192, 64) is not in the trial's workload"
 
 
+def _first_token_after_the_end(lines):
+    i = _first(lines, "request") + 3
+    end = json.loads(lines[i])["e2e_s"]
+    _edit(lines, i, ttft_s=end + 0.25, ttft_content_s=None)
+    return i + 1, (f"ttft_s {end + 0.25!r} is greater than e2e_s {end!r}: "
+                   "the first token cannot come after the end of the request")
+
+
+def _content_before_the_first_token(lines):
+    i = _first(lines, "request") + 3
+    first = json.loads(lines[i])["ttft_s"]
+    _edit(lines, i, ttft_content_s=first / 2)
+    return i + 1, (f"ttft_s {first!r} is greater than ttft_content_s {first / 2!r}: "
+                   "the first token cannot come after the first visible content")
+
+
+def _content_after_the_end(lines):
+    i = _first(lines, "request") + 3
+    end = json.loads(lines[i])["e2e_s"]
+    _edit(lines, i, ttft_content_s=end * 2)
+    return i + 1, (f"ttft_content_s {end * 2!r} is greater than e2e_s {end!r}: "
+                   "the first visible content cannot come after the end of the request")
+
+
 CASES = {
     "torn last line": _torn,
     "bad JSON": _bad_json,
@@ -133,6 +157,9 @@ CASES = {
     "empty line": _empty_line,
     "not an object": _not_an_object,
     "group outside the workload": _wrong_group,
+    "first token after the end": _first_token_after_the_end,
+    "visible content before the first token": _content_before_the_first_token,
+    "visible content after the end": _content_after_the_end,
 }
 
 
@@ -225,3 +252,34 @@ def test_console_script_exit_code_without_traceback(reference_decision: Path) ->
     )
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and "unknown record type 'batch'" in proc.stderr
+
+
+def test_times_equal_to_each_other_are_in_order(reference_decision: Path, run_cli) -> None:
+    bundle = reference_decision / "cache-layout"
+    lines = _lines(bundle)
+    i = _first(lines, "request") + 3
+    end = json.loads(lines[i])["e2e_s"]
+    _edit(lines, i, ttft_s=end, ttft_content_s=end)  # one network read carried all of it
+    _write(bundle, lines)
+    assert run_cli("analyze", reference_decision).code == 0
+
+
+def test_a_failed_request_without_an_end_compares_no_time_with_it() -> None:
+    from evidence_kit.bundle import parse_record
+
+    failed = {"type": "request", "run": "r1-8192-c1", "repetition": 1, "input_nominal": 8192, "concurrency": 1,
+              "index": 0, "warmup": False, "ok": False, "error": "timeout after 600 s", "e2e_s": None,
+              "ttft_s": 599.0, "ttft_content_s": None}
+    assert parse_record(json.dumps(failed).encode()).ttft_s == 599.0
+
+
+def test_a_located_error_in_a_folder_named_with_a_newline_is_one_line(reference_decision: Path, run_cli) -> None:
+    hostile = reference_decision.rename(reference_decision.with_name("ref\nerence\tfolder"))
+    bundle = hostile / "cache-layout"
+    lines = _lines(bundle)
+    line_no, message = _run_counts(lines)
+    _write(bundle, lines)
+    result = run_cli("analyze", hostile)
+    assert result.code == 2 and result.err.count("\n") == 1
+    shown = str(bundle / JOURNAL).replace("\n", "\\n").replace("\t", "\\t")
+    assert result.err == f"evidence-kit: {shown}:{line_no}: {message}\n"

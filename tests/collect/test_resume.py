@@ -11,11 +11,13 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import httpx
 import pytest
 
 from evidence_kit.bundle import load_trial
 from evidence_kit.collect import collect_trial
 from evidence_kit.collect.journal_writer import encode_record
+from evidence_kit.collect.metrics import parse_metrics
 from evidence_kit.collect.state import STATE_FILE
 
 from .conftest import sim_arm, write_plan
@@ -25,6 +27,31 @@ pytestmark = pytest.mark.slow
 
 def _runs_in(path: Path) -> int:
     return path.read_bytes().count(b'{"type":"run"') if path.exists() else 0
+
+
+def _committed_runs(path: Path) -> int:
+    """Run records on complete lines (a line the kill tore has no newline yet)."""
+    lines = path.read_bytes().splitlines(keepends=True)
+    return sum(line.startswith(b'{"type":"run"') and line.endswith(b"\n") for line in lines)
+
+
+def _kill_collector_mid_arm(plan: Path, out: Path, journal: Path) -> int:
+    """Start ``collect``, SIGKILL it once the arm committed two runs; the runs it committed."""
+    collector = subprocess.Popen([sys.executable, "-m", "evidence_kit", "collect", str(plan), "--out", str(out), "-q"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while _runs_in(journal) < 2 and time.monotonic() < deadline and collector.poll() is None:
+        time.sleep(0.01)
+    collector.send_signal(signal.SIGKILL)
+    collector.wait(timeout=10)
+    kept = _committed_runs(journal)
+    assert 2 <= kept < 6, "the kill must land inside the first arm"
+    return kept
+
+
+def _process_start(endpoint: str) -> float:
+    """The engine's own ``process_start_time_seconds``, read from its /metrics."""
+    return parse_metrics(httpx.get(f"{endpoint}/metrics", timeout=10).text).values["process_start_time_seconds"]
 
 
 def test_kill_9_then_resume_keeps_every_completed_request_once(tmp_path: Path) -> None:
@@ -70,6 +97,51 @@ def test_kill_9_then_resume_keeps_every_completed_request_once(tmp_path: Path) -
     assert sum(bool(s.get("resumed")) for s in series) == 1
     assert trial.arms[0].telemetry["samples"] == before.footer.telemetry["samples"] > 2
     assert "telemetry-mismatch" not in [f.kind for f in trial.findings]
+
+
+def test_a_resume_on_a_new_engine_process_says_which_processes_measured_the_arm(tmp_path: Path) -> None:
+    plan = write_plan(tmp_path / "plan.toml", workload={"repetitions": 3})
+    out = tmp_path / "raw"
+    journal = out / "journals" / "01-original-before.jsonl"
+    kept = _kill_collector_mid_arm(plan, out, journal)
+    first = _process_start(json.loads(journal.read_bytes().splitlines()[0])["private"]["endpoint"])
+
+    result = collect_trial(plan, out, resume=True)  # the plan's start command starts a new engine
+    assert result.ok, result.problems  # a restart the resume itself made is known: shown, the arm stands
+
+    before = load_trial(out).arms[0]
+    stable = next(c for c in before.checks if c.name == "process-stable")
+    assert not stable.ok and stable.level == "warning"
+    assert "engine process changed during the arm" in stable.detail
+    assert f"resumed at run {kept + 1}" in stable.detail
+    assert before.runs[kept].resumed  # the run where the resumed collector took over says so
+    second = before.runs[kept].process_start_times_s
+    assert second and second[0] != first
+    later = f"runs {kept + 1}-6" if kept < 5 else "run 6"
+    assert f"start times {first!r} (runs 1-{kept}), {second[0]!r} ({later})" in stable.detail
+    # The other arms ran on one engine each, uninterrupted.
+    assert all(c.ok for arm in load_trial(out).arms[1:] for c in arm.checks if c.name == "process-stable")
+
+
+def test_a_resume_on_the_same_engine_process_still_says_stable(tmp_path: Path) -> None:
+    from evidence_kit.engine_sim.server import running_simulator
+
+    with running_simulator("original", time_scale=50) as url:
+        # An endpoint the plan does not start: it outlives the killed collector, unchanged.
+        original = {"base_url": url, "model": "sim-org/sim-model-7b-simulated"}
+        plan = write_plan(tmp_path / "plan.toml", arms={"original": original, "layout": sim_arm("layout-candidate")},
+                          workload={"repetitions": 3})
+        out = tmp_path / "raw"
+        journal = out / "journals" / "01-original-before.jsonl"
+        kept = _kill_collector_mid_arm(plan, out, journal)
+        start = _process_start(url)
+        collect_trial(plan, out, resume=True)
+    before = load_trial(out).arms[0]
+    stable = next(c for c in before.checks if c.name == "process-stable")
+    assert stable.ok and stable.level == "error"
+    assert stable.detail == ("the engine's reported process start time never changed, "
+                             f"across the resume at run {kept + 1}")
+    assert {t for run in before.runs for t in run.process_start_times_s or ()} == {start}
 
 
 def test_ctrl_c_stops_cleanly_and_leaves_a_resumable_journal(tmp_path: Path) -> None:

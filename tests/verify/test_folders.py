@@ -64,6 +64,19 @@ def test_flipped_journal_byte_in_bundle(run_cli, redacted: Path) -> None:
     assert f"{journal}:1:" in result.out  # the contract failure names file and line
 
 
+def test_request_times_out_of_order_fail_the_contract(run_cli, reference_decision: Path) -> None:
+    journal = reference_decision / "dflash" / "journals" / "01-original-before.jsonl"
+    lines = journal.read_text().splitlines(keepends=True)
+    i = next(n for n, line in enumerate(lines) if '"type": "request"' in line or '"type":"request"' in line)
+    record = json.loads(lines[i])
+    record["ttft_content_s"] = record["ttft_s"] / 2  # visible content before the first token
+    lines[i] = json.dumps(record) + "\n"
+    journal.write_text("".join(lines))
+    result = run_cli("verify", reference_decision)
+    assert result.code == 1 and "FAIL contract" in result.out
+    assert f"{journal}:{i + 1}: ttft_s " in result.out and "greater than ttft_content_s" in result.out
+
+
 @pytest.fixture
 def fifo(tmp_path: Path) -> Path:
     """A FIFO outside the folder: opening it for reading would hang the test, so any read is caught."""
