@@ -25,6 +25,7 @@ import yaml
 from pydantic_core import from_json
 
 from ..errors import BadInput
+from ..one_line import one_line
 from .manifest import ENVELOPE_NAME, file_sha256
 from .matcher import Hit, Matcher
 from .policy import Policy
@@ -53,6 +54,9 @@ class Finding:
     source: str  # "known" (a known value or its variant), "detector", or "unscannable"
 
     def __str__(self) -> str:
+        return one_line(self._text())
+
+    def _text(self) -> str:
         where = f"{self.file}:{self.line}" if self.line is not None else f"{self.file} (file name)"
         how = "a known private value" if self.source == "known" else f"found by the {self.cls} detector"
         if self.source == "unscannable":

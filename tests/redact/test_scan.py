@@ -106,3 +106,11 @@ def test_a_value_outside_the_string_literals_of_malformed_json_is_found(tmp_path
     assert findings == {("events.jsonl", 2, "host"), ("events.jsonl", 2, "ip"), ("state.json", 2, "ip")}
     known = scan_tree(folder, known_values=[("host", "node7")])
     assert ("state.json", 2, "host", "known") in {(f.file, f.line, f.cls, f.source) for f in known}
+
+
+def test_a_finding_in_a_file_name_holding_a_newline_stays_one_line(tmp_path):
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "node7.acme-corp.internal\nverified: all clean.log").write_text("ok\n")
+    findings = scan_tree(tmp_path)
+    assert findings and all("\n" not in str(f) and "\\n" in str(f) for f in findings), [str(f) for f in findings]
+    assert all("node7" not in str(f) for f in findings)  # the private part is shown as its class
