@@ -8,6 +8,7 @@ Journals are built from the contract models so ``load_trial`` accepts them.
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 from urllib.parse import quote
@@ -32,6 +33,12 @@ EMAIL = "jdoe@acme-corp.com"
 LAN_IP = "10.20.30.40"
 IPV6 = "fe80::1c2d:3e4f:5a6b:7c8d"
 MAC = "02:42:ac:11:00:03"
+# The classes that once got through (issue 10), planted where real logs put them.
+GPU_SERIAL = 1322021012345  # a number under `private`
+SPACED_PATH = "/srv/projects/Project Bluebird/ckpt-falcon-secret"  # a path holding a space
+SHORT_HOST = "gpu-07.cluster.acme-corp.internal"  # its short name looks like a pseudonym
+RACK = "dgx-b200-rack4"  # a host used as a key under `private`
+PEER_IP = "10.20.30.41"
 
 PRIVATE = {
     "model": MODEL,
@@ -44,6 +51,12 @@ PRIVATE = {
     "container_id": CONTAINER,
     "config_fingerprint": FINGERPRINT,
     "model_path": MODEL_PATH,
+    "gpu_serial": GPU_SERIAL,
+    "tensor_parallel_size": 2,
+    "checkpoint_dir": SPACED_PATH,
+    "jump_host": SHORT_HOST,
+    "per_host": {RACK: {"gpus": 8}},
+    "peer_ip": PEER_IP,
 }
 
 # Every spelling that must not survive anywhere (content or file names, any case, any escape).
@@ -53,6 +66,8 @@ CANARIES = (
     "registry.acme-corp.internal", "vllm-fork", "v0.11.1-acme3", *GPUS, *(g[4:] for g in GPUS),
     CONTAINER, CONTAINER[:12], FINGERPRINT, MODEL_PATH, USER, SERIAL, TOKEN, EMAIL, LAN_IP,
     "10-20-30-40", IPV6, MAC,
+    str(GPU_SERIAL), "Bluebird", "ckpt-falcon-secret", "gpu-07", "cluster.acme-corp.internal", RACK, PEER_IP,
+    "010.020.030.041", "0x0a.0x14.0x1e.0x29",
 )
 
 # Public words that must survive (false-positive guards).
@@ -113,6 +128,11 @@ def engine_log() -> str:
         f"WARNING 11-01 09:00:10 notice.py:3] mail {EMAIL}; image {IMAGE}; commit {REVISION[:7]} on Qwen3 tests",
         f"INFO 11-01 09:00:11 cache.py:9] HF cache /home/{USER}/.cache/huggingface/hub at C:\\Users\\{USER}\\models",
         f"INFO 11-01 09:00:12 upper.py:1] {MODEL.upper()} served as {SERVED.upper()}",
+        f"INFO 11-01 09:00:13 ops.py:1] board serial {GPU_SERIAL}; ssh gpu-07 nvidia-smi; {RACK} up",
+        "INFO 11-01 09:00:14 ckpt.py:2] loading Bluebird/ckpt-falcon-secret from /srv/projects/Project\\ Bluebird",
+        "INFO 11-01 09:00:15 hidden.py:3] node gpu\u200b-node-17 on \uff41\uff43\uff4d\uff45-labs/falcon-se\u00adcret-70b",
+        f"INFO 11-01 09:00:16 peer.py:4] peer 010.020.030.041 (0x0a.0x14.0x1e.0x29), PTR 41.30.20.10.in-addr.arpa",
+        f"INFO 11-01 09:00:17 secret.py:5] k8s data: {base64.b64encode(('endpoint=' + ENDPOINT).encode()).decode()}",
     ]) + "\n"
 
 
@@ -200,6 +220,7 @@ def make_raw_decision(root: Path) -> Path:
         'trials = ["cache-layout", "dflash"]\n\n'
         "[narrative]\n"
         f'why_it_matters = "On {HOST} the {SERVED} pool grew."\n'
-        'caveat = "Small natural-output scouts."\n'
+        'caveat = "Small natural-output scouts on gpu\\U0000002Dnode\\u002D17."\n'
+        'background = """Served by acme-labs/falcon-sec\\\n    ret-70b."""\n'
     )
     return root

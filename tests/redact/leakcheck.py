@@ -1,20 +1,33 @@
 """An independent survivor check: plain substring search, written without the redactor's code.
 
 It reads every file's bytes and every relative path, lower-cases them, and also
-looks at the text with JSON escapes (``\\uXXXX``, ``\\/``) and URL escapes undone,
-so a canary that survived behind an escape is still found.
+looks at the text with JSON and TOML escapes (``\\uXXXX``, ``\\UXXXXXXXX``, ``\\/``) and
+URL escapes undone, with invisible characters removed and full-width letters folded
+(NFKC), and at whatever a base64 run decodes to, so a canary that survived behind an
+escape, a zero-width space or an encoding is still found.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
+import unicodedata
 from pathlib import Path
 from urllib.parse import unquote
 
 
 def _decoded(text: str) -> list[str]:
-    unescaped = re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), text).replace("\\/", "/")
-    return [text, unescaped, unquote(text), unquote(unescaped)]
+    unescaped = re.sub(r"\\u([0-9a-fA-F]{4})|\\U([0-9a-fA-F]{8})",
+                       lambda m: chr(int(m.group(1) or m.group(2), 16)), text).replace("\\/", "/")
+    shown = [text, unescaped, unquote(text), unquote(unescaped)]
+    shown += [unicodedata.normalize("NFKC", re.sub("[\u00ad\u200b-\u200f\u2060\ufeff]", "", t)) for t in shown]
+    for run in re.findall(r"[A-Za-z0-9+/]{16,}={0,2}", text):
+        try:
+            shown.append(base64.b64decode(run + "=" * (-len(run) % 4)).decode("latin-1"))
+        except (binascii.Error, ValueError):
+            pass
+    return shown
 
 
 def survivors(folder: Path, canaries: tuple[str, ...] | list[str]) -> list[tuple[str, str]]:
