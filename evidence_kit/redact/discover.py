@@ -33,6 +33,7 @@ from .matcher import Examined, Matcher, compile_spellings, lowered
 from .policy import Policy
 from .variants import KnownValue
 from .views import views
+from .walkers import file_kind, file_texts
 
 __all__ = ["Discovered", "discover", "discover_files", "known_values_from_raw"]
 
@@ -157,8 +158,6 @@ def discover_files(root: Path, files: list[tuple[str, str]], seed: Iterable[Know
     (in the order of ``files``); the texts are the names' components and every text
     :func:`~.walkers.file_texts` lists.
     """
-    from .walkers import file_texts  # local: walkers needs the matcher, and this module is imported first
-
     harvested: list[KnownValue] = []
     declared = list(seed)
     for rel, kind in sorted(files):
@@ -180,8 +179,6 @@ def known_values_from_raw(raw: Path, policy: Policy | None = None) -> list[Known
     For the site builder and ``scan --raw``: the values to hunt for in anything built
     from that evidence. Nothing is written.
     """
-    from .walkers import file_kind
-
     raw = Path(raw)
     if not raw.is_dir():
         raise BadInput("not a folder", raw)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from ..errors import BadInput
-from .variants import MIN_DIGITS, KnownValue, classify
+from .variants import MIN_DIGITS, KnownValue, classify, integral_digits
 
 __all__ = ["harvest_file", "harvest_private", "harvest_document", "load_known_values"]
 
@@ -39,11 +39,11 @@ def _number_class(key: str) -> str:
 
 def harvest_private(obj: Any, key: str = "") -> Iterator[KnownValue]:
     """Every value in a ``private`` object, its keys not spelled like field names, and its identifying numbers."""
-    if isinstance(obj, bool) or obj is None or isinstance(obj, float):
+    if isinstance(obj, bool) or obj is None:
         return
-    if isinstance(obj, int):
-        digits = str(abs(obj))
-        if len(digits) >= MIN_DIGITS and not _QUANTITY.search(key.lower()):
+    if isinstance(obj, (int, float)):
+        digits = integral_digits(obj)  # a serial written as 1322021012345.0 by a JavaScript tool is still one
+        if digits is not None and len(digits) >= MIN_DIGITS and not _QUANTITY.search(key.lower()):
             yield KnownValue(_number_class(key), digits)
     elif isinstance(obj, str):
         value = obj.strip()

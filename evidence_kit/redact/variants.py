@@ -22,7 +22,7 @@ from urllib.parse import quote, quote_plus, urlsplit
 from .detectors import is_public
 from .pseudonyms import CLASSES
 
-__all__ = ["Variant", "KnownValue", "variants", "classify", "MIN_LENGTH"]
+__all__ = ["Variant", "KnownValue", "variants", "classify", "integral_digits", "MIN_LENGTH", "MIN_DIGITS"]
 
 MIN_LENGTH = 3
 MIN_DIGITS = 6  # an all-digit spelling shorter than this is a count or a setting, never an identity
@@ -61,6 +61,15 @@ class Variant(NamedTuple):
     cls: str
     entity: str
     exact: bool = False
+
+
+def integral_digits(value: object) -> str | None:
+    """The digits of a whole number (an int, or a float such as ``1322021012345.0`` or ``1.3e12``), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, float) and not (value.is_integer() and abs(value) < 1e300):
+        return None
+    return str(abs(int(value)))
 
 
 def classify(value: str, key: str = "") -> str:

@@ -29,9 +29,10 @@ from typing import IO, Iterator
 from pydantic_core import from_json
 
 from ..errors import BadInput
+from .harvest import harvest_document
 from .matcher import Matcher
 from .pseudonyms import Pseudonyms
-from .variants import KnownValue
+from .variants import KnownValue, integral_digits
 
 __all__ = [
     "BINARY_SUFFIXES",
@@ -266,8 +267,6 @@ def _jsonl_texts(src: Path, check: bool, harvested: list[KnownValue] | None) -> 
                     continue
                 _check_jsonl_line(line, src, number)
                 if harvested is not None and number > 1 and '"private"' in line:
-                    from .harvest import harvest_document  # local: harvest reads files with this module
-
                     harvested += harvest_document(json.loads(line))
             elif not line.strip():
                 continue
@@ -326,7 +325,7 @@ class _Literals:
         pieces: list[str] = []
         last = 0
         for start, end in _private_numbers(text):
-            known = self.matcher.table.get(text[start:end])
+            known = self.matcher.table.get(integral_digits(json.loads(text[start:end])) or "")
             if known is not None:
                 counts[known.cls] += 1
                 pieces += [text[last:start], json.dumps(self.pseudonyms.name(known.cls, known.entity))]
@@ -335,7 +334,7 @@ class _Literals:
 
 
 def _private_numbers(text: str) -> Iterator[tuple[int, int]]:
-    """Spans of the integers inside the ``private`` object of a JSON document's top level."""
+    """Spans of the numbers inside the ``private`` object of a JSON document's top level."""
     depth = 0
     key: str | None = None
     private_depth: int | None = None
@@ -361,10 +360,8 @@ def _private_numbers(text: str) -> Iterator[tuple[int, int]]:
         elif first == ":" or first.isspace():
             continue
         elif first in "-0123456789":
-            if private_depth is not None and token.lstrip("-").isdigit():
-                yield match.start() + (token[0] == "-"), match.end()
-            elif depth == 1 and key == "private":
-                yield match.start() + (token[0] == "-"), match.end()  # "private": 1322021012345
+            if private_depth is not None or (depth == 1 and key == "private"):
+                yield match.start(), match.end()
 
 
 def redact_json_text(text: str, matcher: Matcher, pseudonyms: Pseudonyms, counts: Counter[str]) -> str:

@@ -223,3 +223,20 @@ def test_in_addr_arpa_is_public_and_a_reverse_name_is_its_address(tmp_path):
     assert lines[0].split()[1] == lines[1].split()[-1]  # the reverse name and the address: one pseudonym
     assert not any(v.lower().endswith("in-addr.arpa") and e["class"] == "domain" for e in _map(tmp_path) for v in e["values"])
     assert scan_tree(result.out) == []
+
+
+def test_a_serial_written_as_a_float_or_an_exponent_is_still_a_serial(tmp_path):
+    """A JavaScript tool writes 1322021012345 as 1322021012345.0 or 1.322021012345e12: still the serial."""
+    raw = corpus.make_raw_trial(tmp_path / "raw")
+    path = raw / JOURNAL
+    lines = path.read_text().splitlines(keepends=True)
+    lines[0] = lines[0].replace('"private": {', '"private": {"board_serial": 7654321.0, "gpu_serial": 1.322021012345e12, '
+                                '"offset": -12, "ratio": 0.5, ', 1)
+    path.write_text("".join(lines))
+    plant(raw, files={"logs/boards.txt": "board 7654321, gpu 1322021012345\n"})
+    result = redact_bundle(raw, tmp_path / "out", key=KEY)
+    assert result.publishable, [str(f) for f in result.findings]
+    header = (result.out / JOURNAL).read_text().splitlines()[0]
+    assert "7654321" not in header and "1.322021012345e12" not in header
+    assert '"offset": -12, "ratio": 0.5' in header  # numbers that identify nothing stay as they were
+    assert survivors(result.out, ["7654321", "1322021012345"]) == []
