@@ -28,9 +28,9 @@ from .. import __version__
 from ..bundle import read_json_model
 from ..errors import BadInput
 from ..fsutil import atomic_write
-from ..model import RECEIPT_SCHEMA, Receipt
+from ..model import RECEIPT_SCHEMA, Manifest, Receipt
 from .discover import discover_files
-from .manifest import ENVELOPE_NAME, MANIFEST_NAME, listed_files, write_manifest
+from .manifest import ENVELOPE_NAME, MANIFEST_NAME, build_manifest, listed_files, write_manifest
 from .matcher import Matcher
 from .policy import Policy, load_policy, policy_digest
 from .pseudonyms import Pseudonyms
@@ -72,6 +72,23 @@ class _Source:
 
 def _inside(child: Path, parent: Path) -> bool:
     return child == parent or parent in child.parents
+
+
+def _redacted_before(raw: Path, bundles: list[str], receipts: dict[str, Path]) -> bool:
+    """Whether RAW is a bundle this tool wrote: every trial has its receipt and a manifest that
+    matches its files. Only then are values spelled like pseudonyms taken as earlier pseudonyms
+    (and left alone); a stray ``receipt.json`` in raw evidence earns no such trust, so a real
+    host called ``host-7`` is still hunted."""
+    for bundle in bundles:
+        folder = raw / bundle
+        if bundle not in receipts or not (folder / MANIFEST_NAME).is_file():
+            return False
+        try:
+            if read_json_model(folder / MANIFEST_NAME, Manifest) != build_manifest(folder):
+                return False
+        except BadInput:
+            return False
+    return True
 
 
 def _check_paths(raw: Path, out: Path, replace: bool, map_out: Path | None) -> None:
@@ -180,10 +197,9 @@ def redact_bundle(
     _check_paths(raw, out, replace, map_out)
     bundles = _bundles(raw)
     sources, dropped, receipts = _inventory(raw, bundles, policy)
-    # A bundle redacted before holds pseudonyms where its values were: those are left alone.
     discovered = discover_files(raw, [(s.rel, s.kind) for s in sources] + [(rel, "binary") for rel in dropped],
                                 policy.known_values(), public=policy.public, disabled=policy.disable,
-                                trust_pseudonyms=bool(receipts))
+                                trust_pseudonyms=_redacted_before(raw, bundles, receipts))
     matcher = discovered.matcher
     pseudonyms = Pseudonyms(key)
     pseudonyms.reserve(matcher.table)  # no pseudonym is spelled like a real value
