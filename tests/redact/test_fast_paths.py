@@ -170,3 +170,47 @@ def test_each_view_character_maps_back_to_where_it_came_from(text: str) -> None:
             start, end = view.span(index, index + 1)
             assert 0 <= start < end <= len(text)
             assert index == 0 or view.lo[index] >= view.lo[index - 1]
+
+
+# -- discovery: one search over many texts joined ---------------------------------------------------
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(st.text(ALPHABET, max_size=10), st.sampled_from(HOSTS + IPS + PLANTED[:12])), max_size=30),
+       st.lists(st.sampled_from(HOSTS + IPS + ("alice", "10.1.2", "gamma")), min_size=1, max_size=4),
+       st.integers(min_value=1, max_value=7))
+def test_joined_search_flags_exactly_the_texts_a_search_each_would(texts: list[str], spellings: list[str], chunk: int) -> None:
+    from evidence_kit.redact.discover import _mentioning
+    from evidence_kit.redact.matcher import compile_spellings, lowered
+
+    probe = compile_spellings({s.lower() for s in spellings})
+    assert probe is not None
+    one_by_one = [t for t in texts if probe.search(lowered(t)) or any(probe.search(lowered(v.text)) for v in views(t))]
+    flagged = list(_mentioning(probe, texts, chunk=chunk))
+    assert set(one_by_one) <= set(flagged)  # nothing missed
+    # A text is flagged beyond the one-by-one search only when a match ran over a join into it.
+    for text in set(flagged) - set(one_by_one):
+        assert any(probe.search(lowered(a + "\0" + b)) for a in texts for b in texts if text in (a, b))
+
+
+# -- the JSONL rewrite: a line whose literals are all clean is copied --------------------------------
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.dictionaries(st.sampled_from(["k", "host", "msg", "private"]),
+                                st.one_of(st.integers(), st.sampled_from(HOSTS + IPS + PLANTED), st.text(max_size=8)),
+                                max_size=4), min_size=1, max_size=12))
+def test_copied_jsonl_lines_are_the_lines_redone(tmp_path_factory: pytest.TempPathFactory,
+                                                  records: list[dict[str, object]]) -> None:
+    from collections import Counter
+
+    from evidence_kit.redact.pseudonyms import Pseudonyms
+    from evidence_kit.redact.walkers import _Literals, redact_file
+
+    folder = tmp_path_factory.mktemp("jsonl")
+    src = folder / "in.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in records + records))
+    matcher = Matcher([KnownValue("host", HOSTS[0]), KnownValue("ip", IPS[1])])
+    fast_counts = redact_file(src, folder / "fast.jsonl", "jsonl", matcher, Pseudonyms(None))
+    slow, slow_counts = _Literals(matcher, Pseudonyms(None)), Counter()
+    lines = [slow.rewrite(line.rstrip("\n"), slow_counts) + "\n" for line in src.read_text().splitlines(keepends=True)]
+    assert (folder / "fast.jsonl").read_text() == "".join(lines)
+    assert fast_counts == slow_counts
