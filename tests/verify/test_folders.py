@@ -18,23 +18,26 @@ def _lines(result) -> dict[str, str]:
 
 
 def test_raw_decision_verifies_with_skips(run_cli, reference_decision: Path) -> None:
-    result = run_cli("verify", reference_decision)
+    result = run_cli("verify", reference_decision, "--allow-unpinned")
     assert result.code == 0, result.out
     assert _lines(result) == {
         "signature": "SKIP", "statement": "SKIP", "digests": "SKIP", "complete": "SKIP",
         "paths": "PASS", "contract": "PASS", "receipts": "SKIP", "figures": "PASS",
     }
+    last = result.out.splitlines()[-1]
+    assert "not authenticated" in last and "not proven: who published it (the folder is not signed)" in last
+    assert "nothing lists their hashes: raw evidence" in last
 
 
 def test_raw_trial_bundle_verifies(run_cli, reference_decision: Path) -> None:
-    assert run_cli("verify", reference_decision / "dflash").code == 0
+    assert run_cli("verify", reference_decision / "dflash", "--allow-unpinned").code == 0
 
 
 def test_redacted_decision_and_bundle_verify(run_cli, redacted: Path) -> None:
-    result = run_cli("verify", redacted)
+    result = run_cli("verify", redacted, "--allow-unpinned")
     assert result.code == 0, result.out
     assert _lines(result)["receipts"] == "PASS" and _lines(result)["digests"] == "PASS"
-    assert run_cli("verify", redacted / "cache-layout").code == 0
+    assert run_cli("verify", redacted / "cache-layout", "--allow-unpinned").code == 0
 
 
 def test_signed_decision_folder(run_cli, redacted: Path, keypair) -> None:
