@@ -13,6 +13,7 @@ from .context import CheckResult, Context, Problem
 from .dsse import IN_TOTO_PAYLOAD_TYPE, EnvelopeError, parse_envelope, verify_signature
 from .keys import PUBLIC_KEY_NAME, key_id, parse_public_key
 from .statement import StatementError, parse_statement
+from .recompute import is_built_site
 from .tree import ENVELOPE_NAME, MANIFEST_NAME, NOT_LISTED, path_problem, resolve_listed
 
 __all__ = ["Check", "run_check", "check_signature", "check_statement", "check_digests", "check_completeness", "check_paths"]
@@ -167,7 +168,10 @@ def check_completeness(ctx: Context) -> CheckResult:
             problems.append(Problem(ctx.where(rel), f"present but not listed in {ctx.where(_join(folder, MANIFEST_NAME))}"))
     if ctx.subjects is not None:
         problems += _subject_binding(ctx, on_disk)
-    if not ctx.manifests and ctx.subjects is None:
+    if "" not in ctx.manifests and is_built_site(ctx):
+        # build always writes it: a site without one is not raw evidence, it lost its list of files.
+        problems.append(Problem(ctx.where(MANIFEST_NAME), "missing: a built site lists every file in it"))
+    if not ctx.manifests and ctx.subjects is None and not problems:
         return CheckResult(name, "skip", "no manifest: raw evidence")
     if problems:
         return CheckResult(name, "fail", f"{len(problems)} file(s) missing, unlisted or unsigned", problems)

@@ -12,6 +12,7 @@ from .context import CheckResult, Context
 from .evidence_checks import check_contract, check_receipts
 from .pin import UNPINNED, Pin
 from .recompute import check_figures
+from .sources import check_sources
 from .tree import ENVELOPE_NAME, MANIFEST_NAME
 
 __all__ = ["CHECKS", "Report", "verify_folder", "published_root", "locate", "REPORT_SCHEMA"]
@@ -28,6 +29,7 @@ CHECKS: list[tuple[str, Check]] = [
     ("contract", check_contract),
     ("receipts", check_receipts),
     ("figures", check_figures),
+    ("sources", check_sources),
 ]
 
 

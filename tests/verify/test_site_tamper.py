@@ -64,7 +64,7 @@ def test_json_report(run_cli, site: Path, keypair) -> None:
     assert result.code == 0 and doc["verified"] is True
     assert doc["authenticated"] is True and doc["pin"] == {"by": "--key", "key_id": key_id(load_public_key(keypair[1]))}
     assert [c["check"] for c in doc["checks"]] == [
-        "signature", "statement", "digests", "complete", "paths", "contract", "receipts", "figures"
+        "signature", "statement", "digests", "complete", "paths", "contract", "receipts", "figures", "sources"
     ]
     assert _verify(run_cli, site, "--json", "--key", keypair[1]).out == result.out  # deterministic
 
