@@ -168,6 +168,7 @@ def check_completeness(ctx: Context) -> CheckResult:
             problems.append(Problem(ctx.where(rel), f"present but not listed in {ctx.where(_join(folder, MANIFEST_NAME))}"))
     if ctx.subjects is not None:
         problems += _subject_binding(ctx, on_disk)
+    problems += _decision_manifests(ctx)
     if "" not in ctx.manifests and is_built_site(ctx):
         # build always writes it: a site without one is not raw evidence, it lost its list of files.
         problems.append(Problem(ctx.where(MANIFEST_NAME), "missing: a built site lists every file in it"))
@@ -175,7 +176,27 @@ def check_completeness(ctx: Context) -> CheckResult:
         return CheckResult(name, "skip", "no manifest: raw evidence")
     if problems:
         return CheckResult(name, "fail", f"{len(problems)} file(s) missing, unlisted or unsigned", problems)
-    return CheckResult(name, "pass", f"{len(on_disk)} file(s) on disk, each listed once, none missing")
+    return CheckResult(name, "pass", f"{len(on_disk)} file(s) on disk, each listed by every manifest above it, "
+                                     "none missing")
+
+
+def _decision_manifests(ctx: Context) -> list[Problem]:
+    """A redacted decision folder (one holding a trial manifest or a receipt) must carry its own manifest:
+    without it ``decision.toml``, its list of trials and any file beside them would be unchecked."""
+    problems = []
+    for rel in ctx.files:
+        if rel.rsplit("/", 1)[-1] != "decision.toml":
+            continue
+        folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        prefix = folder + "/" if folder else ""
+        if folder in ctx.manifests:
+            continue
+        redacted = [f for f in ctx.files if f.startswith(prefix) and f.rsplit("/", 1)[-1] in (MANIFEST_NAME, "receipt.json")]
+        if redacted:
+            problems.append(Problem(ctx.where(_join(folder, MANIFEST_NAME)), (
+                f"missing: a redacted decision folder (it holds {redacted[0][len(prefix):]}) lists decision.toml and "
+                "every trial in its own manifest; redact it again with this version (no other byte changes)")))
+    return problems
 
 
 def _subject_binding(ctx: Context, on_disk: set[str]) -> list[Problem]:

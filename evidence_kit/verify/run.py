@@ -70,7 +70,8 @@ class Report:
             else:
                 out.append(f"signed consistently by the key the folder ships (key id {(self.signer or '')[:16]}…)")
         if self._status("digests") == "pass" and self._status("complete") == "pass":
-            out.append("every file matches the manifests and the signed list, none missing or unlisted")
+            signed = " and the signed list" if self._status("signature") == "pass" else ""
+            out.append(f"every file matches the manifests{signed}, none missing or unlisted")
         if self._status("contract") == "pass":
             out.append("the journals follow the evidence contract")
         if self._status("receipts") == "pass":

@@ -168,7 +168,8 @@ def test_receipt_counting_a_file_the_bundle_does_not_hold(run_cli, redacted: Pat
     receipt = json.loads((bundle / "receipt.json").read_text())
     receipt["counts"]["logs/ghost.log"] = {"host": 2}
     (bundle / "receipt.json").write_text(json.dumps(receipt, indent=2) + "\n")
-    write_manifest(bundle)  # the manifest agrees with the files: only the receipt is wrong
+    write_manifest(bundle)  # the manifests agree with the files: only the receipt is wrong
+    write_manifest(redacted)  # the decision folder's own manifest lists the bundle's receipt too
     result = run_cli("verify", redacted)
     assert result.code == 1, result.out
     assert _lines(result)["receipts"] == "FAIL" and _lines(result)["digests"] == "PASS"
