@@ -36,6 +36,10 @@ def build(decisions: tuple[Path, ...], out: Path, maps: tuple[Path, ...], policy
         # A bad key is bad input before anything is built.
         kid = key_id(load_private_key(sign_key).public_key())
     result = build_site(list(decisions), out, private_maps=list(maps), policy=policy, sign_key=sign_key)
+    if not maps:
+        # The detectors cannot know this operator's host, model or serial names: only the map can.
+        click.echo("evidence-kit: warning: built without --known-values: the site was scanned by the detectors only, "
+                   "not for this operator's private values (pass the map from `redact --map`)", err=True)
     if kid is not None:
         click.echo(f"signed: {result.out / 'public' / 'manifest.dsse.json'}")
         click.echo(f"key id: {kid} (publish it: auditors pin it with `evidence-kit verify SITE --key-id {kid}`)")
