@@ -26,7 +26,7 @@ __all__ = ["Pin", "UNPINNED", "parse_key_id", "load_pin", "refuse_key_inside"]
 KEY_ID_DIGITS = 64
 _HEX = re.compile(r"[0-9a-fA-F]+")
 # Files that make a folder above the target a published tree the target belongs to.
-_PUBLISHED_MARKERS = ("manifest.json", "manifest.dsse.json", "signing.pub", "mkdocs.yml")
+_PUBLISHED_MARKERS = ("manifest.json", "manifest.dsse.json", "signing.pub")
 
 
 @dataclass(frozen=True)
@@ -77,12 +77,20 @@ def _within(path: str, folder: str) -> bool:
 
 
 def _published_trees(target: Path) -> list[str]:
-    """The target and every folder above it that is itself a published tree (a site, a signed folder)."""
-    trees = [os.path.abspath(target), os.path.realpath(target)]
-    for folder in Path(os.path.realpath(target)).parents:
-        site = (folder / "site").is_dir() and (folder / "public").is_dir()
-        if site or any((folder / name).is_file() for name in _PUBLISHED_MARKERS):
-            trees.append(str(folder))
+    """The target, every published folder holding it (one with a manifest, an envelope or a key), and the
+    site folder of any of them that is a site's ``public/`` (the site folder ships its sources beside it).
+
+    A folder above is not a published tree merely for holding ``mkdocs.yml`` or ``site/``: a repository
+    root does, and an auditor may keep the publisher's key elsewhere in it.
+    """
+    real = os.path.realpath(target)
+    trees = [os.path.abspath(target), real]
+    trees += [str(folder) for folder in Path(real).parents
+              if any((folder / name).is_file() for name in _PUBLISHED_MARKERS)]
+    for tree in list(trees):
+        folder = Path(tree)
+        if folder.name == "public" and ((folder.parent / "mkdocs.yml").is_file() or (folder.parent / "site").is_dir()):
+            trees.append(str(folder.parent))
     return trees
 
 

@@ -116,6 +116,17 @@ def test_key_in_the_site_folder_above_public_is_refused(run_cli, site_master: Pa
     _one_line_exit_2(run_cli("verify", copy, "--key", copy / "publisher.pub"), "proves nothing")
 
 
+def test_key_beside_the_site_in_a_repository_pins(run_cli, site_master: Path, tmp_path: Path, keypair) -> None:
+    """A repository root holds mkdocs.yml and site/; a key kept in it, outside the site verified, is a pin."""
+    repo = tmp_path / "repo"
+    (repo / "site").mkdir(parents=True)
+    (repo / "mkdocs.yml").write_text("site_name: x\n")
+    built = Path(shutil.copytree(site_master, repo / "out" / "site", symlinks=True))
+    (repo / "keys").mkdir()
+    shutil.copy(keypair[1], repo / "keys" / "publisher.pub")
+    assert run_cli("verify", built, "--key", repo / "keys" / "publisher.pub").code == 0
+
+
 def test_a_copy_of_the_key_outside_the_tree_pins(run_cli, site: Path, tmp_path: Path, keypair) -> None:
     """An auditor's own copy is a pin: what matters is where it came from, which verify cannot see (docs say so)."""
     copy = tmp_path / "elsewhere" / "publisher.pub"
