@@ -41,6 +41,7 @@ class DemoResult:
     problems: list[str]
     verify_text: str
     verified: bool
+    key_id: str  # the signing key's fingerprint, as a publisher would print it for auditors
 
 
 def demo_decision_toml(date: str) -> str:
@@ -79,6 +80,7 @@ def run_demo(out: Path, *, say: Callable[[str], None], progress_factory: Callabl
     from .publish.site import build_site
     from .redact import redact_bundle
     from .verify.keys import generate_keypair, load_public_key
+    from .verify.pin import Pin
     from .verify.run import verify_folder
 
     out = out.resolve()
@@ -116,7 +118,7 @@ def run_demo(out: Path, *, say: Callable[[str], None], progress_factory: Callabl
     site = out / "site"
     build_site([evidence], site, private_maps=[private / "redaction-map.json"], sign_key=secret_key)
 
-    say(f"[5/5] verify: the site against the signing key {key_id[:16]}…")
-    report = verify_folder(site, [load_public_key(public_key)])
+    say(f"[5/5] verify: the site, pinned to the key just generated (key id {key_id})")
+    report = verify_folder(site, Pin.of_key(load_public_key(public_key)))
     return DemoResult(out=out, decision=evidence, site=site, analysis=analysis, collected_ok=not problems,
-                      problems=problems, verify_text=report.as_text(), verified=report.verified)
+                      problems=problems, verify_text=report.as_text(), verified=report.verified, key_id=key_id)

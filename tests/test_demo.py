@@ -14,6 +14,7 @@ from evidence_kit.bundle import load_decision
 from evidence_kit.publish.safety import scan_site
 from evidence_kit.redact import known_values_from_raw, scan_tree
 from evidence_kit.redact.variants import variants
+from evidence_kit.verify.keys import key_id, load_public_key
 
 from .redact.leakcheck import survivors
 
@@ -73,6 +74,12 @@ def test_demo_collects_redacts_builds_and_verifies(tmp_path: Path) -> None:
     again = subprocess.run([sys.executable, "-m", "evidence_kit", "verify", str(site), "--key", str(key)],
                            capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stdout
+    # The demo pinned the key it generated, and prints its fingerprint for auditors to pin by id.
+    kid = key_id(load_public_key(key))
+    assert f"Signing key id (publish it): {kid}" in proc.stdout and "pinned with --key)" in proc.stdout
+    by_id = subprocess.run([sys.executable, "-m", "evidence_kit", "verify", str(site), "--key-id", kid],
+                           capture_output=True, text=True, timeout=300)
+    assert by_id.returncode == 0, by_id.stdout
 
     # Running it again replaces the earlier demo; a folder holding anything else is refused.
     other = tmp_path / "not-a-demo"

@@ -29,13 +29,20 @@ def build(decisions: tuple[Path, ...], out: Path, maps: tuple[Path, ...], policy
     finished site for private values. Exit 0 when built, 1 when MkDocs or the
     leak scan failed, 2 on bad input; OUT is unchanged unless the build succeeded.
     """
+    kid = None
     if sign_key is not None:
-        from ..verify.keys import load_private_key
+        from ..verify.keys import key_id, load_private_key
 
-        load_private_key(sign_key)  # a bad key is bad input before anything is built
+        # A bad key is bad input before anything is built.
+        kid = key_id(load_private_key(sign_key).public_key())
     result = build_site(list(decisions), out, private_maps=list(maps), policy=policy, sign_key=sign_key)
-    if sign_key is not None:
+    if not maps:
+        # The detectors cannot know this operator's host, model or serial names: only the map can.
+        click.echo("evidence-kit: warning: built without --known-values: the site was scanned by the detectors only, "
+                   "not for this operator's private values (pass the map from `redact --map`)", err=True)
+    if kid is not None:
         click.echo(f"signed: {result.out / 'public' / 'manifest.dsse.json'}")
+        click.echo(f"key id: {kid} (publish it: auditors pin it with `evidence-kit verify SITE --key-id {kid}`)")
     click.echo(
         f"built {len(result.decisions)} decision(s), {result.pages} pages: {result.out / 'public' / 'index.html'}"
     )

@@ -36,5 +36,7 @@ def demo(out: Path) -> int:
     click.echo(f"Published evidence:          {result.decision}")
     click.echo(f"Site (HTML):                 {result.site / 'public' / 'index.html'}")
     click.echo(f"Open it:                     evidence-kit serve {result.site}   (then http://127.0.0.1:8000/)")
+    click.echo(f"Signing key id (publish it): {result.key_id}")
     click.echo(f"Verify it again:             evidence-kit verify {result.site} --key {result.out / 'private' / 'signing' / 'signing.pub'}")
+    click.echo(f"  or by the key id alone:    evidence-kit verify {result.site} --key-id {result.key_id}")
     return EXIT_OK if result.verified and result.collected_ok else EXIT_FAILED

@@ -38,7 +38,8 @@ def read_key(path: Path | None) -> bytes | None:
 def redact(raw: Path, out: Path, policy: Path | None, key: Path | None, replace: bool, map_out: Path | None) -> int:
     """Pseudonymise RAW (a trial folder or a decision folder) into OUT.
 
-    Writes receipt.json and manifest.json per trial bundle, then scans the whole
+    Writes receipt.json and manifest.json per trial bundle (and for a decision folder
+    its own, over everything below it), then scans the whole
     output for every known private value in every variant and for every detector.
     Exit 0: clean. Exit 1: a leak was found; OUT is marked NOT-PUBLISHABLE.txt and
     has no manifest. Exit 2: bad input; nothing is written. RAW is never modified.

@@ -6,32 +6,42 @@ from pathlib import Path
 
 import click
 
-from ..verify.keys import load_public_key
-
 
 @click.command()
 @click.argument("target")
 @click.option("--key", "key_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="The publisher's public key (PEM). Requires a valid signature by this key; without it the key "
-              "the folder itself names (signing.pub) is used and only integrity, not authorship, is shown.")
+              help="The publisher's public key (PEM), obtained by another channel than the folder: requires a valid "
+              "signature by it. A key file inside the tree being verified is refused (it proves nothing).")
+@click.option("--key-id", "key_id", metavar="HEX", default=None,
+              help="The publisher's key id (64 hex digits, as keygen and build --sign print it): the folder's "
+              "signing.pub is used only if its key id is this one.")
+@click.option("--allow-unpinned", is_flag=True,
+              help="Without --key or --key-id, exit 0 when every check passes although the signer is not "
+              "authenticated (integrity only; the last line says so).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (evidence-kit/verify-report/v1).")
-def verify(target: str, key_path: Path | None, as_json: bool) -> int:
+def verify(target: str, key_path: Path | None, key_id: str | None, allow_unpinned: bool, as_json: bool) -> int:
     """Verify TARGET: a trial bundle, a decision folder, a built site folder, or the http(s) URL of a served site.
 
-    Checks, in order, one line each: signature over the DSSE PAE; payloadType and
-    statement type; every file's sha256; no file missing or unlisted; no listed
-    path escaping the folder; the journal contract; receipts; every published
-    figure recomputed from the journals. Exit 0 verified, 1 a check failed (every
-    failure listed with what and where), 2 unreadable input.
+    Checks, in order, one line each: signature over the DSSE PAE (by the pinned
+    key); payloadType and statement type; every file's sha256; no file missing or
+    unlisted; no listed path escaping the folder; the journal contract; receipts;
+    every published figure recomputed from the journals; a site folder's
+    mkdocs.yml and site/ regenerated. The last line says what was proven and
+    whether the signer is authenticated. Exit 0 verified (and authenticated, or
+    --allow-unpinned), 1 a check failed or the signer is not authenticated,
+    2 unreadable input.
     """
-    keys = [load_public_key(key_path)] if key_path else []
-    if target.startswith(("http://", "https://")):
+    from ..verify.pin import load_pin
+
+    is_url = target.startswith(("http://", "https://"))
+    pin = load_pin(key_path, key_id, None if is_url else Path(target))
+    if is_url:
         from ..verify.fetch import verify_url
 
-        report = verify_url(target, keys)
+        report = verify_url(target, pin, allow_unpinned=allow_unpinned)
     else:
         from ..verify.run import verify_folder
 
-        report = verify_folder(Path(target), keys)
+        report = verify_folder(Path(target), pin, allow_unpinned=allow_unpinned)
     click.echo(report.as_json() if as_json else report.as_text(), nl=False)
     return report.exit_code

@@ -34,12 +34,37 @@ class EvidenceFile:
     data: bytes
 
 
+def _decision_paths(folder: Path) -> list[Path]:
+    """A redacted decision folder's files: its manifest and every file the manifest lists.
+
+    The copy must verify like the original, against the decision folder's own
+    manifest, so it is copied whole; :func:`check_bundle_manifests` has checked the
+    manifest against the folder.
+    """
+    from ..redact.manifest import MANIFEST_NAME
+    from ..verify.tree import path_problem
+
+    paths = [folder / MANIFEST_NAME]
+    for entry in read_json_model(folder / MANIFEST_NAME, Manifest).files:
+        problem = path_problem(entry.path)
+        if problem:
+            raise BadInput(f"lists {entry.path!r}: {problem}", folder / MANIFEST_NAME)
+        paths.append(folder / entry.path)
+    return paths
+
+
 def evidence_files(evidence: DecisionEvidence) -> list[EvidenceFile]:
-    """``decision.toml`` and every file of every named trial bundle, in path order."""
+    """``decision.toml`` and every file of every named trial bundle, in path order; for a redacted
+    decision folder (one with its own ``manifest.json``), that manifest and every file it lists."""
+    from ..redact.manifest import MANIFEST_NAME
+
     folder = Path(evidence.source)
-    paths = [folder / "decision.toml"]
-    for trial in evidence.trials:
-        paths += sorted(p for p in Path(trial.source).rglob("*") if p.is_file())
+    if (folder / MANIFEST_NAME).is_file():
+        paths = _decision_paths(folder)
+    else:
+        paths = [folder / "decision.toml"]
+        for trial in evidence.trials:
+            paths += sorted(p for p in Path(trial.source).rglob("*") if p.is_file())
     out = []
     for path in sorted(paths, key=lambda p: p.relative_to(folder).as_posix()):
         rel = path.relative_to(folder).as_posix()
@@ -49,6 +74,8 @@ def evidence_files(evidence: DecisionEvidence) -> list[EvidenceFile]:
             raise BadInput("a hidden file cannot be published (MkDocs would drop it)", path)
         if path.suffix.lower() in MARKDOWN_SUFFIXES:
             raise BadInput("a Markdown file cannot be published as evidence (MkDocs would render it)", path)
+        if not path.is_file():
+            raise BadInput("listed in the decision folder's manifest.json but missing", path)
         data = path.read_bytes()
         out.append(EvidenceFile(rel, len(data), hashlib.sha256(data).hexdigest(), data))
     return out
@@ -64,6 +91,7 @@ def check_bundle_manifests(evidence: DecisionEvidence, files: list[EvidenceFile]
 
     folder = Path(evidence.source)
     by_path = {f.path: f for f in files}
+    _check_decision_manifest(evidence, by_path)
     for trial in evidence.trials:
         source = Path(trial.source)
         manifest_path = source / MANIFEST_NAME
@@ -82,6 +110,28 @@ def check_bundle_manifests(evidence: DecisionEvidence, files: list[EvidenceFile]
             inner = rel[len(prefix):]
             if rel.startswith(prefix) and inner not in listed and inner not in (MANIFEST_NAME, ENVELOPE_NAME):
                 raise BadInput(f"not listed in {prefix}{MANIFEST_NAME} (added after redaction?)", folder / rel)
+
+
+def _check_decision_manifest(evidence: DecisionEvidence, by_path: dict[str, EvidenceFile]) -> None:
+    """A redacted decision folder still matches its own manifest, and has one: ``verify`` requires it."""
+    from ..redact.manifest import MANIFEST_NAME, listed_files
+
+    folder = Path(evidence.source)
+    manifest_path = folder / MANIFEST_NAME
+    if not manifest_path.is_file():
+        if any((Path(t.source) / MANIFEST_NAME).is_file() for t in evidence.trials):
+            raise BadInput("a redacted decision folder without its own manifest.json (redacted by an earlier "
+                           "evidence-kit); redact it again: no other byte changes", manifest_path)
+        return  # raw evidence: the leak scan refuses it, or the redactor never ran
+    listed = {e.path: e for e in read_json_model(manifest_path, Manifest).files}
+    for entry in sorted(listed.values(), key=lambda e: e.path):
+        found = by_path.get(entry.path)
+        if found is None or (found.sha256, found.size) != (entry.sha256, entry.size):
+            raise BadInput(f"differs from {MANIFEST_NAME} (changed after redaction?); re-run redact, or restore "
+                           "the file", folder / entry.path)
+    for rel in listed_files(folder):
+        if rel not in listed:
+            raise BadInput(f"not listed in {MANIFEST_NAME} (added after redaction?)", folder / rel)
 
 
 def receipts(evidence: DecisionEvidence) -> dict[str, Receipt | None]:

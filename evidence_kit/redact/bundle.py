@@ -174,6 +174,36 @@ def _receipt(bundle: str, counts: dict[str, Counter[str]], prior: Path | None, d
     return (json.dumps(body, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
 
 
+def _outside(rel: str, bundles: list[str]) -> bool:
+    return not any(rel.startswith(bundle + "/") for bundle in bundles)
+
+
+def _write_decision_files(tmp: Path, raw: Path, bundles: list[str], sources: list[_Source],
+                          counts: dict[str, Counter[str]], digest: str, key_id: str, dropped_names: list[str],
+                          pseudonym_kind: str) -> set[str]:
+    """A decision folder's own receipt and manifest; returns the sha256 of every file the manifest lists.
+
+    The receipt counts the replacements in ``decision.toml`` and any other file
+    outside the trial bundles (each bundle's receipt counts its own). The manifest
+    lists every file below the decision folder, the trial bundles' manifests and
+    receipts included, so a change anywhere (an edited ``decision.toml``, a trial
+    dropped or renamed, a file added at any depth) disagrees with it, while each
+    trial bundle still verifies alone against its own manifest. An earlier
+    redaction's receipt, manifest or envelope at the top was rewritten like any
+    file by the loop above: it is replaced here, and its counts carry forward.
+    """
+    stale = [s for s in sources if s.bundle is None and s.rel in _GENERATED]
+    for source in stale:
+        counts.pop(source.out_rel, None)
+        (tmp / source.out_rel).unlink(missing_ok=True)
+    prior = raw / RECEIPT_NAME if any(s.rel == RECEIPT_NAME for s in stale) else None
+    kept = {s.out_rel for s in sources if s not in stale}
+    own = {rel: found for rel, found in counts.items() if _outside(rel, bundles)}
+    names = [name for name in dropped_names if _outside(name, bundles)]
+    atomic_write(tmp / RECEIPT_NAME, _receipt("", own, prior, digest, key_id, names, pseudonym_kind, kept))
+    return {entry.sha256 for entry in write_manifest(tmp).files}
+
+
 def redact_bundle(
     raw: Path,
     out: Path,
@@ -222,12 +252,16 @@ def redact_bundle(
                                                          pseudonyms.key_id, names, "hmac-sha256" if key else "counter",
                                                          kept))
             hashes.update(entry.sha256 for entry in write_manifest(folder).files)
+        if "" not in bundles:
+            hashes |= _write_decision_files(tmp, raw, bundles, sources, counts, digest, pseudonyms.key_id,
+                                            dropped_names, "hmac-sha256" if key else "counter")
         files = listed_files(tmp)
         matcher.allow(with_short_forms(hashes))
         findings = scan_files(tmp, files, matcher)
         if findings:
             for bundle in bundles:
                 (tmp / bundle / MANIFEST_NAME).unlink(missing_ok=True)
+            (tmp / MANIFEST_NAME).unlink(missing_ok=True)  # a decision folder's own manifest
             report = "".join(f"{finding}\n" for finding in findings)
             atomic_write(tmp / MARKER_NAME, ("Not publishable: the leak scan found private values.\n" + report).encode())
         _move_into_place(tmp, out)

@@ -13,6 +13,7 @@ from .context import CheckResult, Context, Problem
 from .dsse import IN_TOTO_PAYLOAD_TYPE, EnvelopeError, parse_envelope, verify_signature
 from .keys import PUBLIC_KEY_NAME, key_id, parse_public_key
 from .statement import StatementError, parse_statement
+from .recompute import is_built_site
 from .tree import ENVELOPE_NAME, MANIFEST_NAME, NOT_LISTED, path_problem, resolve_listed
 
 __all__ = ["Check", "run_check", "check_signature", "check_statement", "check_digests", "check_completeness", "check_paths"]
@@ -36,41 +37,60 @@ def _join(folder: str, rel: str) -> str:
     return f"{folder}/{rel}" if folder else rel
 
 
-def _site_key(ctx: Context) -> tuple[list, str]:
+def _site_key(ctx: Context) -> tuple[list, str, str]:
+    """The folder's own ``signing.pub``: ``([key], its key id, "")`` or ``([], "", why not)``."""
     path, problem = resolve_listed(ctx.root, PUBLIC_KEY_NAME)
     if path is None:
-        return [], f"no --key given and the folder names no key ({PUBLIC_KEY_NAME}: {problem})"
+        return [], "", f"the folder names no key ({PUBLIC_KEY_NAME}: {problem})"
     key = parse_public_key(path.read_bytes(), ctx.where(PUBLIC_KEY_NAME))
-    return [key], f"key id {key_id(key)[:16]}… from the folder's own {PUBLIC_KEY_NAME} (pin it with --key)"
+    return [key], key_id(key), ""
 
 
 def check_signature(ctx: Context) -> CheckResult:
-    """The envelope's signature verifies over PAE(payloadType, payload)."""
+    """The envelope's signature verifies over PAE(payloadType, payload), by the pinned key when one is pinned.
+
+    Only a signature by a key the auditor pinned (``--key``, or ``--key-id`` matched
+    by the folder's ``signing.pub``) authenticates the signer; without a pin the
+    folder's own key shows integrity only, and the report says so.
+    """
     name = "signature"
+    pin = ctx.pin
     path, problem = resolve_listed(ctx.root, ENVELOPE_NAME)
     if path is None:
         if problem != "missing":
             return CheckResult(name, "fail", "envelope cannot be used", [Problem(ctx.where(ENVELOPE_NAME), problem or "")])
-        if ctx.key_given:
-            return CheckResult(name, "fail", "not signed", [Problem(ctx.where(ENVELOPE_NAME), "missing, but --key was given")])
+        if pin.pinned:
+            return CheckResult(name, "fail", "not signed", [Problem(
+                ctx.where(ENVELOPE_NAME), f"missing, but a key was pinned with {pin.how}: an unsigned folder cannot be "
+                                          "authenticated")])
         if resolve_listed(ctx.root, PUBLIC_KEY_NAME)[0] is not None:
             # A signed folder stripped of its envelope must not pass as an unsigned one.
             return CheckResult(name, "fail", "signature removed", [Problem(
                 ctx.where(ENVELOPE_NAME), f"missing, but the folder carries {PUBLIC_KEY_NAME}: it was signed")])
-        return CheckResult(name, "skip", f"not signed (no {ENVELOPE_NAME}); pass --key to require a signature")
+        return CheckResult(name, "skip", f"not signed (no {ENVELOPE_NAME}): the signer cannot be authenticated")
     ctx.envelope_data = path.read_bytes()
-    if ctx.key_given:
-        keys, whose = ctx.keys, f"key id {key_id(ctx.keys[0])[:16]}… given with --key"
+    if pin.key is not None:
+        keys, whose = [pin.key], f"key id {pin.key_id} given with {pin.how} (pinned)"
     else:
-        keys, whose = _site_key(ctx)
+        keys, folder_kid, why = _site_key(ctx)
         if not keys:
-            return CheckResult(name, "fail", "no key to verify with", [Problem(ctx.where(PUBLIC_KEY_NAME), whose)])
+            return CheckResult(name, "fail", "no key to verify with", [Problem(ctx.where(PUBLIC_KEY_NAME), why)])
+        if pin.key_id is not None and folder_kid != pin.key_id:
+            return CheckResult(name, "fail", "not the pinned key", [Problem(
+                ctx.where(PUBLIC_KEY_NAME), f"is key id {folder_kid}, not {pin.key_id} pinned with --key-id: "
+                                            "not the publisher's key")])
+        if pin.key_id is not None:
+            whose = f"key id {folder_kid} of the folder's {PUBLIC_KEY_NAME}, pinned with --key-id"
+        else:
+            whose = (f"key id {folder_kid[:16]}… from the folder's own {PUBLIC_KEY_NAME}: integrity only, "
+                     "the signer is not authenticated (pin with --key or --key-id)")
     try:
         envelope = parse_envelope(ctx.envelope_data)
         verified = verify_signature(envelope, keys)
     except EnvelopeError as err:
         return CheckResult(name, "fail", "signature does not verify", [Problem(ctx.where(ENVELOPE_NAME), str(err))])
     ctx.signed_payload, ctx.payload_type, ctx.signer = verified.payload, verified.payload_type, verified.keyid
+    ctx.authenticated = pin.pinned
     return CheckResult(name, "pass", f"Ed25519 over the DSSE PAE, {whose}")
 
 
@@ -148,11 +168,35 @@ def check_completeness(ctx: Context) -> CheckResult:
             problems.append(Problem(ctx.where(rel), f"present but not listed in {ctx.where(_join(folder, MANIFEST_NAME))}"))
     if ctx.subjects is not None:
         problems += _subject_binding(ctx, on_disk)
-    if not ctx.manifests and ctx.subjects is None:
+    problems += _decision_manifests(ctx)
+    if "" not in ctx.manifests and is_built_site(ctx):
+        # build always writes it: a site without one is not raw evidence, it lost its list of files.
+        problems.append(Problem(ctx.where(MANIFEST_NAME), "missing: a built site lists every file in it"))
+    if not ctx.manifests and ctx.subjects is None and not problems:
         return CheckResult(name, "skip", "no manifest: raw evidence")
     if problems:
         return CheckResult(name, "fail", f"{len(problems)} file(s) missing, unlisted or unsigned", problems)
-    return CheckResult(name, "pass", f"{len(on_disk)} file(s) on disk, each listed once, none missing")
+    return CheckResult(name, "pass", f"{len(on_disk)} file(s) on disk, each listed by every manifest above it, "
+                                     "none missing")
+
+
+def _decision_manifests(ctx: Context) -> list[Problem]:
+    """A redacted decision folder (one holding a trial manifest or a receipt) must carry its own manifest:
+    without it ``decision.toml``, its list of trials and any file beside them would be unchecked."""
+    problems = []
+    for rel in ctx.files:
+        if rel.rsplit("/", 1)[-1] != "decision.toml":
+            continue
+        folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        prefix = folder + "/" if folder else ""
+        if folder in ctx.manifests:
+            continue
+        redacted = [f for f in ctx.files if f.startswith(prefix) and f.rsplit("/", 1)[-1] in (MANIFEST_NAME, "receipt.json")]
+        if redacted:
+            problems.append(Problem(ctx.where(_join(folder, MANIFEST_NAME)), (
+                f"missing: a redacted decision folder (it holds {redacted[0][len(prefix):]}) lists decision.toml and "
+                "every trial in its own manifest; redact it again with this version (no other byte changes)")))
+    return problems
 
 
 def _subject_binding(ctx: Context, on_disk: set[str]) -> list[Problem]:

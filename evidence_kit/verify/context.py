@@ -11,10 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
 from ..one_line import encodable
 from .contract import Evidence
+from .pin import UNPINNED, Pin
 from .tree import resolve_listed, sha256_file, walk_tree
 
 __all__ = ["Problem", "CheckResult", "Context", "Status"]
@@ -57,8 +56,8 @@ class Context:
 
     root: Path
     label: str
-    keys: list[Ed25519PublicKey]
-    key_given: bool
+    pin: Pin = UNPINNED
+    site: Path | None = None  # the SITE folder of build, when given instead of its public/ folder
     files: list[str] = field(default_factory=list)
     special: dict[str, str] = field(default_factory=dict)
     manifests: dict[str, dict[str, Any] | str] = field(default_factory=dict)
@@ -66,9 +65,11 @@ class Context:
     signed_payload: bytes | None = None
     payload_type: str | None = None
     signer: str | None = None
+    authenticated: bool = False  # set by the signature check: a valid signature by the pinned key
     subjects: dict[str, str] | None = None
     predicate: dict[str, Any] | None = None
     evidence: dict[str, Evidence] = field(default_factory=dict)
+    docs: dict[str, bytes] | None = None  # the site's regenerated docs folder and mkdocs.yml, rendered once
     _digests: dict[str, tuple[str, int] | str] = field(default_factory=dict)
 
     def scan(self) -> None:

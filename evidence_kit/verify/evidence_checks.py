@@ -7,7 +7,7 @@ from pathlib import Path
 from ..bundle import read_json_model
 from ..errors import EvidenceError
 from ..model import Receipt
-from ..model.evidence import TrialEvidence
+from ..model.evidence import DecisionEvidence, TrialEvidence
 from .context import CheckResult, Context, Problem
 from .contract import discover_evidence, evidence_problems, load_evidence
 
@@ -77,15 +77,37 @@ def _published(ctx: Context, folder: str) -> bool:
     return any("/".join(parts[:i]) in ctx.manifests for i in range(len(parts) + 1))
 
 
+def _receipt_problems(ctx: Context, rel: str, folder: str, found: dict[str, str]) -> list[Problem]:
+    """A receipt is a valid record whose counts name only files its folder holds; record its digest in ``found``."""
+    try:
+        receipt = read_json_model(ctx.root / rel, Receipt)
+    except EvidenceError as err:
+        return [Problem(ctx.where(rel, err.line), err.message)]
+    present = set(ctx.files)
+    prefix = f"{folder}/" if folder else ""
+    problems = [Problem(ctx.where(rel), f"counts replacements in {counted!r}, which the folder does not hold")
+                for counted in sorted(receipt.counts) if prefix + counted not in present]
+    digest = ctx.digest(rel)
+    found[rel] = digest[0] if isinstance(digest, tuple) else digest
+    return problems
+
+
 def check_receipts(ctx: Context) -> CheckResult:
-    """Every published trial bundle holds a valid redaction receipt that counts only files the
-    bundle holds; the signed predicate names each receipt."""
+    """Every published trial bundle and redacted decision folder holds a valid redaction receipt
+    that counts only files it holds; the signed predicate names each receipt."""
     name = "receipts"
     problems: list[Problem] = []
     found: dict[str, str] = {}
     raw = 0
-    present = set(ctx.files)
     for unit in sorted(ctx.evidence):
+        if isinstance(ctx.evidence[unit], DecisionEvidence):
+            rel = f"{unit}/{RECEIPT_NAME}" if unit else RECEIPT_NAME
+            redacted = _published(ctx, unit) or any(_published(ctx, folder) for folder, _ in trial_folders(ctx, unit))
+            if rel in ctx.files:
+                problems += _receipt_problems(ctx, rel, unit, found)
+            elif redacted:
+                problems.append(Problem(ctx.where(rel), "the decision folder is published without a receipt "
+                                                        "(decision.toml's replacements are not accounted for)"))
         for folder, trial in trial_folders(ctx, unit):
             rel = f"{folder}/{RECEIPT_NAME}" if folder else RECEIPT_NAME
             if rel not in ctx.files:
@@ -94,18 +116,7 @@ def check_receipts(ctx: Context) -> CheckResult:
                 else:
                     raw += 1
                 continue
-            try:
-                receipt = read_json_model(ctx.root / rel, Receipt)
-            except EvidenceError as err:
-                problems.append(Problem(ctx.where(rel, err.line), err.message))
-                continue
-            prefix = f"{folder}/" if folder else ""
-            for counted in sorted(receipt.counts):
-                if prefix + counted not in present:
-                    problems.append(Problem(ctx.where(rel), f"counts replacements in {counted!r}, "
-                                                            "which the trial bundle does not hold"))
-            digest = ctx.digest(rel)
-            found[rel] = digest[0] if isinstance(digest, tuple) else digest
+            problems += _receipt_problems(ctx, rel, folder, found)
     if ctx.predicate is not None:
         signed = {str(r.get("path")): str(r.get("sha256")) for r in ctx.predicate.get("receipts", []) if isinstance(r, dict)}
         for rel in sorted(set(signed) | set(found)):

@@ -10,15 +10,14 @@ from __future__ import annotations
 import json
 import tempfile
 from pathlib import Path
-from typing import Sequence
 from urllib.parse import quote
 
 import httpx
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from ..errors import BadInput
 from ..redact.manifest import ENVELOPE_NAME, MANIFEST_NAME
 from .keys import PUBLIC_KEY_NAME
+from .pin import UNPINNED, Pin
 from .run import Report, verify_folder
 from .tree import path_problem
 
@@ -89,9 +88,9 @@ def fetch_site(base_url: str, into: Path, client: httpx.Client | None = None) ->
             client.close()
 
 
-def verify_url(url: str, keys: Sequence[Ed25519PublicKey] = ()) -> Report:
+def verify_url(url: str, pin: Pin = UNPINNED, *, allow_unpinned: bool = False) -> Report:
     """Fetch the site at ``url`` into a temporary folder and verify it; locations name the URL."""
     with tempfile.TemporaryDirectory(prefix="evidence-kit-verify-") as tmp:
         root = Path(tmp)
         fetch_site(url, root)
-        return verify_folder(root, keys, label=url.rstrip("/"))
+        return verify_folder(root, pin, allow_unpinned=allow_unpinned, label=url.rstrip("/"))

@@ -24,7 +24,7 @@ from .compare import (
 )
 from .context import CheckResult, Context, Problem
 
-__all__ = ["check_figures", "site_decisions", "regenerate_pages"]
+__all__ = ["check_figures", "site_decisions", "regenerate_pages", "site_docs", "is_built_site"]
 
 EVIDENCE_DIR = "evidence"
 DECISIONS_DIR = "decisions"
@@ -224,12 +224,19 @@ def _compare_files(
     return problems, compared
 
 
-def _site_docs(ctx: Context, sites: dict[str, str], analyses: dict[str, Analysis]) -> dict[str, bytes]:
+def site_docs(ctx: Context, analyses: dict[str, Analysis] | None = None) -> dict[str, bytes]:
     """The whole docs folder (``site/...``) and ``mkdocs.yml``, as the site builder writes them for the
-    decisions found, in the site's order: rendered once, compared file by file and rebuilt."""
+    decisions found, in the site's order: rendered once per verification (the figures and sources
+    checks share it), compared file by file and rebuilt. Empty when the folder holds no site decision."""
     from ..publish.site import docs_files, order_decisions
 
-    return docs_files(order_decisions([(ctx.evidence[unit], analyses[unit]) for unit in sites]))  # type: ignore[misc]
+    if ctx.docs is None:
+        sites = site_decisions(ctx)
+        if analyses is None:
+            analyses = {unit: analyze(ctx.evidence[unit]) for unit in sites}
+        pairs = [(ctx.evidence[unit], analyses[unit]) for unit in sites]
+        ctx.docs = docs_files(order_decisions(pairs)) if pairs else {}  # type: ignore[arg-type]
+    return ctx.docs
 
 
 def _rebuild_problems(ctx: Context, docs: dict[str, bytes], dates: list[str], flagged: set[str]) -> list[Problem]:
@@ -290,7 +297,7 @@ def check_figures(ctx: Context) -> CheckResult:
     seen: set[str] = set()
     chrome = _Chrome()
     sites = site_decisions(ctx)
-    docs = _site_docs(ctx, sites, analyses) if sites else {}
+    docs = site_docs(ctx, analyses) if sites else {}
     for unit, base in sorted(sites.items()):
         from ..publish.pages import decision_folder
 

@@ -5,19 +5,18 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
-
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from ..errors import EXIT_FAILED, EXIT_OK, BadInput
 from ..one_line import encodable, one_line
 from .checks import Check, check_completeness, check_digests, check_paths, check_signature, check_statement, run_check
 from .context import CheckResult, Context
 from .evidence_checks import check_contract, check_receipts
+from .pin import UNPINNED, Pin
 from .recompute import check_figures
+from .sources import check_sources
 from .tree import ENVELOPE_NAME, MANIFEST_NAME
 
-__all__ = ["CHECKS", "Report", "verify_folder", "published_root", "REPORT_SCHEMA"]
+__all__ = ["CHECKS", "Report", "verify_folder", "published_root", "locate", "REPORT_SCHEMA"]
 
 REPORT_SCHEMA = "evidence-kit/verify-report/v1"
 
@@ -31,29 +30,99 @@ CHECKS: list[tuple[str, Check]] = [
     ("contract", check_contract),
     ("receipts", check_receipts),
     ("figures", check_figures),
+    ("sources", check_sources),
 ]
 
 
 @dataclass
 class Report:
-    """Every check's result for one target."""
+    """Every check's result for one target, and whom the result is about: the signer, pinned or not."""
 
     target: str
     results: list[CheckResult]
+    pin: Pin = UNPINNED
+    authenticated: bool = False
+    signer: str | None = None
+    allow_unpinned: bool = False
+
+    @property
+    def checks_passed(self) -> bool:
+        """No check failed (skips allowed): the folder is intact and its figures hold."""
+        return all(r.status != "fail" for r in self.results)
 
     @property
     def verified(self) -> bool:
-        return all(r.status != "fail" for r in self.results)
+        """What exit 0 means: every check passed, and the signer is authenticated or the auditor allowed it not to be."""
+        return self.checks_passed and (self.authenticated or self.allow_unpinned)
 
     @property
     def exit_code(self) -> int:
         return EXIT_OK if self.verified else EXIT_FAILED
+
+    def _status(self, name: str) -> str | None:
+        return next((r.status for r in self.results if r.name == name), None)
+
+    def proven(self) -> list[str]:
+        """What the checks that passed establish, one phrase each."""
+        out = []
+        if self._status("signature") == "pass":
+            if self.authenticated:
+                out.append(f"signed by the publisher's key (key id {self.signer}, pinned with {self.pin.how})")
+            else:
+                out.append(f"signed consistently by the key the folder ships (key id {(self.signer or '')[:16]}…)")
+        if self._status("digests") == "pass" and self._status("complete") == "pass":
+            signed = " and the signed list" if self._status("signature") == "pass" else ""
+            out.append(f"every file matches the manifests{signed}, none missing or unlisted")
+        if self._status("contract") == "pass":
+            out.append("the journals follow the evidence contract")
+        if self._status("receipts") == "pass":
+            out.append("every redacted folder has its receipt")
+        if self._status("figures") == "pass":
+            out.append("the figures recomputed from the journals, every published one compared")
+        if self._status("sources") == "pass":
+            out.append("mkdocs.yml and site/ are byte for byte what build writes from the evidence")
+        return out
+
+    def not_proven(self) -> list[str]:
+        """What this verification does not establish, one phrase each."""
+        out = []
+        if not self.authenticated:
+            if self._status("signature") == "pass":
+                out.append("who signed it (no --key or --key-id pinned; anyone who can change the folder can re-sign "
+                           "it with a key of their own)")
+            else:
+                out.append("who published it (the folder is not signed)")
+        if self._status("digests") == "skip":
+            out.append("that these are the files that were published (nothing lists their hashes: raw evidence)")
+        return out
+
+    def summary(self) -> str:
+        """The last line of the report: the verdict, what was proven and what was not."""
+        failed = [r.name for r in self.results if r.status == "fail"]
+        if failed:
+            return f"FAILED: {self.target}: {len(failed)} check(s) failed: {', '.join(failed)}"
+        proven = "; ".join(self.proven()) or "nothing"
+        if self.authenticated:
+            return f"verified: {self.target}: authenticated: {proven}"
+        head = "verified without authentication (--allow-unpinned)" if self.allow_unpinned else "NOT AUTHENTICATED"
+        tail = "" if self.allow_unpinned else (
+            "; pin the publisher's key with --key PUB or --key-id HEX, or pass --allow-unpinned to accept this")
+        return (f"{head}: {self.target}: the signer is not authenticated; proven: {proven}; "
+                f"not proven: {'; '.join(self.not_proven())}{tail}")
 
     def as_json(self) -> str:
         doc = {
             "schema": REPORT_SCHEMA,
             "target": encodable(self.target),
             "verified": self.verified,
+            "checks_passed": self.checks_passed,
+            "authenticated": self.authenticated,
+            "allow_unpinned": self.allow_unpinned,
+            "pin": self.pin.as_dict(),
+            "signer_key_id": self.signer,
+            "proven": self.proven(),
+            "not_proven": self.not_proven(),
+            "summary": encodable(self.summary()),
             "checks": [r.as_dict() for r in self.results],
         }
         return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
@@ -62,48 +131,55 @@ class Report:
         """One line per check and per problem: names from the folder (a file name may hold a
         newline or an escape sequence) are shown escaped, so no problem spans or forges a line."""
         lines = []
-        target = one_line(self.target)
         for r in self.results:
             lines.append(f"{r.status.upper():4} {r.name:9} {one_line(r.detail)}")
             lines += [f"     {one_line(p.where)}: {one_line(p.what)}" for p in r.problems]
-        failed = [r.name for r in self.results if r.status == "fail"]
-        if failed:
-            lines.append(f"FAILED: {target}: {len(failed)} check(s) failed: {', '.join(failed)}")
-        else:
-            skipped = [r.name for r in self.results if r.status == "skip"]
-            note = f" (skipped: {', '.join(skipped)})" if skipped else ""
-            lines.append(f"verified: {target}{note}")
+        lines.append(one_line(self.summary()))
         return "\n".join(lines) + "\n"
 
 
-def published_root(path: Path) -> Path:
-    """The folder to verify: a built site's ``public/`` when given the site folder, else ``path``."""
+def locate(path: Path) -> tuple[Path, Path | None]:
+    """``(folder to verify, SITE folder or None)``: a built site's ``public/`` and the site itself when
+    given the site folder (``mkdocs.yml``, ``site/``, ``public/``), else ``(path, None)``."""
     if not path.exists():
         raise BadInput("no such file or folder", path)
     if not path.is_dir():
         raise BadInput("not a folder (give a trial bundle, a decision folder, a built site or a URL)", path)
-    public = path / "public"
-    if (path / "mkdocs.yml").is_file() and (public / MANIFEST_NAME).is_file():
-        return public
     markers = ("trial.json", "decision.toml", MANIFEST_NAME, ENVELOPE_NAME)
-    if not any((path / name).is_file() for name in markers):
+    own = any((path / name).is_file() for name in markers)
+    public = path / "public"
+    # Judged by public/ and either of its sources, so a deleted mkdocs.yml or site/ is reported, not a reason
+    # to call the folder something else.
+    if not own and public.is_dir() and not public.is_symlink() and ((path / "mkdocs.yml").exists() or (path / "site").exists()):
+        return public, path
+    if not own:
         raise BadInput(
             "nothing to verify: not a trial bundle (trial.json), a decision folder (decision.toml) "
             "or a built site (manifest.json)",
             path,
         )
-    return path
+    return path, None
+
+
+def published_root(path: Path) -> Path:
+    """The folder to verify: a built site's ``public/`` when given the site folder, else ``path``."""
+    return locate(path)[0]
 
 
 def verify_folder(
-    path: Path, keys: Sequence[Ed25519PublicKey] = (), *, label: str | None = None
+    path: Path, pin: Pin = UNPINNED, *, allow_unpinned: bool = False, label: str | None = None
 ) -> Report:
-    """Run every check on ``path`` (a bundle, decision folder or site); raise :class:`BadInput` if unreadable."""
-    root = published_root(Path(path))
-    ctx = Context(root=root, label=label or str(root), keys=list(keys), key_given=bool(keys))
+    """Run every check on ``path`` (a bundle, decision folder or site); raise :class:`BadInput` if unreadable.
+
+    ``pin`` names the publisher's key; without one the report can at most show
+    integrity, and is verified only when ``allow_unpinned`` accepts that.
+    """
+    root, site = locate(Path(path))
+    ctx = Context(root=root, label=label or str(root), pin=pin, site=site)
     try:
         ctx.scan()
     except OSError as err:
         raise BadInput(f"cannot list the folder ({err.strerror})", root) from None
     results = [run_check(name, check, ctx) for name, check in CHECKS]
-    return Report(target=ctx.label, results=results)
+    return Report(target=ctx.label, results=results, pin=pin, authenticated=ctx.authenticated, signer=ctx.signer,
+                  allow_unpinned=allow_unpinned)

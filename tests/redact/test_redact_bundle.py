@@ -159,4 +159,5 @@ def test_decision_folder(raw_decision, tmp_path):
     for trial in result.bundles:
         assert (result.out / trial / "receipt.json").is_file()
         assert read_json_model(result.out / trial / "manifest.json", Manifest) == build_manifest(result.out / trial)
-    assert not (result.out / "manifest.json").exists()
+    # The decision folder's own manifest lists everything below it, trial manifests included (issue 10, item 12).
+    assert read_json_model(result.out / "manifest.json", Manifest) == build_manifest(result.out)

@@ -34,6 +34,12 @@ def test_build_sign_then_verify(run_cli, redacted: Path, keypair, tmp_path: Path
     assert (tmp_path / "site" / "public" / "manifest.dsse.json").is_file()
     result = run_cli("verify", tmp_path / "site", "--key", keypair[1])
     assert result.code == 0, result.out
+    # build --sign prints the key id, which pins the site by itself.
+    from evidence_kit.verify.keys import key_id, load_public_key
+
+    kid = key_id(load_public_key(keypair[1]))
+    assert f"key id: {kid}" in built.out
+    assert run_cli("verify", tmp_path / "site", "--key-id", kid).code == 0
 
 
 def test_build_sign_with_bad_key_builds_nothing(run_cli, redacted: Path, tmp_path: Path) -> None:

@@ -18,30 +18,35 @@ def _lines(result) -> dict[str, str]:
 
 
 def test_raw_decision_verifies_with_skips(run_cli, reference_decision: Path) -> None:
-    result = run_cli("verify", reference_decision)
+    result = run_cli("verify", reference_decision, "--allow-unpinned")
     assert result.code == 0, result.out
     assert _lines(result) == {
         "signature": "SKIP", "statement": "SKIP", "digests": "SKIP", "complete": "SKIP",
-        "paths": "PASS", "contract": "PASS", "receipts": "SKIP", "figures": "PASS",
+        "paths": "PASS", "contract": "PASS", "receipts": "SKIP", "figures": "PASS", "sources": "SKIP",
     }
+    last = result.out.splitlines()[-1]
+    assert "not authenticated" in last and "not proven: who published it (the folder is not signed)" in last
+    assert "nothing lists their hashes: raw evidence" in last
 
 
 def test_raw_trial_bundle_verifies(run_cli, reference_decision: Path) -> None:
-    assert run_cli("verify", reference_decision / "dflash").code == 0
+    assert run_cli("verify", reference_decision / "dflash", "--allow-unpinned").code == 0
 
 
 def test_redacted_decision_and_bundle_verify(run_cli, redacted: Path) -> None:
-    result = run_cli("verify", redacted)
+    result = run_cli("verify", redacted, "--allow-unpinned")
     assert result.code == 0, result.out
     assert _lines(result)["receipts"] == "PASS" and _lines(result)["digests"] == "PASS"
-    assert run_cli("verify", redacted / "cache-layout").code == 0
+    assert run_cli("verify", redacted / "cache-layout", "--allow-unpinned").code == 0
 
 
 def test_signed_decision_folder(run_cli, redacted: Path, keypair) -> None:
     sign_tree(redacted, keypair[0])
     result = run_cli("verify", redacted, "--key", keypair[1])
     assert result.code == 0, result.out
-    assert set(_lines(result).values()) == {"PASS"}
+    lines = _lines(result)
+    assert lines.pop("sources") == "SKIP"  # not a built site folder: no mkdocs.yml or site/ to regenerate
+    assert set(lines.values()) == {"PASS"}
 
 
 def test_signing_is_deterministic(redacted: Path, keypair, tmp_path: Path) -> None:
@@ -176,7 +181,8 @@ def test_receipt_counting_a_file_the_bundle_does_not_hold(run_cli, redacted: Pat
     receipt = json.loads((bundle / "receipt.json").read_text())
     receipt["counts"]["logs/ghost.log"] = {"host": 2}
     (bundle / "receipt.json").write_text(json.dumps(receipt, indent=2) + "\n")
-    write_manifest(bundle)  # the manifest agrees with the files: only the receipt is wrong
+    write_manifest(bundle)  # the manifests agree with the files: only the receipt is wrong
+    write_manifest(redacted)  # the decision folder's own manifest lists the bundle's receipt too
     result = run_cli("verify", redacted)
     assert result.code == 1, result.out
     assert _lines(result)["receipts"] == "FAIL" and _lines(result)["digests"] == "PASS"

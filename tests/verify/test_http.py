@@ -10,6 +10,8 @@ from typing import Iterator
 
 import pytest
 
+from evidence_kit.verify.keys import key_id, load_public_key
+
 pytestmark = pytest.mark.slow
 
 
@@ -36,7 +38,9 @@ def test_verify_served_site_by_url(run_cli, served, keypair) -> None:
     url, _ = served
     result = run_cli("verify", url, "--key", keypair[1])
     assert result.code == 0, result.out
-    assert result.out.splitlines()[-1] == f"verified: {url.rstrip('/')}"
+    kid = key_id(load_public_key(keypair[1]))
+    assert result.out.splitlines()[-1].startswith(
+        f"verified: {url.rstrip('/')}: authenticated: signed by the publisher's key (key id {kid}, pinned with --key); ")
 
 
 def test_tampered_served_page_names_the_url(run_cli, served) -> None:

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from evidence_kit.verify.keys import key_id, load_public_key
+
 pytestmark = pytest.mark.slow  # the session builds a real site once (MkDocs, charts)
 
 DECISION = "decisions/2026-11-01-reference-reconstruction"
@@ -45,7 +47,9 @@ def test_signed_site_verifies_with_pinned_key(run_cli, site: Path, keypair) -> N
     assert result.code == 0, result.out
     assert [line.split()[0] for line in result.out.splitlines()[:8]] == ["PASS"] * 8
     assert "given with --key" in result.out
-    assert result.out.splitlines()[-1] == f"verified: {site}"
+    kid = key_id(load_public_key(keypair[1]))
+    assert result.out.splitlines()[-1].startswith(
+        f"verified: {site}: authenticated: signed by the publisher's key (key id {kid}, pinned with --key); ")
 
 
 def test_built_site_folder_verifies_its_public_folder(run_cli, site_master: Path, keypair) -> None:
@@ -54,14 +58,15 @@ def test_built_site_folder_verifies_its_public_folder(run_cli, site_master: Path
     assert f"verified: {site_master / 'public'}" in result.out
 
 
-def test_json_report(run_cli, site: Path) -> None:
-    result = _verify(run_cli, site, "--json")
+def test_json_report(run_cli, site: Path, keypair) -> None:
+    result = _verify(run_cli, site, "--json", "--key", keypair[1])
     doc = json.loads(result.out)
     assert result.code == 0 and doc["verified"] is True
+    assert doc["authenticated"] is True and doc["pin"] == {"by": "--key", "key_id": key_id(load_public_key(keypair[1]))}
     assert [c["check"] for c in doc["checks"]] == [
-        "signature", "statement", "digests", "complete", "paths", "contract", "receipts", "figures"
+        "signature", "statement", "digests", "complete", "paths", "contract", "receipts", "figures", "sources"
     ]
-    assert _verify(run_cli, site, "--json").out == result.out  # deterministic
+    assert _verify(run_cli, site, "--json", "--key", keypair[1]).out == result.out  # deterministic
 
 
 @pytest.mark.parametrize(
@@ -164,7 +169,12 @@ def test_resigned_by_another_key_caught_only_when_pinned(run_cli, site: Path, ke
     from evidence_kit.verify import sign_tree
 
     sign_tree(site, other_keypair[0])
-    assert _verify(run_cli, site).code == 0  # integrity holds: the folder names its own key
+    # Integrity holds against the key the folder names, but that proves nothing about who signed:
+    # unpinned is not verified, and only --allow-unpinned accepts it, saying so in the last line.
+    unpinned = _verify(run_cli, site)
+    assert unpinned.code == 1 and "the signer is not authenticated" in unpinned.out.splitlines()[-1]
+    allowed = _verify(run_cli, site, "--allow-unpinned")
+    assert allowed.code == 0 and "the signer is not authenticated" in allowed.out.splitlines()[-1]
     assert _verify(run_cli, site, "--key", keypair[1]).code == 1
 
 
@@ -179,7 +189,12 @@ def test_missing_envelope_with_key_fails(run_cli, site: Path, keypair) -> None:
     manifest = json.loads((site / "manifest.json").read_text())
     manifest["files"] = [f for f in manifest["files"] if f["path"] != "signing.pub"]
     (site / "manifest.json").write_text(json.dumps(manifest))
-    assert _verify(run_cli, site).code == 0  # a truly unsigned site: the line says SKIP, pin a key to refuse it
+    # A truly unsigned site: integrity only, so unpinned it is not verified; --allow-unpinned accepts it
+    # with the signer named as not authenticated, and a pinned key refuses it.
+    assert _verify(run_cli, site).code == 1
+    allowed = _verify(run_cli, site, "--allow-unpinned")
+    assert allowed.code == 0 and "who published it (the folder is not signed)" in allowed.out.splitlines()[-1]
+    assert _verify(run_cli, site, "--key", keypair[1]).code == 1
 
 
 def test_subject_not_bound_to_the_files(run_cli, site: Path, keypair) -> None:
