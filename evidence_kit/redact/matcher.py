@@ -31,8 +31,7 @@ from .views import View, views
 __all__ = ["Matcher", "Hit", "Examined", "compile_spellings", "lowered"]
 
 CACHE_LIMIT = 1_000_000
-_DIGITS = frozenset("0123456789")
-_HEX_DIGITS = frozenset("0123456789abcdef")
+_BASE64 = frozenset("abcdefghijklmnopqrstuvwxyz0123456789+/=-_")  # lowercased: the text is matched folded
 # Detector classes whose hits teach a value that may appear elsewhere without the shape the
 # detector needs (a host's short name, a labelled serial, a GPU UUID without its prefix).
 # Hex fingerprints, UUIDs and tokens are found by shape wherever they are.
@@ -238,18 +237,24 @@ class Matcher:
                 continue  # inside a value widened below
             spelling = match.group()
             variant = self.table[spelling]
-            widened = False
-            if not variant.exact:
-                # A long spelling matches inside longer words ("gpu-node-1" in "xgpu-node-1y"), but digits
-                # that go on make another value: 10.20.30.2 in 10.20.30.23, gpu-node-1 in gpu-node-17 (and
-                # hex digits a fingerprint). Replacing the known part would leave the rest and give two
-                # values one pseudonym: the whole run is a value of the same class, of its own.
-                more = _HEX_DIGITS if _HEX_DIGITS.issuperset(spelling) else _DIGITS
-                if spelling[-1] in more and end < len(lower) and lower[end] in more:
-                    while end < len(lower) and lower[end] in more:
+            if variant.exact:
+                # Base64 of a value: the whole encoded run goes (it cannot be cut at a value's edge).
+                while end < len(lower) and lower[end] in _BASE64:
+                    end += 1
+                while start > last and lower[start - 1] in _BASE64:
+                    start -= 1
+                widened = False
+            else:
+                # A long spelling matches inside longer text, but letters or digits that go on make
+                # another word: 10.20.30.2 in 10.20.30.23, gpu-node-1 in gpu-node-17, acme-labs in
+                # myacme-labs. Replacing the known part would leave the rest glued to the pseudonym
+                # (ip-1 and 3 read as ip-13) and give two values one name: the whole run is a value
+                # of the same class, of its own.
+                if spelling[-1].isalnum():
+                    while end < len(lower) and lower[end].isalnum():
                         end += 1
-                if spelling[0] in more and start > last and lower[start - 1] in more:
-                    while start > last and lower[start - 1] in more:
+                if spelling[0].isalnum():
+                    while start > last and lower[start - 1].isalnum():
                         start -= 1
                 widened = (start, end) != match.span()
             hits.append((start, end, variant, widened))

@@ -25,6 +25,9 @@ from .pseudonyms import CLASSES
 __all__ = ["Variant", "KnownValue", "variants", "classify", "integral_digits", "MIN_LENGTH", "MIN_DIGITS"]
 
 MIN_LENGTH = 3
+# A machine or a person may have a two-letter name (a host called `vm`, a user `jd`): whole names of
+# these classes are hunted from two characters on, as whole words.
+SHORT_NAMES = frozenset({"host", "user"})
 MIN_DIGITS = 6  # an all-digit spelling shorter than this is a count or a setting, never an identity
 MIN_BASE64_BYTES = 8  # base64 is hunted for spellings at least this long (8 bytes: 8+ letters of base64)
 _HEX = re.compile(r"^[0-9a-fA-F]{7,128}$")
@@ -296,10 +299,10 @@ def _raw_variants(cls: str, value: str) -> Iterator[tuple[str, str, str]]:
         yield value, cls, value
 
 
-def _skipped(spelled: str) -> bool:
+def _skipped(spelled: str, cls: str = "") -> bool:
     """Spellings never hunted: too short, public words, bare versions, short numbers."""
     return (
-        len(spelled) < MIN_LENGTH
+        len(spelled) < (2 if cls in SHORT_NAMES else MIN_LENGTH)
         or is_public(spelled)
         or bool(_VERSION.match(spelled) and not _IPV4.match(spelled) and not spelled.isdigit())
         or (spelled.isdigit() and len(spelled) < MIN_DIGITS)
@@ -318,7 +321,7 @@ def variants(known: KnownValue) -> list[Variant]:
     for text, vcls, entity in _raw_variants(cls, value):
         for spelled in _encoded(text):
             folded = spelled.casefold()
-            if folded not in found and not _skipped(spelled):
+            if folded not in found and not _skipped(spelled, vcls):
                 found[folded] = Variant(spelled, vcls, entity)
     if len(value.encode("utf-8", "surrogatepass")) >= MIN_BASE64_BYTES and not _skipped(value):
         entity = next((v.entity for v in found.values() if v.text == value), value)

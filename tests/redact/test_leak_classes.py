@@ -249,3 +249,14 @@ def test_a_stray_receipt_in_raw_evidence_earns_no_trust_for_pseudonym_shaped_val
                                             "policy_digest": "sha256:" + "0" * 64, "counts": {}}) + "\n"})
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     assert "ssh host-7 " not in (result.out / "logs" / "cluster.log").read_text()
+
+
+def test_a_two_letter_host_name_is_hunted_as_a_whole_word(tmp_path):
+    """The collector records socket.gethostname(); a machine called `vm` was published as is."""
+    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), {"collector_host": "vm"},
+                {"logs/cluster.log": "collected on vm; vmstat and kvm are words\n"})
+    result = redact_bundle(raw, tmp_path / "out", key=KEY)
+    assert result.publishable, [str(f) for f in result.findings]
+    assert '"collector_host": "vm"' not in (result.out / JOURNAL).read_text()
+    log = (result.out / "logs" / "cluster.log").read_text()
+    assert "on vm;" not in log and "vmstat and kvm are words" in log
