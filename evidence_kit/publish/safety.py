@@ -13,8 +13,9 @@ from typing import Sequence
 
 from ..errors import CheckFailed
 from ..model.evidence import DecisionEvidence
+from .charts import VEGA_SCRIPT, vendored_script
 
-__all__ = ["KNOWN_ONLY", "known_values", "scan_site"]
+__all__ = ["KNOWN_ONLY", "known_values", "public_copies", "scan_site"]
 
 # Minified third-party scripts: hunted for known values only (the detectors would
 # flag their own hashes and example addresses).
@@ -50,18 +51,52 @@ SITE_PUBLIC: tuple[str, ...] = (
 )
 
 
+def _upstream(rel: str) -> Path | bytes | None:
+    """Where a third-party file of the site comes from: vl-convert's bundle, Material's theme, MkDocs' search."""
+    import material
+    import mkdocs
+
+    if rel == f"assets/{VEGA_SCRIPT}":
+        return vendored_script()
+    if rel.startswith(("assets/javascripts/", "assets/stylesheets/", "assets/images/")):
+        return Path(material.__file__).resolve().parent / "templates" / rel
+    if rel.startswith("search/") and rel.endswith(".js"):
+        return Path(mkdocs.__file__).resolve().parent / "contrib" / "search" / "templates" / rel
+    return None
+
+
+def public_copies(root: Path) -> list[str]:
+    """Files under ``root`` that are byte for byte a third-party file of the same name.
+
+    A copy of a public file holds nothing of the evidence, so a short private value that
+    happens to be a word of minified code (a host called ``vm``) is no finding there.
+    """
+    found = []
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        origin = _upstream(rel) if path.is_file() and not path.is_symlink() else None
+        if isinstance(origin, Path):
+            origin = origin.read_bytes() if origin.is_file() else None
+        if origin is not None and origin == path.read_bytes():
+            found.append(rel)
+    return found
+
+
 def scan_site(roots: Sequence[Path], values: list, *, shown_as: Path, policy_file: Path | None = None) -> None:
     """Scan every file under ``roots``; raise :class:`CheckFailed` naming the first finding and the count.
 
     ``roots`` are staged folders; findings are reported under ``shown_as`` (the
-    site folder the user named), where the file would have gone.
+    site folder the user named), where the file would have gone. Exact copies of
+    third-party files (:func:`public_copies`) are not scanned; anything else under the
+    vendored folders is, for known values.
     """
     from ..redact import Policy, load_policy, scan_tree
 
     policy = load_policy(policy_file) if policy_file else Policy()
     policy = policy.model_copy(update={"public": [*policy.public, *SITE_PUBLIC]})
     for root in roots:
-        findings = scan_tree(root, known_values=values, policy=policy, known_only=KNOWN_ONLY)
+        findings = scan_tree(root, known_values=values, policy=policy, known_only=KNOWN_ONLY,
+                             skip=public_copies(root))
         if findings:
             first = findings[0]
             how = "a known private value" if first.source == "known" else f"the {first.cls} detector"

@@ -265,6 +265,7 @@ def scan_tree(
     known_values: Iterable[KnownValue | tuple[str, str]] = (),
     policy: Policy | None = None,
     known_only: Iterable[str] = (),
+    skip: Iterable[str] = (),
 ) -> list[Finding]:
     """Scan a folder (raw evidence, a bundle, a built site) for anything private.
 
@@ -273,13 +274,16 @@ def scan_tree(
     :func:`~.harvest.load_known_values`); the policy adds its own values, public
     words and disabled detectors. Files matching a ``known_only`` glob (e.g.
     :data:`SITE_KNOWN_ONLY`) are checked for known values but not by detectors.
-    Returns findings sorted by file and line; empty means clean.
+    Files named in ``skip`` (relative paths: exact copies of public third-party files)
+    are not scanned. Returns findings sorted by file and line; empty means clean.
     """
     root = Path(path)
     if not root.is_dir():
         raise BadInput("not a folder", root)
+    skipped = set(skip)
     files = sorted(
-        p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file() and not p.is_symlink()
+        rel for rel in (p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file() and not p.is_symlink())
+        if rel not in skipped
     )
     matcher = make_matcher(known_values, policy)
     matcher.allow(published_hashes(root, files))
