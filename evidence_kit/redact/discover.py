@@ -105,9 +105,8 @@ def discover(
 def _mentioning(probe: re.Pattern[str], texts: Iterable[str], chunk: int = 20_000) -> Iterator[str]:
     """The texts in which ``probe`` matches, as written or in a decoded view.
 
-    One search over many texts joined by NUL (which no text of a file holds) instead of
-    one search each; a match that runs over a join flags every text it touches, so no
-    match can hide behind another.
+    One search over many texts joined by NUL instead of one search each; a match that
+    runs over a join flags every text it touches, so no match can hide behind another.
     """
     batch: list[str] = []
     for text in itertools.chain(texts, [None]):

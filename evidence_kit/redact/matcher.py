@@ -213,11 +213,15 @@ class Matcher:
         self.cache.clear()
         self.clean_literals.clear()
 
-    def numbers(self, text: str) -> list[Hit]:
-        """Known values that are all digits (serials) written anywhere in ``text``, JSON numbers included."""
+    def has_numbers(self) -> bool:
+        """Whether any known value is all digits (a serial): only then can a JSON number be private."""
         if self._numeric is False:
             self._numeric = frozenset(t for t in self.table if t.isdigit()) or None
-        if self._numeric is None:
+        return self._numeric is not None
+
+    def numbers(self, text: str) -> list[Hit]:
+        """Known values that are all digits (serials) written anywhere in ``text``, JSON numbers included."""
+        if not self.has_numbers():
             return []
         return [Hit(m.start(), m.end(), self.table[m.group()].cls, "known", self.table[m.group()].entity)
                 for m in _DIGIT_RUN.finditer(text) if m.group() in self._numeric]  # type: ignore[operator]

@@ -320,7 +320,7 @@ class _Literals:
 
     def _numbers(self, text: str, counts: Counter[str]) -> str:
         """An identifying number under ``private`` (a serial harvested as a value) becomes its pseudonym."""
-        if '"private"' not in text or not self.matcher.numbers(text):
+        if '"private"' not in text or not self.matcher.has_numbers():
             return text
         pieces: list[str] = []
         last = 0
