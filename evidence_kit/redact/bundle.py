@@ -229,7 +229,7 @@ def redact_bundle(
     sources, dropped, receipts = _inventory(raw, bundles, policy)
     discovered = discover_files(raw, [(s.rel, s.kind) for s in sources] + [(rel, "binary") for rel in dropped],
                                 policy.known_values(), public=policy.public, disabled=policy.disable,
-                                trust_pseudonyms=_redacted_before(raw, bundles, receipts))
+                                trust_pseudonyms=_redacted_before(raw, bundles, receipts), declared=policy.known_values())
     matcher = discovered.matcher
     pseudonyms = Pseudonyms(key)
     pseudonyms.reserve(matcher.table)  # no pseudonym is spelled like a real value
@@ -256,7 +256,7 @@ def redact_bundle(
             hashes |= _write_decision_files(tmp, raw, bundles, sources, counts, digest, pseudonyms.key_id,
                                             dropped_names, "hmac-sha256" if key else "counter")
         files = listed_files(tmp)
-        matcher.allow(with_short_forms(hashes))
+        matcher.for_scanning(with_short_forms(hashes))
         findings = scan_files(tmp, files, matcher)
         if findings:
             for bundle in bundles:

@@ -60,11 +60,13 @@ DETECTORS: tuple[tuple[str, str], ...] = (
     ("gpu", _B + r"(?:GPU|MIG)-(?:GPU-)?" + _H + "{8}-" + _H + "{4}-" + _H + "{4}-" + _H + "{4}-"
             + _H + r"{12}(?:/[0-9]+/[0-9]+)?" + _E),
     ("uuid", _B + _H + "{8}-" + _H + "{4}-" + _H + "{4}-" + _H + "{4}-" + _H + "{12}" + _E),
-    ("mac", _B + _H + "{2}(?::" + _H + "{2}){5}" + _E + "|" + _B + _H + "{2}(?:-" + _H + "{2}){5}" + _E),
+    ("mac", _B + _H + "{2}(?::" + _H + "{2}){5}" + _E + "|" + _B + _H + "{2}(?:-" + _H + "{2}){5}" + _E
+            + "|" + _B + _H + r"{4}\." + _H + r"{4}\." + _H + "{4}" + _E),  # Cisco: 0242.ac11.0003
     ("ip", r"(?<![0-9A-Za-z.])(?:" + _OCTET + r"\.){4}(?i:in-addr\.arpa)(?![A-Za-z0-9-]|\.[A-Za-z0-9])"  # reverse DNS
            r"|(?<![0-9A-Za-z:])(?:" + _H + "{1,4}:){7}" + _H + r"{1,4}(?![0-9A-Za-z:])"
            r"|(?<![0-9A-Za-z:])(?:" + _H + "{1,4}:){1,6}:(?:" + _H + "{1,4}:){0,5}" + _H
            + r"{1,4}(?:%[A-Za-z0-9]+)?(?![0-9A-Za-z:])"
+           r"|(?<![0-9A-Za-z:])::(?:" + _H + "{1,4}:){0,5}" + _H + r"{1,4}(?:%[A-Za-z0-9]+)?(?![0-9A-Za-z:.])"
            r"|(?<![0-9A-Za-z.])(?:" + _OCTET + r"\.){3}" + _OCTET + r"(?![0-9A-Za-z]|\.[0-9])"),
     ("path", r"/(?<![A-Za-z0-9_./~-]/)(?:" + "|".join(_TREES) + r")/" + _PATHCHARS + "+"
              r"|(?<![A-Za-z0-9_./~-])(?:~|\$HOME)/" + _PATHCHARS + "+"
@@ -108,7 +110,7 @@ LABELS: dict[str, str] = {
 }
 _LABEL_TEXT = re.compile(
     r"(?i)(?<![A-Za-z0-9_])(" + "|".join(sorted((re.escape(k) for k in LABELS), key=len, reverse=True))
-    + r")\"?[ \t]*(?:\.{2,}[ \t]*)?[:=][ \t]*\"?([^\s\",;'}\]]+)"
+    + r")[\"']?[ \t]*(?:\.{2,}[ \t]*)?[:=][ \t]*[\"']?([^\s\",;'}\]]+)"
 )
 
 
@@ -119,7 +121,7 @@ _LABEL_TEXT = re.compile(
 _PATH_HINT = re.compile("/(?:" + "|".join(_TREES) + ")/")
 _HOST_HINT = re.compile(r"\.(?i:" + "|".join(_TLDS) + r")(?![A-Za-z0-9-])")
 _MAC_HINT = re.compile(":" + _H + "{2}:" + _H + "{2}:" + _H + "{2}:" + _H + "{2}:|-" + _H + "{2}-" + _H + "{2}-" + _H
-                       + "{2}-" + _H + "{2}-")
+                       + "{2}-" + _H + "{2}-|" + _H + r"{4}\." + _H + r"{4}\.")
 _IPV4_HINT = re.compile(r"\.[0-9]{1,3}\.[0-9]{1,3}\.")
 _Hint = Callable[[str, str], object]
 _HINTS: dict[str, _Hint] = {
@@ -180,6 +182,8 @@ def _guarded(cls: str, text: str, start: int, whole: str) -> bool:
         return False
     if cls == "ip" and ":" in text and not re.search(r"[0-9a-fA-F]{3}", text) and text.count(":") < 7:
         return True  # "12::30"-like fragments, not an address anyone owns
+    if cls == "mac" and "." in text and not re.search(r"[a-fA-F]", text):
+        return True  # 2024.1105.1230: a date or a version in groups of four, not a Cisco-style MAC
     return is_public(text)
 
 

@@ -57,6 +57,7 @@ def discover(
     public: Iterable[str] = (),
     disabled: Iterable[str] = (),
     trust_pseudonyms: bool = False,
+    declared: Iterable[KnownValue] = (),
 ) -> Discovered:
     """The fixed point: ``seed`` grown by what ``texts`` teach until they teach nothing new.
 
@@ -66,7 +67,7 @@ def discover(
     second round. Later rounds read the distinct texts of the first from memory, or call
     ``texts(False)`` again when there were too many to keep.
     """
-    public, disabled = list(public), list(disabled)
+    public, disabled, declared = list(public), list(disabled), list(declared)
     known: list[KnownValue] = []
     seen: set[KnownValue] = set()
 
@@ -81,7 +82,8 @@ def discover(
 
     extend(seed)
     cache: dict[str, Examined] = {}
-    matcher = Matcher(known, public=public, disabled=disabled, trust_pseudonyms=trust_pseudonyms, cache=cache)
+    matcher = Matcher(known, public=public, disabled=disabled, trust_pseudonyms=trust_pseudonyms,
+                      declared=declared, cache=cache)
     learnt: set[KnownValue] = set()
     distinct = _Distinct()
     for text in distinct.of(texts(True)):
@@ -91,7 +93,8 @@ def discover(
         if rounds >= MAX_ROUNDS:
             raise BadInput(f"discovery did not settle in {MAX_ROUNDS} rounds (each learnt new values)")
         before = set(matcher.table)
-        matcher = Matcher(known, public=public, disabled=disabled, trust_pseudonyms=trust_pseudonyms, cache=cache)
+        matcher = Matcher(known, public=public, disabled=disabled, trust_pseudonyms=trust_pseudonyms,
+                      declared=declared, cache=cache)
         probe = compile_spellings(set(matcher.table) - before)
         rounds += 1
         if probe is None:
@@ -184,4 +187,5 @@ def known_values_from_raw(raw: Path, policy: Policy | None = None) -> list[Known
     policy = policy or Policy()
     files = [(p.relative_to(raw).as_posix(), file_kind(p))
              for p in sorted(raw.rglob("*")) if p.is_file() and not p.is_symlink()]
-    return discover_files(raw, files, policy.known_values(), public=policy.public, disabled=policy.disable).values
+    return discover_files(raw, files, policy.known_values(), public=policy.public, disabled=policy.disable,
+                          declared=policy.known_values()).values

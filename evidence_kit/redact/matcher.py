@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 from .detectors import compile_detectors, find, find_labelled
 from .pseudonyms import Pseudonyms, is_pseudonym
-from .variants import KnownValue, Variant, variants
+from .variants import KnownValue, Variant, canonical, variants
 from .views import View, views
 
 __all__ = ["Matcher", "Hit", "Examined", "compile_spellings", "lowered"]
@@ -39,6 +39,7 @@ _DISCOVER = frozenset({"host", "email", "url", "gpu", "ip", "mac", "serial", "co
 # What a known value is masked with before the detectors look: pseudonym-shaped, so a detector
 # sees what it will see in the output (and a hit that is only the mask is no hit).
 _MASK = "{}-ghjkmnpq"
+_MASKED = re.compile(r"[a-z]+-ghjkmnpq")
 # Boundaries, by spelling: digits (a serial) must not run on into more digits or a decimal
 # fraction; short words (under 8 characters) match only as whole words ("alice" not in
 # "malice"); longer spellings match anywhere.
@@ -136,13 +137,6 @@ def _masked(text: str, spans: list[tuple[int, int, str]]) -> View:
     return View("".join(pieces), tuple(lo), tuple(hi))
 
 
-def canonical(cls: str, value: str) -> str:
-    """The value a hit stands for: a reverse-DNS name is the address it names."""
-    if cls == "ip" and value.lower().endswith(".in-addr.arpa"):
-        return ".".join(reversed(value.split(".")[:4]))
-    return value
-
-
 def _teaches(cls: str, value: str) -> Iterable[KnownValue]:
     """What a detector hit teaches: the value itself, or the part of it found elsewhere alone."""
     if cls not in _DISCOVER:
@@ -181,6 +175,7 @@ class Matcher:
         disabled: Iterable[str] = (),
         allowed: Iterable[str] = (),
         trust_pseudonyms: bool = False,
+        declared: Iterable[KnownValue] = (),
         cache: dict[str, Examined] | None = None,
     ):
         self.public = {word.lower() for word in public}
@@ -189,9 +184,16 @@ class Matcher:
         self.labels = "label" not in disabled
         self.allowed = {item.lower() for item in allowed}
         self.trust_pseudonyms = trust_pseudonyms
+        self.redacted_text = trust_pseudonyms  # a detector hit spelled like a pseudonym is one (see for_scanning)
         self.table: dict[str, Variant] = {}
         for value in known:
             self._add(value)
+        for value in declared:
+            # A value the operator declares is hunted even when it is a built-in public word
+            # (a project called "Falcon"); the policy refuses the evidence format's own words.
+            folded = lowered(value.value.strip())
+            if len(folded) >= 2 and folded not in self.table:
+                self.table[folded] = Variant(value.value.strip(), value.cls, value.value.strip())
         self.pattern = compile_spellings(self.table)
         self.cache: dict[str, Examined] = {} if cache is None else cache
         self._known_only: dict[str, tuple[Hit, ...]] = {}
@@ -201,8 +203,8 @@ class Matcher:
 
     def _add(self, known: KnownValue) -> None:
         for variant in variants(known):
-            folded = variant.text.lower()
-            if (folded in self.public or folded in self.table or len(folded) != len(variant.text)
+            folded = lowered(variant.text)  # the text is folded the same way, letter for letter
+            if (folded in self.public or folded in self.table
                     or (self.trust_pseudonyms and is_pseudonym(variant.text))):
                 continue
             self.table[folded] = variant
@@ -212,6 +214,12 @@ class Matcher:
         self.allowed |= {hit.lower() for hit in hits}
         self.cache.clear()
         self.clean_literals.clear()
+
+    def for_scanning(self, hashes: Iterable[str]) -> None:
+        """Look at redacted output from now on: the published hashes are public, and a detector
+        hit spelled like a pseudonym is one. (In raw evidence a host may be called ``gpu-2``.)"""
+        self.redacted_text = True
+        self.allow(hashes)
 
     def has_numbers(self) -> bool:
         """Whether any known value is all digits (a serial): only then can a JSON number be private."""
@@ -241,6 +249,14 @@ class Matcher:
                 continue  # inside a value widened below
             spelling = match.group()
             variant = self.table[spelling]
+            if variant.cls == "domain" and start > last and lower[start - 1] == ".":
+                # A name under a known domain (gpu-node-18 under lab.acme-corp.internal) is a host
+                # of its own, not a bare label left in front of the domain's pseudonym.
+                while start > last and (lower[start - 1].isalnum() or lower[start - 1] in ".-"):
+                    start -= 1
+                hits.append((start, end, Variant(text[start:end], "host", text[start:end]), True))
+                last = end
+                continue
             if variant.exact:
                 # Base64 of a value: the whole encoded run goes (it cannot be cut at a value's edge).
                 while end < len(lower) and lower[end] in _BASE64:
@@ -277,8 +293,10 @@ class Matcher:
         return kept
 
     def _is_allowed(self, hit: str) -> bool:
-        # A pseudonym is already redacted: that keeps a second redaction from changing a byte.
-        return hit in self.allowed or hit in self.public or is_pseudonym(hit)
+        # In redacted text a pseudonym is already redacted (a second redaction changes no byte);
+        # in raw evidence it is a real name spelled like one. The masks of known values never count.
+        return (hit in self.allowed or hit in self.public or _MASKED.fullmatch(hit) is not None
+                or (self.redacted_text and is_pseudonym(hit)))
 
     def _view_hits(self, text: str, view: View | None, detectors: bool,
                    learnt: set[KnownValue]) -> list[tuple[int, int, Hit]]:

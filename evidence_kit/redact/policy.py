@@ -31,6 +31,7 @@ from ..model._base import Record
 from .detectors import DETECTORS
 from .pseudonyms import CLASSES, Pseudonyms
 from .variants import KnownValue
+from .vocabulary import format_words
 
 __all__ = ["Policy", "POLICY_SCHEMA", "load_policy", "policy_digest"]
 
@@ -66,6 +67,14 @@ class Policy(Record):
             if name not in _DETECTOR_NAMES:
                 raise ValueError(f"unknown detector {name!r} (one of {', '.join(sorted(_DETECTOR_NAMES))})")
         return value
+
+    @model_validator(mode="after")
+    def _not_a_format_word(self) -> "Policy":
+        if any(item.strip().casefold() in format_words() for items in self.private.values() for item in items):
+            # Never echo the value: the message is printed and may be logged.
+            raise ValueError("a value under [private] is a word of the evidence format itself (a field or record "
+                             "name); hunting it would rewrite the evidence's structure: list a longer spelling")
+        return self
 
     @model_validator(mode="after")
     def _not_both(self) -> "Policy":

@@ -30,7 +30,7 @@ from .manifest import ENVELOPE_NAME, file_sha256
 from .matcher import Hit, Matcher
 from .policy import Policy
 from .variants import KnownValue
-from .walkers import _LITERAL, clean_key, file_kind, open_text, plain_literals
+from .walkers import _LITERAL, clean_key, file_kind, labelled_pairs, open_text, plain_literals
 
 __all__ = [
     "Finding", "scan_tree", "scan_files", "published_hashes", "make_matcher", "with_short_forms", "SITE_KNOWN_ONLY",
@@ -70,7 +70,7 @@ def make_matcher(known_values: Iterable[KnownValue | tuple[str, str]] = (), poli
     """A matcher for scanning: the policy's values and words plus ``known_values``."""
     policy = policy or Policy()
     known = [KnownValue(*value) for value in [*policy.known_values(), *known_values]]
-    return Matcher(known, public=policy.public, disabled=policy.disable)
+    return Matcher(known, public=policy.public, disabled=policy.disable, declared=policy.known_values())
 
 
 def with_short_forms(hexes: Iterable[str]) -> set[str]:
@@ -138,6 +138,9 @@ def _line_hits(matcher: Matcher, line: str, json_like: bool, detectors: bool) ->
             hits += found
         elif len(clean) < 200_000:
             clean.add(key)
+    texts = plain if plain is not None else [json.loads(raw) if "\\" in raw else raw[1:-1] for raw in _LITERAL.findall(line)]
+    for pair in labelled_pairs(line, texts):  # "Hostname": "…": the label and its value are two strings
+        hits += matcher.leaks(pair)
     return hits + matcher.numbers(line)  # a private number written as a JSON number
 
 
@@ -286,5 +289,5 @@ def scan_tree(
         if rel not in skipped
     )
     matcher = make_matcher(known_values, policy)
-    matcher.allow(published_hashes(root, files))
+    matcher.for_scanning(published_hashes(root, files))
     return scan_files(root, files, matcher, known_only=known_only)

@@ -13,8 +13,10 @@ Letter case is handled by the matcher (it folds case), not by listing cases here
 from __future__ import annotations
 
 import base64
+import ipaddress
 import re
 import shlex
+import unicodedata
 from functools import lru_cache
 from typing import Iterator, NamedTuple
 from urllib.parse import quote, quote_plus, urlsplit
@@ -22,7 +24,7 @@ from urllib.parse import quote, quote_plus, urlsplit
 from .detectors import is_public
 from .pseudonyms import CLASSES
 
-__all__ = ["Variant", "KnownValue", "variants", "classify", "integral_digits", "MIN_LENGTH", "MIN_DIGITS"]
+__all__ = ["Variant", "KnownValue", "variants", "classify", "canonical", "integral_digits", "MIN_LENGTH", "MIN_DIGITS"]
 
 MIN_LENGTH = 3
 # A machine or a person may have a two-letter name (a host called `vm`, a user `jd`): whole names of
@@ -97,8 +99,11 @@ def classify(value: str, key: str = "") -> str:
 
 
 def _encoded(text: str) -> Iterator[str]:
-    """Escaped spellings a value takes inside JSON text, query strings and shell lines."""
+    """Escaped spellings a value takes inside JSON text, query strings and shell lines (and its NFKC form)."""
     yield text
+    composed = unicodedata.normalize("NFKC", text)
+    if composed != text:
+        yield composed  # what the hidden-letter view reads: composed, compatibility letters folded
     if "/" in text:
         yield text.replace("/", "\\/")
     if " " in text:
@@ -156,12 +161,52 @@ def _ipv4(value: str) -> Iterator[tuple[str, str, str]]:
     yield ".".join(map(str, reversed(octets))) + ".in-addr.arpa", "ip", value
 
 
+def _ipv6(value: str) -> Iterator[tuple[str, str, str]]:
+    """An IPv6 address compressed, in full, without leading zeros; an IPv4-mapped one as its IPv4 too."""
+    try:
+        address = ipaddress.IPv6Address(value.split("%")[0].strip("[]"))
+    except ValueError:
+        yield value, "ip", value
+        return
+    canon = address.compressed
+    yield value, "ip", canon
+    yield canon, "ip", canon
+    yield address.exploded, "ip", canon
+    yield ":".join(f"{int(group, 16):x}" for group in address.exploded.split(":")), "ip", canon
+    if address.ipv4_mapped is not None:
+        yield from _ipv4(str(address.ipv4_mapped))
+
+
+def _mac(value: str) -> Iterator[tuple[str, str, str]]:
+    """A MAC address as ip link, Windows and Cisco print it, and bare."""
+    digits = re.sub(r"[^0-9a-fA-F]", "", value).lower()
+    if len(digits) != 12:
+        yield value, "mac", value
+        return
+    canon = ":".join(digits[i:i + 2] for i in range(0, 12, 2))
+    for spelled in (canon, canon.replace(":", "-"), f"{digits[:4]}.{digits[4:8]}.{digits[8:]}", digits):
+        yield spelled, "mac", canon
+
+
+def canonical(cls: str, value: str) -> str:
+    """The one spelling a value's pseudonym is named after: an address or a MAC however written."""
+    if cls == "ip":
+        reverse = _REVERSE_DNS.match(value)
+        if reverse:
+            return ".".join(reversed(reverse.groups()))
+        if ":" in value:
+            return next(_ipv6(value))[2]
+    if cls == "mac":
+        return next(_mac(value))[2]
+    return value
+
+
 def _host(value: str) -> Iterator[tuple[str, str, str]]:
     if _IPV4.match(value):
         yield from _ipv4(value)
         return
     if ":" in value:
-        yield value, "ip", value
+        yield from _ipv6(value)
         return
     reverse = _REVERSE_DNS.match(value)
     if reverse:  # a reverse-DNS name is the address it names
@@ -288,6 +333,9 @@ def _raw_variants(cls: str, value: str) -> Iterator[tuple[str, str, str]]:
         yield value, cls, value
         if match:
             yield match.group(2), cls, value
+            yield match.group(2).replace("-", ""), cls, value  # exporters key metrics by the bare hex
+    elif cls == "mac":
+        yield from _mac(value)
     elif cls == "ip":
         yield from _host(value)
     elif cls == "email":
@@ -313,18 +361,23 @@ def _skipped(spelled: str, cls: str = "") -> bool:
 def variants(known: KnownValue) -> list[Variant]:
     """Every spelling of ``known`` worth hunting for, longest first, public words left out.
 
-    The value itself is hunted inside base64 too (at its three alignments).
+    The value and each of its spellings of 8 bytes or more are hunted inside base64 too
+    (at their three alignments).
     """
     cls = known.cls if known.cls in CLASSES else "value"
     value = known.value.strip()
     found: dict[str, Variant] = {}
+    encodable: dict[str, tuple[str, str]] = {}
     for text, vcls, entity in _raw_variants(cls, value):
         for spelled in _encoded(text):
             folded = spelled.casefold()
             if folded not in found and not _skipped(spelled, vcls):
                 found[folded] = Variant(spelled, vcls, entity)
-    if len(value.encode("utf-8", "surrogatepass")) >= MIN_BASE64_BYTES and not _skipped(value):
-        entity = next((v.entity for v in found.values() if v.text == value), value)
-        for spelled in _base64(value):
-            found.setdefault(spelled.casefold(), Variant(spelled, cls, entity, exact=True))
+        if vcls != "ip" and not _skipped(text, vcls):
+            encodable.setdefault(text, (vcls, entity))
+    encodable.setdefault(value, (cls, next((v.entity for v in found.values() if v.text == value), value)))
+    for text, (vcls, entity) in encodable.items():
+        if len(text.encode("utf-8", "surrogatepass")) >= MIN_BASE64_BYTES and not _skipped(text, vcls):
+            for spelled in _base64(text):
+                found.setdefault(spelled.casefold(), Variant(spelled, vcls, entity, exact=True))
     return sorted(found.values(), key=lambda v: (-len(v.text), v.text))

@@ -21,7 +21,7 @@ import html
 import re
 import unicodedata
 from functools import lru_cache
-from typing import Callable, NamedTuple
+from typing import Callable, Iterator, NamedTuple
 
 __all__ = ["View", "views", "normalise", "DEPTH"]
 
@@ -122,30 +122,80 @@ def _format_characters() -> re.Pattern[str]:
     return re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in _INVISIBLE_RANGES) + "]")
 
 
-def normalise(text: str) -> str:
-    """``text`` as :func:`views` reads it for hidden letters: format characters removed, then NFKC.
+def _clusters(text: str) -> Iterator[tuple[str, int, int]]:
+    """``(characters, first, last)``: each letter with the combining marks that follow it
+    (invisible characters dropped), where ``first`` and ``last`` index ``text``."""
+    fmt = _format_characters()
+    cluster: list[str] = []
+    first = last = -1
+    for index, char in enumerate(text):
+        if fmt.match(char):
+            continue
+        if cluster and unicodedata.combining(char):
+            cluster.append(char)
+            last = index
+            continue
+        if cluster:
+            yield "".join(cluster), first, last
+        cluster, first, last = [char], index, index
+    if cluster:
+        yield "".join(cluster), first, last
 
-    Each character is normalised on its own, so the mapping back to the original stays exact.
-    """
-    return "".join(unicodedata.normalize("NFKC", c) for c in _format_characters().sub("", text))
+
+def _rebuilt(view: View, fold: Callable[[str], str]) -> View:
+    """``view`` with each letter-and-marks cluster replaced by ``fold(cluster)``, mapped to its span."""
+    pieces: list[str] = []
+    lo: list[int] = []
+    hi: list[int] = []
+    for cluster, first, last in _clusters(view.text):
+        folded = fold(cluster)
+        pieces.append(folded)
+        lo.extend([view.lo[first]] * len(folded))
+        hi.extend([view.hi[last]] * len(folded))
+    return View("".join(pieces), tuple(lo), tuple(hi))
+
+
+def _compatible(cluster: str) -> str:
+    return unicodedata.normalize("NFKC", cluster)
+
+
+def _unmarked(cluster: str) -> str:
+    return unicodedata.normalize("NFKC", "".join(c for c in unicodedata.normalize("NFKD", cluster)
+                                                 if not unicodedata.combining(c)))
+
+
+def normalise(text: str) -> str:
+    """``text`` as :func:`views` reads it for hidden letters: invisible characters removed, each letter
+    with its combining marks composed (NFC), compatibility letters folded (NFKC)."""
+    return "".join(_compatible(cluster) for cluster, _, _ in _clusters(text))
 
 
 def _normalised(view: View) -> View | None:
     text = view.text
     if text.isascii() or (unicodedata.is_normalized("NFKC", text) and not _format_characters().search(text)):
         return None
-    pieces: list[str] = []
-    lo: list[int] = []
-    hi: list[int] = []
-    fmt = _format_characters()
-    for index, char in enumerate(text):
-        if fmt.match(char):
-            continue
-        folded = unicodedata.normalize("NFKC", char)
-        pieces.append(folded)
-        lo.extend([view.lo[index]] * len(folded))
-        hi.extend([view.hi[index]] * len(folded))
-    return View("".join(pieces), tuple(lo), tuple(hi))
+    return _rebuilt(view, _compatible)
+
+
+def _without_marks(view: View) -> View | None:
+    """Letters without their combining marks: an underlined or struck-through name (U+0332, U+0336)
+    stays legible, so it is read without them too."""
+    if text_has_marks(view.text):
+        return _rebuilt(view, _unmarked)
+    return None
+
+
+def text_has_marks(text: str) -> bool:
+    """Whether ``text`` holds a combining mark."""
+    return not text.isascii() and any(unicodedata.combining(c) for c in text)
+
+
+_GIT_HASH = re.compile(r"(?<=[-+.])g(?=[0-9a-fA-F]{7,40}(?![0-9A-Za-z]))")
+
+
+def _git_describe(view: View) -> View | None:
+    """``v0.11.1-3-g3f9c2a7`` and ``0.11.1.dev3+g3f9c2a7``: the ``g`` git glues before a short revision, read as a space."""
+    return _substitute(view, _GIT_HASH, lambda match: " ")
 
 
 def _decoders(text: str) -> list[Callable[[View], View | None]]:
@@ -161,6 +211,9 @@ def _decoders(text: str) -> list[Callable[[View], View | None]]:
         out.append(lambda v: _substitute(v, _ADDRESS, _unpad))
     if not text.isascii():
         out.append(_normalised)
+        out.append(_without_marks)
+    if ("-g" in text or "+g" in text or ".g" in text) and _GIT_HASH.search(text):
+        out.append(_git_describe)
     return out
 
 

@@ -29,6 +29,7 @@ from typing import IO, Iterator
 from pydantic_core import from_json
 
 from ..errors import BadInput
+from .detectors import LABELS
 from .harvest import harvest_document
 from .matcher import Matcher
 from .pseudonyms import Pseudonyms
@@ -47,6 +48,7 @@ __all__ = [
     "clean_key",
     "check_name",
     "toml_text",
+    "labelled_pairs",
 ]
 
 JSON_SUFFIXES = frozenset({".json", ".dsse", ".har", ".ipynb"})
@@ -139,6 +141,31 @@ def literals(text: str) -> Iterator[tuple[int, int, str]]:
     """``(start, end, decoded)`` of every string literal (keys too) in valid JSON text."""
     for match in _LITERAL.finditer(text):
         yield match.start(), match.end(), _decoded(match.group())
+
+
+_PAIR = re.compile(r'"((?:[^"\\\n]|\\.)*)"\s*:\s*"((?:[^"\\\n]|\\.)*)"')
+
+
+def labelled_pairs(text: str, literals: list[str] | None = None) -> list[str]:
+    """``key: value`` for each JSON string value under a private label (``"Hostname": "box7"``,
+    ``"password": …``): a JSON file shows the label and its value as two strings, never one text.
+
+    ``literals`` (the text's decoded string literals, when already at hand) make the test for a
+    label key cheap: most lines have none.
+    """
+    if literals is None:
+        literals = list(_literal_texts(text))
+    if not any(literal.lower() in LABELS for literal in literals):
+        return []
+    out = []
+    for match in _PAIR.finditer(text):
+        try:
+            key, value = _decoded(f'"{match.group(1)}"'), _decoded(f'"{match.group(2)}"')
+        except ValueError:
+            continue
+        if key.lower() in LABELS:
+            out.append(f"{key}: {value}")
+    return out
 
 
 def _literal_texts(text: str) -> Iterator[str]:
@@ -245,7 +272,8 @@ def file_texts(src: Path, kind: str, *, check: bool = False,
         if check:
             _utf8(text, src, None)
             _load_json(text, src)
-        yield list(_literal_texts(text))
+        texts = list(_literal_texts(text))
+        yield texts + labelled_pairs(text, texts)
         return
     if kind == "jsonl":
         yield from _jsonl_texts(src, check, harvested)
@@ -271,7 +299,11 @@ def _jsonl_texts(src: Path, check: bool, harvested: list[KnownValue] | None) -> 
             elif not line.strip():
                 continue
             # A valid JSON line without a backslash has its literals between every other quote.
-            yield line.split('"')[1::2] if "\\" not in line else [_decoded(raw) for raw in _LITERAL.findall(line)]
+            texts = line.split('"')[1::2] if "\\" not in line else [_decoded(raw) for raw in _LITERAL.findall(line)]
+            yield texts
+            pairs = labelled_pairs(line, texts)
+            if pairs:
+                yield pairs
 
 
 # -- the rewrite ------------------------------------------------------------------------------

@@ -133,7 +133,8 @@ def _every_view(text: str) -> list[str]:
         return [module._substitute(view, module._BACKSLASH, module._unbackslash),
                 module._substitute(view, module._PERCENT, module._unpercent),
                 module._substitute(view, module._ENTITY, module._unentity),
-                module._substitute(view, module._ADDRESS, module._unpad), module._normalised(view)]
+                module._substitute(view, module._ADDRESS, module._unpad), module._normalised(view),
+                module._without_marks(view), module._git_describe(view)]
 
     seen, found, frontier = {text}, [], [module._identity(text)]
     for _ in range(module.DEPTH):
@@ -152,7 +153,8 @@ def _every_view(text: str) -> list[str]:
 @given(st.lists(st.one_of(st.text(ALPHABET, max_size=6),
                           st.sampled_from(["%", "%2F", "%2f", "%zz", "%e9", "%C3%A9", "%ff", "%4", "&amp;", "\\u0041", "\\/",
                                            "\\U0000002D", "\\x2d", "\\ ", "\u200b", "\u00ad", "\uff47",
-                                           "010.020.030.040", "0x0a.0x14.1.2", "1.2.3.4", "09.1"])),
+                                           "010.020.030.040", "0x0a.0x14.1.2", "1.2.3.4", "09.1", "e\u0301",
+                                           "\u0332", "-g3f9c2a7", "+g3f9c2a7d"])),
                 max_size=10).map("".join))
 def test_views_skip_no_decoding(text: str) -> None:
     assert [view.text for view in views(text)] == _every_view(text)
