@@ -11,7 +11,7 @@ import pytest
 
 from evidence_kit.analyze import analyze
 from evidence_kit.bundle import load_decision
-from evidence_kit.publish.safety import scan_site
+from evidence_kit.publish.safety import public_copies, scan_site
 from evidence_kit.redact import known_values_from_raw, scan_tree
 from evidence_kit.redact.variants import variants
 from evidence_kit.verify.keys import key_id, load_public_key
@@ -63,7 +63,10 @@ def test_demo_collects_redacts_builds_and_verifies(tmp_path: Path) -> None:
     private = [k.value for k in known if variants(k)]
     assert len(private) > 10
     assert survivors(evidence, private) == []
-    assert survivors(site, private) == []
+    # Exact copies of third-party files (the Vega bundle, Material's theme) hold nothing of the evidence.
+    copies = [f"{part}/{rel}" for part in ("site", "public") for rel in public_copies(site / part)]
+    assert "public/assets/vega-bundle.js" in copies
+    assert survivors(site, private, skip=copies) == []
 
     # The published analysis is what analyze recomputes from the published evidence.
     published = json.loads(next((site / "public").rglob("analysis.json")).read_text())

@@ -30,18 +30,31 @@ def _decoded(text: str) -> list[str]:
     return shown
 
 
-def survivors(folder: Path, canaries: tuple[str, ...] | list[str]) -> list[tuple[str, str]]:
-    """``(relative path, canary)`` for every canary found in a file's name or content."""
+def _found(canary: str, text: str) -> bool:
+    """A canary of 8 characters or more anywhere; a shorter one only as a whole word (the documented
+    rule: `vm` is not in `vmstat`, nor in a pseudonym spelled with those letters); a number only as
+    a whole number."""
+    if canary[:1].isdigit() or canary[-1:].isdigit():
+        return re.search(r"(?<![0-9])(?<![0-9]\.)" + re.escape(canary) + r"(?![0-9])(?!\.[0-9])", text) is not None
+    if len(canary) >= 8:
+        return canary in text
+    return re.search(r"(?<![a-z0-9])" + re.escape(canary) + r"(?![a-z0-9])", text) is not None
+
+
+def survivors(folder: Path, canaries: tuple[str, ...] | list[str], skip: tuple[str, ...] | list[str] = ()) -> list[tuple[str, str]]:
+    """``(relative path, canary)`` for every canary found in a file's name or content (but ``skip``'s files)."""
     found = []
     wanted = [c.lower() for c in canaries]
     for path in sorted(folder.rglob("*")):
         if not path.is_file():
             continue
         rel = path.relative_to(folder).as_posix()
+        if rel in skip:
+            continue
         content = path.read_bytes().decode("utf-8", errors="replace")
         for view in _decoded(rel) + _decoded(content):
             lowered = view.lower()
             for canary in wanted:
-                if canary in lowered:
+                if _found(canary, lowered):
                     found.append((rel, canary))
     return sorted(set(found))

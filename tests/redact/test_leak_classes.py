@@ -63,7 +63,7 @@ def test_an_identifying_number_under_private_is_hunted_and_a_small_setting_is_no
                  "logs/dmesg.txt": "board 7654321 online; SN1322021012345; took 0.1322021012345 s; tp=2\n"})
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     assert result.publishable, [str(f) for f in result.findings]
-    assert survivors(result.out, ["1322021012345", "7654321"]) == [("logs/dmesg.txt", "1322021012345")]
+    assert survivors(result.out, ["1322021012345", "7654321"]) == []  # the survivor check skips decimal fractions too
     text = (result.out / "logs" / "dmesg.txt").read_text()
     assert "0.1322021012345 s" in text and "SN1322021012345" not in text  # a decimal fraction is a timing
     header = json.loads((result.out / JOURNAL).read_text().splitlines()[0])
