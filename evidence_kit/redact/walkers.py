@@ -204,10 +204,12 @@ def toml_text(src: Path, text: str) -> str:
     except tomllib.TOMLDecodeError as err:
         line = re.search(r"line ([0-9]+)", str(err))
         raise BadInput(f"not valid TOML ({str(err).split(' (at')[0]})", src, int(line.group(1)) if line else None) from None
+    except RecursionError:
+        raise BadInput("TOML nested too deeply", src) from None
     plain = _TOML_STRING.sub(lambda m: _toml_unescape(m.group()) if m.group().startswith('"') else m.group(), text)
     try:
         return plain if plain != text and tomllib.loads(plain) == document else text
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):
         return text
 
 
