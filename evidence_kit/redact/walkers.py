@@ -156,6 +156,8 @@ def _load_json(text: str, src: Path, line: int | None = None) -> None:
         raise BadInput(f"not valid JSON ({err.msg})", src, line if line is not None else err.lineno) from None
     except RecursionError:
         raise BadInput("JSON nested too deeply", src, line) from None
+    except ValueError:  # not a JSONDecodeError: an integer of more digits than Python converts
+        raise BadInput("not valid JSON (a number of too many digits)", src, line) from None
 
 
 _JITER_POSITION = re.compile(r" at line [0-9]+ column [0-9]+$")
