@@ -105,6 +105,19 @@ def _check_paths(raw: Path, out: Path, replace: bool, map_out: Path | None) -> N
             raise BadInput("is not empty (pass --replace to overwrite it)", out)
     if map_out is not None and (_inside(map_out, raw) or _inside(map_out, out)):
         raise BadInput("the private map must be written outside RAW and OUT", map_out)
+    if map_out is not None:
+        _check_map_path(map_out)
+
+
+def _check_map_path(map_out: Path) -> None:
+    """Refuse a ``--map`` path that cannot be written as a file, before anything is written."""
+    if map_out.exists() and not map_out.is_file():
+        raise BadInput("the private map path exists and is not a file", map_out)
+    parent = map_out.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise BadInput("the private map's folder is not a folder", parent)
 
 
 def _bundles(raw: Path) -> list[str]:
