@@ -16,6 +16,7 @@ of every finding (never a value).
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -162,11 +163,27 @@ def _rewrite(raw: Path, tmp: Path, source: _Source, matcher: Matcher, pseudonyms
     out_rel = redact_name(source.rel, matcher, pseudonyms, found)
     if out_rel in counts:
         raise BadInput("two files get the same redacted name; rename one", raw / source.rel)
+    _check_name_length(out_rel, raw / source.rel)
     source.out_rel = out_rel
     dst = tmp / out_rel
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    found.update(redact_file(raw / source.rel, dst, source.kind, matcher, pseudonyms))
+    try:
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        found.update(redact_file(raw / source.rel, dst, source.kind, matcher, pseudonyms))
+    except OSError as err:
+        if err.errno != errno.ENAMETOOLONG:
+            raise
+        raise BadInput("its redacted name is too long for the file system; rename it (shorter)", raw / source.rel) from None
     counts[out_rel] = found
+
+
+_NAME_MAX = 255  # bytes in one file or folder name, on every common file system
+
+
+def _check_name_length(out_rel: str, src: Path) -> None:
+    """Refuse a file whose redacted name has a component too long to create (pseudonyms can be
+    longer than what they replace): bad input naming the raw file, never a traceback."""
+    if any(len(part.encode("utf-8", "surrogateescape")) > _NAME_MAX for part in out_rel.split("/")):
+        raise BadInput(f"its redacted name is longer than {_NAME_MAX} bytes; rename it (shorter)", src)
 
 
 def _receipt(bundle: str, counts: dict[str, Counter[str]], prior: Path | None, digest: str, key_id: str,
