@@ -182,7 +182,7 @@ def _parsed_strings(path: Path) -> Iterator[str]:
         if suffix == ".toml":
             stack: list[object] = [tomllib.loads(text)]
         elif suffix in (".yaml", ".yml"):
-            stack = list(yaml.safe_load_all(text))
+            stack = _yaml_documents(text)
         else:
             stack = list(csv.reader(io.StringIO(text, newline=""), delimiter="\t" if suffix == ".tsv" else ","))
     except (ValueError, yaml.YAMLError, csv.Error, RecursionError, UnicodeError):
@@ -198,6 +198,18 @@ def _parsed_strings(path: Path) -> Iterator[str]:
                 stack += [str(key), value]
         elif isinstance(item, (list, tuple)):
             stack.extend(item)
+
+
+def _yaml_documents(text: str) -> list[object]:
+    """The documents of a YAML stream, one by one: those before a document that does not parse
+    (a truncated capture at the end) are kept."""
+    documents: list[object] = []
+    try:
+        for document in yaml.safe_load_all(text):
+            documents.append(document)
+    except (ValueError, yaml.YAMLError, RecursionError):
+        pass
+    return documents
 
 
 def _scan_parsed(path: Path, rel: str, matcher: Matcher, detectors: bool) -> Iterator[Finding]:
