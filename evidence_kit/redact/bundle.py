@@ -51,7 +51,7 @@ class RedactResult:
     """What a redaction did: where, per-file counts per class, and the scan's findings."""
 
     out: Path
-    bundles: list[str]
+    bundles: list[str]  # the trial bundles, by their (redacted) folder names in OUT
     counts: dict[str, dict[str, int]]
     findings: list[Finding]
     key_id: str
@@ -186,6 +186,12 @@ def _check_name_length(out_rel: str, src: Path) -> None:
         raise BadInput(f"its redacted name is longer than {_NAME_MAX} bytes; rename it (shorter)", src)
 
 
+def _redacted_folder(bundle: str, matcher: Matcher, pseudonyms: Pseudonyms) -> str:
+    """A trial folder's name in the output (``""`` for a trial at the root): redacted component by
+    component, exactly as the names of the files in it were."""
+    return redact_name(bundle, matcher, pseudonyms, Counter()) if bundle else ""
+
+
 def _receipt(bundle: str, counts: dict[str, Counter[str]], prior: Path | None, digest: str, key_id: str,
              dropped: list[str], pseudonym_kind: str, kept: set[str]) -> bytes:
     prefix = bundle + "/" if bundle else ""
@@ -274,23 +280,27 @@ def redact_bundle(
         digest = policy_digest(policy, pseudonyms)
         kept = {source.out_rel for source in sources}
         hashes: set[str] = {digest.split(":", 1)[1]}
-        for bundle in bundles:
-            names = [n[len(bundle) + 1:] if bundle else n for n in dropped_names if not bundle or n.startswith(bundle + "/")]
-            folder = tmp / bundle
+        # A trial folder's name is redacted like any name: its receipt and manifest go under the
+        # name its files were written under, never the raw one.
+        out_bundles = [_redacted_folder(bundle, matcher, pseudonyms) for bundle in bundles]
+        for bundle, out_bundle in zip(bundles, out_bundles):
+            names = [n[len(out_bundle) + 1:] if out_bundle else n for n in dropped_names
+                     if not out_bundle or n.startswith(out_bundle + "/")]
+            folder = tmp / out_bundle
             folder.mkdir(parents=True, exist_ok=True)
-            atomic_write(folder / RECEIPT_NAME, _receipt(bundle, counts, receipts.get(bundle), digest,
+            atomic_write(folder / RECEIPT_NAME, _receipt(out_bundle, counts, receipts.get(bundle), digest,
                                                          pseudonyms.key_id, names, "hmac-sha256" if key else "counter",
                                                          kept))
             hashes.update(entry.sha256 for entry in write_manifest(folder).files)
         if "" not in bundles:
-            hashes |= _write_decision_files(tmp, raw, bundles, sources, counts, digest, pseudonyms.key_id,
+            hashes |= _write_decision_files(tmp, raw, out_bundles, sources, counts, digest, pseudonyms.key_id,
                                             dropped_names, "hmac-sha256" if key else "counter")
         files = listed_files(tmp)
         matcher.allow(with_short_forms(hashes))
         findings = scan_files(tmp, files, matcher)
         if findings:
-            for bundle in bundles:
-                (tmp / bundle / MANIFEST_NAME).unlink(missing_ok=True)
+            for out_bundle in out_bundles:
+                (tmp / out_bundle / MANIFEST_NAME).unlink(missing_ok=True)
             (tmp / MANIFEST_NAME).unlink(missing_ok=True)  # a decision folder's own manifest
             report = "".join(f"{finding}\n" for finding in findings)
             atomic_write(tmp / MARKER_NAME, ("Not publishable: the leak scan found private values.\n" + report).encode())
@@ -302,7 +312,7 @@ def redact_bundle(
         body = {"schema": "evidence-kit/redaction-map/v1", "key_id": pseudonyms.key_id, "entries": pseudonyms.mapping()}
         _write_private(map_out, (json.dumps(body, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode())
     return RedactResult(
-        out=out, bundles=bundles, counts={rel: dict(c) for rel, c in sorted(counts.items()) if +c},
+        out=out, bundles=out_bundles, counts={rel: dict(c) for rel, c in sorted(counts.items()) if +c},
         findings=findings, key_id=pseudonyms.key_id, policy_digest=digest, dropped=dropped_names,
     )
 
