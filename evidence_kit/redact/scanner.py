@@ -223,7 +223,7 @@ def _scan_envelope(path: Path, rel: str, matcher: Matcher) -> Iterator[Finding]:
     try:
         envelope = json.loads(path.read_text(encoding="utf-8"))
         payload = base64.b64decode(envelope["payload"]).decode("utf-8")
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError, RecursionError):
         yield from _scan_text(path, rel, "text", matcher, True)
         return
     json_like = _parses(payload)
