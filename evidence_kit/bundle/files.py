@@ -48,6 +48,10 @@ def read_json_model(path: Path, model: type[M]) -> M:
         data = json.loads(text)
     except json.JSONDecodeError as err:
         raise BadInput(f"not valid JSON ({err.msg})", path, err.lineno) from None
+    except RecursionError:
+        raise BadInput("JSON nested too deeply", path) from None
+    except ValueError as err:  # an integer of more digits than Python converts
+        raise BadInput(f"not valid JSON ({err})", path) from None
     if not isinstance(data, dict):
         raise BadInput("must hold a JSON object", path, 1)
     return _validate(model, data, path, text, toml=False)
@@ -73,4 +77,10 @@ def read_toml_model(path: Path, model: type[M]) -> M:
         match = re.search(r"\(at line (\d+), column \d+\)", str(err))
         message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(err))
         raise BadInput(f"not valid TOML ({message})", path, int(match.group(1)) if match else None) from None
-    return _validate(model, _dates_as_text(data), path, text, toml=True)
+    except RecursionError:
+        raise BadInput("TOML nested too deeply", path) from None
+    try:
+        data = _dates_as_text(data)
+    except RecursionError:
+        raise BadInput("TOML nested too deeply", path) from None
+    return _validate(model, data, path, text, toml=True)

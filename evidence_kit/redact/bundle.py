@@ -16,6 +16,7 @@ of every finding (never a value).
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -50,7 +51,7 @@ class RedactResult:
     """What a redaction did: where, per-file counts per class, and the scan's findings."""
 
     out: Path
-    bundles: list[str]
+    bundles: list[str]  # the trial bundles, by their (redacted) folder names in OUT
     counts: dict[str, dict[str, int]]
     findings: list[Finding]
     key_id: str
@@ -105,6 +106,19 @@ def _check_paths(raw: Path, out: Path, replace: bool, map_out: Path | None) -> N
             raise BadInput("is not empty (pass --replace to overwrite it)", out)
     if map_out is not None and (_inside(map_out, raw) or _inside(map_out, out)):
         raise BadInput("the private map must be written outside RAW and OUT", map_out)
+    if map_out is not None:
+        _check_map_path(map_out)
+
+
+def _check_map_path(map_out: Path) -> None:
+    """Refuse a ``--map`` path that cannot be written as a file, before anything is written."""
+    if map_out.exists() and not map_out.is_file():
+        raise BadInput("the private map path exists and is not a file", map_out)
+    parent = map_out.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise BadInput("the private map's folder is not a folder", parent)
 
 
 def _bundles(raw: Path) -> list[str]:
@@ -149,11 +163,33 @@ def _rewrite(raw: Path, tmp: Path, source: _Source, matcher: Matcher, pseudonyms
     out_rel = redact_name(source.rel, matcher, pseudonyms, found)
     if out_rel in counts:
         raise BadInput("two files get the same redacted name; rename one", raw / source.rel)
+    _check_name_length(out_rel, raw / source.rel)
     source.out_rel = out_rel
     dst = tmp / out_rel
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    found.update(redact_file(raw / source.rel, dst, source.kind, matcher, pseudonyms))
+    try:
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        found.update(redact_file(raw / source.rel, dst, source.kind, matcher, pseudonyms))
+    except OSError as err:
+        if err.errno != errno.ENAMETOOLONG:
+            raise
+        raise BadInput("its redacted name is too long for the file system; rename it (shorter)", raw / source.rel) from None
     counts[out_rel] = found
+
+
+_NAME_MAX = 255  # bytes in one file or folder name, on every common file system
+
+
+def _check_name_length(out_rel: str, src: Path) -> None:
+    """Refuse a file whose redacted name has a component too long to create (pseudonyms can be
+    longer than what they replace): bad input naming the raw file, never a traceback."""
+    if any(len(part.encode("utf-8", "surrogateescape")) > _NAME_MAX for part in out_rel.split("/")):
+        raise BadInput(f"its redacted name is longer than {_NAME_MAX} bytes; rename it (shorter)", src)
+
+
+def _redacted_folder(bundle: str, matcher: Matcher, pseudonyms: Pseudonyms) -> str:
+    """A trial folder's name in the output (``""`` for a trial at the root): redacted component by
+    component, exactly as the names of the files in it were."""
+    return redact_name(bundle, matcher, pseudonyms, Counter()) if bundle else ""
 
 
 def _receipt(bundle: str, counts: dict[str, Counter[str]], prior: Path | None, digest: str, key_id: str,
@@ -244,23 +280,27 @@ def redact_bundle(
         digest = policy_digest(policy, pseudonyms)
         kept = {source.out_rel for source in sources}
         hashes: set[str] = {digest.split(":", 1)[1]}
-        for bundle in bundles:
-            names = [n[len(bundle) + 1:] if bundle else n for n in dropped_names if not bundle or n.startswith(bundle + "/")]
-            folder = tmp / bundle
+        # A trial folder's name is redacted like any name: its receipt and manifest go under the
+        # name its files were written under, never the raw one.
+        out_bundles = [_redacted_folder(bundle, matcher, pseudonyms) for bundle in bundles]
+        for bundle, out_bundle in zip(bundles, out_bundles):
+            names = [n[len(out_bundle) + 1:] if out_bundle else n for n in dropped_names
+                     if not out_bundle or n.startswith(out_bundle + "/")]
+            folder = tmp / out_bundle
             folder.mkdir(parents=True, exist_ok=True)
-            atomic_write(folder / RECEIPT_NAME, _receipt(bundle, counts, receipts.get(bundle), digest,
+            atomic_write(folder / RECEIPT_NAME, _receipt(out_bundle, counts, receipts.get(bundle), digest,
                                                          pseudonyms.key_id, names, "hmac-sha256" if key else "counter",
                                                          kept))
             hashes.update(entry.sha256 for entry in write_manifest(folder).files)
         if "" not in bundles:
-            hashes |= _write_decision_files(tmp, raw, bundles, sources, counts, digest, pseudonyms.key_id,
+            hashes |= _write_decision_files(tmp, raw, out_bundles, sources, counts, digest, pseudonyms.key_id,
                                             dropped_names, "hmac-sha256" if key else "counter")
         files = listed_files(tmp)
         matcher.for_scanning(with_short_forms(hashes))
         findings = scan_files(tmp, files, matcher)
         if findings:
-            for bundle in bundles:
-                (tmp / bundle / MANIFEST_NAME).unlink(missing_ok=True)
+            for out_bundle in out_bundles:
+                (tmp / out_bundle / MANIFEST_NAME).unlink(missing_ok=True)
             (tmp / MANIFEST_NAME).unlink(missing_ok=True)  # a decision folder's own manifest
             report = "".join(f"{finding}\n" for finding in findings)
             atomic_write(tmp / MARKER_NAME, ("Not publishable: the leak scan found private values.\n" + report).encode())
@@ -272,7 +312,7 @@ def redact_bundle(
         body = {"schema": "evidence-kit/redaction-map/v1", "key_id": pseudonyms.key_id, "entries": pseudonyms.mapping()}
         _write_private(map_out, (json.dumps(body, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode())
     return RedactResult(
-        out=out, bundles=bundles, counts={rel: dict(c) for rel, c in sorted(counts.items()) if +c},
+        out=out, bundles=out_bundles, counts={rel: dict(c) for rel, c in sorted(counts.items()) if +c},
         findings=findings, key_id=pseudonyms.key_id, policy_digest=digest, dropped=dropped_names,
     )
 

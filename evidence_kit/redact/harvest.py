@@ -84,6 +84,8 @@ def harvest_file(path: Path, kind: str) -> list[KnownValue]:
         raise BadInput(f"not valid JSON ({err.msg})", path, err.lineno) from None
     except RecursionError:
         raise BadInput("JSON nested too deeply", path) from None
+    except ValueError:  # not a JSONDecodeError: an integer of more digits than Python converts
+        raise BadInput("not valid JSON (a number of too many digits)", path, 1 if kind == "jsonl" else None) from None
 
 
 def load_known_values(path: Path) -> list[KnownValue]:

@@ -48,29 +48,86 @@ _WORD_GUARDS = (r"(?<![a-z0-9])", r"(?![a-z0-9])")
 _DIGIT_RUN = re.compile(_DIGIT_GUARDS[0] + "[0-9]+" + _DIGIT_GUARDS[1])
 
 
-def _trie(texts: list[str]) -> str:
-    """A regex matching any of ``texts``, sharing prefixes, preferring the longest."""
+# Python's regex parser and compiler recurse once per nested group, so a trie nesting deeper
+# than Python's recursion limit allows (hundreds of private paths each a prefix of the next:
+# /srv/run/d, /srv/run/d/d, ...) cannot be compiled. A trie nesting deeper than this is split.
+_MAX_NESTING = 100
+
+
+def _trie_nodes(texts: Iterable[str]) -> dict[str, dict]:
+    """The trie of ``texts``: a node maps each next character to a node; ``""`` marks a spelling's end."""
     root: dict[str, dict] = {}
     for text in texts:
         node = root
         for char in text:
             node = node.setdefault(char, {})
         node[""] = {}
+    return root
 
-    # Built bottom-up without recursion: a spelling can be thousands of characters long
-    # (a start command), deeper than Python's recursion limit.
-    order: list[dict[str, dict]] = []
-    stack = [root]
+
+def _nesting(root: dict[str, dict]) -> int:
+    """How deep :func:`_trie` nests groups for this trie (without recursion)."""
+    deepest = 0
+    stack = [(root, 0)]
     while stack:
-        node = stack.pop()
-        order.append(node)
-        stack.extend(child for char, child in node.items() if char)
-    built: dict[int, str] = {}
-    for node in reversed(order):  # every child comes before its parent
-        branches = [re.escape(char) + built[id(child)] for char, child in sorted(node.items()) if char]
-        body = "" if not branches else branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-        built[id(node)] = f"(?:{body})?" if body and "" in node else body
-    return "(?:" + built[id(root)] + ")"
+        node, depth = stack.pop()
+        children = [child for char, child in node.items() if char]
+        if not children:
+            continue
+        depth += (len(children) > 1) + ("" in node)
+        deepest = max(deepest, depth)
+        stack.extend((child, depth) for child in children)
+    return deepest
+
+
+def _trie(texts: list[str]) -> str:
+    """A regex matching any of ``texts``, sharing prefixes, preferring the longest."""
+    root = _trie_nodes(texts)
+    # Written out piece by piece without recursion (a spelling can be thousands of characters
+    # long, deeper than Python's recursion limit) and without keeping each node's whole subtree
+    # pattern (that costs memory quadratic in a spelling's length).
+    out: list[str] = []
+    stack: list[object] = [root]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+            continue
+        node: dict[str, dict] = item  # type: ignore[assignment]
+        chars = sorted(char for char in node if char)
+        if not chars:
+            continue
+        pieces: list[object] = []
+        for index, char in enumerate(chars):
+            pieces += ["|", re.escape(char), node[char]] if index else [re.escape(char), node[char]]
+        if len(chars) > 1:
+            pieces = ["(?:", *pieces, ")"]
+        if "" in node:
+            pieces = ["(?:", *pieces, ")?"]
+        stack.extend(reversed(pieces))
+    return "(?:" + "".join(out) + ")"
+
+
+def _bounded_trie(texts: list[str]) -> str:
+    """:func:`_trie`, split into several tries when one would nest too deeply to compile.
+
+    Only a spelling and its own prefixes can match at the same place; sorted longest first, the
+    spellings are cut into bands (halving until each band's trie nests little enough), and the
+    bands are tried in that order, so a spelling is still tried before every prefix of it: the
+    match is the longest, as in one trie.
+    """
+    if _nesting(_trie_nodes(texts)) <= _MAX_NESTING:
+        return _trie(texts)
+    bands: list[list[str]] = []
+    pending = [sorted(texts, key=lambda text: (-len(text), text))]
+    while pending:
+        band = pending.pop()
+        if len(band) == 1 or _nesting(_trie_nodes(band)) <= _MAX_NESTING:
+            bands.append(band)
+        else:
+            half = len(band) // 2
+            pending += [band[half:], band[:half]]  # the longer half is taken first
+    return "(?:" + "|".join(_trie(band) for band in bands) + ")"
 
 
 def _guards(text: str) -> tuple[str, str]:
@@ -87,7 +144,7 @@ def compile_spellings(texts: Iterable[str]) -> re.Pattern[str] | None:
     buckets: dict[tuple[str, str], list[str]] = {}
     for text in texts:
         buckets.setdefault(_guards(text), []).append(text)
-    parts = [before + _trie(bucket) + after for (before, after), bucket in sorted(buckets.items(), key=lambda b: (len(b[0][0]) + len(b[0][1]), b[0]))]
+    parts = [before + _bounded_trie(bucket) + after for (before, after), bucket in sorted(buckets.items(), key=lambda b: (len(b[0][0]) + len(b[0][1]), b[0]))]
     return re.compile("|".join(parts)) if parts else None
 
 

@@ -60,6 +60,8 @@ class Finding:
         where = f"{self.file}:{self.line}" if self.line is not None else f"{self.file} (file name)"
         how = "a known private value" if self.source == "known" else f"found by the {self.cls} detector"
         if self.source == "unscannable":
+            if self.cls == "symlink":
+                return f"{self.file}: symbolic link, not followed (publish regular files only)"
             return f"{self.file}: compressed file, cannot be scanned"
         if self.source == "parsed":
             return f"{self.file}: {self.cls} (a private value its parser reveals, written in an escaped or split form)"
@@ -183,7 +185,7 @@ def _parsed_strings(path: Path) -> Iterator[str]:
         if suffix == ".toml":
             stack: list[object] = [tomllib.loads(text)]
         elif suffix in (".yaml", ".yml"):
-            stack = list(yaml.safe_load_all(text))
+            stack = _yaml_documents(text)
         else:
             stack = list(csv.reader(io.StringIO(text, newline=""), delimiter="\t" if suffix == ".tsv" else ","))
     except (ValueError, yaml.YAMLError, csv.Error, RecursionError, UnicodeError):
@@ -201,6 +203,18 @@ def _parsed_strings(path: Path) -> Iterator[str]:
             stack.extend(item)
 
 
+def _yaml_documents(text: str) -> list[object]:
+    """The documents of a YAML stream, one by one: those before a document that does not parse
+    (a truncated capture at the end) are kept."""
+    documents: list[object] = []
+    try:
+        for document in yaml.safe_load_all(text):
+            documents.append(document)
+    except (ValueError, yaml.YAMLError, RecursionError):
+        pass
+    return documents
+
+
 def _scan_parsed(path: Path, rel: str, matcher: Matcher, detectors: bool) -> Iterator[Finding]:
     for value in _parsed_strings(path):
         for hit in (matcher.leaks(value) if detectors else matcher.known_leaks(value)):
@@ -212,7 +226,7 @@ def _scan_envelope(path: Path, rel: str, matcher: Matcher) -> Iterator[Finding]:
     try:
         envelope = json.loads(path.read_text(encoding="utf-8"))
         payload = base64.b64decode(envelope["payload"]).decode("utf-8")
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError, RecursionError):
         yield from _scan_text(path, rel, "text", matcher, True)
         return
     json_like = _parses(payload)
@@ -284,10 +298,28 @@ def scan_tree(
     if not root.is_dir():
         raise BadInput("not a folder", root)
     skipped = set(skip)
+    entries = list(root.rglob("*"))
     files = sorted(
-        rel for rel in (p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file() and not p.is_symlink())
+        rel for rel in (p.relative_to(root).as_posix() for p in entries if p.is_file() and not p.is_symlink())
         if rel not in skipped
     )
+    links = sorted(rel for rel in (p.relative_to(root).as_posix() for p in entries if p.is_symlink())
+                   if rel not in skipped)
     matcher = make_matcher(known_values, policy)
     matcher.for_scanning(published_hashes(root, files))
-    return scan_files(root, files, matcher, known_only=known_only)
+    findings = scan_files(root, files, matcher, known_only=known_only)
+    if links:
+        findings = sorted({*findings, *_link_findings(links, matcher)},
+                          key=lambda f: (f.file, f.line or 0, f.cls, f.source))
+    return findings
+
+
+def _link_findings(links: list[str], matcher: Matcher) -> Iterator[Finding]:
+    """A symbolic link is never followed (its target may be anything, anywhere), so it is a
+    finding of its own: a folder holding one is not clean. Its name is scanned like any name."""
+    for rel in links:
+        name_hits = [hit for part in rel.split("/") for hit in matcher.leaks(part)]
+        if name_hits:
+            rel = "/".join(matcher.mask(part) for part in rel.split("/"))
+            yield from (Finding(rel, None, hit.cls, hit.source) for hit in name_hits)
+        yield Finding(rel, None, "symlink", "unscannable")

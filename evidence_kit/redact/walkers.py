@@ -183,6 +183,8 @@ def _load_json(text: str, src: Path, line: int | None = None) -> None:
         raise BadInput(f"not valid JSON ({err.msg})", src, line if line is not None else err.lineno) from None
     except RecursionError:
         raise BadInput("JSON nested too deeply", src, line) from None
+    except ValueError:  # not a JSONDecodeError: an integer of more digits than Python converts
+        raise BadInput("not valid JSON (a number of too many digits)", src, line) from None
 
 
 _JITER_POSITION = re.compile(r" at line [0-9]+ column [0-9]+$")
@@ -231,10 +233,12 @@ def toml_text(src: Path, text: str) -> str:
     except tomllib.TOMLDecodeError as err:
         line = re.search(r"line ([0-9]+)", str(err))
         raise BadInput(f"not valid TOML ({str(err).split(' (at')[0]})", src, int(line.group(1)) if line else None) from None
+    except RecursionError:
+        raise BadInput("TOML nested too deeply", src) from None
     plain = _TOML_STRING.sub(lambda m: _toml_unescape(m.group()) if m.group().startswith('"') else m.group(), text)
     try:
         return plain if plain != text and tomllib.loads(plain) == document else text
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):
         return text
 
 
