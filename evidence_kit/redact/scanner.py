@@ -140,8 +140,7 @@ def _line_hits(matcher: Matcher, line: str, json_like: bool, detectors: bool) ->
             hits += found
         elif len(clean) < 200_000:
             clean.add(key)
-    texts = plain if plain is not None else [json.loads(raw) if "\\" in raw else raw[1:-1] for raw in _LITERAL.findall(line)]
-    for pair in labelled_pairs(line, texts):  # "Hostname": "…": the label and its value are two strings
+    for pair in labelled_pairs(line, plain):  # "Hostname": "…": the label and its value are two strings
         hits += matcher.leaks(pair)
     return hits + matcher.numbers(line)  # a private number written as a JSON number
 

@@ -31,7 +31,8 @@ _PERCENT = re.compile(r"(?:%[0-9a-fA-F]{2})+")
 # A dotted IPv4 address with an octet zero-padded or in hex (010.020.030.040, 0x0a.0x14.0x1e.0x28).
 _OCTET = r"(?:0[xX][0-9a-fA-F]{1,2}|[0-9]{1,3})"
 _ADDRESS = re.compile(r"(?<![0-9.])" + _OCTET + r"(?:\." + _OCTET + r"){3}(?![0-9]|\.[0-9])")
-_ADDRESS_HINT = re.compile(r"(?<![0-9])0[0-9xX]")  # an octet that only a padded or hex one starts with
+# A padded or hex octet: the first one (followed by its dot) or a later one (after a dot).
+_ADDRESS_HINT = re.compile(r"(?<![0-9.])0[0-9xX][0-9a-fA-F]{0,2}\.|\.0[0-9xX]")
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7};?|#[xX][0-9a-fA-F]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};?)")
 
 

@@ -146,16 +146,38 @@ def literals(text: str) -> Iterator[tuple[int, int, str]]:
 _PAIR = re.compile(r'"((?:[^"\\\n]|\\.)*)"\s*:\s*"((?:[^"\\\n]|\\.)*)"')
 
 
-def labelled_pairs(text: str, literals: list[str] | None = None) -> list[str]:
-    """``key: value`` for each JSON string value under a private label (``"Hostname": "box7"``,
-    ``"password": …``): a JSON file shows the label and its value as two strings, never one text.
+def _label_forms() -> tuple[frozenset[str], dict[str, str]]:
+    """Every spelling of a label as a JSON key (``hostname``, ``Hostname``, ``HOSTNAME``, ``HostName``,
+    ``serial_number``, ``serialNumber``, ``Serial Number``, …) and each one's label, by its letters."""
+    forms: set[str] = set()
+    by_letters: dict[str, str] = {}
+    for label in LABELS:
+        words = [w for w in re.split(r"[ _-]", label) if w]
+        by_letters["".join(words)] = label
+        for sep in {" ", "_", "-", ""} if len(words) > 1 else {""}:
+            for spelled in (sep.join(words), sep.join(w.capitalize() for w in words), sep.join(words).upper(),
+                            words[0] + sep.join(w.capitalize() for w in words[1:])):
+                forms.add(spelled)
+        forms.update({label, label.capitalize(), label.upper(), label.title()})
+    for known in ("HostName", "hostName", "NodeName", "nodeName", "MachineId", "machineID", "ContainerId",
+                  "ContainerID", "ContainerName", "ApiKey", "APIKey", "AccessToken", "HfToken", "ImageName"):
+        forms.add(known)
+    return frozenset(forms), by_letters
 
-    ``literals`` (the text's decoded string literals, when already at hand) make the test for a
-    label key cheap: most lines have none.
+
+_LABEL_FORMS, _LABEL_BY_LETTERS = _label_forms()
+
+
+def labelled_pairs(text: str, literals: list[str] | None = None) -> list[str]:
+    """``label: value`` for each JSON string value under a private label (``"Hostname": "box7"``,
+    ``"serialNumber": …``): a JSON file shows the label and its value as two strings, never one text.
+
+    ``literals`` are the text's decoded string literals when already at hand: most lines hold
+    no label among them, and that is one set test.
     """
     if literals is None:
         literals = list(_literal_texts(text))
-    if not any(literal.lower() in LABELS for literal in literals):
+    if _LABEL_FORMS.isdisjoint(literals):
         return []
     out = []
     for match in _PAIR.finditer(text):
@@ -163,8 +185,9 @@ def labelled_pairs(text: str, literals: list[str] | None = None) -> list[str]:
             key, value = _decoded(f'"{match.group(1)}"'), _decoded(f'"{match.group(2)}"')
         except ValueError:
             continue
-        if key.lower() in LABELS:
-            out.append(f"{key}: {value}")
+        label = _LABEL_BY_LETTERS.get(re.sub(r"[ _-]", "", key.lower()))
+        if label is not None:
+            out.append(f"{label}: {value}")
     return out
 
 
