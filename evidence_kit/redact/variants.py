@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import Iterator, NamedTuple
 from urllib.parse import quote, quote_plus, urlsplit
 
-from .detectors import is_public
+from .detectors import _TLDS, is_public
 from .pseudonyms import CLASSES
 
 __all__ = ["Variant", "KnownValue", "variants", "classify", "integral_digits", "MIN_LENGTH", "MIN_DIGITS"]
@@ -43,6 +43,17 @@ _KEY_HINTS: tuple[tuple[str, str], ...] = (
     ("host", "host"), ("node", "host"), ("machine", "host"), ("path", "path"), ("dir", "path"),
     ("file", "path"), ("model", "model"), ("served", "model"), ("draft", "model"),
     ("email", "email"), ("user", "user"), ("serial", "serial"), ("token", "token"), ("key", "token"),
+    # A command line (the collector's `start_command`) is read as a path: each word with a `/`
+    # in it is hunted as a path, with its components (see :func:`_path`).
+    ("command", "path"), ("cmd", "path"), ("argv", "path"), ("args", "path"),
+)
+_TOP_LEVEL_DOMAINS = frozenset(_TLDS)
+# Last labels that make a dotted word a file name, not a host (`config.yaml`, `model.safetensors`).
+_FILE_SUFFIXES = frozenset(
+    """
+    json jsonl ndjson yaml yml toml txt log logs py pyc sh csv tsv md rst html xml cfg conf ini env lock
+    bin pt pth ckpt safetensors gguf onnx npy npz pkl tar gz tgz zip xz zst bz2 so whl egg out err pid
+    """.split()
 )
 
 
@@ -75,8 +86,39 @@ def integral_digits(value: object) -> str | None:
     return str(abs(int(value)))
 
 
-def classify(value: str, key: str = "") -> str:
-    """The class of a private value: by its shape first, then by the key it sat under."""
+def key_class(key: str) -> str | None:
+    """The class a key names (``served_model_name`` -> model, ``start_command`` -> path), if any."""
+    lowered = key.lower()
+    for hint, cls in _KEY_HINTS:
+        if hint in lowered:
+            return cls
+    return None
+
+
+def _host_shaped(value: str, *, known_tld: bool) -> bool:
+    """A dotted host name: labels of letters, digits and hyphens; with ``known_tld``, ending in a
+    top-level domain the host detector knows (``.internal``, ``.com``, …); else each label holding
+    a letter, the last one letters (and hyphens) only and not a file suffix, and a hyphen in a label or a first
+    label ending in a digit, as machines are named (``zeta-node-5.lab.zeta-corp``, ``node7.rack``;
+    not ``config.yaml``, nor a Python name such as ``vllm.entrypoints.openai``)."""
+    if not _HOST.match(value) or _VERSION.match(value):
+        return False
+    labels = value.lower().split(".")
+    if known_tld:
+        return labels[-1] in _TOP_LEVEL_DOMAINS
+    return (all(re.search("[a-z]", label) for label in labels) and re.fullmatch("[a-z-]+", labels[-1]) is not None
+            and labels[-1] not in _FILE_SUFFIXES and ("-" in value or labels[0][-1].isdigit()))
+
+
+def classify(value: str, key: str = "", context: tuple[str, ...] = ()) -> str:
+    """The class of a private value: by its shape first, then by the key it sat under.
+
+    Shapes: a UUID, a URL, a path, an IPv4 address, an e-mail, a host name ending in a known
+    top-level domain. Then the key; a key that names no class (``id``, ``root``, ``name``) takes
+    the class of the nearest key in ``context`` (the keys above it, innermost last) that names
+    one: ``"models": [{"id": "org/name"}]`` is a model. Then a 7-128 hex string is ``hex``, a
+    dotted name whose labels all hold letters is a ``host``, and anything else a ``value``.
+    """
     if _UUID.match(value):
         return "gpu" if value[:4].upper() in ("GPU-", "MIG-") else "uuid"
     if "://" in value:
@@ -87,12 +129,16 @@ def classify(value: str, key: str = "") -> str:
         return "ip"
     if "@" in value and "." in value.split("@")[-1]:
         return "email"
-    lowered = key.lower()
-    for hint, cls in _KEY_HINTS:
-        if hint in lowered:
+    if _host_shaped(value, known_tld=True):
+        return "host"
+    for name in (key, *reversed(context)):
+        cls = key_class(name)
+        if cls is not None:
             return cls
     if _HEX.match(value):
         return "hex"
+    if _host_shaped(value, known_tld=False):
+        return "host"
     return "value"
 
 
