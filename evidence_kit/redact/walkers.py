@@ -333,11 +333,15 @@ class _Literals:
         return "".join(pieces) + text[last:] if pieces else text
 
 
+# The key "private" with any of its letters written as a JSON \u escape (hex digits in any case).
+_ESCAPED_PRIVATE = re.compile('"' + "".join(f"(?:{c}|\\\\u00(?i:{ord(c):02x}))" for c in "private") + '"')
+
+
 def _may_hold_private(text: str) -> bool:
-    """Whether a JSON text may have a ``private`` key: written so, or spelled with a ``\\u``
-    escape (``"priv\\u0061te"`` is the same key to every parser). The only escape that can
-    spell a letter is ``\\u``, so a text holding neither cannot."""
-    return '"private"' in text or "\\u" in text
+    """Whether a JSON text may have a ``private`` key: written so, or spelled with ``\\u``
+    escapes (``"priv\\u0061te"`` is the same key to every parser; ``\\u`` is the only escape
+    that can spell a letter)."""
+    return '"private"' in text or ("\\u" in text and _ESCAPED_PRIVATE.search(text) is not None)
 
 
 def _private_numbers(text: str) -> Iterator[tuple[int, int]]:
