@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import BadInput
-from .harvest import harvest_file
+from .harvest import harvest_file, reconcile
 from .matcher import Examined, Matcher, compile_spellings, lowered
 from .policy import Policy
 from .variants import KnownValue
@@ -178,6 +178,7 @@ def discover_files(root: Path, files: list[tuple[str, str]], seed: Iterable[Know
     declared = list(seed)
     for rel, kind in sorted(files):
         declared += harvest_file(root / rel, kind)
+    declared = reconcile(declared)  # one class per value, whichever file or key named it first
 
     def texts(first: bool) -> Iterator[list[str]]:
         for rel, _ in files:

@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import Iterator, NamedTuple
 from urllib.parse import quote, quote_plus, urlsplit
 
-from .detectors import is_public
+from .detectors import _TLDS, is_public
 from .pseudonyms import CLASSES
 
 __all__ = ["Variant", "KnownValue", "variants", "classify", "canonical", "integral_digits", "MIN_LENGTH", "MIN_DIGITS"]
@@ -45,6 +45,17 @@ _KEY_HINTS: tuple[tuple[str, str], ...] = (
     ("host", "host"), ("node", "host"), ("machine", "host"), ("path", "path"), ("dir", "path"),
     ("file", "path"), ("model", "model"), ("served", "model"), ("draft", "model"),
     ("email", "email"), ("user", "user"), ("serial", "serial"), ("token", "token"), ("key", "token"),
+    # A command line (the collector's `start_command`) is read as a path: each word with a `/`
+    # in it is hunted as a path, with its components (see :func:`_path`).
+    ("command", "path"), ("cmd", "path"), ("argv", "path"), ("args", "path"),
+)
+_TOP_LEVEL_DOMAINS = frozenset(_TLDS)
+# Last labels that make a dotted word a file name, not a host (`config.yaml`, `model.safetensors`).
+_FILE_SUFFIXES = frozenset(
+    """
+    json jsonl ndjson yaml yml toml txt log logs py pyc sh csv tsv md rst html xml cfg conf ini env lock
+    bin pt pth ckpt safetensors gguf onnx npy npz pkl tar gz tgz zip xz zst bz2 so whl egg out err pid
+    """.split()
 )
 
 
@@ -77,8 +88,39 @@ def integral_digits(value: object) -> str | None:
     return str(abs(int(value)))
 
 
-def classify(value: str, key: str = "") -> str:
-    """The class of a private value: by its shape first, then by the key it sat under."""
+def key_class(key: str) -> str | None:
+    """The class a key names (``served_model_name`` -> model, ``start_command`` -> path), if any."""
+    lowered = key.lower()
+    for hint, cls in _KEY_HINTS:
+        if hint in lowered:
+            return cls
+    return None
+
+
+def _host_shaped(value: str, *, known_tld: bool) -> bool:
+    """A dotted host name: labels of letters, digits and hyphens; with ``known_tld``, ending in a
+    top-level domain the host detector knows (``.internal``, ``.com``, …); else each label holding
+    a letter, the last one letters (and hyphens) only and not a file suffix, and a hyphen in a label or a first
+    label ending in a digit, as machines are named (``zeta-node-5.lab.zeta-corp``, ``node7.rack``;
+    not ``config.yaml``, nor a Python name such as ``vllm.entrypoints.openai``)."""
+    if not _HOST.match(value) or _VERSION.match(value):
+        return False
+    labels = value.lower().split(".")
+    if known_tld:
+        return labels[-1] in _TOP_LEVEL_DOMAINS
+    return (all(re.search("[a-z]", label) for label in labels) and re.fullmatch("[a-z-]+", labels[-1]) is not None
+            and labels[-1] not in _FILE_SUFFIXES and ("-" in value or labels[0][-1].isdigit()))
+
+
+def classify(value: str, key: str = "", context: tuple[str, ...] = ()) -> str:
+    """The class of a private value: by its shape first, then by the key it sat under.
+
+    Shapes: a UUID, a URL, a path, an IPv4 address, an e-mail, a host name ending in a known
+    top-level domain. Then the key; a key that names no class (``id``, ``root``, ``name``) takes
+    the class of the nearest key in ``context`` (the keys above it, innermost last) that names
+    one: ``"models": [{"id": "org/name"}]`` is a model. Then a 7-128 hex string is ``hex``, a
+    dotted name whose labels all hold letters is a ``host``, and anything else a ``value``.
+    """
     if _UUID.match(value):
         return "gpu" if value[:4].upper() in ("GPU-", "MIG-") else "uuid"
     if "://" in value:
@@ -89,12 +131,16 @@ def classify(value: str, key: str = "") -> str:
         return "ip"
     if "@" in value and "." in value.split("@")[-1]:
         return "email"
-    lowered = key.lower()
-    for hint, cls in _KEY_HINTS:
-        if hint in lowered:
+    if _host_shaped(value, known_tld=True):
+        return "host"
+    for name in (key, *reversed(context)):
+        cls = key_class(name)
+        if cls is not None:
             return cls
     if _HEX.match(value):
         return "hex"
+    if _host_shaped(value, known_tld=False):
+        return "host"
     return "value"
 
 
@@ -225,16 +271,48 @@ def _host(value: str) -> Iterator[tuple[str, str, str]]:
         yield from _ipv4(".".join(embedded.groups()))
 
 
+# Hosts whose URL paths name a model (``huggingface.co/org/name/…``), and URL schemes of object
+# stores and file systems, whose paths name a bucket's objects (``s3://bucket/ckpts/name/step``).
+_MODEL_HUBS = frozenset({"huggingface.co", "www.huggingface.co", "hf.co", "modelscope.cn", "www.modelscope.cn"})
+_HUB_SECTIONS = frozenset({"datasets", "spaces", "models"})
+_OBJECT_SCHEMES = frozenset({"s3", "s3a", "s3n", "gs", "gcs", "az", "abfs", "abfss", "wasb", "wasbs", "adl",
+                             "hdfs", "oss", "cos", "obs", "r2", "b2", "swift", "file", "dbfs", "minio"})
+# host[:port][/path] without a scheme: `zeta-node-6:8123`, `[fd00::1]:8000/v1`.
+_SCHEMELESS = re.compile(r"^(?:\[[0-9A-Fa-f:.%]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(:[0-9]{1,5})?(?:/.*)?$")
+
+
 def _url(value: str) -> Iterator[tuple[str, str, str]]:
+    """A URL's spellings: itself, its host (every host variant), ``host:port``, its user and its
+    password, and, for a model hub or an object store, the identifying parts of its path (a hub's
+    ``org/name`` as a model; a bucket's object path as a path). The path of any other URL
+    (``/v1``, ``/api/chat``) names an API, not a private object, and is not hunted on its own.
+    A value without a scheme (``host:8123``) is read as ``//host:8123``."""
     yield value, "endpoint", value
     yield value.rstrip("/"), "endpoint", value
-    parts = urlsplit(value)
-    if parts.hostname:
-        yield from _host(parts.hostname)
-        if parts.port:
-            yield f"{parts.hostname}:{parts.port}", "endpoint", value
+    try:
+        parts = urlsplit(value if "://" in value else "//" + value)
+        hostname, port = parts.hostname, parts.port
+    except ValueError:  # a port that is not a number, an unbalanced bracket: the whole value stays hunted
+        return
+    if hostname:
+        yield from _host(hostname)
+        if port:
+            yield f"{hostname}:{port}", "endpoint", value
     if parts.username:
         yield parts.username, "user", parts.username
+    if parts.password:
+        yield parts.password, "token", parts.password
+    path = parts.path
+    if (hostname or "").lower() in _MODEL_HUBS:
+        words = [w for w in path.split("/") if w]
+        if words and words[0] in _HUB_SECTIONS:
+            words = words[1:]
+        if len(words) >= 2:
+            yield from _model(f"{words[0]}/{words[1]}")
+        elif words:
+            yield words[0], "org", words[0]
+    elif parts.scheme.lower() in _OBJECT_SCHEMES and path.strip("/"):
+        yield from _path(path)
 
 
 # Folder names every machine has: on their own they identify nobody, and hunting for them
@@ -260,22 +338,26 @@ def _command_tokens(value: str) -> list[str]:
 
 def _path(value: str) -> Iterator[tuple[str, str, str]]:
     """A path's spellings: itself, each identifying component, and, when it holds white space,
-    each path in it read as a command line. A value is hunted both ways, because
-    ``/srv/Project Bluebird/ckpt`` is a path and ``python serve.py --model /data/x`` a command:
-    neither reading may hide a part of the other."""
+    each path in it read as a command line. A value starting like a path is hunted both ways,
+    because ``/srv/Project Bluebird/ckpt`` is a path and ``/usr/bin/python serve.py --model /data/x``
+    a command: neither reading may hide a part of the other. A value holding white space that does
+    not start like a path (``vllm serve '/srv/Project Kestrel/ckpt'``, the collector's
+    ``start_command``) is a command line only: split at ``/``, its words would be no components."""
     yield value, "path", value
     yield value.rstrip("/\\"), "path", value
-    parts = [p for p in re.split(r"[/\\]", value) if p and p not in ("~", "$HOME") and not re.match(r"^[A-Za-z]:$", p)]
-    for index, part in enumerate(parts):
-        if part.startswith("models--"):
-            yield from _model(part)
-        elif index > 0 and parts[index - 1] in ("home", "Users"):
-            yield part, "user", part
-        elif part.casefold() in _COMMON_PATH_PARTS or re.match(r"^python[0-9.]*$", part):
-            continue
-        else:
-            yield part, "path", part
-    if any(ch.isspace() for ch in value.strip()):
+    spaced = any(ch.isspace() for ch in value.strip())
+    if not spaced or value.startswith(("/", "~", "$HOME", "\\")) or re.match(r"^[A-Za-z]:\\", value):
+        parts = [p for p in re.split(r"[/\\]", value) if p and p not in ("~", "$HOME") and not re.match(r"^[A-Za-z]:$", p)]
+        for index, part in enumerate(parts):
+            if part.startswith("models--"):
+                yield from _model(part)
+            elif index > 0 and parts[index - 1] in ("home", "Users"):
+                yield part, "user", part
+            elif part.casefold() in _COMMON_PATH_PARTS or re.match(r"^python[0-9.]*$", part):
+                continue
+            else:
+                yield part, "path", part
+    if spaced:
         for token in _command_tokens(value):
             if token.startswith("-") and "=" in token:
                 token = token.split("=", 1)[1]  # --model=/data/x
@@ -320,7 +402,11 @@ def _raw_variants(cls: str, value: str) -> Iterator[tuple[str, str, str]]:
     elif cls in ("host", "domain"):
         yield from _host(value)
     elif cls in ("endpoint", "url"):
-        yield from _url(value) if "://" in value else _host(value)
+        schemeless = _SCHEMELESS.match(value)
+        if "://" in value or (schemeless and (schemeless.group(1) or "." in schemeless.group(0).split("/")[0])):
+            yield from _url(value)  # a URL, or host:port[/path], or dotted.host/path
+        else:
+            yield from _host(value)
     elif cls == "path":
         yield from _path(value)
     elif cls == "image":

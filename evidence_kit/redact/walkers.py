@@ -30,7 +30,7 @@ from pydantic_core import from_json
 
 from ..errors import BadInput
 from .detectors import LABELS
-from .harvest import harvest_document
+from .harvest import harvest_text
 from .matcher import Matcher
 from .pseudonyms import Pseudonyms
 from .variants import KnownValue, integral_digits
@@ -321,8 +321,8 @@ def _jsonl_texts(src: Path, check: bool, harvested: list[KnownValue] | None) -> 
                 if not line.strip():
                     continue
                 _check_jsonl_line(line, src, number)
-                if harvested is not None and number > 1 and '"private"' in line:
-                    harvested += harvest_document(json.loads(line))
+                if harvested is not None and number > 1 and _may_hold_private(line):
+                    harvested += harvest_text(line)
             elif not line.strip():
                 continue
             # A valid JSON line without a backslash has its literals between every other quote.
@@ -379,7 +379,7 @@ class _Literals:
 
     def _numbers(self, text: str, counts: Counter[str]) -> str:
         """An identifying number under ``private`` (a serial harvested as a value) becomes its pseudonym."""
-        if '"private"' not in text or not self.matcher.has_numbers():
+        if not _may_hold_private(text) or not self.matcher.has_numbers():
             return text
         pieces: list[str] = []
         last = 0
@@ -392,8 +392,20 @@ class _Literals:
         return "".join(pieces) + text[last:] if pieces else text
 
 
+# The key "private" with any of its letters written as a JSON \u escape (hex digits in any case).
+_ESCAPED_PRIVATE = re.compile('"' + "".join(f"(?:{c}|\\\\u00(?i:{ord(c):02x}))" for c in "private") + '"')
+
+
+def _may_hold_private(text: str) -> bool:
+    """Whether a JSON text may have a ``private`` key: written so, or spelled with ``\\u``
+    escapes (``"priv\\u0061te"`` is the same key to every parser; ``\\u`` is the only escape
+    that can spell a letter)."""
+    return '"private"' in text or ("\\u" in text and _ESCAPED_PRIVATE.search(text) is not None)
+
+
 def _private_numbers(text: str) -> Iterator[tuple[int, int]]:
-    """Spans of the numbers inside the ``private`` object of a JSON document's top level."""
+    """Spans of the numbers inside every ``private`` object of a JSON document's top level
+    (a key written twice, or spelled with escapes, included)."""
     depth = 0
     key: str | None = None
     private_depth: int | None = None
