@@ -30,7 +30,8 @@ from .manifest import ENVELOPE_NAME, file_sha256
 from .matcher import Hit, Matcher
 from .policy import Policy
 from .variants import KnownValue
-from .walkers import _LITERAL, clean_key, file_kind, labelled_pairs, open_text, plain_literals
+from . import walkers
+from .walkers import _LITERAL, clean_key, file_kind, labelled_pairs, labels_absent, open_text, plain_literals
 
 __all__ = [
     "Finding", "scan_tree", "scan_files", "published_hashes", "make_matcher", "with_short_forms", "SITE_KNOWN_ONLY",
@@ -157,6 +158,9 @@ def _parses(text: str) -> bool:
 def _scan_text(path: Path, rel: str, kind: str, matcher: Matcher, detectors: bool) -> Iterator[Finding]:
     # JSON is scanned literal by literal, which sees all there is only in valid JSON: a file
     # or line that does not parse is scanned as text (a bare host after a record is found).
+    if kind == "jsonl" and detectors:
+        yield from _scan_jsonl(path, rel, matcher)
+        return
     whole_json = False
     if kind == "json":
         with open_text(path) as handle:
@@ -166,6 +170,27 @@ def _scan_text(path: Path, rel: str, kind: str, matcher: Matcher, detectors: boo
             json_like = whole_json if kind == "json" else kind == "jsonl" and _parses(line)
             for hit in _line_hits(matcher, line, json_like, detectors):
                 yield Finding(rel, number, hit.cls, hit.source)
+
+
+def _scan_jsonl(path: Path, rel: str, matcher: Matcher) -> Iterator[Finding]:
+    """JSONL a batch at a time: a batch without a backslash whose literals were all found clean
+    (none of them a label, and no private number known) and whose lines parse together as one
+    JSON array (so outside its literals there is nothing but numbers and punctuation, as in each
+    line that parses) has nothing to find; any other batch goes line by line."""
+    clean = matcher.clean_literals
+    number = 0
+    with open_text(path) as handle:
+        while lines := handle.readlines(walkers._BATCH):
+            batch = "".join(lines)
+            if ("\\" not in batch and not matcher.has_numbers()
+                    and clean.issuperset(literals := batch.split('"')[1::2]) and labels_absent(literals)
+                    and _parses("[" + ",".join(line for line in lines if line.strip()) + "]")):
+                number += len(lines)
+                continue
+            for line in lines:
+                number += 1
+                for hit in _line_hits(matcher, line, _parses(line), True):
+                    yield Finding(rel, number, hit.cls, hit.source)
 
 
 _STRUCTURED = (".toml", ".yaml", ".yml", ".csv", ".tsv")

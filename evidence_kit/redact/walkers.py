@@ -24,7 +24,7 @@ import re
 import tomllib
 from collections import Counter
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO, Iterable, Iterator
 
 from pydantic_core import from_json
 
@@ -49,6 +49,7 @@ __all__ = [
     "check_name",
     "toml_text",
     "labelled_pairs",
+    "labels_absent",
 ]
 
 JSON_SUFFIXES = frozenset({".json", ".dsse", ".har", ".ipynb"})
@@ -166,6 +167,11 @@ def _label_forms() -> tuple[frozenset[str], dict[str, str]]:
 
 
 _LABEL_FORMS, _LABEL_BY_LETTERS = _label_forms()
+
+
+def labels_absent(literals: Iterable[str]) -> bool:
+    """Whether none of ``literals`` is a label spelled as a JSON key (the one test most lines need)."""
+    return _LABEL_FORMS.isdisjoint(literals)
 
 
 def labelled_pairs(text: str, literals: list[str] | None = None) -> list[str]:
@@ -312,25 +318,42 @@ def file_texts(src: Path, kind: str, *, check: bool = False,
             yield [body]
 
 
+_BATCH = 1 << 20  # characters of JSONL read at a time: lines are checked one by one, literals found per batch
+
+
 def _jsonl_texts(src: Path, check: bool, harvested: list[KnownValue] | None) -> Iterator[list[str]]:
+    number = 0
     with open_text(src) as handle:
-        for number, line in enumerate(handle, start=1):
+        while lines := handle.readlines(_BATCH):
             if check:
-                if not line.isascii():
-                    _utf8(line, src, number)
-                if not line.strip():
-                    continue
-                _check_jsonl_line(line, src, number)
-                if harvested is not None and number > 1 and _may_hold_private(line):
-                    harvested += harvest_text(line)
-            elif not line.strip():
+                private = harvested is not None and _may_hold_private("".join(lines))
+                for offset, line in enumerate(lines, start=number + 1):
+                    if not line.isascii():
+                        _utf8(line, src, offset)
+                    try:
+                        from_json(line)
+                    except ValueError:
+                        if line.strip():
+                            _check_jsonl_line(line, src, offset)  # raises, naming file and line
+                    if private and offset > 1 and _may_hold_private(line):
+                        harvested += harvest_text(line)  # type: ignore[operator]
+            number += len(lines)
+            batch = "".join(lines)
+            if "\\" not in batch:
+                # Checked JSON lines without a backslash: each line's literals lie between every other
+                # quote, and each line holds an even number of quotes, so the batch splits as its lines do.
+                texts = list(dict.fromkeys(batch.split('"')[1::2]))
+                yield texts
+                if not _LABEL_FORMS.isdisjoint(texts):
+                    yield [pair for line in lines for pair in labelled_pairs(line)]
                 continue
-            # A valid JSON line without a backslash has its literals between every other quote.
-            texts = line.split('"')[1::2] if "\\" not in line else [_decoded(raw) for raw in _LITERAL.findall(line)]
-            yield texts
-            pairs = labelled_pairs(line, texts)
-            if pairs:
-                yield pairs
+            for line in lines:
+                if line.strip():
+                    texts = line.split('"')[1::2] if "\\" not in line else [_decoded(raw) for raw in _LITERAL.findall(line)]
+                    yield texts
+                    pairs = labelled_pairs(line, texts)
+                    if pairs:
+                        yield pairs
 
 
 # -- the rewrite ------------------------------------------------------------------------------
@@ -465,17 +488,22 @@ def redact_file(src: Path, dst: Path, kind: str, matcher: Matcher, pseudonyms: P
 
 
 def _redact_jsonl(src: Path, dst: Path, cached: _Literals, counts: Counter[str]) -> None:
-    """The hot loop: a checked JSONL line without a backslash has its literals between
-    every other quote, and one whose literals are all clean (and holds no ``private``) is
-    copied as it is."""
+    """The hot loop: a batch of checked JSONL lines without a backslash has its literals between
+    every other quote, and a batch whose literals are all clean (and that holds no ``private``)
+    is copied as it is; so is such a line."""
     clean = cached.clean
     with open_text(src) as handle, open_text(dst, "w") as out:
-        for line in handle:
-            if "\\" not in line and '"private"' not in line and clean.issuperset(line.split('"')[1::2]):
-                out.write(line)
+        while lines := handle.readlines(_BATCH):
+            batch = "".join(lines)
+            if "\\" not in batch and not _may_hold_private(batch) and clean.issuperset(batch.split('"')[1::2]):
+                out.write(batch)
                 continue
-            body = line.rstrip("\r\n")
-            out.write((cached.rewrite(body, counts) if body.strip() else body) + line[len(body):])
+            for line in lines:
+                if "\\" not in line and not _may_hold_private(line) and clean.issuperset(line.split('"')[1::2]):
+                    out.write(line)
+                    continue
+                body = line.rstrip("\r\n")
+                out.write((cached.rewrite(body, counts) if body.strip() else body) + line[len(body):])
 
 
 def redact_name(relpath: str, matcher: Matcher, pseudonyms: Pseudonyms, counts: Counter[str]) -> str:

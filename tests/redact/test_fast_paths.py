@@ -216,3 +216,39 @@ def test_copied_jsonl_lines_are_the_lines_redone(tmp_path_factory: pytest.TempPa
     lines = [slow.rewrite(line.rstrip("\n"), slow_counts) + "\n" for line in src.read_text().splitlines(keepends=True)]
     assert (folder / "fast.jsonl").read_text() == "".join(lines)
     assert fast_counts == slow_counts
+
+
+# -- JSONL a batch at a time ----------------------------------------------------------------------
+
+jsonl_records = st.lists(st.dictionaries(st.sampled_from(["k", "host", "msg", "Hostname", "n"]),
+                                         st.one_of(st.integers(), st.sampled_from(HOSTS + IPS + PLANTED[:10]),
+                                                   st.sampled_from(["ok", "stop", "x\\y"])),
+                                         max_size=4), min_size=1, max_size=30)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(jsonl_records, st.integers(min_value=16, max_value=400))
+def test_batched_jsonl_scan_rewrite_and_texts_equal_line_by_line(tmp_path_factory: pytest.TempPathFactory,
+                                                                  records: list[dict[str, object]], batch: int) -> None:
+    from evidence_kit.redact import scanner, walkers
+    from evidence_kit.redact.pseudonyms import Pseudonyms
+
+    folder = tmp_path_factory.mktemp("batch")
+    src = folder / "in.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in records * 3))
+    known = [KnownValue("host", HOSTS[0]), KnownValue("ip", IPS[1])]
+    results = []
+    for size in (batch, 1):  # batches of lines, then a line at a time (readlines(1) reads one line)
+        walkers._BATCH = size
+        try:
+            texts = {t for b in walkers.file_texts(src, "jsonl", check=True, harvested=[]) for t in b}
+            matcher = Matcher(known)
+            walkers.redact_file(src, folder / f"out-{size}.jsonl", "jsonl", matcher, Pseudonyms(None))
+            scan = Matcher(known)
+            scan.for_scanning(())
+            found = sorted(scanner._scan_text(folder / f"out-{size}.jsonl", "x", "jsonl", scan, True))
+            raw_found = sorted(scanner._scan_text(src, "x", "jsonl", Matcher(known), True))
+        finally:
+            walkers._BATCH = 1 << 20
+        results.append((texts, (folder / f"out-{size}.jsonl").read_text(), found, raw_found))
+    assert results[0] == results[1]
