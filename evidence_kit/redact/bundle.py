@@ -21,6 +21,7 @@ import json
 import os
 import shutil
 import tempfile
+import tomllib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,21 +76,34 @@ def _inside(child: Path, parent: Path) -> bool:
     return child == parent or parent in child.parents
 
 
-def _redacted_before(raw: Path, bundles: list[str], receipts: dict[str, Path]) -> bool:
-    """Whether RAW is a bundle this tool wrote: every trial has its receipt and a manifest that
-    matches its files. Only then are values spelled like pseudonyms taken as earlier pseudonyms
-    (and left alone); a stray ``receipt.json`` in raw evidence earns no such trust, so a real
-    host called ``host-7`` is still hunted."""
-    for bundle in bundles:
+def _redacted_before(raw: Path, bundles: list[str], receipts: dict[str, Path]) -> str | None:
+    """The kind of pseudonyms (``counter`` or ``hmac-sha256``) of a RAW that is a bundle this tool
+    wrote, else None. That takes every trial's receipt and a manifest matching its files, and for
+    a decision folder its own receipt and a manifest matching everything below it (so a file added
+    since, such as a new ``decision.toml`` or a log, is not trusted). Only then are values spelled
+    like pseudonyms *of that kind* taken as earlier pseudonyms and left alone; a stray
+    ``receipt.json`` in raw evidence earns no such trust, so a real host called ``host-7`` is still
+    hunted."""
+    folders = list(bundles)
+    if bundles and bundles != [""]:
+        if not (raw / RECEIPT_NAME).is_file():
+            return None
+        folders.append("")
+    if not bundles:
+        return None
+    kinds = set()
+    for bundle in folders:
         folder = raw / bundle
-        if bundle not in receipts or not (folder / MANIFEST_NAME).is_file():
-            return False
+        receipt = receipts.get(bundle) if bundle in bundles else raw / RECEIPT_NAME
+        if receipt is None or not (folder / MANIFEST_NAME).is_file():
+            return None
         try:
             if read_json_model(folder / MANIFEST_NAME, Manifest) != build_manifest(folder):
-                return False
-        except BadInput:
-            return False
-    return True
+                return None
+            kinds.add(json.loads(receipt.read_text(encoding="utf-8")).get("pseudonyms"))
+        except (BadInput, ValueError, AttributeError):
+            return None
+    return kinds.pop() if len(kinds) == 1 and kinds <= {"counter", "hmac-sha256"} else None
 
 
 def _check_paths(raw: Path, out: Path, replace: bool, map_out: Path | None) -> None:
@@ -158,7 +172,7 @@ def _inventory(raw: Path, bundles: list[str], policy: Policy) -> tuple[list[_Sou
 
 
 def _rewrite(raw: Path, tmp: Path, source: _Source, matcher: Matcher, pseudonyms: Pseudonyms,
-             counts: dict[str, Counter[str]]) -> None:
+             counts: dict[str, Counter[str]], broken: list[Finding]) -> None:
     found: Counter[str] = Counter()
     out_rel = redact_name(source.rel, matcher, pseudonyms, found)
     if out_rel in counts:
@@ -174,6 +188,11 @@ def _rewrite(raw: Path, tmp: Path, source: _Source, matcher: Matcher, pseudonyms
             raise
         raise BadInput("its redacted name is too long for the file system; rename it (shorter)", raw / source.rel) from None
     counts[out_rel] = found
+    if source.kind == "toml" and +found:
+        try:
+            tomllib.loads(dst.read_text(encoding="utf-8", errors="surrogateescape"))
+        except (tomllib.TOMLDecodeError, RecursionError):
+            broken.append(Finding(out_rel, None, "TOML", "broken"))
 
 
 _NAME_MAX = 255  # bytes in one file or folder name, on every common file system
@@ -275,8 +294,9 @@ def redact_bundle(
     try:
         counts: dict[str, Counter[str]] = {}
         dropped_names = [redact_name(rel, matcher, pseudonyms, Counter()) for rel in dropped]
+        broken: list[Finding] = []  # a structured file the rewrite left unparsable (fails closed)
         for source in sources:
-            _rewrite(raw, tmp, source, matcher, pseudonyms, counts)
+            _rewrite(raw, tmp, source, matcher, pseudonyms, counts, broken)
         digest = policy_digest(policy, pseudonyms)
         kept = {source.out_rel for source in sources}
         hashes: set[str] = {digest.split(":", 1)[1]}
@@ -297,7 +317,7 @@ def redact_bundle(
                                             dropped_names, "hmac-sha256" if key else "counter")
         files = listed_files(tmp)
         matcher.for_scanning(with_short_forms(hashes))
-        findings = scan_files(tmp, files, matcher)
+        findings = sorted({*scan_files(tmp, files, matcher), *broken}, key=lambda f: (f.file, f.line or 0, f.cls, f.source))
         if findings:
             for out_bundle in out_bundles:
                 (tmp / out_bundle / MANIFEST_NAME).unlink(missing_ok=True)

@@ -107,11 +107,23 @@ LABELS: dict[str, str] = {
     "password": "token", "passwd": "token", "api_key": "token", "apikey": "token",
     "secret": "token", "access_token": "token", "hf_token": "token", "authorization": "token",
     "image": "image",
+    # A machine's short name has no dots for the host detector: the fields that carry it.
+    "host": "host", "node": "host", "instance": "host",
+    # Secrets as environment variables, flags and headers spell them (a prefix is allowed:
+    # POSTGRES_PASSWORD, AWS_SECRET_ACCESS_KEY, X-Api-Key).
+    "api-key": "token", "secret_access_key": "token", "access_key": "token", "secret_key": "token",
+    "private_key": "token", "auth_token": "token", "api_token": "token", "client_secret": "token",
+    "passphrase": "token",
 }
 _LABEL_TEXT = re.compile(
-    r"(?i)(?<![A-Za-z0-9_])(" + "|".join(sorted((re.escape(k) for k in LABELS), key=len, reverse=True))
-    + r")[\"']?[ \t]*(?:\.{2,}[ \t]*)?[:=][ \t]*[\"']?([^\s\",;'}\]]+)"
+    r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_-])*(" + "|".join(sorted((re.escape(k) for k in LABELS), key=len, reverse=True))
+    + r")[\"']?[ \t]*(?:\.{2,}[ \t]*)?[:=][ \t]*"
+    # The value: a quoted one whole (a passphrase of several words), or one word after an
+    # authorization scheme (Basic, Bearer, …: the credentials, not the scheme's name), or one word.
+    r"(?:\"([^\"\n]+)\"|'([^'\n]+)'|(?:(?:basic|bearer|digest|token|negotiate)[ \t]+)?([^\s\",;'}\]]+))"
 )
+# Command-line flags that take a secret: vLLM's --api-key X, --api-key=X, --hf-token, --password.
+_FLAG_TEXT = re.compile(r"(?i)(?<![A-Za-z0-9-])--(api-key|hf-token|token|password|secret)(?:[ \t]+|=)([^\s\"',;]+)")
 
 
 # Cheap tests without which a detector cannot match: each is a necessary condition of its
@@ -212,22 +224,28 @@ def find(detectors: Detectors, text: str) -> Iterator[tuple[int, int, str]]:
 # also lets a few other letters (the Kelvin sign, the long s, dotted and dotless i) stand
 # for k, s and i, which lowercasing does not reproduce.
 _LABEL_HINTS: tuple[str, ...] = (
-    "serial", "hostname", "host_name", "nodename", "node_name", "machine", "container", "passw", "api_key",
-    "apikey", "secret", "token", "authorization", "image",
+    "serial", "host", "node", "instance", "machine", "container", "passw", "passphrase", "api_key", "api-key",
+    "apikey", "secret", "token", "authorization", "image", "key",
 )
 _LABEL_HINT = re.compile("|".join(_LABEL_HINTS))
 
 
 def find_labelled(text: str) -> Iterator[tuple[int, int, str]]:
-    """``(start, end, class)`` of values written after a private label (``Serial Number : X``)."""
-    if ":" not in text and "=" not in text:
+    """``(start, end, class)`` of values written after a private label (``Serial Number : X``,
+    ``DB_PASSWORD="two words"``, ``--api-key X``)."""
+    if ":" not in text and "=" not in text and "--" not in text:
         return
     if text.isascii() and not _LABEL_HINT.search(text.lower()):
         return
     for match in _LABEL_TEXT.finditer(text):
-        value = match.group(2)
+        group = next(g for g in (2, 3, 4) if match.group(g) is not None)
+        value = match.group(group)
         if len(value) >= 3 and not is_public(value):
-            yield match.start(2), match.end(2), label_class(match.group(1))
+            yield match.start(group), match.end(group), label_class(match.group(1))
+    if "--" in text:
+        for match in _FLAG_TEXT.finditer(text):
+            if len(match.group(2)) >= 3 and not is_public(match.group(2)):
+                yield match.start(2), match.end(2), "token"
 
 
 def label_class(label: str) -> str:

@@ -100,23 +100,9 @@ def discover(
         if probe is None:
             break  # the new values added no spelling (all public or already known): nothing can change
         for text in _mentioning(probe, distinct.kept if distinct.complete else _Distinct().of(texts(False))):
-            if not _already_found(probe, matcher, text, cache.get(text)):
-                cache.pop(text, None)  # its result may change with the new spellings
-                learnt |= matcher.examine(text).learnt
+            cache.pop(text, None)  # its result may change with the new spellings
+            learnt |= matcher.examine(text).learnt
     return Discovered(known, matcher, rounds)
-
-
-def _already_found(probe: re.Pattern[str], matcher: Matcher, text: str, before: Examined | None) -> bool:
-    """Whether the new spellings in ``text`` are exactly hits it already had, as the same value
-    (an address a detector found in round one, now known): then its result stands as it was."""
-    if before is None or views(text):
-        return False
-    spans = {(hit.start, hit.end): (hit.cls, hit.entity.casefold()) for hit in before.hits}
-    for match in probe.finditer(lowered(text)):
-        variant = matcher.table.get(match.group())
-        if variant is None or variant.exact or spans.get(match.span()) != (variant.cls, variant.entity.casefold()):
-            return False
-    return True
 
 
 def _mentioning(probe: re.Pattern[str], texts: Iterable[str], chunk: int = 20_000) -> Iterator[str]:

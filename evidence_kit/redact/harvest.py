@@ -23,12 +23,21 @@ from typing import Any, Iterable, Iterator
 from ..errors import BadInput
 from .variants import MIN_DIGITS, KnownValue, classify, integral_digits
 
-__all__ = ["harvest_file", "harvest_private", "harvest_document", "harvest_text", "is_quantity_key",
+__all__ = ["NotText", "harvest_file", "harvest_private", "harvest_document", "harvest_text", "is_quantity_key",
            "load_known_values", "parse_pairs", "reconcile"]
 
 # A key spelled like a field name: lowercase words joined by underscores. Anything else
 # (digits, hyphens, dots, capitals: dgx-b200-rack4, GPU-…, 10.0.0.7, node7) is a value.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class NotText(ValueError):
+    """A private value that is not text (an unpaired surrogate escape): it cannot be hunted or written."""
+
+
 _FIELD_NAME = re.compile(r"^[a-z]+(?:_[a-z]+)*$")
+# A mapping keyed by data, not by field names: ``per_host``, ``by_user``, ``quota_by_user``, ``hosts_by_rack``.
+_KEYED_BY = re.compile(r"(?:^|[_.])(?:per|by)_[a-z]+$")
 
 # -- which numbers identify: the words of the key they sit under --------------------------------
 #
@@ -51,6 +60,8 @@ _QUANTITY_WORDS = frozenset(
     len length size count num max min block tokens byte pid pgid ppid port ratio rate second sec s ms us ns
     timeout limit utilization utilisation util memory mem mib mb gb kb kib gib version slot time timestamp ts
     epoch total duration elapsed latency uptime seq index idx offset step rank
+    hz khz mhz ghz bps kbps mbps gbps bit bits watt watts w mw kw v mv amp amps a usd eur cost price celsius c
+    temp temperature pct percent fraction freq frequency clock speed bandwidth power energy joules j
     """.split()
 )
 _KEY_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
@@ -121,6 +132,8 @@ def harvest_private(obj: Any, key: str = "", context: tuple[str, ...] = ()) -> I
         if digits is not None and len(digits) >= MIN_DIGITS and not is_quantity_key(key):
             yield KnownValue(_number_class(key), digits)
     elif isinstance(obj, str):
+        if _SURROGATE.search(obj):
+            raise NotText("a private value holds an unpaired surrogate (a \\ud800-\\udfff escape): not text")
         value = obj.strip()
         if value.isdigit():
             if not is_quantity_key(key):
@@ -129,8 +142,9 @@ def harvest_private(obj: Any, key: str = "", context: tuple[str, ...] = ()) -> I
             yield KnownValue(classify(obj, key, context), obj)
     elif _objects(obj):
         inner = (*context, key) if key else context
+        keyed_by_data = _KEYED_BY.search(key) is not None  # quota_by_user, per_host: its keys are users, hosts
         for name, value in obj.items():
-            if name.strip() and not _FIELD_NAME.match(name):
+            if name.strip() and (keyed_by_data or not _FIELD_NAME.match(name)):
                 if name.strip().isdigit():  # {"per_pid": {"204857": …}}: a number, by the number rule
                     if not is_quantity_key(key):
                         yield KnownValue(_number_class(key), name)
@@ -202,6 +216,8 @@ def harvest_file(path: Path, kind: str) -> list[KnownValue]:
         raise BadInput(f"not valid JSON ({err.msg})", path, err.lineno) from None
     except RecursionError:
         raise BadInput("JSON nested too deeply", path) from None
+    except NotText as err:
+        raise BadInput(str(err), path, 1 if kind == "jsonl" else None) from None
     except ValueError:  # not a JSONDecodeError: an integer of more digits than Python converts
         raise BadInput("not valid JSON (a number of too many digits)", path, 1 if kind == "jsonl" else None) from None
 

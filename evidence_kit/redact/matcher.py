@@ -31,6 +31,8 @@ from .views import View, views
 __all__ = ["Matcher", "Hit", "Examined", "compile_spellings", "lowered"]
 
 CACHE_LIMIT = 1_000_000
+_DIGITS = frozenset("0123456789")
+_HEX_DIGITS = frozenset("0123456789abcdef")
 _BASE64 = frozenset("abcdefghijklmnopqrstuvwxyz0123456789+/=-_")  # lowercased: the text is matched folded
 # Detector classes whose hits teach a value that may appear elsewhere without the shape the
 # detector needs (a host's short name, a labelled serial, a GPU UUID without its prefix).
@@ -220,7 +222,8 @@ class Matcher:
     private (the policy adds to the built-in list); ``disabled`` names detector classes
     the policy turned off (``label`` turns off labelled values); ``allowed`` holds
     detector hits known to be public, such as the hashes the toolkit publishes.
-    ``trust_pseudonyms`` (for a bundle redacted before) leaves values spelled like a
+    ``trust_pseudonyms`` (for a bundle redacted before: true, or the kind of pseudonyms its
+    receipts name, ``counter`` or ``hmac-sha256``) leaves values spelled like such a
     pseudonym alone; otherwise a real value spelled like one (a host ``gpu-7``) is hunted.
     """
 
@@ -231,7 +234,7 @@ class Matcher:
         public: Iterable[str] = (),
         disabled: Iterable[str] = (),
         allowed: Iterable[str] = (),
-        trust_pseudonyms: bool = False,
+        trust_pseudonyms: bool | str = False,
         declared: Iterable[KnownValue] = (),
         cache: dict[str, Examined] | None = None,
     ):
@@ -240,7 +243,8 @@ class Matcher:
         self.detectors = compile_detectors(disabled)
         self.labels = "label" not in disabled
         self.allowed = {item.lower() for item in allowed}
-        self.trust_pseudonyms = trust_pseudonyms
+        self.trust_pseudonyms = bool(trust_pseudonyms)
+        self._kind = trust_pseudonyms if isinstance(trust_pseudonyms, str) else None  # the earlier redaction's
         self.redacted_text = trust_pseudonyms  # a detector hit spelled like a pseudonym is one (see for_scanning)
         self.table: dict[str, Variant] = {}
         for value in known:
@@ -262,7 +266,7 @@ class Matcher:
         for variant in variants(known):
             folded = lowered(variant.text)  # the text is folded the same way, letter for letter
             if (folded in self.public or folded in self.table
-                    or (self.trust_pseudonyms and is_pseudonym(variant.text))):
+                    or (self.trust_pseudonyms and is_pseudonym(variant.text, self._kind))):
                 continue
             self.table[folded] = variant
 
@@ -322,16 +326,19 @@ class Matcher:
                     start -= 1
                 widened = False
             else:
-                # A long spelling matches inside longer text, but letters or digits that go on make
-                # another word: 10.20.30.2 in 10.20.30.23, gpu-node-1 in gpu-node-17, acme-labs in
-                # myacme-labs. Replacing the known part would leave the rest glued to the pseudonym
-                # (ip-1 and 3 read as ip-13) and give two values one name: the whole run is a value
-                # of the same class, of its own.
-                if spelling[-1].isalnum():
-                    while end < len(lower) and lower[end].isalnum():
+                # A long spelling matches inside longer text, but digits that go on make another value:
+                # 10.20.30.2 in 10.20.30.23, gpu-node-1 in gpu-node-17 (with the hex digits that follow
+                # them, and a fingerprint's hex digits). Replacing the known part would leave them glued
+                # to the pseudonym (ip-1 and 3 read as ip-13) and give two values one name: the whole
+                # run is a value of the same class, of its own. Letters that go on are left alone: they
+                # may start another value.
+                hexadecimal = _HEX_DIGITS.issuperset(spelling)
+                if spelling[-1].isalnum() and end < len(lower) and (lower[end].isdigit() or (hexadecimal and lower[end] in _HEX_DIGITS)):
+                    while end < len(lower) and lower[end] in _HEX_DIGITS:
                         end += 1
-                if spelling[0].isalnum():
-                    while start > last and lower[start - 1].isalnum():
+                before = _HEX_DIGITS if hexadecimal else _DIGITS
+                if spelling[0] in before and start > last and lower[start - 1] in before:
+                    while start > last and lower[start - 1] in before:
                         start -= 1
                 widened = (start, end) != match.span()
             hits.append((start, end, variant, widened))
@@ -353,7 +360,7 @@ class Matcher:
         # In redacted text a pseudonym is already redacted (a second redaction changes no byte);
         # in raw evidence it is a real name spelled like one. The masks of known values never count.
         return (hit in self.allowed or hit in self.public or _MASKED.fullmatch(hit) is not None
-                or (self.redacted_text and is_pseudonym(hit)))
+                or (self.redacted_text and is_pseudonym(hit, self._kind)))
 
     def _view_hits(self, text: str, view: View | None, detectors: bool,
                    learnt: set[KnownValue]) -> list[tuple[int, int, Hit]]:

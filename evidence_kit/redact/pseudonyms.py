@@ -48,10 +48,18 @@ def letters(digest: bytes) -> str:
     return "".join(ALPHABET[b >> 4] + ALPHABET[b & 15] for b in digest)
 
 
-def is_pseudonym(text: str) -> bool:
-    """Whether ``text`` is exactly one pseudonym (so it is already redacted)."""
-    match = PSEUDONYM.fullmatch(text)
-    return match is not None
+_COUNTER = re.compile(r"(?:%s)-[1-9][0-9]{0,6}" % "|".join(CLASSES))
+_KEYED = re.compile(r"(?:%s)-[%s]{8,16}" % ("|".join(CLASSES), ALPHABET))
+
+
+def is_pseudonym(text: str, kind: str | None = None) -> bool:
+    """Whether ``text`` is exactly one pseudonym (so it is already redacted); of that ``kind``
+    (``counter`` or ``hmac-sha256``, as a receipt names it) when one is given."""
+    if kind == "counter":
+        return _COUNTER.fullmatch(text) is not None
+    if kind == "hmac-sha256":
+        return _KEYED.fullmatch(text) is not None
+    return PSEUDONYM.fullmatch(text) is not None
 
 
 def key_id(key: bytes | None) -> str:

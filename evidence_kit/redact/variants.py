@@ -154,8 +154,14 @@ def _encoded(text: str) -> Iterator[str]:
         yield text.replace("/", "\\/")
     if " " in text:
         yield text.replace(" ", "\\ ")
-    for form in (quote(text, safe=""), quote(text), quote_plus(text)):
-        yield form
+    for a, b in (("-", "_"), ("_", "-"), (" ", "_"), (" ", "-")):  # falcon_secret_70b, Project_Bluebird
+        if a in text:
+            yield text.replace(a, b)
+    try:
+        for form in (quote(text, safe=""), quote(text), quote_plus(text)):
+            yield form
+    except UnicodeEncodeError:
+        return  # a lone surrogate (harvest refuses it; the scan may still meet one)
 
 
 def _base64(text: str) -> Iterator[str]:
@@ -214,9 +220,9 @@ def _ipv6(value: str) -> Iterator[tuple[str, str, str]]:
     except ValueError:
         yield value, "ip", value
         return
-    canon = address.compressed
+    canon = str(address.ipv4_mapped) if address.ipv4_mapped is not None else address.compressed
     yield value, "ip", canon
-    yield canon, "ip", canon
+    yield address.compressed, "ip", canon
     yield address.exploded, "ip", canon
     yield ":".join(f"{int(group, 16):x}" for group in address.exploded.split(":")), "ip", canon
     if address.ipv4_mapped is not None:
@@ -230,7 +236,8 @@ def _mac(value: str) -> Iterator[tuple[str, str, str]]:
         yield value, "mac", value
         return
     canon = ":".join(digits[i:i + 2] for i in range(0, 12, 2))
-    for spelled in (canon, canon.replace(":", "-"), f"{digits[:4]}.{digits[4:8]}.{digits[8:]}", digits):
+    unpadded = ":".join(f"{int(digits[i:i + 2], 16):x}" for i in range(0, 12, 2))  # macOS arp: 0:1a:2b:…
+    for spelled in (canon, canon.replace(":", "-"), f"{digits[:4]}.{digits[4:8]}.{digits[8:]}", digits, unpadded):
         yield spelled, "mac", canon
 
 
@@ -241,7 +248,12 @@ def canonical(cls: str, value: str) -> str:
         if reverse:
             return ".".join(reversed(reverse.groups()))
         if ":" in value:
-            return next(_ipv6(value))[2]
+            canon = next(_ipv6(value))[2]
+            try:
+                mapped = ipaddress.IPv6Address(canon).ipv4_mapped
+            except ValueError:
+                return canon
+            return str(mapped) if mapped is not None else canon
     if cls == "mac":
         return next(_mac(value))[2]
     return value

@@ -156,13 +156,20 @@ def _rebuilt(view: View, fold: Callable[[str], str]) -> View:
     return View("".join(pieces), tuple(lo), tuple(hi))
 
 
+# Dashes that are not the hyphen-minus, as a word processor or a font substitution writes them.
+_DASHES = str.maketrans({c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"})
+
+
+_DASH_SET = frozenset("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d")
+
+
 def _compatible(cluster: str) -> str:
-    return unicodedata.normalize("NFKC", cluster)
+    return unicodedata.normalize("NFKC", cluster).translate(_DASHES)
 
 
 def _unmarked(cluster: str) -> str:
     return unicodedata.normalize("NFKC", "".join(c for c in unicodedata.normalize("NFKD", cluster)
-                                                 if not unicodedata.combining(c)))
+                                                 if not unicodedata.combining(c))).translate(_DASHES)
 
 
 def normalise(text: str) -> str:
@@ -173,7 +180,8 @@ def normalise(text: str) -> str:
 
 def _normalised(view: View) -> View | None:
     text = view.text
-    if text.isascii() or (unicodedata.is_normalized("NFKC", text) and not _format_characters().search(text)):
+    if text.isascii() or (unicodedata.is_normalized("NFKC", text) and not _format_characters().search(text)
+                          and not any(c in _DASH_SET for c in text)):
         return None
     return _rebuilt(view, _compatible)
 

@@ -30,7 +30,7 @@ from pydantic_core import from_json
 
 from ..errors import BadInput
 from .detectors import LABELS
-from .harvest import harvest_text
+from .harvest import NotText, harvest_text
 from .matcher import Matcher
 from .pseudonyms import Pseudonyms
 from .variants import KnownValue, integral_digits
@@ -144,7 +144,8 @@ def literals(text: str) -> Iterator[tuple[int, int, str]]:
         yield match.start(), match.end(), _decoded(match.group())
 
 
-_PAIR = re.compile(r'"((?:[^"\\\n]|\\.)*)"\s*:\s*"((?:[^"\\\n]|\\.)*)"')
+# After a key: the colon and the value, a string or a number (a serial written as a JSON number).
+_VALUE_AFTER_KEY = re.compile(r'\s*:\s*("(?:[^"\\\n]|\\.)*"|-?[0-9][0-9.eE+-]*)')
 
 
 def _label_forms() -> tuple[frozenset[str], dict[str, str]]:
@@ -186,14 +187,20 @@ def labelled_pairs(text: str, literals: list[str] | None = None) -> list[str]:
     if _LABEL_FORMS.isdisjoint(literals):
         return []
     out = []
-    for match in _PAIR.finditer(text):
-        try:
-            key, value = _decoded(f'"{match.group(1)}"'), _decoded(f'"{match.group(2)}"')
-        except ValueError:
-            continue
-        label = _LABEL_BY_LETTERS.get(re.sub(r"[ _-]", "", key.lower()))
-        if label is not None:
-            out.append(f"{label}: {value}")
+    for match in _LITERAL.finditer(text):  # literal by literal: a key is a literal followed by a colon
+        label = _LABEL_BY_LETTERS.get(re.sub(r"[ _-]", "", match.group()[1:-1].lower()))
+        if label is None and "\\" in match.group():
+            try:
+                label = _LABEL_BY_LETTERS.get(re.sub(r"[ _-]", "", _decoded(match.group()).lower()))
+            except ValueError:
+                continue
+        value = _VALUE_AFTER_KEY.match(text, match.end()) if label is not None else None
+        if value is not None:
+            raw = value.group(1)
+            try:
+                out.append(f"{label}: {_decoded(raw) if raw.startswith(chr(34)) else raw}")
+            except ValueError:
+                continue
     return out
 
 
@@ -336,7 +343,10 @@ def _jsonl_texts(src: Path, check: bool, harvested: list[KnownValue] | None) -> 
                         if line.strip():
                             _check_jsonl_line(line, src, offset)  # raises, naming file and line
                     if private and offset > 1 and _may_hold_private(line):
-                        harvested += harvest_text(line)  # type: ignore[operator]
+                        try:
+                            harvested += harvest_text(line)  # type: ignore[operator]
+                        except NotText as err:
+                            raise BadInput(str(err), src, offset) from None
             number += len(lines)
             batch = "".join(lines)
             if "\\" not in batch:

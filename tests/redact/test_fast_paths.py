@@ -25,7 +25,7 @@ from evidence_kit.redact.views import View, views
 from evidence_kit.redact.scanner import _line_hits
 from evidence_kit.redact.variants import KnownValue
 from evidence_kit.redact.walkers import _LITERAL as PATTERN_LITERAL
-from evidence_kit.redact.walkers import plain_literals
+from evidence_kit.redact.walkers import labelled_pairs, plain_literals
 
 PLANTED = (
     "GPU-5b1c2d3e-4f5a-6b7c-8d9e-0f1a2b3c4d5e", "MIG-GPU-5b1c2d3e-4f5a-6b7c-8d9e-0f1a2b3c4d5e/1/0",
@@ -57,9 +57,16 @@ class _EveryDetector:
 
 
 def _every_label(text: str) -> list[tuple[int, int, str]]:
-    """The slow path of :func:`find_labelled`: the label pattern on every text."""
-    return [(m.start(2), m.end(2), label_class(m.group(1)))
-            for m in _LABEL_TEXT.finditer(text) if len(m.group(2)) >= 3 and not is_public(m.group(2))]
+    """The slow path of :func:`find_labelled`: the label and flag patterns on every text."""
+    from evidence_kit.redact.detectors import _FLAG_TEXT
+
+    found = []
+    for m in _LABEL_TEXT.finditer(text):
+        group = next(g for g in (2, 3, 4) if m.group(g) is not None)
+        if len(m.group(group)) >= 3 and not is_public(m.group(group)):
+            found.append((m.start(group), m.end(group), label_class(m.group(1))))
+    return found + [(m.start(2), m.end(2), "token") for m in _FLAG_TEXT.finditer(text)
+                    if len(m.group(2)) >= 3 and not is_public(m.group(2))]
 
 
 FAST, SLOW = Detectors(), _EveryDetector()
@@ -122,6 +129,7 @@ def test_clean_line_shortcut_keeps_every_hit(records: list[dict[str, object]]) -
     for line in lines + lines:  # the second time round, clean literals are remembered
         expected = [h for raw in PATTERN_LITERAL.findall(line)
                     for h in matcher.leaks(json.loads(raw))]
+        expected += [h for pair in labelled_pairs(line) for h in matcher.leaks(pair)]
         assert _line_hits(matcher, line, True, True) == expected
 
 

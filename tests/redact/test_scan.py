@@ -42,7 +42,7 @@ def test_published_hashes_are_not_private(tmp_path):
     journal_sha = hashlib.sha256((site / "evidence" / "journal.jsonl").read_bytes()).hexdigest()
     chart = {"source": "evidence/journal.jsonl", "sha256": journal_sha, "short": journal_sha[:12]}
     (site / "chart-data.json").write_text(json.dumps(chart) + "\n")
-    (site / "receipt.json").write_text(json.dumps({"policy_digest": "sha256:" + "ab12" * 16}) + "\n")
+    (site / "receipt.json").write_text(json.dumps({"schema": "evidence-kit/receipt/v1", "policy_digest": "sha256:" + "ab12" * 16}) + "\n")
     manifest = write_manifest(site)
     payload = base64.b64encode(manifest.model_dump_json(by_alias=True).encode()).decode()
     signature = base64.b64encode(bytes(range(64))).decode()
