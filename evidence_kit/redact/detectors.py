@@ -109,14 +109,14 @@ LABELS: dict[str, str] = {
     "image": "image",
     # A machine's short name has no dots for the host detector: the fields that carry it.
     "host": "host", "node": "host", "instance": "host",
-    # Secrets as environment variables, flags and headers spell them (a prefix is allowed:
-    # POSTGRES_PASSWORD, AWS_SECRET_ACCESS_KEY, X-Api-Key).
+    # Secrets as environment variables, flags and headers spell them (a label may follow "_" or
+    # "-": POSTGRES_PASSWORD, AWS_SECRET_ACCESS_KEY, X-Api-Key, SLURMD_NODENAME).
     "api-key": "token", "secret_access_key": "token", "access_key": "token", "secret_key": "token",
     "private_key": "token", "auth_token": "token", "api_token": "token", "client_secret": "token",
     "passphrase": "token",
 }
 _LABEL_TEXT = re.compile(
-    r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_-])*(" + "|".join(sorted((re.escape(k) for k in LABELS), key=len, reverse=True))
+    r"(?i)(?<![A-Za-z0-9])(" + "|".join(sorted((re.escape(k) for k in LABELS), key=len, reverse=True))
     + r")[\"']?[ \t]*(?:\.{2,}[ \t]*)?[:=][ \t]*"
     # The value: a quoted one whole (a passphrase of several words), or one word after an
     # authorization scheme (Basic, Bearer, …: the credentials, not the scheme's name), or one word.
@@ -225,9 +225,15 @@ def find(detectors: Detectors, text: str) -> Iterator[tuple[int, int, str]]:
 # for k, s and i, which lowercasing does not reproduce.
 _LABEL_HINTS: tuple[str, ...] = (
     "serial", "host", "node", "instance", "machine", "container", "passw", "passphrase", "api_key", "api-key",
-    "apikey", "secret", "token", "authorization", "image", "key",
+    "apikey", "secret", "token", "authorization", "image", "_key", "-key",
 )
 _LABEL_HINT = re.compile("|".join(_LABEL_HINTS))
+
+
+def _a_count(value: str) -> bool:
+    """A number of fewer than six digits after a label (``"host": 450`` in a receipt's counts,
+    ``node: 3``) is a count, never an identity, as everywhere else."""
+    return value.isdigit() and len(value) < 6
 
 
 def find_labelled(text: str) -> Iterator[tuple[int, int, str]]:
@@ -240,11 +246,11 @@ def find_labelled(text: str) -> Iterator[tuple[int, int, str]]:
     for match in _LABEL_TEXT.finditer(text):
         group = next(g for g in (2, 3, 4) if match.group(g) is not None)
         value = match.group(group)
-        if len(value) >= 3 and not is_public(value):
+        if len(value) >= 3 and not is_public(value) and not _a_count(value):
             yield match.start(group), match.end(group), label_class(match.group(1))
     if "--" in text:
         for match in _FLAG_TEXT.finditer(text):
-            if len(match.group(2)) >= 3 and not is_public(match.group(2)):
+            if len(match.group(2)) >= 3 and not is_public(match.group(2)) and not _a_count(match.group(2)):
                 yield match.start(2), match.end(2), "token"
 
 

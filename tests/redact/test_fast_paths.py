@@ -63,10 +63,10 @@ def _every_label(text: str) -> list[tuple[int, int, str]]:
     found = []
     for m in _LABEL_TEXT.finditer(text):
         group = next(g for g in (2, 3, 4) if m.group(g) is not None)
-        if len(m.group(group)) >= 3 and not is_public(m.group(group)):
+        if len(m.group(group)) >= 3 and not is_public(m.group(group)) and not (m.group(group).isdigit() and len(m.group(group)) < 6):
             found.append((m.start(group), m.end(group), label_class(m.group(1))))
     return found + [(m.start(2), m.end(2), "token") for m in _FLAG_TEXT.finditer(text)
-                    if len(m.group(2)) >= 3 and not is_public(m.group(2))]
+                    if len(m.group(2)) >= 3 and not is_public(m.group(2)) and not (m.group(2).isdigit() and len(m.group(2)) < 6)]
 
 
 FAST, SLOW = Detectors(), _EveryDetector()
