@@ -223,11 +223,10 @@ def find(detectors: Detectors, text: str) -> Iterator[tuple[int, int, str]]:
 # Substrings every label holds (lowercase). Only a test for ASCII text: re's IGNORECASE
 # also lets a few other letters (the Kelvin sign, the long s, dotted and dotless i) stand
 # for k, s and i, which lowercasing does not reproduce.
-_LABEL_HINTS: tuple[str, ...] = (
-    "serial", "host", "node", "instance", "machine", "container", "passw", "passphrase", "api_key", "api-key",
-    "apikey", "secret", "token", "authorization", "image", "_key", "-key",
-)
-_LABEL_HINT = re.compile("|".join(_LABEL_HINTS))
+_LABEL_HINTS: tuple[str, ...] = tuple(sorted(LABELS, key=len, reverse=True))
+# A label as the pattern needs it: followed by nothing but quotes, blanks and dots before its ":"
+# or "=" (matched on lowercased ASCII text, where lowercasing is what IGNORECASE does).
+_LABEL_HINT = re.compile("(?:" + "|".join(re.escape(k) for k in _LABEL_HINTS) + r")[\"' \t.]*[:=]")
 
 
 def _a_count(value: str) -> bool:
@@ -239,11 +238,8 @@ def _a_count(value: str) -> bool:
 def find_labelled(text: str) -> Iterator[tuple[int, int, str]]:
     """``(start, end, class)`` of values written after a private label (``Serial Number : X``,
     ``DB_PASSWORD="two words"``, ``--api-key X``)."""
-    if ":" not in text and "=" not in text and "--" not in text:
-        return
-    if text.isascii() and not _LABEL_HINT.search(text.lower()):
-        return
-    for match in _LABEL_TEXT.finditer(text):
+    labelled = ("=" in text or ":" in text) and (not text.isascii() or _LABEL_HINT.search(text.lower()) is not None)
+    for match in _LABEL_TEXT.finditer(text) if labelled else ():
         group = next(g for g in (2, 3, 4) if match.group(g) is not None)
         value = match.group(group)
         if len(value) >= 3 and not is_public(value) and not _a_count(value):

@@ -58,14 +58,7 @@ def test_kill_9_then_resume_keeps_every_completed_request_once(tmp_path: Path) -
     plan = write_plan(tmp_path / "plan.toml", workload={"repetitions": 3})
     out = tmp_path / "raw"
     journal = out / "journals" / "01-original-before.jsonl"
-    collector = subprocess.Popen([sys.executable, "-m", "evidence_kit", "collect", str(plan), "--out", str(out), "-q"],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while _runs_in(journal) < 2 and time.monotonic() < deadline and collector.poll() is None:
-        time.sleep(0.01)
-    collector.send_signal(signal.SIGKILL)
-    collector.wait(timeout=10)
-    assert 2 <= _runs_in(journal) < 6, "the kill must land inside the first arm"
+    _kill_collector_mid_arm(plan, out, journal)
 
     state = (out / STATE_FILE).read_text()
     orphan = int(state.split('"pgid": ')[1].split(",")[0])

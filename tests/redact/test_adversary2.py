@@ -7,11 +7,7 @@ bundle called publishable, or a promise of docs/redaction.md that the code does 
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 from evidence_kit.redact import redact_bundle
 from evidence_kit.redact.policy import Policy
@@ -19,17 +15,8 @@ from evidence_kit.redact.policy import Policy
 from . import corpus
 from .conftest import KEY
 from .leakcheck import survivors
+from .test_adversary import _cli, _published
 from .test_leak_classes import plant
-
-
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    return subprocess.run([sys.executable, "-m", "evidence_kit", *args], capture_output=True, text=True, env=env)
-
-
-def _published(result, canaries) -> list[tuple[str, str]]:
-    """Canaries left in a bundle the redactor called publishable (empty when it said not publishable)."""
-    return survivors(result.out, list(canaries)) if result.publishable else []
 
 
 # -- trust of an earlier redaction (_redacted_before) ----------------------------------------
