@@ -131,7 +131,7 @@ def engine_log() -> str:
         f"INFO 11-01 09:00:13 ops.py:1] board serial {GPU_SERIAL}; ssh gpu-07 nvidia-smi; {RACK} up",
         "INFO 11-01 09:00:14 ckpt.py:2] loading Bluebird/ckpt-falcon-secret from /srv/projects/Project\\ Bluebird",
         "INFO 11-01 09:00:15 hidden.py:3] node gpu\u200b-node-17 on \uff41\uff43\uff4d\uff45-labs/falcon-se\u00adcret-70b",
-        f"INFO 11-01 09:00:16 peer.py:4] peer 010.020.030.041 (0x0a.0x14.0x1e.0x29), PTR 41.30.20.10.in-addr.arpa",
+        "INFO 11-01 09:00:16 peer.py:4] peer 010.020.030.041 (0x0a.0x14.0x1e.0x29), PTR 41.30.20.10.in-addr.arpa",
         f"INFO 11-01 09:00:17 secret.py:5] k8s data: {base64.b64encode(('endpoint=' + ENDPOINT).encode()).decode()}",
     ]) + "\n"
 
