@@ -347,6 +347,9 @@ def _jsonl_texts(src: Path, check: bool, harvested: list[KnownValue] | None) -> 
                             harvested += harvest_text(line)  # type: ignore[operator]
                         except NotText as err:
                             raise BadInput(str(err), src, offset) from None
+                        except (ValueError, RecursionError):  # an integer too long for Python, or nesting
+                            raise BadInput("not valid JSON (a number of too many digits, or nested too deeply)",
+                                           src, offset) from None
             number += len(lines)
             batch = "".join(lines)
             if "\\" not in batch:
