@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import altair as alt
@@ -193,8 +194,11 @@ def render_svg(spec: dict[str, Any]) -> bytes:
     return vl_convert.vegalite_to_svg(spec).encode() + b"\n"
 
 
+@lru_cache(maxsize=1)
 def vendored_script() -> bytes:
-    """vega, vega-lite and vega-embed in one file, the exact versions vl-convert renders with."""
+    """vega, vega-lite and vega-embed in one file, the exact versions vl-convert renders with.
+
+    Built once per process: a build writes it and its leak scan compares two copies with it."""
     import vl_convert
 
     header = (
