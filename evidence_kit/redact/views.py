@@ -189,12 +189,12 @@ def _normalised(view: View) -> View | None:
 def _without_marks(view: View) -> View | None:
     """Letters without their combining marks: an underlined or struck-through name (U+0332, U+0336)
     stays legible, so it is read without them too."""
-    if text_has_marks(view.text):
+    if _has_marks(view.text):
         return _rebuilt(view, _unmarked)
     return None
 
 
-def text_has_marks(text: str) -> bool:
+def _has_marks(text: str) -> bool:
     """Whether ``text`` holds a combining mark."""
     return not text.isascii() and any(unicodedata.combining(c) for c in text)
 

@@ -332,8 +332,9 @@ def _jsonl_texts(src: Path, check: bool, harvested: list[KnownValue] | None) -> 
     number = 0
     with open_text(src) as handle:
         while lines := handle.readlines(_BATCH):
+            batch = "".join(lines)
             if check:
-                private = harvested is not None and _may_hold_private("".join(lines))
+                private = harvested is not None and _may_hold_private(batch)
                 for offset, line in enumerate(lines, start=number + 1):
                     if not line.isascii():
                         _utf8(line, src, offset)
@@ -351,7 +352,6 @@ def _jsonl_texts(src: Path, check: bool, harvested: list[KnownValue] | None) -> 
                             raise BadInput("not valid JSON (a number of too many digits, or nested too deeply)",
                                            src, offset) from None
             number += len(lines)
-            batch = "".join(lines)
             if "\\" not in batch:
                 # Checked JSON lines without a backslash: each line's literals lie between every other
                 # quote, and each line holds an even number of quotes, so the batch splits as its lines do.
