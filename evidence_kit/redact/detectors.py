@@ -132,8 +132,11 @@ _FLAG_TEXT = re.compile(r"(?i)(?<![A-Za-z0-9-])--(api-key|hf-token|token|passwor
 # lowercase; tests on the lowercase are only for patterns that fold ASCII letters alone.
 _PATH_HINT = re.compile("/(?:" + "|".join(_TREES) + ")/")
 _HOST_HINT = re.compile(r"\.(?i:" + "|".join(_TLDS) + r")(?![A-Za-z0-9-])")
-_MAC_HINT = re.compile(":" + _H + "{2}:" + _H + "{2}:" + _H + "{2}:" + _H + "{2}:|-" + _H + "{2}-" + _H + "{2}-" + _H
-                       + "{2}-" + _H + "{2}-|" + _H + r"{4}\." + _H + r"{4}\.")
+# One literal-led pattern per form (an alternation with a set-led branch is scanned slowly):
+# pairs joined by colons or by dashes, or a Cisco triple (which holds a dot, four hex digits, a dot).
+_MAC_HINTS = tuple(re.compile(p) for p in (":" + _H + "{2}:" + _H + "{2}:" + _H + "{2}:" + _H + "{2}:",
+                                           "-" + _H + "{2}-" + _H + "{2}-" + _H + "{2}-" + _H + "{2}-",
+                                           r"\." + _H + r"{4}\."))
 _IPV4_HINT = re.compile(r"\.[0-9]{1,3}\.[0-9]{1,3}\.")
 _Hint = Callable[[str, str], object]
 _HINTS: dict[str, _Hint] = {
@@ -145,7 +148,7 @@ _HINTS: dict[str, _Hint] = {
     "email": lambda text, lowered: "@" in text,
     "gpu": lambda text, lowered: "GPU-" in text or "MIG-" in text,
     "uuid": lambda text, lowered: text.count("-") >= 4,
-    "mac": lambda text, lowered: _MAC_HINT.search(text),
+    "mac": lambda text, lowered: any(hint.search(text) for hint in _MAC_HINTS),
     "ip": lambda text, lowered: (
         (text.count(".") >= 3 and _IPV4_HINT.search(text)) or "::" in text or text.count(":") >= 7
     ),

@@ -29,7 +29,8 @@ from pathlib import Path
 
 from ..errors import BadInput
 from .harvest import harvest_file, reconcile
-from .matcher import Examined, Matcher, compile_spellings, lowered
+from .matcher import Examined, Matcher, lowered
+from .spellings import Spellings, compile_spellings
 from .policy import Policy
 from .variants import KnownValue
 from .views import views
@@ -105,7 +106,7 @@ def discover(
     return Discovered(known, matcher, rounds)
 
 
-def _mentioning(probe: re.Pattern[str], texts: Iterable[str], chunk: int = 20_000) -> Iterator[str]:
+def _mentioning(probe: Spellings, texts: Iterable[str], chunk: int = 20_000) -> Iterator[str]:
     """The texts in which ``probe`` matches, as written or in a decoded view.
 
     One search over many texts joined by NUL instead of one search each; a match that

@@ -25,10 +25,11 @@ from urllib.parse import urlsplit
 
 from .detectors import compile_detectors, find, find_labelled
 from .pseudonyms import Pseudonyms, is_pseudonym
+from .spellings import DIGIT_RUN, compile_spellings
 from .variants import KnownValue, Variant, canonical, variants
 from .views import View, views
 
-__all__ = ["Matcher", "Hit", "Examined", "compile_spellings", "lowered"]
+__all__ = ["Matcher", "Hit", "Examined", "lowered"]
 
 CACHE_LIMIT = 1_000_000
 _DIGITS = frozenset("0123456789")
@@ -42,114 +43,6 @@ _DISCOVER = frozenset({"host", "email", "url", "gpu", "ip", "mac", "serial", "co
 # sees what it will see in the output (and a hit that is only the mask is no hit).
 _MASK = "{}-ghjkmnpq"
 _MASKED = re.compile(r"[a-z]+-ghjkmnpq")
-# Boundaries, by spelling: digits (a serial) must not run on into more digits or a decimal
-# fraction; short words (under 8 characters) match only as whole words ("alice" not in
-# "malice"); longer spellings match anywhere.
-_DIGIT_GUARDS = (r"(?<![0-9])(?<![0-9]\.)", r"(?![0-9])(?!\.[0-9])")
-_WORD_GUARDS = (r"(?<![a-z0-9])", r"(?![a-z0-9])")
-_DIGIT_RUN = re.compile(_DIGIT_GUARDS[0] + "[0-9]+" + _DIGIT_GUARDS[1])
-
-
-# Python's regex parser and compiler recurse once per nested group, so a trie nesting deeper
-# than Python's recursion limit allows (hundreds of private paths each a prefix of the next:
-# /srv/run/d, /srv/run/d/d, ...) cannot be compiled. A trie nesting deeper than this is split.
-_MAX_NESTING = 100
-
-
-def _trie_nodes(texts: Iterable[str]) -> dict[str, dict]:
-    """The trie of ``texts``: a node maps each next character to a node; ``""`` marks a spelling's end."""
-    root: dict[str, dict] = {}
-    for text in texts:
-        node = root
-        for char in text:
-            node = node.setdefault(char, {})
-        node[""] = {}
-    return root
-
-
-def _nesting(root: dict[str, dict]) -> int:
-    """How deep :func:`_trie` nests groups for this trie (without recursion)."""
-    deepest = 0
-    stack = [(root, 0)]
-    while stack:
-        node, depth = stack.pop()
-        children = [child for char, child in node.items() if char]
-        if not children:
-            continue
-        depth += (len(children) > 1) + ("" in node)
-        deepest = max(deepest, depth)
-        stack.extend((child, depth) for child in children)
-    return deepest
-
-
-def _trie(texts: list[str]) -> str:
-    """A regex matching any of ``texts``, sharing prefixes, preferring the longest."""
-    root = _trie_nodes(texts)
-    # Written out piece by piece without recursion (a spelling can be thousands of characters
-    # long, deeper than Python's recursion limit) and without keeping each node's whole subtree
-    # pattern (that costs memory quadratic in a spelling's length).
-    out: list[str] = []
-    stack: list[object] = [root]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            out.append(item)
-            continue
-        node: dict[str, dict] = item  # type: ignore[assignment]
-        chars = sorted(char for char in node if char)
-        if not chars:
-            continue
-        pieces: list[object] = []
-        for index, char in enumerate(chars):
-            pieces += ["|", re.escape(char), node[char]] if index else [re.escape(char), node[char]]
-        if len(chars) > 1:
-            pieces = ["(?:", *pieces, ")"]
-        if "" in node:
-            pieces = ["(?:", *pieces, ")?"]
-        stack.extend(reversed(pieces))
-    return "(?:" + "".join(out) + ")"
-
-
-def _bounded_trie(texts: list[str]) -> str:
-    """:func:`_trie`, split into several tries when one would nest too deeply to compile.
-
-    Only a spelling and its own prefixes can match at the same place; sorted longest first, the
-    spellings are cut into bands (halving until each band's trie nests little enough), and the
-    bands are tried in that order, so a spelling is still tried before every prefix of it: the
-    match is the longest, as in one trie.
-    """
-    if _nesting(_trie_nodes(texts)) <= _MAX_NESTING:
-        return _trie(texts)
-    bands: list[list[str]] = []
-    pending = [sorted(texts, key=lambda text: (-len(text), text))]
-    while pending:
-        band = pending.pop()
-        if len(band) == 1 or _nesting(_trie_nodes(band)) <= _MAX_NESTING:
-            bands.append(band)
-        else:
-            half = len(band) // 2
-            pending += [band[half:], band[:half]]  # the longer half is taken first
-    return "(?:" + "|".join(_trie(band) for band in bands) + ")"
-
-
-def _guards(text: str) -> tuple[str, str]:
-    """The boundary a spelling needs before and after it (see :data:`_DIGIT_GUARDS`)."""
-    if text.isdigit():
-        return _DIGIT_GUARDS
-    if len(text) >= 8:
-        return "", ""
-    return (_WORD_GUARDS[0] if text[0].isalnum() else ""), (_WORD_GUARDS[1] if text[-1].isalnum() else "")
-
-
-def compile_spellings(texts: Iterable[str]) -> re.Pattern[str] | None:
-    """One pattern for lowercased text: a trie per boundary kind, unbounded spellings first."""
-    buckets: dict[tuple[str, str], list[str]] = {}
-    for text in texts:
-        buckets.setdefault(_guards(text), []).append(text)
-    parts = [before + _bounded_trie(bucket) + after for (before, after), bucket in sorted(buckets.items(), key=lambda b: (len(b[0][0]) + len(b[0][1]), b[0]))]
-    return re.compile("|".join(parts)) if parts else None
-
-
 class Hit(NamedTuple):
     """One private thing in a text: where, which class, found how, and the value it stands for."""
 
@@ -293,7 +186,7 @@ class Matcher:
         if not self.has_numbers():
             return []
         return [Hit(m.start(), m.end(), self.table[m.group()].cls, "known", self.table[m.group()].entity)
-                for m in _DIGIT_RUN.finditer(text) if m.group() in self._numeric]  # type: ignore[operator]
+                for m in DIGIT_RUN.finditer(text) if m.group() in self._numeric]  # type: ignore[operator]
 
     # -- finding ---------------------------------------------------------------------------
 

@@ -32,7 +32,8 @@ _PERCENT = re.compile(r"(?:%[0-9a-fA-F]{2})+")
 _OCTET = r"(?:0[xX][0-9a-fA-F]{1,2}|[0-9]{1,3})"
 _ADDRESS = re.compile(r"(?<![0-9.])" + _OCTET + r"(?:\." + _OCTET + r"){3}(?![0-9]|\.[0-9])")
 # A padded or hex octet: the first one (followed by its dot) or a later one (after a dot).
-_ADDRESS_HINT = re.compile(r"(?<![0-9.])0[0-9xX][0-9a-fA-F]{0,2}\.|\.0[0-9xX]")
+# Each a literal-led pattern (re scans those fast): "0" is matched first, then what stands before it.
+_ADDRESS_HINTS = (re.compile(r"0(?<![0-9.]0)[0-9xX][0-9a-fA-F]{0,2}\."), re.compile(r"\.0[0-9xX]"))
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7};?|#[xX][0-9a-fA-F]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};?)")
 
 
@@ -210,13 +211,13 @@ def _git_describe(view: View) -> View | None:
 def _decoders(text: str) -> list[Callable[[View], View | None]]:
     """The decoders worth trying on ``text`` (each needs its marker: a cheap test first)."""
     out: list[Callable[[View], View | None]] = []
-    if "\\" in text:
+    if "\\" in text and _BACKSLASH.search(text):
         out.append(lambda v: _substitute(v, _BACKSLASH, _unbackslash))
-    if "%" in text:
+    if "%" in text and _PERCENT.search(text):  # "45.3% used" has nothing to decode
         out.append(lambda v: _substitute(v, _PERCENT, _unpercent))
-    if "&" in text:
+    if "&" in text and _ENTITY.search(text):
         out.append(lambda v: _substitute(v, _ENTITY, _unentity))
-    if text.count(".") >= 3 and _ADDRESS_HINT.search(text):
+    if text.count(".") >= 3 and any(hint.search(text) for hint in _ADDRESS_HINTS):
         out.append(lambda v: _substitute(v, _ADDRESS, _unpad))
     if not text.isascii():
         out.append(_normalised)

@@ -182,6 +182,46 @@ def test_each_view_character_maps_back_to_where_it_came_from(text: str) -> None:
             assert index == 0 or view.lo[index] >= view.lo[index - 1]
 
 
+# -- known spellings: several patterns searched as their alternation ------------------------------
+
+SPELLING_CHARS = st.sampled_from(list("ab1290.-:"))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.text(SPELLING_CHARS, min_size=1, max_size=9), min_size=1, max_size=12),
+       st.text(st.sampled_from(list("ab1290.-: x")), max_size=60))
+def test_spellings_match_as_their_alternation_would(spellings: list[str], text: str) -> None:
+    from evidence_kit.redact.spellings import compile_spellings
+
+    compiled = compile_spellings(set(spellings))
+    assert compiled is not None
+    alternation = re.compile("|".join(pattern.pattern for pattern in compiled.patterns))
+    assert [m.span() for m in compiled.finditer(text)] == [m.span() for m in alternation.finditer(text)]
+    first = alternation.search(text)
+    found = compiled.search(text)
+    assert (found.span() if found else None) == (first.span() if first else None)
+
+
+# -- cheap tests: literal-led patterns that say what the alternation they replace said -------------
+
+HINT_TEXT = st.text(st.sampled_from(list("09x.:-aG ")), max_size=24)
+
+
+@settings(max_examples=500, deadline=None)
+@given(HINT_TEXT)
+def test_literal_led_hints_answer_as_the_alternations_did(text: str) -> None:
+    from evidence_kit.redact.detectors import _MAC_HINTS
+    from evidence_kit.redact.views import _ADDRESS_HINTS
+
+    hexa = "[0-9a-fA-F]"
+    mac = re.compile(f":{hexa}{{2}}:{hexa}{{2}}:{hexa}{{2}}:{hexa}{{2}}:|-{hexa}{{2}}-{hexa}{{2}}-{hexa}{{2}}-{hexa}{{2}}-"
+                     f"|{hexa}{{4}}\\.{hexa}{{4}}\\.")
+    address = re.compile(r"(?<![0-9.])0[0-9xX][0-9a-fA-F]{0,2}\.|\.0[0-9xX]")
+    assert bool(address.search(text)) == any(hint.search(text) for hint in _ADDRESS_HINTS)
+    # The Cisco hint is looser (a dot need not follow four hex digits): it must never say no where the old said yes.
+    assert not mac.search(text) or any(hint.search(text) for hint in _MAC_HINTS)
+
+
 # -- discovery: one search over many texts joined ---------------------------------------------------
 
 @settings(max_examples=400, deadline=None)
@@ -190,7 +230,8 @@ def test_each_view_character_maps_back_to_where_it_came_from(text: str) -> None:
        st.integers(min_value=1, max_value=7))
 def test_joined_search_flags_exactly_the_texts_a_search_each_would(texts: list[str], spellings: list[str], chunk: int) -> None:
     from evidence_kit.redact.discover import _mentioning
-    from evidence_kit.redact.matcher import compile_spellings, lowered
+    from evidence_kit.redact.matcher import lowered
+    from evidence_kit.redact.spellings import compile_spellings
 
     probe = compile_spellings({s.lower() for s in spellings})
     assert probe is not None
