@@ -31,7 +31,7 @@ from ..bundle import read_json_model
 from ..errors import BadInput
 from ..fsutil import atomic_write
 from ..model import RECEIPT_SCHEMA, Manifest, Receipt
-from .discover import discover_files
+from .discover import Discovered, discover_files
 from .manifest import ENVELOPE_NAME, MANIFEST_NAME, build_manifest, listed_files, write_manifest
 from .matcher import Matcher
 from .policy import Policy, load_policy, policy_digest
@@ -171,8 +171,9 @@ def _inventory(raw: Path, bundles: list[str], policy: Policy) -> tuple[list[_Sou
     return sources, dropped, receipts
 
 
-def _rewrite(raw: Path, tmp: Path, source: _Source, matcher: Matcher, pseudonyms: Pseudonyms,
+def _rewrite(raw: Path, tmp: Path, source: _Source, discovered: Discovered, pseudonyms: Pseudonyms,
              counts: dict[str, Counter[str]], broken: list[Finding]) -> None:
+    matcher = discovered.matcher
     found: Counter[str] = Counter()
     out_rel = redact_name(source.rel, matcher, pseudonyms, found)
     if out_rel in counts:
@@ -182,7 +183,8 @@ def _rewrite(raw: Path, tmp: Path, source: _Source, matcher: Matcher, pseudonyms
     dst = tmp / out_rel
     try:
         dst.parent.mkdir(parents=True, exist_ok=True)
-        found.update(redact_file(raw / source.rel, dst, source.kind, matcher, pseudonyms))
+        found.update(redact_file(raw / source.rel, dst, source.kind, matcher, pseudonyms,
+                                 discovered.ledgers.get(source.rel)))
     except OSError as err:
         if err.errno != errno.ENAMETOOLONG:
             raise
@@ -296,7 +298,7 @@ def redact_bundle(
         dropped_names = [redact_name(rel, matcher, pseudonyms, Counter()) for rel in dropped]
         broken: list[Finding] = []  # a structured file the rewrite left unparsable (fails closed)
         for source in sources:
-            _rewrite(raw, tmp, source, matcher, pseudonyms, counts, broken)
+            _rewrite(raw, tmp, source, discovered, pseudonyms, counts, broken)
         digest = policy_digest(policy, pseudonyms)
         kept = {source.out_rel for source in sources}
         hashes: set[str] = {digest.split(":", 1)[1]}
@@ -317,7 +319,9 @@ def redact_bundle(
                                             dropped_names, "hmac-sha256" if key else "counter")
         files = listed_files(tmp)
         matcher.for_scanning(with_short_forms(hashes))
-        findings = sorted({*scan_files(tmp, files, matcher), *broken}, key=lambda f: (f.file, f.line or 0, f.cls, f.source))
+        ledgers = {source.out_rel: discovered.ledgers[source.rel] for source in sources if source.rel in discovered.ledgers}
+        findings = sorted({*scan_files(tmp, files, matcher, ledgers=ledgers), *broken},
+                          key=lambda f: (f.file, f.line or 0, f.cls, f.source))
         if findings:
             for out_bundle in out_bundles:
                 (tmp / out_bundle / MANIFEST_NAME).unlink(missing_ok=True)

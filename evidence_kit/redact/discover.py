@@ -24,11 +24,12 @@ import bisect
 import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import BadInput
 from .harvest import harvest_file, reconcile
+from .ledger import Ledger
 from .matcher import Examined, Matcher, lowered
 from .spellings import Spellings, compile_spellings
 from .policy import Policy
@@ -43,11 +44,13 @@ MAX_ROUNDS = 20  # each round must learn something; real evidence settles in two
 
 @dataclass
 class Discovered:
-    """What discovery found: every known value in the order learnt, the final matcher, the rounds run."""
+    """What discovery found: every known value in the order learnt, the final matcher, the rounds
+    run, and what its reading of each JSONL file leaves for the rewrite and the scan."""
 
     values: list[KnownValue]
     matcher: Matcher
     rounds: int
+    ledgers: dict[str, Ledger] = field(default_factory=dict)
 
 
 def discover(
@@ -162,6 +165,7 @@ def discover_files(root: Path, files: list[tuple[str, str]], seed: Iterable[Know
     :func:`~.walkers.file_texts` lists.
     """
     harvested: list[KnownValue] = []
+    ledgers = {rel: Ledger() for rel, kind in files if kind == "jsonl"}
     declared = list(seed)
     for rel, kind in sorted(files):
         declared += harvest_file(root / rel, kind)
@@ -172,9 +176,12 @@ def discover_files(root: Path, files: list[tuple[str, str]], seed: Iterable[Know
             yield rel.split("/")
         for rel, kind in files:
             if kind != "binary":
-                yield from file_texts(root / rel, kind, check=first, harvested=harvested if first else None)
+                yield from file_texts(root / rel, kind, check=first, harvested=harvested if first else None,
+                                      ledger=ledgers.get(rel))
 
-    return discover(declared, texts, harvested=harvested, **options)  # type: ignore[arg-type]
+    discovered = discover(declared, texts, harvested=harvested, **options)  # type: ignore[arg-type]
+    discovered.ledgers = ledgers
+    return discovered
 
 
 def known_values_from_raw(raw: Path, policy: Policy | None = None) -> list[KnownValue]:

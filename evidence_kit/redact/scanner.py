@@ -18,6 +18,7 @@ import json
 import re
 import tomllib
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -26,6 +27,7 @@ from pydantic_core import from_json
 
 from ..errors import BadInput
 from ..one_line import one_line
+from .ledger import Ledger
 from .manifest import ENVELOPE_NAME, file_sha256
 from .matcher import Hit, Matcher
 from .policy import Policy
@@ -142,6 +144,9 @@ def published_hashes(root: Path, files: list[str], known: dict[str, str] | None 
     return with_short_forms(hashes)
 
 
+CLEAN_LIMIT = 200_000  # literals remembered clean (journals repeat a few dozen; the bound keeps memory flat)
+
+
 def _line_hits(matcher: Matcher, line: str, json_like: bool, detectors: bool) -> list[Hit]:
     if not detectors:
         return matcher.known_leaks(line)
@@ -162,7 +167,7 @@ def _line_hits(matcher: Matcher, line: str, json_like: bool, detectors: bool) ->
         found = matcher.leaks(decoded)
         if found:
             hits += found
-        elif len(clean) < 200_000:
+        elif len(clean) < CLEAN_LIMIT:
             clean.add(key)
     for pair in labelled_pairs(line, plain):  # "Hostname": "…": the label and its value are two strings
         hits += matcher.leaks(pair)
@@ -178,11 +183,12 @@ def _parses(text: str) -> bool:
     return True
 
 
-def _scan_text(path: Path, rel: str, kind: str, matcher: Matcher, detectors: bool) -> Iterator[Finding]:
+def _scan_text(path: Path, rel: str, kind: str, matcher: Matcher, detectors: bool,
+               ledger: Ledger | None = None) -> Iterator[Finding]:
     # JSON is scanned literal by literal, which sees all there is only in valid JSON: a file
     # or line that does not parse is scanned as text (a bare host after a record is found).
     if kind == "jsonl" and detectors:
-        yield from _scan_jsonl(path, rel, matcher)
+        yield from _scan_jsonl(path, rel, matcher, ledger)
         return
     whole_json = False
     if kind == "json":
@@ -195,16 +201,29 @@ def _scan_text(path: Path, rel: str, kind: str, matcher: Matcher, detectors: boo
                 yield Finding(rel, number, hit.cls, hit.source)
 
 
-def _scan_jsonl(path: Path, rel: str, matcher: Matcher) -> Iterator[Finding]:
+def _scan_jsonl(path: Path, rel: str, matcher: Matcher, ledger: Ledger | None = None) -> Iterator[Finding]:
     """JSONL a batch at a time: a batch without a backslash whose literals were all found clean
     (none of them a label, and no private number known) and whose lines parse together as one
     JSON array (so outside its literals there is nothing but numbers and punctuation, as in each
-    line that parses) has nothing to find; any other batch goes line by line."""
+    line that parses) has nothing to find; any other batch goes line by line.
+
+    With the ``ledger`` of the raw file this one was written from, the batches are read as
+    discovery read the raw ones (its line counts; a rewrite keeps every line a line), and a
+    batch that is a raw batch byte for byte takes the literals discovery listed for it."""
     clean = matcher.clean_literals
     number = 0
+    sizes = iter(ledger.sizes if ledger is not None else ())
     with open_text(path) as handle:
-        while lines := handle.readlines(walkers._BATCH):
+        while True:
+            size = next(sizes, None)
+            lines = list(islice(handle, size)) if size is not None else handle.readlines(walkers._BATCH)
+            if not lines:
+                break
             batch = "".join(lines)
+            noted = ledger.contents(batch) if ledger is not None and size is not None else None
+            if noted is not None and not matcher.has_numbers() and labels_absent(noted) and _all_clean(matcher, noted):
+                number += len(lines)
+                continue  # checked JSON lines, each of their literals clean
             if ("\\" not in batch and not matcher.has_numbers()
                     and clean.issuperset(literals := batch.split('"')[1::2]) and labels_absent(literals)
                     and _parses("[" + ",".join(line for line in lines if line.strip()) + "]")):
@@ -214,6 +233,18 @@ def _scan_jsonl(path: Path, rel: str, matcher: Matcher) -> Iterator[Finding]:
                 number += 1
                 for hit in _line_hits(matcher, line, _parses(line), True):
                     yield Finding(rel, number, hit.cls, hit.source)
+
+
+def _all_clean(matcher: Matcher, contents: Iterable[str]) -> bool:
+    """Whether every literal (contents without escapes) is clean, remembering those found so."""
+    clean = matcher.clean_literals
+    for content in contents:
+        if content not in clean:
+            if matcher.leaks(content):
+                return False
+            if len(clean) < CLEAN_LIMIT:
+                clean.add(content)
+    return True
 
 
 _STRUCTURED = (".toml", ".yaml", ".yml", ".csv", ".tsv")
@@ -297,8 +328,12 @@ def _scan_binary(path: Path, rel: str, matcher: Matcher) -> Iterator[Finding]:
             tail = text[-overlap:]
 
 
-def scan_files(root: Path, files: list[str], matcher: Matcher, *, known_only: Iterable[str] = ()) -> list[Finding]:
-    """Scan the named files of ``root`` (names and contents) with ``matcher``; sorted findings."""
+def scan_files(root: Path, files: list[str], matcher: Matcher, *, known_only: Iterable[str] = (),
+               ledgers: dict[str, Ledger] | None = None) -> list[Finding]:
+    """Scan the named files of ``root`` (names and contents) with ``matcher``; sorted findings.
+
+    ``ledgers`` (by file) are what discovery noted reading the raw file each was redacted from.
+    """
     known_only = tuple(known_only)
     findings: set[Finding] = set()
     for rel in files:
@@ -316,7 +351,7 @@ def scan_files(root: Path, files: list[str], matcher: Matcher, *, known_only: It
         elif path.name.endswith(".dsse.json") or path.name == ENVELOPE_NAME:
             findings.update(_scan_envelope(path, rel, matcher))
         else:
-            text_findings = set(_scan_text(path, rel, kind, matcher, detectors))
+            text_findings = set(_scan_text(path, rel, kind, matcher, detectors, (ledgers or {}).get(rel)))
             findings.update(text_findings)
             if not text_findings and path.suffix.lower() in _STRUCTURED:
                 findings.update(_scan_parsed(path, rel, matcher, detectors))

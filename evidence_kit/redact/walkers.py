@@ -31,6 +31,7 @@ from pydantic_core import from_json
 from ..errors import BadInput
 from .detectors import LABELS
 from .harvest import NotText, harvest_text
+from .ledger import Ledger
 from .matcher import Matcher
 from .pseudonyms import Pseudonyms
 from .variants import KnownValue, integral_digits
@@ -299,12 +300,13 @@ def _lines(src: Path, kind: str) -> Iterator[tuple[int, str, str]]:
 
 
 def file_texts(src: Path, kind: str, *, check: bool = False,
-               harvested: list[KnownValue] | None = None) -> Iterator[list[str]]:
+               harvested: list[KnownValue] | None = None, ledger: Ledger | None = None) -> Iterator[list[str]]:
     """Every text of ``src`` the rewrite hands to the matcher, in order, a line's worth at a time.
 
     With ``check``, the file is also checked (bytes that are not UTF-8, malformed JSON:
-    :class:`~evidence_kit.errors.BadInput` with file and line) and the ``private``
-    object of every JSONL line after the first is harvested into ``harvested``.
+    :class:`~evidence_kit.errors.BadInput` with file and line), the ``private``
+    object of every JSONL line after the first is harvested into ``harvested``, and
+    a JSONL file's batches are noted in ``ledger`` (see :mod:`.ledger`).
     """
     if kind == "json":
         with open_text(src) as handle:
@@ -316,7 +318,7 @@ def file_texts(src: Path, kind: str, *, check: bool = False,
         yield texts + labelled_pairs(text, texts)
         return
     if kind == "jsonl":
-        yield from _jsonl_texts(src, check, harvested)
+        yield from _jsonl_texts(src, check, harvested, ledger if check else None)
         return
     for number, body, _ in _lines(src, kind):
         if check:
@@ -328,7 +330,8 @@ def file_texts(src: Path, kind: str, *, check: bool = False,
 _BATCH = 1 << 20  # characters of JSONL read at a time: lines are checked one by one, literals found per batch
 
 
-def _jsonl_texts(src: Path, check: bool, harvested: list[KnownValue] | None) -> Iterator[list[str]]:
+def _jsonl_texts(src: Path, check: bool, harvested: list[KnownValue] | None,
+                 ledger: Ledger | None) -> Iterator[list[str]]:
     number = 0
     with open_text(src) as handle:
         while lines := handle.readlines(_BATCH):
@@ -356,10 +359,14 @@ def _jsonl_texts(src: Path, check: bool, harvested: list[KnownValue] | None) -> 
                 # Checked JSON lines without a backslash: each line's literals lie between every other
                 # quote, and each line holds an even number of quotes, so the batch splits as its lines do.
                 texts = list(dict.fromkeys(batch.split('"')[1::2]))
+                if ledger is not None:
+                    ledger.note(batch, len(lines), None if _may_hold_private(batch) else texts)
                 yield texts
                 if not _LABEL_FORMS.isdisjoint(texts):
                     yield [pair for line in lines for pair in labelled_pairs(line)]
                 continue
+            if ledger is not None:
+                ledger.note(batch, len(lines), None)
             for line in lines:
                 if line.strip():
                     texts = line.split('"')[1::2] if "\\" not in line else [_decoded(raw) for raw in _LITERAL.findall(line)]
@@ -388,30 +395,62 @@ class _Literals:
         self.cache: dict[str, tuple[str | None, tuple[tuple[str, int], ...]]] = {}
         self.clean: set[str] = set()
 
-    def rewrite(self, text: str, counts: Counter[str]) -> str:
+    def _literal(self, raw: str) -> tuple[str | None, tuple[tuple[str, int], ...]]:
+        """The rewritten literal ``raw`` (quoted; None when unchanged) and its replacements per class."""
+        known = self.cache.get(raw)
+        if known is None:
+            decoded = _decoded(raw)
+            out, found = self.matcher.redact(decoded, self.pseudonyms)
+            known = (None if out == decoded else _encode(out), tuple(found.items()))
+            if known[0] is None and not found:
+                self.clean.add(clean_key(raw))
+            self.cache[raw] = known
+        return known
+
+    def _bounded(self) -> None:
         if len(self.cache) + len(self.clean) > 200_000:
             self.cache.clear()
             self.clean.clear()
+
+    def rewrite(self, text: str, counts: Counter[str]) -> str:
+        self._bounded()
         plain = plain_literals(text)
         if plain is not None and self.clean.issuperset(plain):
             return self._numbers(text, counts)  # the common journal line: every string known to be clean
         pieces: list[str] = []
         last = 0
         for match in _LITERAL.finditer(text):
-            raw = match.group()
-            known = self.cache.get(raw)
-            if known is None:
-                decoded = _decoded(raw)
-                out, found = self.matcher.redact(decoded, self.pseudonyms)
-                known = (None if out == decoded else _encode(out), tuple(found.items()))
-                if known[0] is None and not found:
-                    self.clean.add(clean_key(raw))
-                self.cache[raw] = known
-            if known[0] is not None:
-                pieces += [text[last:match.start()], known[0]]
+            replaced, found = self._literal(match.group())
+            if replaced is not None:
+                pieces += [text[last:match.start()], replaced]
                 last = match.end()
-                counts.update(dict(known[1]))
+                counts.update(dict(found))
         return self._numbers("".join(pieces) + text[last:] if pieces else text, counts)
+
+    def rewrite_plain(self, text: str, counts: Counter[str], contents: frozenset[str] | None = None) -> str:
+        """:meth:`rewrite` of every line of ``text``, checked JSON lines that hold no backslash and no
+        ``private`` key: their literals lie between every other quote, so one split finds them all.
+        ``contents``, the literals if known (a batch discovery noted), spare the split when none changes."""
+        self._bounded()
+        if contents is not None and all(c in self.clean or self._literal('"' + c + '"')[0] is None for c in contents):
+            return text
+        pieces = text.split('"')
+        contents = pieces[1::2]
+        if self.clean.issuperset(contents):
+            return text
+        new: dict[str, str] = {}
+        for content, times in Counter(contents).items():
+            if content in self.clean:
+                continue
+            replaced, found = self._literal('"' + content + '"')
+            if replaced is not None:
+                new[content] = replaced[1:-1]
+                for cls, count in found:
+                    counts[cls] += count * times
+        if not new:
+            return text
+        pieces[1::2] = [new.get(content, content) for content in contents]
+        return '"'.join(pieces)
 
     def _numbers(self, text: str, counts: Counter[str]) -> str:
         """An identifying number under ``private`` (a serial harvested as a value) becomes its pseudonym."""
@@ -476,10 +515,12 @@ def redact_json_text(text: str, matcher: Matcher, pseudonyms: Pseudonyms, counts
     return _Literals(matcher, pseudonyms).rewrite(text, counts)
 
 
-def redact_file(src: Path, dst: Path, kind: str, matcher: Matcher, pseudonyms: Pseudonyms) -> Counter[str]:
+def redact_file(src: Path, dst: Path, kind: str, matcher: Matcher, pseudonyms: Pseudonyms,
+                ledger: Ledger | None = None) -> Counter[str]:
     """Write the redacted copy of ``src`` to ``dst``; return replacements per class.
 
-    ``src`` must have been checked by :func:`file_texts` (``check=True``) first.
+    ``src`` must have been checked by :func:`file_texts` (``check=True``) first; the
+    ``ledger`` it filled for a JSONL file, if given, spares work on unchanged batches.
     """
     counts: Counter[str] = Counter()
     if kind == "json":
@@ -489,7 +530,7 @@ def redact_file(src: Path, dst: Path, kind: str, matcher: Matcher, pseudonyms: P
             out.write(redact_json_text(text, matcher, pseudonyms, counts))
         return counts
     if kind == "jsonl":
-        _redact_jsonl(src, dst, _Literals(matcher, pseudonyms), counts)
+        _redact_jsonl(src, dst, _Literals(matcher, pseudonyms), counts, ledger)
         return counts
     with open_text(dst, "w") as out:
         for _, body, ending in _lines(src, kind):
@@ -500,20 +541,19 @@ def redact_file(src: Path, dst: Path, kind: str, matcher: Matcher, pseudonyms: P
     return counts
 
 
-def _redact_jsonl(src: Path, dst: Path, cached: _Literals, counts: Counter[str]) -> None:
-    """The hot loop: a batch of checked JSONL lines without a backslash has its literals between
-    every other quote, and a batch whose literals are all clean (and that holds no ``private``)
-    is copied as it is; so is such a line."""
-    clean = cached.clean
+def _redact_jsonl(src: Path, dst: Path, cached: _Literals, counts: Counter[str], ledger: Ledger | None) -> None:
+    """The hot loop: checked JSONL lines without a backslash and without ``private`` have their
+    literals between every other quote, so a batch of them is rewritten with one split (and
+    copied as it is when every literal is clean); a line of another batch, likewise."""
     with open_text(src) as handle, open_text(dst, "w") as out:
         while lines := handle.readlines(_BATCH):
             batch = "".join(lines)
-            if "\\" not in batch and not _may_hold_private(batch) and clean.issuperset(batch.split('"')[1::2]):
-                out.write(batch)
+            if "\\" not in batch and not _may_hold_private(batch):
+                out.write(cached.rewrite_plain(batch, counts, ledger.contents(batch) if ledger else None))
                 continue
             for line in lines:
-                if "\\" not in line and not _may_hold_private(line) and clean.issuperset(line.split('"')[1::2]):
-                    out.write(line)
+                if "\\" not in line and not _may_hold_private(line):
+                    out.write(cached.rewrite_plain(line, counts))
                     continue
                 body = line.rstrip("\r\n")
                 out.write((cached.rewrite(body, counts) if body.strip() else body) + line[len(body):])

@@ -46,7 +46,7 @@ def test_a_leak_leaves_no_decision_manifest(raw_decision: Path, tmp_path: Path, 
     from evidence_kit.redact import bundle as bundle_module
     from evidence_kit.redact.scanner import Finding
 
-    monkeypatch.setattr(bundle_module, "scan_files", lambda *args: [Finding("decision.toml", 7, "host", "known")])
+    monkeypatch.setattr(bundle_module, "scan_files", lambda *args, **options: [Finding("decision.toml", 7, "host", "known")])
     result = redact_bundle(raw_decision, tmp_path / "out", key=KEY)
     assert not result.publishable
     assert list(result.out.rglob("manifest.json")) == []

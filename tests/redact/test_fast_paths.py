@@ -254,17 +254,65 @@ def test_copied_jsonl_lines_are_the_lines_redone(tmp_path_factory: pytest.TempPa
     from collections import Counter
 
     from evidence_kit.redact.pseudonyms import Pseudonyms
-    from evidence_kit.redact.walkers import _Literals, redact_file
+    from evidence_kit.redact.ledger import Ledger
+    from evidence_kit.redact.walkers import _Literals, file_texts, redact_file
 
     folder = tmp_path_factory.mktemp("jsonl")
     src = folder / "in.jsonl"
-    src.write_text("".join(json.dumps(r) + "\n" for r in records + records))
+    # Escaped (a backslash sends a batch line by line) and as written (a batch is split at its quotes).
+    src.write_text("".join(json.dumps(r, ensure_ascii=ascii) + "\n" for r in records + records for ascii in (True, False)))
     matcher = Matcher([KnownValue("host", HOSTS[0]), KnownValue("ip", IPS[1])])
+    ledger = Ledger()  # what discovery notes: unchanged batches are copied without a split
+    for _ in file_texts(src, "jsonl", check=True, ledger=ledger):
+        pass
     fast_counts = redact_file(src, folder / "fast.jsonl", "jsonl", matcher, Pseudonyms(None))
+    noted_counts = redact_file(src, folder / "noted.jsonl", "jsonl", matcher, Pseudonyms(None), ledger)
     slow, slow_counts = _Literals(matcher, Pseudonyms(None)), Counter()
-    lines = [slow.rewrite(line.rstrip("\n"), slow_counts) + "\n" for line in src.read_text().splitlines(keepends=True)]
-    assert (folder / "fast.jsonl").read_text() == "".join(lines)
-    assert fast_counts == slow_counts
+    # Lines end at "\n" only (str.splitlines would also end one at U+0085, written raw here).
+    lines = [slow.rewrite(line, slow_counts) + "\n" for line in src.read_text().split("\n")[:-1]]
+    assert (folder / "fast.jsonl").read_text() == (folder / "noted.jsonl").read_text() == "".join(lines)
+    assert fast_counts == noted_counts == slow_counts
+
+
+# -- the ledger: a batch read again byte for byte is the batch discovery listed ------------------
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.dictionaries(st.sampled_from(["k", "host", "msg", "n"]),
+                                st.one_of(st.integers(), st.sampled_from(("clean", "run-1", "stop", "clean") + HOSTS[:1])),
+                                max_size=4), min_size=1, max_size=20),
+       st.integers(min_value=0, max_value=40), st.sampled_from(["", HOSTS[0], '"x": "' + HOSTS[1] + '"', "\\"]),
+       st.integers(min_value=16, max_value=200))
+def test_scan_with_the_ledger_finds_what_it_finds_without(tmp_path_factory: pytest.TempPathFactory,
+                                                          records: list[dict[str, object]], where: int,
+                                                          planted: str, batch: int) -> None:
+    from unittest import mock
+
+    from evidence_kit.redact import walkers
+    from evidence_kit.redact.ledger import Ledger
+    from evidence_kit.redact.scanner import _scan_jsonl
+    from evidence_kit.redact.walkers import file_texts
+
+    folder = tmp_path_factory.mktemp("ledger")
+    raw, out = folder / "raw.jsonl", folder / "out.jsonl"
+    lines = [json.dumps(record, ensure_ascii=False) + "\n" for record in records]
+    raw.write_text("".join(lines))
+    if planted:  # the output differs from what discovery read: a changed line, or one more
+        index = where % (len(lines) + 1)
+        lines[index:index] = [planted + "\n"] if where % 2 else []
+        if not where % 2 and index < len(lines):
+            lines[index] = lines[index].replace("clean", planted.replace('"', "'"))
+    out.write_text("".join(lines))
+    with mock.patch.object(walkers, "_BATCH", batch):  # many batches of a few lines each
+        ledger = Ledger()
+        for _ in file_texts(raw, "jsonl", check=True, ledger=ledger):
+            pass
+
+        def scan(with_ledger: bool) -> list[object]:
+            matcher = Matcher([KnownValue("host", HOSTS[0]), KnownValue("host", HOSTS[1])])
+            matcher.for_scanning(())
+            return list(_scan_jsonl(out, "out.jsonl", matcher, ledger if with_ledger else None))
+
+        assert scan(True) == scan(False)
 
 
 # -- JSONL a batch at a time ----------------------------------------------------------------------
