@@ -1,44 +1,71 @@
 """What discovery's reading of a JSONL file leaves for the rewrite and the scan.
 
 Discovery reads every JSONL file a batch of lines at a time, checks each line and
-splits the batch at its quotes to list its literals. The rewrite and the scan read
-the same batches again (the scan reads the output, whose lines correspond one to
-one). A batch read again with the same digest *is* that batch: the literals listed
-the first time are its literals, and its lines were each checked to be JSON. So
-neither the rewrite nor the scan needs to split it again, nor the scan to parse it.
-Only batches without a backslash and without a ``private`` key are noted (their
-literals lie between every other quote), and only when their literals are few.
+splits the batch at its quotes to list its literals. The rewrite reads the same
+batches again, and the scan reads the output, whose lines correspond one to one
+(a rewrite keeps every line a line). Discovery notes, for each batch, how many lines
+it holds and, when it has no backslash, no ``private`` key and few distinct literals,
+those literals and a digest of its text.
+
+- The rewrite takes the literals noted for the batch at the same place (same index,
+  same line count) instead of splitting it again; when every one is clean it copies
+  the batch as it is.
+- The scan reads the output batch at the same place and takes the noted literals
+  only when its digest is the one noted: then it *is* that batch, whose lines were
+  each checked to be JSON, so it is neither split nor parsed again.
+
+Should the raw file change between discovery and the rewrite, a batch copied on
+stale notes differs from the noted text, so the scan examines it in full: the
+ledger can make a leak fail the scan, never pass it.
 """
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
-__all__ = ["Ledger", "batch_digest", "MAX_NOTED"]
+__all__ = ["Ledger", "Noted", "batch_digest", "MAX_NOTED"]
 
 MAX_NOTED = 4096  # distinct literals of one batch worth remembering (journals repeat a few dozen)
 
 
 def batch_digest(text: str) -> bytes:
     """A collision-resistant digest of a batch's text."""
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+
+
+class Noted(NamedTuple):
+    """One batch as discovery read it: its line count, and its digest and literals when noted."""
+
+    lines: int
+    digest: bytes | None = None
+    contents: frozenset[str] | None = None
 
 
 @dataclass
 class Ledger:
-    """One JSONL file as discovery read it: the line count of every batch, in order, and by
-    digest the distinct literal contents of each batch it could note."""
+    """One JSONL file as discovery read it, batch by batch."""
 
-    sizes: list[int] = field(default_factory=list)
-    literals: dict[bytes, frozenset[str]] = field(default_factory=dict)
+    batches: list[Noted] = field(default_factory=list)
 
     def note(self, batch: str, lines: int, contents: list[str] | None) -> None:
         """Record a batch of ``lines`` lines; ``contents`` are its literals when it may be noted."""
-        self.sizes.append(lines)
         if contents is not None and len(contents) <= MAX_NOTED:
-            self.literals[batch_digest(batch)] = frozenset(contents)
+            self.batches.append(Noted(lines, batch_digest(batch), frozenset(contents)))
+        else:
+            self.batches.append(Noted(lines))
 
-    def contents(self, batch: str) -> frozenset[str] | None:
-        """The literals of ``batch`` when discovery noted a batch with this very text."""
-        return self.literals.get(batch_digest(batch)) if self.literals else None
+    def at(self, index: int, lines: int) -> frozenset[str] | None:
+        """The literals noted for the ``index``-th batch, if it was noted and held ``lines`` lines too."""
+        if index < len(self.batches) and self.batches[index].lines == lines:
+            return self.batches[index].contents
+        return None
+
+    def verified(self, index: int, batch: str) -> frozenset[str] | None:
+        """The literals noted for the ``index``-th batch when ``batch`` is its very text."""
+        if index < len(self.batches) and self.batches[index].digest is not None:
+            noted = self.batches[index]
+            if batch_digest(batch) == noted.digest:
+                return noted.contents
+        return None

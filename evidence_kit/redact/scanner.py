@@ -14,11 +14,11 @@ import base64
 import csv
 import fnmatch
 import io
+import itertools
 import json
 import re
 import tomllib
 from dataclasses import dataclass
-from itertools import islice
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -212,15 +212,17 @@ def _scan_jsonl(path: Path, rel: str, matcher: Matcher, ledger: Ledger | None = 
     batch that is a raw batch byte for byte takes the literals discovery listed for it."""
     clean = matcher.clean_literals
     number = 0
-    sizes = iter(ledger.sizes if ledger is not None else ())
+    noted_batches = ledger.batches if ledger is not None else []
     with open_text(path) as handle:
-        while True:
-            size = next(sizes, None)
-            lines = list(islice(handle, size)) if size is not None else handle.readlines(walkers._BATCH)
+        for index in itertools.count():
+            if index < len(noted_batches):
+                lines = list(itertools.islice(handle, noted_batches[index].lines))
+            else:
+                lines = handle.readlines(walkers._BATCH)
             if not lines:
                 break
             batch = "".join(lines)
-            noted = ledger.contents(batch) if ledger is not None and size is not None else None
+            noted = ledger.verified(index, batch) if ledger is not None else None
             if noted is not None and not matcher.has_numbers() and labels_absent(noted) and _all_clean(matcher, noted):
                 number += len(lines)
                 continue  # checked JSON lines, each of their literals clean

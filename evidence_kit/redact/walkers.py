@@ -19,6 +19,7 @@ Bytes that are not UTF-8 are bad input (file and line), never a traceback.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import tomllib
@@ -336,8 +337,8 @@ def _jsonl_texts(src: Path, check: bool, harvested: list[KnownValue] | None,
     with open_text(src) as handle:
         while lines := handle.readlines(_BATCH):
             batch = "".join(lines)
+            private = check and _may_hold_private(batch)
             if check:
-                private = harvested is not None and _may_hold_private(batch)
                 for offset, line in enumerate(lines, start=number + 1):
                     if not line.isascii():
                         _utf8(line, src, offset)
@@ -346,7 +347,7 @@ def _jsonl_texts(src: Path, check: bool, harvested: list[KnownValue] | None,
                     except ValueError:
                         if line.strip():
                             _check_jsonl_line(line, src, offset)  # raises, naming file and line
-                    if private and offset > 1 and _may_hold_private(line):
+                    if private and harvested is not None and offset > 1 and _may_hold_private(line):
                         try:
                             harvested += harvest_text(line)  # type: ignore[operator]
                         except NotText as err:
@@ -360,7 +361,7 @@ def _jsonl_texts(src: Path, check: bool, harvested: list[KnownValue] | None,
                 # quote, and each line holds an even number of quotes, so the batch splits as its lines do.
                 texts = list(dict.fromkeys(batch.split('"')[1::2]))
                 if ledger is not None:
-                    ledger.note(batch, len(lines), None if _may_hold_private(batch) else texts)
+                    ledger.note(batch, len(lines), None if private else texts)
                 yield texts
                 if not _LABEL_FORMS.isdisjoint(texts):
                     yield [pair for line in lines for pair in labelled_pairs(line)]
@@ -546,10 +547,14 @@ def _redact_jsonl(src: Path, dst: Path, cached: _Literals, counts: Counter[str],
     literals between every other quote, so a batch of them is rewritten with one split (and
     copied as it is when every literal is clean); a line of another batch, likewise."""
     with open_text(src) as handle, open_text(dst, "w") as out:
-        while lines := handle.readlines(_BATCH):
+        for index in itertools.count():
+            lines = handle.readlines(_BATCH)
+            if not lines:
+                break
             batch = "".join(lines)
             if "\\" not in batch and not _may_hold_private(batch):
-                out.write(cached.rewrite_plain(batch, counts, ledger.contents(batch) if ledger else None))
+                noted = ledger.at(index, len(lines)) if ledger is not None else None
+                out.write(cached.rewrite_plain(batch, counts, noted))
                 continue
             for line in lines:
                 if "\\" not in line and not _may_hold_private(line):
