@@ -11,6 +11,8 @@ import httpx
 import pytest
 
 from evidence_kit.collect.client import stream_chat
+from evidence_kit.collect.journal_writer import JournalWriter
+from evidence_kit.collect.runs import request_record
 from evidence_kit.engine_sim.profile import load_profile
 from evidence_kit.engine_sim.server import running_simulator
 
@@ -89,12 +91,16 @@ def test_a_stall_times_out_as_a_failed_outcome(sim) -> None:
     assert not out.ok and out.error.startswith("timeout")
 
 
-def test_a_closed_port_is_a_failed_outcome() -> None:
+def _closed_port_url() -> str:
+    """A local URL nothing listens on (a port just bound and released)."""
     import socket
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    out = stream(f"http://127.0.0.1:{port}")
+        return f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+def test_a_closed_port_is_a_failed_outcome() -> None:
+    out = stream(_closed_port_url())
     assert not out.ok and out.error.startswith("transport")
 
 
@@ -201,7 +207,6 @@ def test_a_stream_that_trickles_past_the_request_limit_is_a_timeout() -> None:
 
 _CHUNK = {"id": "x", "object": "chat.completion.chunk", "model": MODEL}
 _TOKEN = json.dumps({**_CHUNK, "choices": [{"index": 0, "delta": {"content": "Half an"}}]})
-_FINISHED = json.dumps({**_CHUNK, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
 
 
 @pytest.mark.parametrize("reply, reason", [
@@ -219,15 +224,8 @@ _FINISHED = json.dumps({**_CHUNK, "choices": [{"index": 0, "delta": {}, "finish_
         "no-finish-reason", "cut-off"])
 def test_each_failed_stream_is_one_failed_request_in_the_journal_with_its_reason(
         tmp_path: Path, reply: bytes | str | None, reason: str) -> None:
-    from evidence_kit.collect.journal_writer import JournalWriter
-    from evidence_kit.collect.runs import request_record
-
     if reply == "closed port":
-        import socket
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-        out = stream(url, timeout=5.0)
+        out = stream(_closed_port_url(), timeout=5.0)
     else:
         url, server = _canned_server(reply)
         with server:
