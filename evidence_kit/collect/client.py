@@ -125,6 +125,70 @@ def _split_events(buffer: bytes) -> tuple[list[bytes], bytes]:
     return payloads, rest
 
 
+def _event_failure(out: Outcome, data: bytes, now: float) -> str | None:
+    """Absorb one ``data:`` payload into ``out``; why the stream failed there, or ``None``."""
+    try:
+        event = json.loads(data)
+    except ValueError:
+        return f"malformed stream: not JSON: {data[:80].decode('utf-8', 'replace')!r}"
+    if isinstance(event, dict) and "error" in event and not event.get("choices"):
+        return f"error event: {json.dumps(event['error'])[:160]}"
+    if not isinstance(event, dict):
+        return "malformed stream: an event is not a JSON object"
+    try:
+        _absorb(out, event, now)
+    except (AttributeError, TypeError, ValueError):
+        # Valid JSON of the wrong shape ("choices": [1], "usage": []...).
+        return f"malformed stream: unexpected event shape: {data[:80].decode('utf-8', 'replace')!r}"
+    return None
+
+
+def _ending_failure(out: Outcome, done: bool) -> str | None:
+    """Why a stream that closed without a fault still failed, or ``None`` for a success."""
+    if not done:
+        return "stream ended without [DONE]"
+    if out.finish_reason is None:
+        return "stream ended without a finish_reason"
+    if out.finish_reason in FAILED_FINISH:
+        # The engine gave up on the request (aborted it, or hit an error) yet closed the
+        # stream politely: a truncated answer must not pass as a fast success.
+        return f"engine finished the request with finish_reason {out.finish_reason!r}"
+    return None
+
+
+def _transport_failure(err: httpx.TransportError | TimeoutError, timeout: float) -> str:
+    """The failure reason of a request the network or the request limit ended."""
+    if isinstance(err, httpx.TimeoutException):
+        return f"timeout ({type(err).__name__}) after {timeout:g}s limit"
+    if isinstance(err, TimeoutError):
+        return f"timeout (not finished within the {timeout:g}s limit)"
+    if isinstance(err, (httpx.RemoteProtocolError, httpx.ReadError)):
+        return f"disconnected: {type(err).__name__}: {err}"[:200]
+    return f"transport: {type(err).__name__}: {err}"[:200]
+
+
+async def _read_reply(response: httpx.Response, out: Outcome, clock: Clock) -> str | None:
+    """Read the reply's status and events into ``out``; why the request failed, or ``None``."""
+    out.t_headers = clock()
+    out.http_status = response.status_code
+    if response.status_code != 200:
+        detail = (await response.aread())[:200].decode("utf-8", "replace").strip()
+        return f"http {response.status_code}: {detail}" if detail else f"http {response.status_code}"
+    done = False
+    buffer = b""
+    async for chunk in response.aiter_raw():
+        now = clock()
+        payloads, buffer = _split_events(buffer + chunk)
+        for data in payloads:
+            if data == b"[DONE]":
+                done = True
+                continue
+            failure = _event_failure(out, data, now)
+            if failure is not None:
+                return failure
+    return _ending_failure(out, done)
+
+
 async def stream_chat(
     client: httpx.AsyncClient, url: str, body: dict[str, Any], *, clock: Clock, timeout: float
 ) -> Outcome:
@@ -142,72 +206,20 @@ async def stream_chat(
             out.t_send = clock()
 
     request.extensions["trace"] = trace
-    done = False
+    failure: str | None
     try:
         # httpx's timeouts bound each read; the plan's limit is on the whole request, so a
         # stream that trickles past it is a failed request too.
         async with asyncio.timeout(timeout):
             response = await client.send(request, stream=True)
             try:
-                out.t_headers = clock()
-                out.http_status = response.status_code
-                if response.status_code != 200:
-                    detail = (await response.aread())[:200].decode("utf-8", "replace").strip()
-                    out.error = f"http {response.status_code}: {detail}" if detail else f"http {response.status_code}"
-                    out.t_end = clock()
-                    return out
-                buffer = b""
-                async for chunk in response.aiter_raw():
-                    now = clock()
-                    payloads, buffer = _split_events(buffer + chunk)
-                    for data in payloads:
-                        if data == b"[DONE]":
-                            done = True
-                            continue
-                        try:
-                            event = json.loads(data)
-                        except ValueError:
-                            out.error = f"malformed stream: not JSON: {data[:80].decode('utf-8', 'replace')!r}"
-                            out.t_end = clock()
-                            return out
-                        if isinstance(event, dict) and "error" in event and not event.get("choices"):
-                            out.error = f"error event: {json.dumps(event['error'])[:160]}"
-                            out.t_end = clock()
-                            return out
-                        if not isinstance(event, dict):
-                            out.error = "malformed stream: an event is not a JSON object"
-                            out.t_end = clock()
-                            return out
-                        try:
-                            _absorb(out, event, now)
-                        except (AttributeError, TypeError, ValueError):
-                            # Valid JSON of the wrong shape ("choices": [1], "usage": []...).
-                            shown = data[:80].decode("utf-8", "replace")
-                            out.error = f"malformed stream: unexpected event shape: {shown!r}"
-                            out.t_end = clock()
-                            return out
-                out.t_end = clock()
+                failure = await _read_reply(response, out, clock)
+                out.t_end = clock()  # the reply's end, before the connection is released
             finally:
                 await response.aclose()
-    except httpx.TimeoutException as err:
-        out.error = f"timeout ({type(err).__name__}) after {timeout:g}s limit"
-    except TimeoutError:
-        out.error = f"timeout (not finished within the {timeout:g}s limit)"
-    except (httpx.RemoteProtocolError, httpx.ReadError) as err:
-        out.error = f"disconnected: {type(err).__name__}: {err}"[:200]
-    except httpx.TransportError as err:
-        out.error = f"transport: {type(err).__name__}: {err}"[:200]
-    if out.error is None:
-        if not done:
-            out.error = "stream ended without [DONE]"
-        elif out.finish_reason is None:
-            out.error = "stream ended without a finish_reason"
-        elif out.finish_reason in FAILED_FINISH:
-            # The engine gave up on the request (aborted it, or hit an error) yet closed the
-            # stream politely: a truncated answer must not pass as a fast success.
-            out.error = f"engine finished the request with finish_reason {out.finish_reason!r}"
-        else:
-            out.ok = True
+    except (httpx.TransportError, TimeoutError) as err:
+        failure = _transport_failure(err, timeout)
+    out.error, out.ok = failure, failure is None
     if out.t_end is None:
         out.t_end = clock()
     return out

@@ -11,6 +11,8 @@ import httpx
 import pytest
 
 from evidence_kit.collect.client import stream_chat
+from evidence_kit.collect.journal_writer import JournalWriter
+from evidence_kit.collect.runs import request_record
 from evidence_kit.engine_sim.profile import load_profile
 from evidence_kit.engine_sim.server import running_simulator
 
@@ -89,12 +91,16 @@ def test_a_stall_times_out_as_a_failed_outcome(sim) -> None:
     assert not out.ok and out.error.startswith("timeout")
 
 
-def test_a_closed_port_is_a_failed_outcome() -> None:
+def _closed_port_url() -> str:
+    """A local URL nothing listens on (a port just bound and released)."""
     import socket
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    out = stream(f"http://127.0.0.1:{port}")
+        return f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+def test_a_closed_port_is_a_failed_outcome() -> None:
+    out = stream(_closed_port_url())
     assert not out.ok and out.error.startswith("transport")
 
 
@@ -122,14 +128,12 @@ def test_time_waiting_inside_the_client_is_not_charged_to_the_engine(sim) -> Non
     assert slower["e2e_s"] < 1.5 * other["e2e_s"]
 
 
-def _canned_sse_server(events: list[str]):
-    """A real HTTP server on 127.0.0.1 that answers every request with the given SSE events."""
+def _canned_server(reply: bytes | None):
+    """A real HTTP server on 127.0.0.1 that answers one request with ``reply`` as is
+    (``None``: it reads the request and never answers, until the client gives up)."""
     import socket
     import threading
 
-    body = "".join(f"data: {e}\n\n" for e in events).encode()
-    head = (b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n"
-            b"content-length: " + str(len(body)).encode() + b"\r\n\r\n")
     server = socket.create_server(("127.0.0.1", 0))
 
     def serve() -> None:
@@ -143,10 +147,28 @@ def _canned_sse_server(events: list[str]):
                               if line.lower().startswith(b"content-length")))
             while len(rest) < length:
                 rest += conn.recv(65536)
-            conn.sendall(head + body)
+            if reply is None:
+                conn.recv(1)  # returns once the client closes the connection
+            else:
+                conn.sendall(reply)
 
     threading.Thread(target=serve, daemon=True).start()
     return f"http://127.0.0.1:{server.getsockname()[1]}", server
+
+
+def _reply(status: str, body: bytes, *, length: int | None = None) -> bytes:
+    """An HTTP/1.1 reply; ``length`` other than the body's announces bytes that never come."""
+    return (f"HTTP/1.1 {status}\r\ncontent-type: text/event-stream\r\nconnection: close\r\n"
+            f"content-length: {len(body) if length is None else length}\r\n\r\n").encode() + body
+
+
+def _sse(events: list[str]) -> bytes:
+    return "".join(f"data: {e}\n\n" for e in events).encode()
+
+
+def _canned_sse_server(events: list[str]):
+    """A real HTTP server on 127.0.0.1 that answers every request with the given SSE events."""
+    return _canned_server(_reply("200 OK", _sse(events)))
 
 
 @pytest.mark.parametrize("reason", ["abort", "error"])
@@ -181,3 +203,39 @@ def test_a_stream_that_trickles_past_the_request_limit_is_a_timeout() -> None:
         out = stream(url, body, timeout=0.8)
     assert out.token_times, "tokens were arriving"
     assert not out.ok and out.error == "timeout (not finished within the 0.8s limit)"
+
+
+_CHUNK = {"id": "x", "object": "chat.completion.chunk", "model": MODEL}
+_TOKEN = json.dumps({**_CHUNK, "choices": [{"index": 0, "delta": {"content": "Half an"}}]})
+
+
+@pytest.mark.parametrize("reply, reason", [
+    ("closed port", "transport: ConnectError"),
+    (_reply("503 Service Unavailable", b"overloaded"), "http 503: overloaded"),
+    (_reply("200 OK", _sse(["{not json", "[DONE]"])), "malformed stream: not JSON: '{not json'"),
+    (_reply("200 OK", _sse(['{"error": {"message": "no KV space"}}', "[DONE]"])),
+     'error event: {"message": "no KV space"}'),
+    (_reply("200 OK", _sse(["[1, 2]", "[DONE]"])), "malformed stream: an event is not a JSON object"),
+    (None, "timeout"),
+    (_reply("200 OK", _sse([_TOKEN])), "stream ended without [DONE]"),
+    (_reply("200 OK", _sse([_TOKEN, "[DONE]"])), "stream ended without a finish_reason"),
+    (_reply("200 OK", _sse([_TOKEN]), length=4096), "disconnected: RemoteProtocolError"),
+], ids=["connect", "http-status", "not-json", "error-event", "not-an-object", "timeout", "no-done",
+        "no-finish-reason", "cut-off"])
+def test_each_failed_stream_is_one_failed_request_in_the_journal_with_its_reason(
+        tmp_path: Path, reply: bytes | str | None, reason: str) -> None:
+    if reply == "closed port":
+        out = stream(_closed_port_url(), timeout=5.0)
+    else:
+        url, server = _canned_server(reply)
+        with server:
+            out = stream(url, timeout=0.5 if reply is None else 5.0)
+    writer = JournalWriter(tmp_path / "journal.jsonl")
+    writer.add(request_record(out, run="r1-256-c1", repetition=1, input_nominal=256, concurrency=1, index=0,
+                              warmup=False, key="r1-256-c1/0", t0=0.0))
+    writer.commit()
+    lines = (tmp_path / "journal.jsonl").read_text().splitlines()
+    assert len(lines) == 1
+    record = json.loads(lines[0])
+    assert record["ok"] is False and record["error"].startswith(reason), record["error"]
+    assert record["e2e_s"] is None  # a failed request never lends its time to the latency figures

@@ -1,0 +1,91 @@
+"""The preamble of an arm's journal: calibration, header, engine-kind check, gates, warmup.
+
+It is committed as one unit: an arm interrupted before its first run starts again from
+the header on ``collect --resume``.
+"""
+
+from __future__ import annotations
+
+from ..calibration import calibrate
+from ..gates import run_gate
+from ..lifecycle import Identity
+from ..prompts import Calibration, PromptBook
+from ..runs import request_body, request_record, send_all
+from .context import ArmContext
+
+__all__ = ["calibrated", "write_header", "engine_kind_ok", "gates_pass", "warmup"]
+
+
+async def calibrated(arm: ArmContext) -> Calibration:
+    """The trial's prompt calibration: an earlier arm's, else measured on this arm's engine."""
+    if arm.result.calibration is None:
+        wl = arm.setup.plan.workload
+        arm.result.calibration = await calibrate(arm.client, arm.base, arm.cfg.model, wl.instruction, wl.seed)
+    return arm.result.calibration
+
+
+def write_header(arm: ArmContext, identity: Identity, calibration: Calibration) -> None:
+    """Queue the header: the engine's public KV capacity, the prompts, the private identity."""
+    private = {**identity.private, "model": arm.cfg.model}
+    if arm.routed:
+        private["routed_endpoint"] = arm.routed
+    arm.header(engine={"kv_token_slots": identity.kv_token_slots}, prompts=calibration.as_record(), private=private)
+
+
+def engine_kind_ok(arm: ArmContext, identity: Identity) -> bool:
+    """Check the engine is what the plan declares; False (no timed work) for a simulator
+    declared as a real engine, whose numbers would otherwise be published unlabelled."""
+    declared = arm.setup.plan.engine_kind
+    if identity.simulated and declared != "simulated":
+        detail = (f"the engine reports it is simulated (/version \"simulated\": true) but the plan declares "
+                  f"engine_kind \"{declared}\"; no gate or timed request ran on it")
+        arm.check("engine-kind", False, detail)
+        arm.result.problems.append(detail)
+        return False
+    if declared == "vllm" and identity.vllm_metrics is False:
+        arm.check("engine-kind", False, "the plan declares engine_kind \"vllm\" but /metrics holds no vllm: "
+                  "series", level="warning")
+    elif declared == "simulated" and not identity.simulated:
+        arm.check("engine-kind", False, "the plan declares engine_kind \"simulated\" but /version does not say "
+                  "the engine is simulated (its results are labelled simulated anyway)", level="warning")
+    else:
+        arm.check("engine-kind", True, f"the engine is consistent with engine_kind \"{declared}\"")
+    return True
+
+
+async def gates_pass(arm: ArmContext) -> bool:
+    """Run the plan's gates on the arm's endpoint (and its route, if any); whether all passed."""
+    s, gp = arm.setup, arm.setup.plan.gates
+    opts = {"timeout_s": gp.timeout_s, "max_tokens": gp.max_tokens, "needle_tokens": gp.needle_tokens,
+            "seed": s.plan.workload.seed}
+    targets = [("direct", arm.base, arm.cfg.model)]
+    if arm.routed:
+        targets.append(("routed", arm.routed, arm.cfg.routed_model or arm.cfg.model))
+    all_ok = True
+    for target, base, model in targets:
+        for name in gp.run:
+            ok, detail = await run_gate(name, arm.client, base, model, opts)
+            arm.writer.add({"type": "gate", "name": name, "target": target, "ok": ok, "detail": detail})
+            s.progress.note(f"  gate {name} ({target}): {'ok' if ok else 'FAILED'} ({detail})")
+            if not ok:
+                all_ok = False
+                arm.result.problems.append(f"gate {name} ({target}) failed: {detail}")
+    return all_ok
+
+
+async def warmup(arm: ArmContext, book: PromptBook) -> None:
+    """Send the plan's warmup requests at the lowest concurrency; journalled, never measured."""
+    wl = arm.setup.plan.workload
+    if not wl.warmup_requests:
+        return
+    conc = min(wl.concurrency)
+    keys = [f"warmup/{i}" for i in range(wl.warmup_requests)]
+    sizes = [wl.input_nominal[i % len(wl.input_nominal)] for i in range(wl.warmup_requests)]
+    bodies = [request_body(wl, arm.cfg.model, book, k, n) for k, n in zip(keys, sizes)]
+    outcomes = await send_all(arm.client, f"{arm.base}/v1/chat/completions", bodies, concurrency=conc,
+                              clock=arm.setup.clock, timeout=wl.request_timeout_s)
+    for i, outcome in enumerate(outcomes):
+        arm.writer.add(request_record(outcome, run="warmup", repetition=0, input_nominal=sizes[i],
+                                      concurrency=conc, index=i, warmup=True, key=keys[i], t0=arm.t0))
+    failed = sum(not o.ok for o in outcomes)
+    arm.setup.progress.note(f"  warmup: {len(outcomes) - failed}/{len(outcomes)} ok")

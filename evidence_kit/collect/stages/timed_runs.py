@@ -1,0 +1,83 @@
+"""The timed runs of an arm: each sent, reconciled with the engine's counters and committed.
+
+A run is the journal's unit of resumption: its requests and its ``run`` record are
+committed together, so ``collect --resume`` redoes exactly the runs not in the journal.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..plan import Plan
+from ..prompts import PromptBook
+from ..runs import RunSpec, median_or_none, request_body, request_record, send_all
+from ..telemetry import TelemetrySampler, cgroup_of
+from .context import ArmContext
+from .engine import ArmEngine
+from .watch import EngineWatch, MetricsAroundRun
+
+__all__ = ["runs_to_do", "start_telemetry", "measure_run"]
+
+
+def runs_to_do(plan: Plan, done: set[str]) -> list[RunSpec]:
+    """The plan's matrix of runs in order (repetition, input size, concurrency), less those done."""
+    wl = plan.workload
+    return [spec for spec in (RunSpec(rep, i, c) for rep in range(1, wl.repetitions + 1)
+                              for i in wl.input_nominal for c in wl.concurrency) if spec.id not in done]
+
+
+def start_telemetry(arm: ArmContext, engine: ArmEngine) -> TelemetrySampler:
+    """Sample the engine in the background while the runs go (the caller stops it)."""
+    tp = arm.setup.plan.telemetry
+    pgid = engine.process.pgid if engine.process else None
+    cgroup = Path(tp.cgroup) if tp.cgroup else (cgroup_of(pgid) if pgid else None)
+    sampler = TelemetrySampler(arm.client, arm.base, arm.telemetry_path, interval_s=tp.interval_s,
+                               clock=arm.setup.clock, nvidia_smi=tp.nvidia_smi == "auto", pgid=pgid, cgroup=cgroup)
+    sampler.start()
+    return sampler
+
+
+async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spec: RunSpec) -> None:
+    """Send one run's requests, reconcile the engine's counters and commit the run."""
+    s, wl = arm.setup, arm.setup.plan.workload
+    keys = [f"{spec.id}/{i}" for i in range(wl.requests_per_run)]
+    bodies = [request_body(wl, arm.cfg.model, book, k, spec.input_nominal) for k in keys]
+    before = await watch.before_run(arm.client, arm.base)
+    outcomes = await send_all(arm.client, f"{arm.base}/v1/chat/completions", bodies,
+                              concurrency=spec.concurrency, clock=s.clock, timeout=wl.request_timeout_s)
+    records = [request_record(o, run=spec.id, repetition=spec.repetition, input_nominal=spec.input_nominal,
+                              concurrency=spec.concurrency, index=i, warmup=False, key=keys[i], t0=arm.t0)
+               for i, o in enumerate(outcomes)]
+    around = await watch.after_run(arm.client, arm.base, spec.id, before, records)
+    for record in records:
+        arm.writer.add(record)
+    run, mismatches = _run_record(spec, records, around)
+    arm.writer.add(run)
+    arm.writer.commit()
+    s.progress.run_done(run, median_or_none([r["e2e_s"] for r in records]),
+                        median_or_none([r["ttft_s"] for r in records]))
+    if around.verdict is False:
+        s.progress.note(f"  {spec.id}: counters do not reconcile: {'; '.join(mismatches)}")
+
+
+def _run_record(spec: RunSpec, records: list[dict[str, Any]],
+                around: MetricsAroundRun) -> tuple[dict[str, Any], list[str]]:
+    """The ``run`` record, and why its counters do not reconcile (if they do not)."""
+    run: dict[str, Any] = {
+        "type": "run", "run": spec.id, "repetition": spec.repetition, "input_nominal": spec.input_nominal,
+        "concurrency": spec.concurrency, "requests": len(records), "ok": sum(r["ok"] for r in records),
+        "reconciled": around.verdict, "counters": around.counters}
+    if around.starts:
+        run["process_start_times_s"] = list(around.starts)  # kept for a later --resume
+    if around.resumed:
+        run["resumed"] = True
+    mismatches = around.mismatches
+    failed = len(records) - run["ok"]
+    if around.verdict is False and failed:
+        # Not a counting fault: the engine counted the tokens it processed for them.
+        mismatches = [*mismatches, f"{failed} request(s) of this run failed; the engine counts the tokens "
+                      "it processed for them, the client has no usage for them"]
+    if mismatches and around.verdict is not True:
+        run["mismatches"] = mismatches
+    return run, mismatches
