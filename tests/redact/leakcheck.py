@@ -21,7 +21,15 @@ def _decoded(text: str) -> list[str]:
     unescaped = re.sub(r"\\u([0-9a-fA-F]{4})|\\U([0-9a-fA-F]{8})",
                        lambda m: chr(int(m.group(1) or m.group(2), 16)), text).replace("\\/", "/")
     shown = [text, unescaped, unquote(text), unquote(unescaped)]
-    shown += [unicodedata.normalize("NFKC", re.sub("[\u00ad\u200b-\u200f\u2060\ufeff]", "", t)) for t in shown]
+    return shown + [unicodedata.normalize("NFKC", re.sub("[\u00ad\u200b-\u200f\u2060\ufeff]", "", t)) for t in shown]
+
+
+def _base64_decoded(text: str) -> list[str]:
+    """What each base64-looking run decodes to. A hash or any long hex run is one, and decodes
+    to random bytes: a short canary turns up in them by chance (``vm`` in about one sha256 of
+    200), so only canaries of 8 characters or more are looked for here (the redactor hunts the
+    base64 of such values only)."""
+    shown = []
     for run in re.findall(r"[A-Za-z0-9+/]{16,}={0,2}", text):
         try:
             shown.append(base64.b64decode(run + "=" * (-len(run) % 4)).decode("latin-1"))
@@ -52,9 +60,11 @@ def survivors(folder: Path, canaries: tuple[str, ...] | list[str], skip: tuple[s
         if rel in skip:
             continue
         content = path.read_bytes().decode("utf-8", errors="replace")
-        for view in _decoded(rel) + _decoded(content):
+        views = [(view, wanted) for view in _decoded(rel) + _decoded(content)]
+        views += [(view, [c for c in wanted if len(c) >= 8]) for view in _base64_decoded(rel) + _base64_decoded(content)]
+        for view, looked_for in views:
             lowered = view.lower()
-            for canary in wanted:
+            for canary in looked_for:
                 if _found(canary, lowered):
                     found.append((rel, canary))
     return sorted(set(found))
