@@ -8,15 +8,17 @@ it holds and, when it has no backslash, no ``private`` key and few distinct lite
 those literals and a digest of its text.
 
 - The rewrite takes the literals noted for the batch at the same place (same index,
-  same line count) instead of splitting it again; when every one is clean it copies
-  the batch as it is.
+  same line count, every batch before it as noted) instead of splitting it again; when
+  every one is clean it copies the batch as it is, and records that it did.
 - The scan reads the output batch at the same place and takes the noted literals
   only when its digest is the one noted: then it *is* that batch, whose lines were
   each checked to be JSON, so it is neither split nor parsed again.
 
 Should the raw file change between discovery and the rewrite, a batch copied on
-stale notes differs from the noted text, so the scan examines it in full: the
-ledger can make a leak fail the scan, never pass it.
+stale notes was never examined by the rewrite, and the scan alone is no substitute
+(it reads output, where a detector hit spelled like a pseudonym is one: a raw
+``hostname=gpu-2`` would pass). Such a batch differs from the noted text, so the scan
+reports it as changed while it was redacted: the bundle is not publishable.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ class Ledger:
     """One JSONL file as discovery read it, batch by batch."""
 
     batches: list[Noted] = field(default_factory=list)
+    copied: set[int] = field(default_factory=set)  # batches the rewrite copied on their notes alone
 
     def note(self, batch: str, lines: int, contents: list[str] | None) -> None:
         """Record a batch of ``lines`` lines; ``contents`` are its literals when it may be noted."""

@@ -54,7 +54,7 @@ class Finding:
     file: str
     line: int | None
     cls: str
-    source: str  # "known" (a known value or its variant), "detector", or "unscannable"
+    source: str  # "known" (a known value or its variant), "detector", "unscannable", "broken", "parsed", "changed"
 
     def __str__(self) -> str:
         return one_line(self._text())
@@ -69,6 +69,9 @@ class Finding:
         if self.source == "broken":
             return (f"{self.file}: no longer parses as {self.cls} after redaction (a bare value equal to a "
                     "private one was replaced); quote it in the raw file, or drop the file")
+        if self.source == "changed":
+            return (f"{where}: changed while it was redacted (the lines copied differ from what discovery "
+                    "read); redact it again when nothing writes to it")
         if self.source == "parsed":
             return f"{self.file}: {self.cls} (a private value its parser reveals, written in an escaped or split form)"
         return f"{where}: {self.cls} ({how})"
@@ -223,6 +226,10 @@ def _scan_jsonl(path: Path, rel: str, matcher: Matcher, ledger: Ledger | None = 
                 break
             batch = "".join(lines)
             noted = ledger.verified(index, batch) if ledger is not None else None
+            if noted is None and ledger is not None and index in ledger.copied:
+                # Copied on discovery's notes, yet not the batch discovery read: the raw file changed
+                # during the redaction, and what it holds now was never examined by the rewrite.
+                yield Finding(rel, number + 1, "JSONL", "changed")
             if noted is not None and not matcher.has_numbers() and labels_absent(noted) and _all_clean(matcher, noted):
                 number += len(lines)
                 continue  # checked JSON lines, each of their literals clean

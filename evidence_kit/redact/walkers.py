@@ -428,13 +428,15 @@ class _Literals:
                 counts.update(dict(found))
         return self._numbers("".join(pieces) + text[last:] if pieces else text, counts)
 
-    def rewrite_plain(self, text: str, counts: Counter[str], contents: frozenset[str] | None = None) -> str:
-        """:meth:`rewrite` of every line of ``text``, checked JSON lines that hold no backslash and no
-        ``private`` key: their literals lie between every other quote, so one split finds them all.
-        ``contents``, the literals if known (a batch discovery noted), spare the split when none changes."""
+    def unchanged(self, contents: frozenset[str]) -> bool:
+        """Whether no literal of ``contents`` (contents without escapes) changes."""
         self._bounded()
-        if contents is not None and all(c in self.clean or self._literal('"' + c + '"')[0] is None for c in contents):
-            return text
+        return all(c in self.clean or self._literal('"' + c + '"')[0] is None for c in contents)
+
+    def rewrite_plain(self, text: str, counts: Counter[str]) -> str:
+        """:meth:`rewrite` of every line of ``text``, checked JSON lines that hold no backslash and no
+        ``private`` key: their literals lie between every other quote, so one split finds them all."""
+        self._bounded()
         pieces = text.split('"')
         contents = pieces[1::2]
         if self.clean.issuperset(contents):
@@ -545,16 +547,24 @@ def redact_file(src: Path, dst: Path, kind: str, matcher: Matcher, pseudonyms: P
 def _redact_jsonl(src: Path, dst: Path, cached: _Literals, counts: Counter[str], ledger: Ledger | None) -> None:
     """The hot loop: checked JSONL lines without a backslash and without ``private`` have their
     literals between every other quote, so a batch of them is rewritten with one split (and
-    copied as it is when every literal is clean); a line of another batch, likewise."""
+    copied as it is when every literal is clean); a line of another batch, likewise. A batch
+    whose literals discovery noted, at the line it noted, is copied on those notes when they are
+    all clean (the ledger records it: the scan checks the copy is the batch discovery read)."""
+    aligned = ledger is not None  # every batch so far held the lines discovery noted for it
     with open_text(src) as handle, open_text(dst, "w") as out:
         for index in itertools.count():
             lines = handle.readlines(_BATCH)
             if not lines:
                 break
             batch = "".join(lines)
+            noted = ledger.at(index, len(lines)) if aligned and ledger is not None else None
+            aligned = aligned and ledger is not None and index < len(ledger.batches) and ledger.batches[index].lines == len(lines)
             if "\\" not in batch and not _may_hold_private(batch):
-                noted = ledger.at(index, len(lines)) if ledger is not None else None
-                out.write(cached.rewrite_plain(batch, counts, noted))
+                if noted is not None and ledger is not None and cached.unchanged(noted):
+                    ledger.copied.add(index)
+                    out.write(batch)
+                else:
+                    out.write(cached.rewrite_plain(batch, counts))
                 continue
             for line in lines:
                 if "\\" not in line and not _may_hold_private(line):

@@ -1,0 +1,39 @@
+"""Third adversarial review of the redactor (branch ``adversary3``): today's shortcuts.
+
+Each test is one finding and failed when written: a private value that survived in a bundle
+called publishable, where the code before the shortcuts (``6ae849a``) redacted it.
+"""
+
+from __future__ import annotations
+
+from unittest import mock
+
+from evidence_kit.redact import bundle, redact_bundle
+
+from . import corpus
+from .conftest import KEY
+from .test_adversary import _published
+from .test_leak_classes import plant
+
+
+# -- the ledger: the rewrite copies a batch on what discovery noted ----------------------------
+
+def test_a_jsonl_file_that_changes_while_it_is_redacted_is_not_published_unredacted(tmp_path):
+    # The rewrite takes the literals discovery noted for a JSONL batch "by place" (same index, same
+    # line count, no digest) and copies the batch as it is when they were all clean. A file that is
+    # rewritten in place between discovery and the rewrite (a status file a collector refreshes)
+    # is copied on stale notes: the new line is never examined. The scan does examine it, but the
+    # scan reads output, where a detector hit spelled like a pseudonym is one (hostname=gpu-2), so
+    # a real host the rewrite's own examination would have replaced (it did before the ledger) is
+    # published. The ledger's promise was: it "can make a leak fail the scan, never pass it".
+    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), files={"telemetry/status.jsonl": '{"note": "warming up"}\n'})
+    discover_files = bundle.discover_files
+
+    def discovery_then_a_refresh(*args, **kwargs):
+        discovered = discover_files(*args, **kwargs)
+        (raw / "telemetry/status.jsonl").write_text('{"note": "hostname=gpu-2"}\n')  # same line count
+        return discovered
+
+    with mock.patch.object(bundle, "discover_files", discovery_then_a_refresh):
+        result = redact_bundle(raw, tmp_path / "out", key=KEY)
+    assert _published(result, ["gpu-2"]) == []
