@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from .analyze import Analysis, analyze
-from .bundle import load_decision
+from .read import load_decision
 from .errors import BadInput
 
 __all__ = ["DemoResult", "run_demo", "PLANS", "demo_decision_toml"]

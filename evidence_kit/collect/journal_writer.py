@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..bundle import parse_record
+from ..read import parse_record
 from ..errors import BadInput
 from ..model import Footer, Header, Request, Run
 

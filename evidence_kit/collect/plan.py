@@ -16,8 +16,8 @@ from typing import Any, Literal
 from pydantic import (BaseModel, ConfigDict, Field, NonNegativeInt, PositiveFloat, PositiveInt, ValidationError,
                       ValidationInfo, field_validator, model_validator)
 
-from ..bundle import read_text, read_toml_model
-from ..bundle.errors import describe_validation_error
+from ..read import read_text, read_toml_model
+from ..read.validation import describe_validation_error
 from ..errors import BadInput
 from ..model import ArmRef, DecisionRule, Trial, Workload
 from ..model._base import Slug

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ..bundle import read_json_model
+from ..read import read_json_model
 from ..errors import BadInput
 from ..fsutil import atomic_write
 from ..model import Header, Trial

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..analyze import Analysis, analyze as analyze_evidence
-from ..bundle import load_any
+from ..read import load_any
 from ..text_report import render_text
 
 

@@ -16,7 +16,7 @@ from collections import Counter
 
 from pydantic import ValidationError
 
-from ..bundle.errors import describe_validation_error
+from ..read.validation import describe_validation_error
 from ..errors import BadInput
 from .profile import FAULT_KINDS, Faults
 

@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..bundle.files import read_toml_model
+from ..read.files import read_toml_model
 from ..errors import BadInput
 
 __all__ = [

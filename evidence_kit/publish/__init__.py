@@ -2,7 +2,7 @@
 
 ``build_site(folders, out)`` is the whole pipeline (see :mod:`.site` for the
 folder layout); the modules below it each do one stage and write nothing:
-:mod:`.context` words the figures, :mod:`.chart_data` and :mod:`.charts` draw
+:mod:`.decision_rows` words the figures, :mod:`.chart_data` and :mod:`.charts` draw
 them, :mod:`.pages` renders a decision, :mod:`.mkdocs_build` runs MkDocs and
 :mod:`.safety` scans the result. ``publish`` does no arithmetic: every number
 comes from :func:`evidence_kit.analyze.analyze`.

@@ -13,10 +13,10 @@ import jinja2
 from ..analyze.report import Analysis, TrialAnalysis
 from ..format import count, ratio, seconds
 from ..model.evidence import DecisionEvidence
-from .bundles import EvidenceFile, evidence_files, receipts, withheld_classes
+from .evidence_copy import EvidenceFile, evidence_files, receipts, withheld_classes
 from .chart_data import interval_rows, per_run_rows, phase_labels, rows_csv, rows_json, telemetry_rows, ttft_rows
 from .charts import Chart, trial_charts
-from .context import (
+from .decision_rows import (
     ENGINE_KINDS,
     comparison_table,
     headline_rows,

@@ -21,12 +21,12 @@ from typing import Sequence
 
 from .. import __version__
 from ..analyze import DEFINITIONS, Analysis, analyze
-from ..bundle import load_decision
+from ..read import load_decision
 from ..errors import BadInput
 from ..fsutil import atomic_write
 from ..model.evidence import DecisionEvidence
 from ..schemas import schema_bytes, schemas
-from .bundles import check_bundle_manifests, evidence_files
+from .evidence_copy import check_bundle_manifests, evidence_files
 from .charts import VEGA_SCRIPT, vendored_script
 from .escape import Markup, html_text, yaml_string
 from .markdown import TEMPLATES, environment, link, render

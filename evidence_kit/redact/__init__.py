@@ -11,7 +11,7 @@
 See ``docs/redaction.md`` for the policy format, the classes, the guarantees and the limits.
 """
 
-from .bundle import MARKER_NAME, RECEIPT_NAME, RedactResult, redact_bundle
+from .run import MARKER_NAME, RECEIPT_NAME, RedactResult, redact_bundle
 from .discover import known_values_from_raw
 from .harvest import load_known_values
 from .manifest import build_manifest, write_manifest

@@ -26,7 +26,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ..bundle import read_toml_model
+from ..read import read_toml_model
 from ..model._base import Record
 from .detectors import DETECTORS
 from .pseudonyms import CLASSES, Pseudonyms

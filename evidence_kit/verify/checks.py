@@ -9,7 +9,7 @@ import traceback
 from typing import Callable
 
 from ..errors import EvidenceError
-from .context import CheckResult, Context, Problem
+from .verification import CheckResult, Context, Problem
 from .dsse import IN_TOTO_PAYLOAD_TYPE, EnvelopeError, parse_envelope, verify_signature
 from .keys import PUBLIC_KEY_NAME, key_id, parse_public_key
 from .statement import StatementError, parse_statement

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..bundle import read_json_model
+from ..read import read_json_model
 from ..errors import EvidenceError
 from ..model import Receipt
 from ..model.evidence import DecisionEvidence, TrialEvidence
-from .context import CheckResult, Context, Problem
+from .verification import CheckResult, Context, Problem
 from .contract import discover_evidence, evidence_problems, load_evidence
 
 __all__ = ["check_contract", "check_receipts", "trial_folders"]

@@ -22,7 +22,7 @@ from .compare import (
     Mismatch, chrome_tokens, csv_mismatches, external_urls, json_mismatches, page_specs, page_tokens, search_mismatches,
     TOKEN, spec_mismatches, theme_words, title_mismatches, token_mismatches,
 )
-from .context import CheckResult, Context, Problem
+from .verification import CheckResult, Context, Problem
 
 __all__ = ["check_figures", "site_decisions", "regenerate_pages", "site_docs", "is_built_site"]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from ..errors import EXIT_FAILED, EXIT_OK, BadInput
 from ..one_line import encodable, one_line
 from .checks import Check, check_completeness, check_digests, check_paths, check_signature, check_statement, run_check
-from .context import CheckResult, Context
+from .verification import CheckResult, Context
 from .evidence_checks import check_contract, check_receipts
 from .pin import UNPINNED, Pin
 from .recompute import check_figures

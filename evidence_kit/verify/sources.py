@@ -15,7 +15,7 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from .context import CheckResult, Context, Problem
+from .verification import CheckResult, Context, Problem
 from .recompute import site_decisions, site_docs
 from .tree import walk_tree
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from .. import __version__
 from ..analyze import DEFINITIONS
-from ..bundle import read_json_model, read_toml_model
+from ..read import read_json_model, read_toml_model
 from ..model import Decision, Trial
 from .tree import MANIFEST_NAME, sha256_file, walk_tree
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from evidence_kit.analyze import analyze
-from evidence_kit.bundle import load_trial
+from evidence_kit.read import load_trial
 from evidence_kit.examples.reference import GROUPS, REFERENCE_TRIALS, write_trial_bundle
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from evidence_kit.bundle import JournalReader
+from evidence_kit.read import JournalReader
 from evidence_kit.collect.journal_writer import JournalWriter, encode_record, open_for_resume
 from evidence_kit.errors import BadInput
 

@@ -8,7 +8,7 @@ import tomllib
 from pathlib import Path
 
 
-from evidence_kit.bundle import load_decision, load_trial, read_json_model
+from evidence_kit.read import load_decision, load_trial, read_json_model
 from evidence_kit.model import Manifest, Receipt
 from evidence_kit.redact import (
     build_manifest,

@@ -10,7 +10,7 @@ import pytest
 
 from evidence_kit.verify import run as verify_run
 from evidence_kit.verify import sign_tree
-from evidence_kit.verify.context import CheckResult
+from evidence_kit.verify.verification import CheckResult
 
 
 def _lines(result) -> dict[str, str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from evidence_kit.bundle import JournalReader
+from evidence_kit.read import JournalReader
 from evidence_kit.errors import BadInput
 
 HEADER = {"type": "header", "schema": "evidence-kit/journal/v1", "trial_id": "t", "arm": "a",

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import __version__
-from ..bundle import read_json_model
+from ..read import read_json_model
 from ..errors import BadInput
 from ..fsutil import atomic_write
 from ..model import RECEIPT_SCHEMA, Manifest, Receipt

@@ -15,7 +15,7 @@ from ..format import count, faster_slower, ratio, seconds, signed_percent, token
 from ..model import Decision, Receipt
 from ..model.evidence import DecisionEvidence
 from ..wording import outcome_sentence, rule_sentence
-from .bundles import withheld_classes
+from .evidence_copy import withheld_classes
 
 __all__ = [
     "ENGINE_KINDS",

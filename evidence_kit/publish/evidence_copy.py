@@ -11,7 +11,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..bundle import read_json_model
+from ..read import read_json_model
 from ..errors import BadInput
 from ..model import Manifest, Receipt
 from ..model.evidence import DecisionEvidence
