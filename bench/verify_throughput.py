@@ -25,8 +25,9 @@ import time
 from pathlib import Path
 
 from evidence_kit.examples.reference import write_reference_decision
-from evidence_kit.redact import redact_bundle, write_manifest
-from evidence_kit.verify import generate_keypair, sign_tree
+from evidence_kit.attest import write_manifest
+from evidence_kit.redact import redact_bundle
+from evidence_kit.attest import generate_keypair, sign_tree
 
 CHUNK = 1 << 20
 

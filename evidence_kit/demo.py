@@ -79,7 +79,7 @@ def run_demo(out: Path, *, say: Callable[[str], None], progress_factory: Callabl
     from .collect import collect_trial
     from .publish.site import build_site
     from .redact import redact_bundle
-    from .verify.keys import generate_keypair, load_public_key
+    from .attest.keys import generate_keypair, load_public_key
     from .verify.pin import Pin
     from .verify.run import verify_folder
 

@@ -31,7 +31,7 @@ def build(decisions: tuple[Path, ...], out: Path, maps: tuple[Path, ...], policy
     """
     kid = None
     if sign_key is not None:
-        from ..verify.keys import key_id, load_private_key
+        from ..attest.keys import key_id, load_private_key
 
         # A bad key is bad input before anything is built.
         kid = key_id(load_private_key(sign_key).public_key())

@@ -41,8 +41,8 @@ def _decision_paths(folder: Path) -> list[Path]:
     manifest, so it is copied whole; :func:`check_bundle_manifests` has checked the
     manifest against the folder.
     """
-    from ..redact.manifest import MANIFEST_NAME
-    from ..verify.tree import path_problem
+    from ..attest.manifest import MANIFEST_NAME
+    from ..attest.tree import path_problem
 
     paths = [folder / MANIFEST_NAME]
     for entry in read_json_model(folder / MANIFEST_NAME, Manifest).files:
@@ -56,7 +56,7 @@ def _decision_paths(folder: Path) -> list[Path]:
 def evidence_files(evidence: DecisionEvidence) -> list[EvidenceFile]:
     """``decision.toml`` and every file of every named trial bundle, in path order; for a redacted
     decision folder (one with its own ``manifest.json``), that manifest and every file it lists."""
-    from ..redact.manifest import MANIFEST_NAME
+    from ..attest.manifest import MANIFEST_NAME
 
     folder = Path(evidence.source)
     if (folder / MANIFEST_NAME).is_file():
@@ -87,7 +87,7 @@ def check_bundle_manifests(evidence: DecisionEvidence, files: list[EvidenceFile]
     A bundle edited after redaction would be published, signed, and then fail
     ``verify`` (its own manifest disagrees): refuse it before anything is built.
     """
-    from ..redact.manifest import ENVELOPE_NAME, MANIFEST_NAME
+    from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME
 
     folder = Path(evidence.source)
     by_path = {f.path: f for f in files}
@@ -114,7 +114,7 @@ def check_bundle_manifests(evidence: DecisionEvidence, files: list[EvidenceFile]
 
 def _check_decision_manifest(evidence: DecisionEvidence, by_path: dict[str, EvidenceFile]) -> None:
     """A redacted decision folder still matches its own manifest, and has one: ``verify`` requires it."""
-    from ..redact.manifest import MANIFEST_NAME, listed_files
+    from ..attest.manifest import MANIFEST_NAME, listed_files
 
     folder = Path(evidence.source)
     manifest_path = folder / MANIFEST_NAME

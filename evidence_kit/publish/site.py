@@ -132,7 +132,7 @@ def _drop_empty_sitemaps(public: Path) -> None:
 
 
 def _write_site_manifest(public: Path) -> None:
-    from ..redact.manifest import manifest_bytes, build_manifest
+    from ..attest.manifest import manifest_bytes, build_manifest
 
     atomic_write(public / "manifest.json", manifest_bytes(build_manifest(public)))
 
@@ -178,7 +178,7 @@ def build_site(
         _drop_empty_sitemaps(staged / "public")
         _write_site_manifest(staged / "public")
         if sign_key is not None:
-            from ..verify.sign import sign_tree
+            from ..attest.sign import sign_tree
 
             sign_tree(staged / "public", sign_key)
         scan_site([staged / "site", staged / "public"], values, shown_as=out, policy_file=policy)

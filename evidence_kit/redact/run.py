@@ -32,7 +32,7 @@ from ..errors import BadInput
 from ..fsutil import atomic_write
 from ..model import RECEIPT_SCHEMA, Manifest, Receipt
 from .discover import discover_files
-from .manifest import ENVELOPE_NAME, MANIFEST_NAME, build_manifest, listed_files, write_manifest
+from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME, build_manifest, listed_files, write_manifest
 from .matcher import Matcher
 from .policy import Policy, load_policy, policy_digest
 from .pseudonyms import Pseudonyms

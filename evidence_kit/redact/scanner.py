@@ -26,7 +26,7 @@ from pydantic_core import from_json
 
 from ..errors import BadInput
 from ..one_line import one_line
-from .manifest import ENVELOPE_NAME, file_sha256
+from ..attest.manifest import ENVELOPE_NAME, file_sha256
 from .matcher import Hit, Matcher
 from .policy import Policy
 from .variants import KnownValue

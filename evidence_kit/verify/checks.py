@@ -8,13 +8,14 @@ from __future__ import annotations
 import traceback
 from typing import Callable
 
+from ..attest.dsse import IN_TOTO_PAYLOAD_TYPE, EnvelopeError, parse_envelope, verify_signature
+from ..attest.keys import PUBLIC_KEY_NAME, key_id, parse_public_key
+from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME, NOT_LISTED
+from ..attest.statement import StatementError, parse_statement
+from ..attest.tree import path_problem, resolve_listed
 from ..errors import EvidenceError
-from .verification import CheckResult, Context, Problem
-from .dsse import IN_TOTO_PAYLOAD_TYPE, EnvelopeError, parse_envelope, verify_signature
-from .keys import PUBLIC_KEY_NAME, key_id, parse_public_key
-from .statement import StatementError, parse_statement
 from .recompute import is_built_site
-from .tree import ENVELOPE_NAME, MANIFEST_NAME, NOT_LISTED, path_problem, resolve_listed
+from .verification import CheckResult, Context, Problem
 
 __all__ = ["Check", "run_check", "check_signature", "check_statement", "check_digests", "check_completeness", "check_paths"]
 

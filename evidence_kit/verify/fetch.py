@@ -15,11 +15,11 @@ from urllib.parse import quote
 import httpx
 
 from ..errors import BadInput
-from ..redact.manifest import ENVELOPE_NAME, MANIFEST_NAME
-from .keys import PUBLIC_KEY_NAME
+from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME
+from ..attest.keys import PUBLIC_KEY_NAME
 from .pin import UNPINNED, Pin
 from .run import Report, verify_folder
-from .tree import path_problem
+from ..attest.tree import path_problem
 
 __all__ = ["fetch_site", "verify_url"]
 

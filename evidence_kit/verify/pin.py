@@ -19,7 +19,7 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from ..errors import BadInput
-from .keys import key_id, load_public_key
+from ..attest.keys import key_id, load_public_key
 
 __all__ = ["Pin", "UNPINNED", "parse_key_id", "load_pin", "refuse_key_inside"]
 

@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME
 from ..errors import EXIT_FAILED, EXIT_OK, BadInput
 from ..one_line import encodable, one_line
 from .checks import Check, check_completeness, check_digests, check_paths, check_signature, check_statement, run_check
@@ -14,7 +15,6 @@ from .evidence_checks import check_contract, check_receipts
 from .pin import UNPINNED, Pin
 from .recompute import check_figures
 from .sources import check_sources
-from .tree import ENVELOPE_NAME, MANIFEST_NAME
 
 __all__ = ["CHECKS", "Report", "verify_folder", "published_root", "locate", "REPORT_SCHEMA"]
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .verification import CheckResult, Context, Problem
 from .recompute import site_decisions, site_docs
-from .tree import walk_tree
+from ..attest.tree import walk_tree
 
 __all__ = ["check_sources", "first_difference"]
 

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from ..one_line import encodable
 from .contract import Evidence
 from .pin import UNPINNED, Pin
-from .tree import resolve_listed, sha256_file, walk_tree
+from ..attest.tree import resolve_listed, sha256_file, walk_tree
 
 __all__ = ["Problem", "CheckResult", "Context", "Status"]
 

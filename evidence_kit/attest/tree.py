@@ -1,4 +1,4 @@
-"""The files of a published folder: walking, hashing, safe path resolution, the manifest.
+"""The files of a published folder: walking, hashing, safe path resolution.
 
 Nothing here follows a symbolic link or reads a file whose listed path could
 leave the folder: a path is judged by its text and by ``lstat`` of every
@@ -13,20 +13,13 @@ import stat
 from pathlib import Path
 from typing import Iterator
 
-from ..redact.manifest import ENVELOPE_NAME, MANIFEST_NAME
-
 __all__ = [
-    "MANIFEST_NAME",
-    "ENVELOPE_NAME",
-    "NOT_LISTED",
     "path_problem",
     "resolve_listed",
     "walk_tree",
     "sha256_file",
 ]
 
-# The manifest cannot list itself, and the envelope signs the manifest (spec: evidence-bundle-v1).
-NOT_LISTED = frozenset({MANIFEST_NAME, ENVELOPE_NAME})
 CHUNK = 1 << 20
 
 

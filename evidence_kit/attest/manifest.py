@@ -1,8 +1,8 @@
 """``manifest.json``: sha256 and size of every file in a folder.
 
-Shared by the redactor (each trial bundle), the site builder (the built site)
-and the auditor (who rebuilds it from the files on disk and compares):
-``from evidence_kit.redact.manifest import build_manifest, write_manifest``.
+Shared by the redactor (each trial bundle), the site builder (the built site),
+the signer (who lists it in the statement) and the auditor (who rebuilds it
+from the files on disk and compares).
 """
 
 from __future__ import annotations
@@ -15,10 +15,12 @@ from ..errors import BadInput
 from ..fsutil import atomic_write
 from ..model import MANIFEST_SCHEMA, Manifest, ManifestEntry
 
-__all__ = ["MANIFEST_NAME", "ENVELOPE_NAME", "build_manifest", "write_manifest", "manifest_bytes", "file_sha256", "listed_files"]
+__all__ = ["MANIFEST_NAME", "ENVELOPE_NAME", "NOT_LISTED", "build_manifest", "write_manifest", "manifest_bytes", "file_sha256", "listed_files"]
 
 MANIFEST_NAME = "manifest.json"
 ENVELOPE_NAME = "manifest.dsse.json"
+# The manifest cannot list itself, and the envelope signs the manifest (spec: evidence-bundle-v1).
+NOT_LISTED = frozenset({MANIFEST_NAME, ENVELOPE_NAME})
 _CHUNK = 1 << 20
 
 

@@ -14,9 +14,10 @@ from typing import Any
 
 from .. import __version__
 from ..analyze import DEFINITIONS
-from ..read import read_json_model, read_toml_model
 from ..model import Decision, Trial
-from .tree import MANIFEST_NAME, sha256_file, walk_tree
+from ..read import read_json_model, read_toml_model
+from .manifest import MANIFEST_NAME
+from .tree import sha256_file, walk_tree
 
 __all__ = [
     "STATEMENT_TYPE",

@@ -14,9 +14,9 @@ from ..errors import BadInput
 from ..fsutil import atomic_write
 from .dsse import IN_TOTO_PAYLOAD_TYPE, envelope_bytes, sign_envelope
 from .keys import PUBLIC_KEY_NAME, load_private_key, public_key_pem
+from .manifest import ENVELOPE_NAME, MANIFEST_NAME, write_manifest
 from .statement import folder_predicate, statement_bytes
-from ..redact.manifest import write_manifest
-from .tree import ENVELOPE_NAME, MANIFEST_NAME, sha256_file
+from .tree import sha256_file
 
 __all__ = ["sign_tree"]
 
