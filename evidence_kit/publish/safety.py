@@ -13,7 +13,7 @@ from typing import Sequence
 
 from ..errors import CheckFailed
 from ..model.evidence import DecisionEvidence
-from .charts import VEGA_SCRIPT, vendored_script
+from ..render.charts import VEGA_SCRIPT, vendored_script
 
 __all__ = ["KNOWN_ONLY", "known_values", "public_copies", "scan_site"]
 

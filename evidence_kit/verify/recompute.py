@@ -114,8 +114,8 @@ def _not_generated(ctx: Context, compared: set[str], sites: dict[str, str]) -> l
 
 def regenerate_pages(evidence: DecisionEvidence, analysis: Analysis) -> dict[str, bytes]:
     """Every generated file of one decision, rendered by the site builder from ``analysis``."""
-    from ..publish.markdown import environment
-    from ..publish.pages import decision_files, decision_folder
+    from ..render.markdown import environment
+    from ..render.pages import decision_files, decision_folder
 
     prefix = decision_folder(analysis) + "/"
     return {k[len(prefix):]: v for k, v in decision_files(evidence, analysis, environment()).items() if k.startswith(prefix)}
@@ -145,7 +145,7 @@ class _Chrome:
 
     def problems(self, ctx: Context) -> list[Problem]:
         """Header, navigation and footer may only show page titles, the page's own words and the theme's."""
-        from ..publish.site import SITE_NAME
+        from ..render.docs_folder import SITE_NAME
 
         allowed = self.titles | theme_words() | set(TOKEN.findall(SITE_NAME))
         out = []
@@ -171,7 +171,7 @@ def _compare_file(
         found += [("link off the site", url, "(none: the site is offline)") for url in external_urls(html)]
         title = _front_matter_title(expected.decode("utf-8"))
         if title is not None:
-            from ..publish.site import SITE_NAME
+            from ..render.docs_folder import SITE_NAME
 
             found += title_mismatches(html, title, SITE_NAME)
         if chrome is not None:
@@ -228,7 +228,7 @@ def site_docs(ctx: Context, analyses: dict[str, Analysis] | None = None) -> dict
     """The whole docs folder (``site/...``) and ``mkdocs.yml``, as the site builder writes them for the
     decisions found, in the site's order: rendered once per verification (the figures and sources
     checks share it), compared file by file and rebuilt. Empty when the folder holds no site decision."""
-    from ..publish.site import docs_files, order_decisions
+    from ..render.docs_folder import docs_files, order_decisions
 
     if ctx.docs is None:
         sites = site_decisions(ctx)
@@ -245,7 +245,7 @@ def _rebuild_problems(ctx: Context, docs: dict[str, bytes], dates: list[str], fl
     404 page) is then checked too. Pages already reported are not reported twice."""
     import tempfile
 
-    from ..publish.mkdocs_build import run_mkdocs, source_date_epoch
+    from ..render.mkdocs_build import run_mkdocs, source_date_epoch
 
     problems = []
     with tempfile.TemporaryDirectory(prefix="evidence-kit-rebuild-") as tmp:
@@ -299,7 +299,7 @@ def check_figures(ctx: Context) -> CheckResult:
     sites = site_decisions(ctx)
     docs = site_docs(ctx, analyses) if sites else {}
     for unit, base in sorted(sites.items()):
-        from ..publish.pages import decision_folder
+        from ..render.pages import decision_folder
 
         prefix = f"site/{decision_folder(analyses[unit])}/"
         found, count = _compare_files(

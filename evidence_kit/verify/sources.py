@@ -58,7 +58,7 @@ def _on_disk(site: Path, problems: list[Problem]) -> dict[str, Path]:
 def check_sources(ctx: Context) -> CheckResult:
     """Given a site folder, its ``mkdocs.yml`` and ``site/`` are byte for byte what ``build`` writes from
     the published evidence, and ``SITE`` holds nothing ``build`` does not write."""
-    from ..publish.site import OWNED
+    from ..render.docs_folder import OWNED
 
     name = "sources"
     site = ctx.site

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from evidence_kit.errors import CheckFailed
-from evidence_kit.publish.charts import vendored_script
+from evidence_kit.render.charts import vendored_script
 from evidence_kit.publish.safety import public_copies, scan_site
 from evidence_kit.redact import KnownValue
 
