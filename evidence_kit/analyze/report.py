@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..canonical import canonical_json
+
 __all__ = [
     "ANALYSIS_SCHEMA",
     "Analysis",
@@ -27,6 +29,7 @@ __all__ = [
     "SlotChange",
     "TrialAnalysis",
     "Verdict",
+    "analysis_json",
 ]
 
 ANALYSIS_SCHEMA = "evidence-kit/analysis/v1"
@@ -198,3 +201,9 @@ class Analysis(_Doc):
     trials: list[TrialAnalysis]
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+def analysis_json(analysis: Analysis) -> str:
+    """The analysis document as ``evidence-kit analyze --json`` prints it and the site publishes it
+    (``analysis.json``): canonical JSON, sorted keys, ASCII-escaped as it always was."""
+    return canonical_json(analysis.model_dump(mode="json", by_alias=True), ascii_only=True).decode()

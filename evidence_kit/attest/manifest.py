@@ -8,9 +8,9 @@ from the files on disk and compares).
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 
+from ..canonical import canonical_json
 from ..errors import BadInput
 from ..fsutil import atomic_write
 from ..model import MANIFEST_SCHEMA, Manifest, ManifestEntry
@@ -65,8 +65,8 @@ def build_manifest(folder: Path) -> Manifest:
 
 
 def manifest_bytes(manifest: Manifest) -> bytes:
-    """The canonical bytes of a manifest: two-space indent, keys in contract order, final newline."""
-    return (json.dumps(manifest.model_dump(by_alias=True, mode="json"), indent=2, ensure_ascii=False) + "\n").encode()
+    """The canonical bytes of a manifest: keys in contract order (see :func:`canonical_json`)."""
+    return canonical_json(manifest.model_dump(by_alias=True, mode="json"), sort_keys=False)
 
 
 def write_manifest(folder: Path) -> Manifest:

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Sequence
 
 from ..analyze import Analysis, analyze
+from ..attest.manifest import write_manifest
 from ..errors import BadInput
-from ..fsutil import atomic_write
 from ..model.evidence import DecisionEvidence
 from ..read import load_decision
 from ..render.docs_folder import OWNED, docs_files, order_decisions
@@ -64,12 +64,6 @@ def _drop_empty_sitemaps(public: Path) -> None:
         (public / name).unlink(missing_ok=True)
 
 
-def _write_site_manifest(public: Path) -> None:
-    from ..attest.manifest import manifest_bytes, build_manifest
-
-    atomic_write(public / "manifest.json", manifest_bytes(build_manifest(public)))
-
-
 def _swap_into(out: Path, staged: Path) -> None:
     """Replace SITE's owned entries by the staged ones (old ones removed only after the new are staged)."""
     for name in OWNED:
@@ -109,7 +103,7 @@ def build_site(
         _write_tree(staged, files)
         run_mkdocs(staged / "mkdocs.yml", source_date_epoch([ev.decision.date for ev, _ in loaded]))
         _drop_empty_sitemaps(staged / "public")
-        _write_site_manifest(staged / "public")
+        write_manifest(staged / "public")
         if sign_key is not None:
             from ..attest.sign import sign_tree
 

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..read import read_json_model
+from ..canonical import canonical_json
 from ..errors import BadInput
 from ..fsutil import atomic_write
 from ..model import RECEIPT_SCHEMA, Manifest, Receipt
@@ -226,7 +227,7 @@ def _receipt(bundle: str, counts: dict[str, Counter[str]], prior: Path | None, d
         counts={rel: dict(sorted(found.items())) for rel, found in sorted(per_file.items())},
     )
     body = receipt.model_dump(by_alias=True, mode="json") | {"pseudonyms": pseudonym_kind, "dropped": sorted(dropped)}
-    return (json.dumps(body, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
+    return canonical_json(body)
 
 
 def _outside(rel: str, bundles: list[str]) -> bool:
@@ -330,7 +331,7 @@ def redact_bundle(
         raise
     if map_out is not None:
         body = {"schema": "evidence-kit/redaction-map/v1", "key_id": pseudonyms.key_id, "entries": pseudonyms.mapping()}
-        _write_private(map_out, (json.dumps(body, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode())
+        _write_private(map_out, canonical_json(body))
     return RedactResult(
         out=out, bundles=out_bundles, counts={rel: dict(c) for rel, c in sorted(counts.items()) if +c},
         findings=findings, key_id=pseudonyms.key_id, policy_digest=digest, dropped=dropped_names,

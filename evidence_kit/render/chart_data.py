@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from typing import Any
 
+from ..canonical import canonical_json
 from ..analyze.report import TrialAnalysis
 from ..model.evidence import TrialEvidence
 
@@ -170,4 +170,4 @@ def rows_json(trial: TrialAnalysis, rows: list[dict[str, Any]]) -> bytes:
         "sources": [{"phase": a.phase, "journal": a.journal, "sha256": a.sha256, "size": a.size} for a in trial.arms],
         "points": rows,
     }
-    return (json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
+    return canonical_json(doc)

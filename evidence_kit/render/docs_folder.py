@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from .. import __version__
 from ..analyze import DEFINITIONS, Analysis
+from ..canonical import canonical_json
 from ..model.evidence import DecisionEvidence
-from ..schemas import schema_bytes, schemas
+from ..schemas import schemas
 from .charts import VEGA_SCRIPT, vendored_script
 from .escape import Markup, html_text, yaml_string
 from .markdown import TEMPLATES, environment, link, render
@@ -69,7 +70,7 @@ def docs_files(loaded: list[tuple[DecisionEvidence, Analysis]]) -> dict[str, byt
     files["site/how-to-verify.md"] = render(env, "site/how-to-verify.md.j2", decisions=rows, version=__version__)
     schema_rows = []
     for name, body in sorted(schemas().items()):
-        files[f"site/schemas/{name}.schema.json"] = schema_bytes(body)
+        files[f"site/schemas/{name}.schema.json"] = canonical_json(body)
         schema_rows.append([name, link(f"{name}.schema.json", f"{name}.schema.json")])
     files["site/schemas/index.md"] = render(env, "site/schemas.md.j2", schema_rows=schema_rows)
     for asset in ("charts.js", "extra.css"):

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME
+from ..canonical import canonical_json
 from ..errors import EXIT_FAILED, EXIT_OK, BadInput
 from ..one_line import encodable, one_line
 from .checks import Check, check_completeness, check_digests, check_paths, check_signature, check_statement, run_check
@@ -125,7 +125,7 @@ class Report:
             "summary": encodable(self.summary()),
             "checks": [r.as_dict() for r in self.results],
         }
-        return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        return canonical_json(doc).decode()
 
     def as_text(self) -> str:
         """One line per check and per problem: names from the folder (a file name may hold a

@@ -199,7 +199,8 @@ def test_missing_envelope_with_key_fails(run_cli, site: Path, keypair) -> None:
 
 def test_subject_not_bound_to_the_files(run_cli, site: Path, keypair) -> None:
     """A valid signature over a statement whose subjects are not the files on disk is caught."""
-    from evidence_kit.attest.dsse import IN_TOTO_PAYLOAD_TYPE, envelope_bytes, sign_envelope
+    from evidence_kit.attest.dsse import IN_TOTO_PAYLOAD_TYPE, sign_envelope
+    from evidence_kit.canonical import canonical_json
     from evidence_kit.attest.keys import load_private_key
     from evidence_kit.attest.statement import folder_predicate, statement_bytes
 
@@ -207,7 +208,7 @@ def test_subject_not_bound_to_the_files(run_cli, site: Path, keypair) -> None:
     subjects = [(e["path"], e["sha256"]) for e in manifest["files"] if not e["path"].endswith("index.html")]
     payload = statement_bytes(subjects, folder_predicate(site))  # leaves out the manifest and the pages
     envelope = sign_envelope(payload, IN_TOTO_PAYLOAD_TYPE, load_private_key(keypair[0]))
-    (site / "manifest.dsse.json").write_bytes(envelope_bytes(envelope))
+    (site / "manifest.dsse.json").write_bytes(canonical_json(envelope))
     result = _verify(run_cli, site, "--key", keypair[1])
     failed = _failed(result)
     assert result.code == 1 and "complete" in failed, result.out
