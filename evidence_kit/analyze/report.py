@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..canonical import canonical_json
+from ..model.phase import Control, Phase
 
 __all__ = [
     "ANALYSIS_SCHEMA",
@@ -33,7 +34,6 @@ __all__ = [
 ]
 
 ANALYSIS_SCHEMA = "evidence-kit/analysis/v1"
-Phase = Literal["before", "candidate", "restored"]
 
 
 class _Doc(BaseModel):
@@ -59,7 +59,7 @@ class Pooled(_Doc):
 class Comparison(_Doc):
     """Candidate against one control, for one metric and group."""
 
-    control: Literal["before", "restored"]
+    control: Control
     change_pct: float | None = Field(description="(candidate / control - 1) x 100; negative is faster")
     improvement_pct: float | None = Field(description="(control - candidate) / control x 100 = -change_pct")
     clears: bool | None = Field(description="improvement_pct >= the rule's min_improvement; null except for the decision metric")
@@ -68,7 +68,7 @@ class Comparison(_Doc):
 class Interval(_Doc):
     """Seeded bootstrap interval of median(candidate) / median(control) for the decision metric."""
 
-    control: Literal["before", "restored"]
+    control: Control
     ratio: float | None
     low: float | None
     high: float | None

@@ -16,11 +16,11 @@ from typing import Any, Literal
 from pydantic import (BaseModel, ConfigDict, Field, NonNegativeInt, PositiveFloat, PositiveInt, ValidationError,
                       ValidationInfo, field_validator, model_validator)
 
+from ..errors import BadInput
+from ..model import PHASES, ArmRef, DecisionRule, Trial, Workload
+from ..model._base import Slug
 from ..read import read_text, read_toml_model
 from ..read.validation import describe_validation_error
-from ..errors import BadInput
-from ..model import ArmRef, DecisionRule, Trial, Workload
-from ..model._base import Slug
 
 __all__ = ["Plan", "ArmPlan", "PlanWorkload", "GatePlan", "TelemetryPlan", "load_plan", "GATE_NAMES"]
 
@@ -170,7 +170,7 @@ class Plan(_Strict):
                 label=self.arms[name].label,
             )
             for seq, (name, role, phase) in enumerate(
-                zip(self.sequence, roles, ("before", "candidate", "restored")), start=1
+                zip(self.sequence, roles, PHASES), start=1
             )
         ]
         return Trial(

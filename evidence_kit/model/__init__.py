@@ -15,11 +15,14 @@ from .journal import (
     Run,
 )
 from .manifest import MANIFEST_SCHEMA, RECEIPT_SCHEMA, Manifest, ManifestEntry, Receipt
-from .trial import PHASES, TRIAL_SCHEMA, ArmRef, DecisionRule, Trial, Workload
+from .phase import CONTROLS, PHASES, Control, Phase
+from .trial import TRIAL_SCHEMA, ArmRef, DecisionRule, Trial, Workload
 
 __all__ = [
     "ArmRef",
+    "CONTROLS",
     "Check",
+    "Control",
     "Decision",
     "DecisionRule",
     "EngineInfo",
@@ -33,6 +36,7 @@ __all__ = [
     "Manifest",
     "ManifestEntry",
     "PHASES",
+    "Phase",
     "RECEIPT_SCHEMA",
     "Receipt",
     "Request",
