@@ -7,32 +7,38 @@ from the files on disk and compares).
 
 from __future__ import annotations
 
-import hashlib
+import json
 from pathlib import Path
+from typing import Any
 
 from ..canonical import canonical_json
 from ..errors import BadInput
 from ..fsutil import atomic_write
 from ..model import MANIFEST_SCHEMA, Manifest, ManifestEntry
+from ..read import read_json_model
+from .tree import SYMLINK, sha256_file, walk_tree
 
-__all__ = ["MANIFEST_NAME", "ENVELOPE_NAME", "NOT_LISTED", "build_manifest", "write_manifest", "manifest_bytes", "file_sha256", "listed_files"]
+__all__ = [
+    "MANIFEST_NAME",
+    "ENVELOPE_NAME",
+    "NOT_LISTED",
+    "ManifestError",
+    "build_manifest",
+    "listed_files",
+    "manifest_bytes",
+    "parse_manifest",
+    "read_manifest",
+    "write_manifest",
+]
 
 MANIFEST_NAME = "manifest.json"
 ENVELOPE_NAME = "manifest.dsse.json"
 # The manifest cannot list itself, and the envelope signs the manifest (spec: evidence-bundle-v1).
 NOT_LISTED = frozenset({MANIFEST_NAME, ENVELOPE_NAME})
-_CHUNK = 1 << 20
 
 
-def file_sha256(path: Path) -> tuple[str, int]:
-    """``(sha256 hex, size)`` of a file, read in 1 MiB chunks."""
-    digest = hashlib.sha256()
-    size = 0
-    with path.open("rb") as handle:
-        while chunk := handle.read(_CHUNK):
-            digest.update(chunk)
-            size += len(chunk)
-    return digest.hexdigest(), size
+class ManifestError(ValueError):
+    """A manifest that cannot be used at all (not JSON, not ours, no list of entries)."""
 
 
 def listed_files(folder: Path) -> list[str]:
@@ -43,11 +49,10 @@ def listed_files(folder: Path) -> list[str]:
     manifest must describe bytes that are really in the folder.
     """
     found: list[str] = []
-    for path in folder.rglob("*"):
-        rel = path.relative_to(folder).as_posix()
-        if path.is_symlink():
-            raise BadInput("symbolic link inside the folder (a manifest lists regular files only)", path)
-        if path.is_file() and rel not in (MANIFEST_NAME, ENVELOPE_NAME):
+    for rel, problem in walk_tree(folder):
+        if problem == SYMLINK:
+            raise BadInput("symbolic link inside the folder (a manifest lists regular files only)", folder / rel)
+        if problem is None and rel not in NOT_LISTED:
             found.append(rel)
     return sorted(found)
 
@@ -59,7 +64,7 @@ def build_manifest(folder: Path) -> Manifest:
         raise BadInput("not a folder", folder)
     entries = []
     for rel in listed_files(folder):
-        sha256, size = file_sha256(folder / rel)
+        sha256, size = sha256_file(folder / rel)
         entries.append(ManifestEntry(path=rel, size=size, sha256=sha256))
     return Manifest(schema=MANIFEST_SCHEMA, files=entries)
 
@@ -74,3 +79,25 @@ def write_manifest(folder: Path) -> Manifest:
     manifest = build_manifest(folder)
     atomic_write(Path(folder) / MANIFEST_NAME, manifest_bytes(manifest))
     return manifest
+
+
+def read_manifest(path: Path) -> Manifest:
+    """A manifest its reader relies on (the redactor, the site builder): every entry valid, or
+    :class:`BadInput` naming the file and line."""
+    return read_json_model(path, Manifest)
+
+
+def parse_manifest(data: bytes) -> dict[str, Any]:
+    """A manifest as the auditor reads it: the document's shape is checked, its entries are not,
+    so that each bad entry (an escaping path, a wrong hash) is reported on its own by the check
+    it concerns. Raise :class:`ManifestError` when the manifest cannot be used at all."""
+    try:
+        doc = json.loads(data)
+    except ValueError as err:
+        raise ManifestError(f"manifest is not readable JSON ({err})") from None
+    if not isinstance(doc, dict) or doc.get("schema") != MANIFEST_SCHEMA:
+        raise ManifestError(f"manifest lacks schema '{MANIFEST_SCHEMA}'")
+    files = doc.get("files")
+    if not isinstance(files, list) or not all(isinstance(e, dict) for e in files):
+        raise ManifestError("manifest 'files' is not a list of objects")
+    return doc

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Iterator
 
 __all__ = [
+    "SYMLINK",
+    "NOT_REGULAR",
     "path_problem",
     "resolve_listed",
     "walk_tree",
@@ -21,6 +23,8 @@ __all__ = [
 ]
 
 CHUNK = 1 << 20
+SYMLINK = "symbolic link (not followed)"
+NOT_REGULAR = "not a regular file"
 
 
 def path_problem(listed: object) -> str | None:
@@ -61,12 +65,12 @@ def resolve_listed(root: Path, listed: str) -> tuple[Path | None, str | None]:
         except OSError as err:
             return None, f"cannot stat ({err.strerror})"
         if stat.S_ISLNK(info.st_mode):
-            return None, "symbolic link (not followed)"
+            return None, SYMLINK
         last = i == len(parts) - 1
         if not last and not stat.S_ISDIR(info.st_mode):
             return None, "missing (a parent is not a folder)"
         if last and not stat.S_ISREG(info.st_mode):
-            return None, "not a regular file"
+            return None, NOT_REGULAR
     return current, None
 
 
@@ -83,16 +87,16 @@ def walk_tree(root: Path) -> Iterator[tuple[str, str | None]]:
         kept = []
         for name in dirnames:
             if (base / name).is_symlink():
-                yield prefix + name, "symbolic link (not followed)"
+                yield prefix + name, SYMLINK
             else:
                 kept.append(name)
         dirnames[:] = sorted(kept)
         for name in sorted(filenames):
             mode = (base / name).lstat().st_mode
             if stat.S_ISLNK(mode):
-                yield prefix + name, "symbolic link (not followed)"
+                yield prefix + name, SYMLINK
             elif not stat.S_ISREG(mode):
-                yield prefix + name, "not a regular file"
+                yield prefix + name, NOT_REGULAR
             else:
                 yield prefix + name, None
 

@@ -27,13 +27,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import __version__
-from ..read import read_json_model
+from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME, build_manifest, listed_files, read_manifest, write_manifest
 from ..canonical import canonical_json
 from ..errors import BadInput
 from ..fsutil import atomic_write
-from ..model import RECEIPT_SCHEMA, Manifest, Receipt
+from ..model import RECEIPT_SCHEMA, Receipt
+from ..read import read_json_model
 from .discover import discover_files
-from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME, build_manifest, listed_files, write_manifest
 from .matcher import Matcher
 from .policy import Policy, load_policy, policy_digest
 from .pseudonyms import Pseudonyms
@@ -99,7 +99,7 @@ def _redacted_before(raw: Path, bundles: list[str], receipts: dict[str, Path]) -
         if receipt is None or not (folder / MANIFEST_NAME).is_file():
             return None
         try:
-            if read_json_model(folder / MANIFEST_NAME, Manifest) != build_manifest(folder):
+            if read_manifest(folder / MANIFEST_NAME) != build_manifest(folder):
                 return None
             kinds.add(json.loads(receipt.read_text(encoding="utf-8")).get("pseudonyms"))
         except (BadInput, ValueError, AttributeError):
