@@ -6,14 +6,13 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
+from .analyze.report import Analysis  # the analysis document is part of the contract too
 from .model import JOURNAL_RECORD, Decision, Manifest, Receipt, Trial
 
 __all__ = ["schemas"]
 
 
 def _models() -> dict[str, TypeAdapter[Any] | type[BaseModel]]:
-    from .analyze.report import Analysis  # the analyze document is part of the contract too
-
     return {
         "trial": Trial,
         "journal-record": JOURNAL_RECORD,

@@ -16,6 +16,7 @@ from typing import Sequence
 
 from ..analyze import Analysis, analyze
 from ..attest.manifest import write_manifest
+from ..attest.sign import sign_tree
 from ..errors import BadInput
 from ..model.evidence import DecisionEvidence
 from ..read import load_decision
@@ -81,7 +82,7 @@ def build_site(
     folders: Sequence[Path], out: Path, *, private_maps: Sequence[Path] = (), policy: Path | None = None,
     sign_key: Path | None = None,
 ) -> BuildResult:
-    """Build the site of ``folders`` into ``out`` (layout in the module docstring).
+    """Build the site of ``folders`` into ``out`` (layout in :mod:`evidence_kit.render.docs_folder`).
 
     With ``sign_key`` (an Ed25519 private key from ``keygen``) ``public/`` is signed
     before the leak scan: ``signing.pub``, the manifest and ``manifest.dsse.json``
@@ -105,8 +106,6 @@ def build_site(
         _drop_empty_sitemaps(staged / "public")
         write_manifest(staged / "public")
         if sign_key is not None:
-            from ..attest.sign import sign_tree
-
             sign_tree(staged / "public", sign_key)
         scan_site([staged / "site", staged / "public"], values, shown_as=out, policy_file=policy)
         _swap_into(out, staged)

@@ -15,9 +15,10 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from .verification import CheckResult, Context, Problem
-from .recompute import site_decisions, site_docs
 from ..attest.tree import walk_tree
+from ..render.docs_folder import OWNED
+from .recompute import site_decisions, site_docs
+from .verification import CheckResult, Context, Problem
 
 __all__ = ["check_sources", "first_difference"]
 
@@ -58,8 +59,6 @@ def _on_disk(site: Path, problems: list[Problem]) -> dict[str, Path]:
 def check_sources(ctx: Context) -> CheckResult:
     """Given a site folder, its ``mkdocs.yml`` and ``site/`` are byte for byte what ``build`` writes from
     the published evidence, and ``SITE`` holds nothing ``build`` does not write."""
-    from ..render.docs_folder import OWNED
-
     name = "sources"
     site = ctx.site
     if site is None:
