@@ -178,7 +178,7 @@ class _Arm:
 
     async def gates(self) -> bool:
         s, gp = self.s, self.s.plan.gates
-        opts = {"timeout_s": gp.timeout_s, "max_tokens": gp.max_tokens, "needle_tokens": gp.needle_tokens,
+        opts = {"timeout_s": gp.timeout_s, "max_tokens": gp.max_tokens, "needle_words": gp.needle_words,
                 "seed": s.plan.workload.seed}
         targets = [("direct", self.base, self.cfg.model)]
         if self.routed:

@@ -80,7 +80,7 @@ class GatePlan(_Strict):
     run: list[Literal["smoke", "json", "needle", "tools", "streaming-tools", "tool-result"]] = Field(
         default_factory=lambda: ["smoke"]
     )
-    needle_tokens: PositiveInt = 2048
+    needle_words: PositiveInt = 2048
     max_tokens: PositiveInt = 256
     timeout_s: PositiveFloat = 120.0
 
