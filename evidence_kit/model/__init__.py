@@ -14,7 +14,7 @@ from .journal import (
     Request,
     Run,
 )
-from .manifest import MANIFEST_SCHEMA, RECEIPT_SCHEMA, Manifest, ManifestEntry, Receipt
+from .manifest import MANIFEST_SCHEMA, RECEIPT_NAME, RECEIPT_SCHEMA, Manifest, ManifestEntry, Receipt
 from .phase import CONTROLS, PHASES, Control, Phase
 from .trial import TRIAL_SCHEMA, ArmRef, DecisionRule, Trial, Workload
 
@@ -37,6 +37,7 @@ __all__ = [
     "ManifestEntry",
     "PHASES",
     "Phase",
+    "RECEIPT_NAME",
     "RECEIPT_SCHEMA",
     "Receipt",
     "Request",

@@ -15,6 +15,7 @@ import material
 import mkdocs
 
 from ..errors import CheckFailed
+from ..model import RECEIPT_NAME
 from ..model.evidence import DecisionEvidence
 from ..redact import Policy, known_values_from_raw, load_known_values, load_policy, scan_tree
 from ..render.charts import VEGA_SCRIPT, vendored_script
@@ -32,7 +33,7 @@ def known_values(decisions: Sequence[DecisionEvidence], maps: Sequence[Path] = (
     found = []
     for evidence in decisions:
         for trial in evidence.trials:
-            if not (Path(trial.source) / "receipt.json").is_file():
+            if not (Path(trial.source) / RECEIPT_NAME).is_file():
                 found += known_values_from_raw(Path(trial.source))
     for path in maps:
         found += load_known_values(path)

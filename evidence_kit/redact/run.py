@@ -31,7 +31,7 @@ from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME, build_manifest, list
 from ..canonical import canonical_json
 from ..errors import BadInput
 from ..fsutil import atomic_write
-from ..model import RECEIPT_SCHEMA, Receipt
+from ..model import RECEIPT_NAME, RECEIPT_SCHEMA, Receipt
 from ..read import read_json_model
 from .discover import discover_files
 from .matcher import Matcher
@@ -42,7 +42,6 @@ from .walkers import check_name, file_kind, redact_file, redact_name
 
 __all__ = ["RedactResult", "redact_bundle", "RECEIPT_NAME", "MARKER_NAME"]
 
-RECEIPT_NAME = "receipt.json"
 MARKER_NAME = "NOT-PUBLISHABLE.txt"
 _GENERATED = (MANIFEST_NAME, ENVELOPE_NAME, RECEIPT_NAME)
 _ORDER = {"text": 0, "toml": 0, "json": 1, "jsonl": 2}  # the order counter pseudonyms are handed out in

@@ -14,7 +14,7 @@ from pathlib import Path
 from ..attest.manifest import MANIFEST_NAME, NOT_LISTED, listed_files, read_manifest
 from ..attest.tree import path_problem
 from ..errors import BadInput
-from ..model import Receipt
+from ..model import RECEIPT_NAME, Receipt
 from ..model.evidence import DecisionEvidence
 from ..read import read_json_model
 
@@ -131,7 +131,7 @@ def receipts(evidence: DecisionEvidence) -> dict[str, Receipt | None]:
     """trial_id -> its redaction receipt, or None for a bundle the redactor never processed."""
     out: dict[str, Receipt | None] = {}
     for trial in evidence.trials:
-        path = Path(trial.source) / "receipt.json"
+        path = Path(trial.source) / RECEIPT_NAME
         out[trial.trial.trial_id] = read_json_model(path, Receipt) if path.is_file() else None
     return out
 

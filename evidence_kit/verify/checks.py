@@ -14,6 +14,7 @@ from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME, NOT_LISTED
 from ..attest.statement import StatementError, parse_statement
 from ..attest.tree import path_problem, resolve_listed
 from ..errors import EvidenceError
+from ..model import RECEIPT_NAME
 from .recompute import is_built_site
 from .verification import CheckResult, Context, Problem
 
@@ -192,7 +193,7 @@ def _decision_manifests(ctx: Context) -> list[Problem]:
         prefix = folder + "/" if folder else ""
         if folder in ctx.manifests:
             continue
-        redacted = [f for f in ctx.files if f.startswith(prefix) and f.rsplit("/", 1)[-1] in (MANIFEST_NAME, "receipt.json")]
+        redacted = [f for f in ctx.files if f.startswith(prefix) and f.rsplit("/", 1)[-1] in (MANIFEST_NAME, RECEIPT_NAME)]
         if redacted:
             problems.append(Problem(ctx.where(_join(folder, MANIFEST_NAME)), (
                 f"missing: a redacted decision folder (it holds {redacted[0][len(prefix):]}) lists decision.toml and "

@@ -23,6 +23,8 @@ import material
 
 from .. import __version__
 from ..analyze import DEFINITIONS, Analysis, analyze
+from ..attest.keys import PUBLIC_KEY_NAME
+from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME
 from ..model.evidence import DecisionEvidence, TrialEvidence
 from ..render.docs_folder import SITE_NAME, docs_files, order_decisions
 from ..render.markdown import environment
@@ -40,7 +42,7 @@ EVIDENCE_DIR = "evidence"
 DECISIONS_DIR = "decisions"
 # Written by signing, not generated from the evidence: checked by the signature, digests and completeness.
 SEARCH_INDEX = "search/search_index.json"
-SIGNING_FILES = frozenset({"manifest.json", "manifest.dsse.json", "signing.pub"})
+SIGNING_FILES = frozenset({MANIFEST_NAME, ENVELOPE_NAME, PUBLIC_KEY_NAME})
 # Material's theme files, copied verbatim from the installed package: compared with it byte for byte.
 THEME_DIRS = ("assets/javascripts/", "assets/stylesheets/", "assets/images/")
 # MkDocs' own output: the 404 page and the search index (checked against the pages instead);
@@ -261,7 +263,7 @@ def _rebuild_problems(ctx: Context, docs: dict[str, bytes], dates: list[str], fl
 def _predicate_problems(ctx: Context, analyses: dict[str, Analysis]) -> list[Problem]:
     """The signed predicate must name exactly the decisions and trials found, and our statistics."""
     predicate: dict[str, Any] = ctx.predicate or {}
-    where = ctx.where("manifest.dsse.json")
+    where = ctx.where(ENVELOPE_NAME)
     found_trials = sorted({t.trial_id for a in analyses.values() for t in a.trials})
     found_decisions = sorted({a.decision.id for a in analyses.values() if a.decision.id})
     problems = []

@@ -15,6 +15,7 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
+from ..attest.manifest import MANIFEST_NAME
 from ..attest.tree import walk_tree
 from ..render.docs_folder import OWNED
 from .recompute import site_decisions, site_docs
@@ -69,7 +70,7 @@ def check_sources(ctx: Context) -> CheckResult:
             problems.append(Problem(str(site / entry), "not written by evidence-kit build (a site folder holds only "
                                                        "mkdocs.yml, site/ and public/)"))
     if "" not in ctx.manifests:
-        problems.append(Problem(str(site / PUBLIC / "manifest.json"), "missing: build writes it"))
+        problems.append(Problem(str(site / PUBLIC / MANIFEST_NAME), "missing: build writes it"))
     if not site_decisions(ctx):
         problems.append(Problem(str(site / PUBLIC), "not compared: no decision evidence under decisions/<id>/evidence "
                                                     "to regenerate mkdocs.yml and site/ from (see the contract check)"))
