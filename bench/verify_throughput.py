@@ -24,10 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from evidence_kit.attest import generate_keypair, sign_tree, write_manifest
 from evidence_kit.examples.reference import write_reference_decision
-from evidence_kit.attest import write_manifest
 from evidence_kit.redact import redact_bundle
-from evidence_kit.attest import generate_keypair, sign_tree
 
 CHUNK = 1 << 20
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from ..fsutil import write_files_atomically
 from ..canonical import canonical_json
+from ..fsutil import write_files_atomically
 from ..schemas import schemas
 
 

@@ -10,10 +10,10 @@
 See ``docs/redaction.md`` for the policy format, the classes, the guarantees and the limits.
 """
 
-from .run import MARKER_NAME, RECEIPT_NAME, RedactResult, redact_bundle
 from .discover import known_values_from_raw
 from .harvest import load_known_values
 from .policy import Policy, load_policy
+from .run import MARKER_NAME, RECEIPT_NAME, RedactResult, redact_bundle
 from .scanner import SITE_KNOWN_ONLY, Finding, scan_tree
 from .variants import KnownValue
 

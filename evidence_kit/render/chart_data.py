@@ -11,8 +11,8 @@ import csv
 import io
 from typing import Any
 
-from ..canonical import canonical_json
 from ..analyze.report import TrialAnalysis
+from ..canonical import canonical_json
 from ..model.evidence import TrialEvidence
 
 __all__ = ["telemetry_rows", "TELEMETRY_SERIES", "GPU_SERIES", "phase_labels", "group_labels", "per_run_rows", "interval_rows", "ttft_rows", "rows_csv", "rows_json"]

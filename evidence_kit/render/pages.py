@@ -13,7 +13,6 @@ import jinja2
 from ..analyze.report import Analysis, TrialAnalysis, analysis_json
 from ..format import count, ratio, seconds
 from ..model.evidence import DecisionEvidence
-from .evidence_copy import EvidenceFile, evidence_files, receipts, withheld_classes
 from .chart_data import interval_rows, per_run_rows, phase_labels, rows_csv, rows_json, telemetry_rows, ttft_rows
 from .charts import Chart, trial_charts
 from .decision_rows import (
@@ -28,6 +27,7 @@ from .decision_rows import (
     setup_rows,
 )
 from .escape import Markup
+from .evidence_copy import EvidenceFile, evidence_files, receipts, withheld_classes
 from .markdown import link, render, table
 
 __all__ = ["decision_files", "decision_folder"]

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from ..read import load_any
 from ..model.evidence import ArmEvidence, DecisionEvidence, TrialEvidence
+from ..read import load_any
 
 __all__ = ["Evidence", "discover_evidence", "arm_problems", "evidence_problems", "load_evidence"]
 

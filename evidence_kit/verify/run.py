@@ -10,11 +10,11 @@ from ..canonical import canonical_json
 from ..errors import EXIT_FAILED, EXIT_OK, BadInput
 from ..one_line import encodable, one_line
 from .checks import Check, check_completeness, check_digests, check_paths, check_signature, check_statement, run_check
-from .verification import CheckResult, Context
 from .evidence_checks import check_contract, check_receipts
 from .pin import UNPINNED, Pin
 from .recompute import check_figures
 from .sources import check_sources
+from .verification import CheckResult, Context
 
 __all__ = ["CHECKS", "Report", "verify_folder", "published_root", "locate", "REPORT_SCHEMA"]
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evidence_kit.read import read_json_model
-from evidence_kit.model import Manifest, Receipt
-from evidence_kit.redact import redact_bundle
 from evidence_kit.attest.manifest import build_manifest
+from evidence_kit.model import Manifest, Receipt
+from evidence_kit.read import read_json_model
+from evidence_kit.redact import redact_bundle
 
 from .conftest import KEY
 

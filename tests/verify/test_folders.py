@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from evidence_kit.verify import run as verify_run
 from evidence_kit.attest import sign_tree
+from evidence_kit.verify import run as verify_run
 from evidence_kit.verify.verification import CheckResult
 
 
