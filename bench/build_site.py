@@ -52,7 +52,7 @@ def measure(n: int) -> dict[str, float]:
         times["mkdocs build --strict"] = time.perf_counter() - t
         t = time.perf_counter()
         site_mod._drop_empty_sitemaps(staged / "public")
-        site_mod._write_site_manifest(staged / "public")
+        site_mod.write_manifest(staged / "public")
         site_mod.scan_site([staged / "site", staged / "public"], [], shown_as=root)
         times["manifest + leak scan"] = time.perf_counter() - t
         times["pages"] = float(sum(1 for k in files if k.endswith(".md")))

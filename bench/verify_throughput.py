@@ -24,9 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from evidence_kit.attest import generate_keypair, sign_tree, write_manifest
 from evidence_kit.examples.reference import write_reference_decision
-from evidence_kit.redact import redact_bundle, write_manifest
-from evidence_kit.verify import generate_keypair, sign_tree
+from evidence_kit.redact import redact_bundle
 
 CHUNK = 1 << 20
 

@@ -21,8 +21,13 @@ from pathlib import Path
 from typing import Callable
 
 from .analyze import Analysis, analyze
-from .bundle import load_decision
+from .attest.keys import generate_keypair, load_public_key
+from .collect import collect_trial
 from .errors import BadInput
+from .publish import build_site
+from .read import load_decision
+from .redact import redact_bundle
+from .verify import Pin, verify_folder
 
 __all__ = ["DemoResult", "run_demo", "PLANS", "demo_decision_toml"]
 
@@ -76,13 +81,6 @@ def _prepare(out: Path) -> None:
 def run_demo(out: Path, *, say: Callable[[str], None], progress_factory: Callable[[], object] | None = None,
              today: str | None = None) -> DemoResult:
     """Run the whole chain into ``out``; ``say`` prints one line of narration."""
-    from .collect import collect_trial
-    from .publish.site import build_site
-    from .redact import redact_bundle
-    from .verify.keys import generate_keypair, load_public_key
-    from .verify.pin import Pin
-    from .verify.run import verify_folder
-
     out = out.resolve()
     _prepare(out)
     date = today or dt.datetime.now(dt.timezone.utc).date().isoformat()

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
+from .analyze.report import Analysis  # the analysis document is part of the contract too
 from .model import JOURNAL_RECORD, Decision, Manifest, Receipt, Trial
 
-__all__ = ["schemas", "schema_bytes"]
+__all__ = ["schemas"]
 
 
 def _models() -> dict[str, TypeAdapter[Any] | type[BaseModel]]:
-    from .analyze.report import Analysis  # the analyze document is part of the contract too
-
     return {
         "trial": Trial,
         "journal-record": JOURNAL_RECORD,
@@ -38,7 +36,3 @@ def schemas() -> dict[str, dict[str, Any]]:
         out[name] = schema
     return out
 
-
-def schema_bytes(schema: dict[str, Any]) -> bytes:
-    """The canonical bytes of a schema file: sorted keys, two-space indent, final newline."""
-    return (json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()

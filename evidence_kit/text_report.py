@@ -6,6 +6,7 @@ from typing import Sequence
 
 from .analyze.report import Analysis, GroupResult, TrialAnalysis
 from .format import count, faster_slower, ratio, seconds, tokens
+from .model import PHASES
 from .wording import finding_sentence, outcome_sentence, requests_sentence, rule_sentence, slots_sentence
 
 __all__ = ["render_text", "table"]
@@ -34,7 +35,7 @@ def _metric_table(trial: TrialAnalysis, metric: str) -> list[str]:
         headers += ["vs before", "vs restored", "95% CI ratio vs before", "95% CI ratio vs restored", "Win"]
     rows = []
     for g in trial.groups:
-        cells = [g.input_label, str(g.concurrency)] + [fmt(g.pooled[metric][p].median) for p in ("before", "candidate", "restored")]
+        cells = [g.input_label, str(g.concurrency)] + [fmt(g.pooled[metric][p].median) for p in PHASES]
         if decisive:
             cells += [faster_slower(c.change_pct) for c in g.comparisons[metric]]
             cells += [_interval(g, i) for i in range(2)]

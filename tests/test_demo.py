@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from evidence_kit.analyze import analyze
-from evidence_kit.bundle import load_decision
+from evidence_kit.attest.keys import key_id, load_public_key
 from evidence_kit.publish.safety import public_copies, scan_site
+from evidence_kit.read import load_decision
 from evidence_kit.redact import known_values_from_raw, scan_tree
 from evidence_kit.redact.variants import variants
-from evidence_kit.verify.keys import key_id, load_public_key
 
 from .redact.leakcheck import survivors
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import jsonschema
 
 from evidence_kit.analyze import analyze
-from evidence_kit.bundle import load_decision
+from evidence_kit.read import load_decision
 
 
 def test_schemas_validate_real_evidence(tmp_path: Path, reference_decision: Path, run_cli) -> None:

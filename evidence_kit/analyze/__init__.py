@@ -5,7 +5,7 @@ so every published figure is ``analyze(journals)`` and nothing else.
 """
 
 from .decision import DEFINITIONS, analyze
-from .report import ANALYSIS_SCHEMA, Analysis, TrialAnalysis
+from .report import ANALYSIS_SCHEMA, Analysis, TrialAnalysis, analysis_json
 from .stats import bootstrap_ratio_interval, change, median, nearest_rank
 from .trial import analyze_trial
 
@@ -15,6 +15,7 @@ __all__ = [
     "DEFINITIONS",
     "TrialAnalysis",
     "analyze",
+    "analysis_json",
     "analyze_trial",
     "bootstrap_ratio_interval",
     "change",

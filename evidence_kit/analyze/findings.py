@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..model.phase import CONTROLS
 from .report import Finding, TrialAnalysis
 
 __all__ = ["findings_for", "REGRESSION_FRACTION_OF_THRESHOLD"]
@@ -26,7 +27,7 @@ def findings_for(analysis: TrialAnalysis, threshold_pct: float) -> list[Finding]
             out.append(Finding(kind="win", group=g.label, values=values))
         elif g.verdict.split:
             out.append(Finding(kind="split-verdict", group=g.label, values=values))
-        changes = [by_control[c].change_pct for c in ("before", "restored")]
+        changes = [by_control[c].change_pct for c in CONTROLS]
         if all(c is not None and c >= threshold_pct * REGRESSION_FRACTION_OF_THRESHOLD for c in changes):
             out.append(
                 Finding(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..model import DecisionRule, Request
+from ..model import CONTROLS, PHASES, DecisionRule, Request
 from ..model.evidence import TrialEvidence
 from .report import Comparison, GroupResult, Interval, Pooled, Verdict
 from .stats import bootstrap_ratio_interval, change, median, seed_for
@@ -12,7 +12,6 @@ from .stats import bootstrap_ratio_interval, change, median, seed_for
 __all__ = ["METRICS", "CONTROLS", "group_results", "input_label", "pct"]
 
 METRICS: tuple[str, ...] = ("e2e_s", "ttft_s", "ttft_content_s", "completion_tokens")
-CONTROLS: tuple[str, ...] = ("before", "restored")
 
 
 def pct(fraction: float | None) -> float | None:
@@ -71,7 +70,7 @@ def group_results(evidence: TrialEvidence) -> list[GroupResult]:
             )
     results: list[GroupResult] = []
     for inp, conc in trial.workload.groups():
-        per_phase = {phase: cells.get(phase, {}).get((inp, conc), []) for phase in ("before", "candidate", "restored")}
+        per_phase = {phase: cells.get(phase, {}).get((inp, conc), []) for phase in PHASES}
         pooled = {
             metric: {phase: _pooled(per_phase[phase], metric) for phase in per_phase} for metric in METRICS
         }

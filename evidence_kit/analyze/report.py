@@ -12,6 +12,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..canonical import canonical_json
+from ..model.phase import Control, Phase
+
 __all__ = [
     "ANALYSIS_SCHEMA",
     "Analysis",
@@ -27,10 +30,10 @@ __all__ = [
     "SlotChange",
     "TrialAnalysis",
     "Verdict",
+    "analysis_json",
 ]
 
 ANALYSIS_SCHEMA = "evidence-kit/analysis/v1"
-Phase = Literal["before", "candidate", "restored"]
 
 
 class _Doc(BaseModel):
@@ -56,7 +59,7 @@ class Pooled(_Doc):
 class Comparison(_Doc):
     """Candidate against one control, for one metric and group."""
 
-    control: Literal["before", "restored"]
+    control: Control
     change_pct: float | None = Field(description="(candidate / control - 1) x 100; negative is faster")
     improvement_pct: float | None = Field(description="(control - candidate) / control x 100 = -change_pct")
     clears: bool | None = Field(description="improvement_pct >= the rule's min_improvement; null except for the decision metric")
@@ -65,7 +68,7 @@ class Comparison(_Doc):
 class Interval(_Doc):
     """Seeded bootstrap interval of median(candidate) / median(control) for the decision metric."""
 
-    control: Literal["before", "restored"]
+    control: Control
     ratio: float | None
     low: float | None
     high: float | None
@@ -198,3 +201,9 @@ class Analysis(_Doc):
     trials: list[TrialAnalysis]
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+def analysis_json(analysis: Analysis) -> str:
+    """The analysis document as ``evidence-kit analyze --json`` prints it and the site publishes it
+    (``analysis.json``): canonical JSON, sorted keys, ASCII-escaped as it always was."""
+    return canonical_json(analysis.model_dump(mode="json", by_alias=True), ascii_only=True).decode()

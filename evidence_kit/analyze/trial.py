@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..model.evidence import ArmEvidence, TrialEvidence
+from ..model.phase import PHASES
 from .findings import findings_for
 from .groups import METRICS, group_results, pct
 from .report import ArmSummary, Failure, Finding, RunStats, SlotChange, TrialAnalysis
@@ -75,7 +76,7 @@ def _run_stats(arm: ArmEvidence) -> list[RunStats]:
 
 
 def _slots(evidence: TrialEvidence) -> SlotChange:
-    before, candidate, restored = (evidence.arm(p).header.engine.kv_token_slots for p in ("before", "candidate", "restored"))
+    before, candidate, restored = (evidence.arm(p).header.engine.kv_token_slots for p in PHASES)
     return SlotChange(
         original=before,
         candidate=candidate,

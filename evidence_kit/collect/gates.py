@@ -93,7 +93,7 @@ async def json_gate(client: httpx.AsyncClient, base: str, model: str, opts: dict
 async def needle(client: httpx.AsyncClient, base: str, model: str, opts: dict[str, Any]) -> tuple[bool, str]:
     rng = random.Random(opts["seed"])
     code = f"{rng.randrange(10**6):06d}"
-    words = rng.choices(VOCABULARY, k=max(opts["needle_tokens"], 64))
+    words = rng.choices(VOCABULARY, k=max(opts["needle_words"], 64))
     depth = int(len(words) * 0.7)  # deep, but not at either end where recall is easiest
     words.insert(depth, f". The access code is {code}. ")
     prompt = " ".join(words) + "\n\nWhat is the access code? Answer with the six digits only."

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..bundle import parse_record
 from ..errors import BadInput
 from ..model import Footer, Header, Request, Run
+from ..read import parse_record
 
 __all__ = ["JournalWriter", "ResumePoint", "open_for_resume", "encode_record"]
 

@@ -10,37 +10,20 @@ from typing import Any
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
+from ..model.telemetry import COUNTERS, GAUGES
+
 __all__ = [
     "Scrape",
     "parse_metrics",
     "scrape",
     "reconcile",
-    "COUNTERS",
     "RECONCILED",
     "kv_token_slots",
     "config_fingerprint",
     "shared_prefix_hits",
 ]
 
-# Journal counter name -> Prometheus sample names (vLLM's, then older spellings).
-COUNTERS: dict[str, tuple[str, ...]] = {
-    "requests": ("vllm:request_success_total",),
-    "prompt_tokens": ("vllm:prompt_tokens_total",),
-    "generation_tokens": ("vllm:generation_tokens_total",),
-    "prefix_cache_hits": ("vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total"),
-    "prefix_cache_queries": ("vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total"),
-    "spec_decode_drafts": ("vllm:spec_decode_num_drafts_total",),
-    "spec_decode_draft_tokens": ("vllm:spec_decode_num_draft_tokens_total",),
-    "spec_decode_accepted_tokens": ("vllm:spec_decode_num_accepted_tokens_total",),
-}
 RECONCILED: tuple[str, ...] = ("requests", "prompt_tokens", "generation_tokens")
-GAUGES: dict[str, tuple[str, ...]] = {
-    "running": ("vllm:num_requests_running",),
-    "waiting": ("vllm:num_requests_waiting",),
-    "kv_usage": ("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"),
-    "process_start_time_s": ("process_start_time_seconds",),
-    "process_rss_bytes": ("process_resident_memory_bytes",),
-}
 
 
 @dataclass

@@ -16,11 +16,11 @@ from typing import Any, Literal
 from pydantic import (BaseModel, ConfigDict, Field, NonNegativeInt, PositiveFloat, PositiveInt, ValidationError,
                       ValidationInfo, field_validator, model_validator)
 
-from ..bundle import read_text, read_toml_model
-from ..bundle.errors import describe_validation_error
 from ..errors import BadInput
-from ..model import ArmRef, DecisionRule, Trial, Workload
+from ..model import PHASES, ArmRef, DecisionRule, Trial, Workload
 from ..model._base import Slug
+from ..read import read_text, read_toml_model
+from ..read.validation import describe_validation_error
 
 __all__ = ["Plan", "ArmPlan", "PlanWorkload", "GatePlan", "TelemetryPlan", "load_plan", "GATE_NAMES"]
 
@@ -80,7 +80,7 @@ class GatePlan(_Strict):
     run: list[Literal["smoke", "json", "needle", "tools", "streaming-tools", "tool-result"]] = Field(
         default_factory=lambda: ["smoke"]
     )
-    needle_tokens: PositiveInt = 2048
+    needle_words: PositiveInt = 2048
     max_tokens: PositiveInt = 256
     timeout_s: PositiveFloat = 120.0
 
@@ -170,7 +170,7 @@ class Plan(_Strict):
                 label=self.arms[name].label,
             )
             for seq, (name, role, phase) in enumerate(
-                zip(self.sequence, roles, ("before", "candidate", "restored")), start=1
+                zip(self.sequence, roles, PHASES), start=1
             )
         ]
         return Trial(

@@ -18,11 +18,10 @@ import httpx
 
 from ..aio import cancel_and_wait
 from ..analyze.telemetry import telemetry_summary
+from ..model.telemetry import GPU_FIELDS
 from .metrics import scrape
 
 __all__ = ["TelemetrySampler", "process_group_memory", "cgroup_of", "read_cgroup", "query_gpus"]
-
-GPU_FIELDS = ("index", "memory.used", "memory.free", "memory.total", "power.draw", "utilization.gpu")
 
 
 def _number(text: str) -> float | None:

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ..bundle import read_json_model
+from ..canonical import canonical_json
 from ..errors import BadInput
 from ..fsutil import atomic_write
 from ..model import Header, Trial
+from ..read import read_json_model
 from .arm import ArmResult, ArmSetup, run_arm
 from .client import Clock
 from .journal_writer import ResumePoint, open_for_resume
@@ -50,7 +50,7 @@ class TrialResult:
 
 
 def _trial_bytes(trial: Trial) -> bytes:
-    return (json.dumps(trial.model_dump(mode="json", by_alias=True, exclude_none=True), indent=2) + "\n").encode()
+    return canonical_json(trial.model_dump(mode="json", by_alias=True, exclude_none=True), sort_keys=False, ascii_only=True)
 
 
 def _prepare(plan: Plan, out: Path, resume: bool) -> Trial:

@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
-from ..analyze import Analysis, analyze as analyze_evidence
-from ..bundle import load_any
+from ..analyze import analysis_json, analyze as analyze_evidence
+from ..canonical import canonical_json
+from ..read import load_any
 from ..text_report import render_text
-
-
-def analysis_json(analysis: Analysis) -> str:
-    """The analysis document as canonical JSON (sorted keys, two-space indent, final newline)."""
-    return json.dumps(analysis.model_dump(mode="json", by_alias=True), indent=2, sort_keys=True) + "\n"
 
 
 @click.command()
@@ -32,6 +27,6 @@ def analyze(paths: tuple[Path, ...], as_json: bool) -> None:
             click.echo(analysis_json(analyses[0]), nl=False)
         else:
             docs = [a.model_dump(mode="json", by_alias=True) for a in analyses]
-            click.echo(json.dumps(docs, indent=2, sort_keys=True))
+            click.echo(canonical_json(docs, ascii_only=True).decode(), nl=False)
         return
     click.echo("\n".join(render_text(a) for a in analyses), nl=False)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ..attest.keys import key_id, load_private_key
 from ..publish import build_site
 
 
@@ -31,8 +32,6 @@ def build(decisions: tuple[Path, ...], out: Path, maps: tuple[Path, ...], policy
     """
     kid = None
     if sign_key is not None:
-        from ..verify.keys import key_id, load_private_key
-
         # A bad key is bad input before anything is built.
         kid = key_id(load_private_key(sign_key).public_key())
     result = build_site(list(decisions), out, private_maps=list(maps), policy=policy, sign_key=sign_key)

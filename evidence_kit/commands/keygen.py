@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ..verify.keys import generate_keypair
+from ..attest.keys import generate_keypair
 
 
 @click.command()

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import click
 
+from ..canonical import canonical_json
 from ..fsutil import write_files_atomically
-from ..schemas import schema_bytes, schemas
+from ..schemas import schemas
 
 
 @click.command()
@@ -16,7 +17,7 @@ from ..schemas import schema_bytes, schemas
 def schema(out: Path) -> None:
     """Write the JSON Schema of every contract record (trial, journal record, decision,
     manifest, receipt, analysis) into OUT."""
-    files = {f"{name}.schema.json": schema_bytes(body) for name, body in schemas().items()}
+    files = {f"{name}.schema.json": canonical_json(body) for name, body in schemas().items()}
     write_files_atomically(out, files)
     for name in sorted(files):
         click.echo(str(out / name))

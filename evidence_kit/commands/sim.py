@@ -42,6 +42,8 @@ def sim(profile: str, host: str, port: int, time_scale: float, ground_truth: Pat
     Prints vLLM-like start-up lines (KV cache size, # GPU blocks, identities) on stderr and the
     server's URL alone on stdout.
     """
+    # Imported when the command runs, not at the top: `evidence-kit --help` imports every command's module
+    # to list it, and the simulator's server (uvicorn, starlette) would add about 0.3 s to that.
     from ..engine_sim.server import configure_profile, serve
 
     configured = configure_profile(profile, identity=_identity(identity), faults=faults)

@@ -6,6 +6,9 @@ from pathlib import Path
 
 import click
 
+from ..verify import load_pin, verify_folder
+from ..verify.fetch import verify_url
+
 
 @click.command()
 @click.argument("target")
@@ -31,17 +34,11 @@ def verify(target: str, key_path: Path | None, key_id: str | None, allow_unpinne
     --allow-unpinned), 1 a check failed or the signer is not authenticated,
     2 unreadable input.
     """
-    from ..verify.pin import load_pin
-
     is_url = target.startswith(("http://", "https://"))
     pin = load_pin(key_path, key_id, None if is_url else Path(target))
     if is_url:
-        from ..verify.fetch import verify_url
-
         report = verify_url(target, pin, allow_unpinned=allow_unpinned)
     else:
-        from ..verify.run import verify_folder
-
         report = verify_folder(Path(target), pin, allow_unpinned=allow_unpinned)
     click.echo(report.as_json() if as_json else report.as_text(), nl=False)
     return report.exit_code

@@ -16,8 +16,8 @@ from collections import Counter
 
 from pydantic import ValidationError
 
-from ..bundle.errors import describe_validation_error
 from ..errors import BadInput
+from ..read.validation import describe_validation_error
 from .profile import FAULT_KINDS, Faults
 
 __all__ = ["FaultInjector", "FAULT_HEADER", "parse_fault_rates"]

@@ -13,8 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..bundle.files import read_toml_model
 from ..errors import BadInput
+from ..read.files import read_toml_model
 
 __all__ = [
     "Identity",

@@ -10,6 +10,7 @@ size a prompt to the token with ``/tokenize``.
 
 from __future__ import annotations
 
+import json
 import re
 from functools import lru_cache
 
@@ -156,8 +157,6 @@ def _message_text(content: object) -> str:
 
 def render_chat(messages: list[dict], tools: list[dict] | None = None) -> str:
     """The chat template: ChatML-style turns, tools listed in a system turn, generation prompt last."""
-    import json
-
     turns: list[str] = []
     if tools:
         listing = json.dumps(tools, sort_keys=True, separators=(",", ":"))

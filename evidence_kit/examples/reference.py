@@ -14,6 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..canonical import canonical_json
+
 __all__ = ["REFERENCE_TRIALS", "write_reference_decision", "write_trial_bundle"]
 
 GROUPS = [(8192, 1), (8192, 4), (32768, 1), (32768, 4)]
@@ -135,7 +137,7 @@ def write_trial_bundle(folder: Path, trial_id: str, spec: dict[str, Any], *, pro
     }
     bundle = folder / trial_id
     (bundle / "journals").mkdir(parents=True, exist_ok=True)
-    (bundle / "trial.json").write_text(json.dumps(trial, indent=2) + "\n")
+    (bundle / "trial.json").write_bytes(canonical_json(trial, sort_keys=False, ascii_only=True))
     for seq, (arm, _, phase, _) in enumerate(arms, start=1):
         e2e = {group: spec["e2e"][group][seq - 1] for group in GROUPS}
         text = _journal(trial_id, seq, arm, phase, spec["slots"][seq - 1], e2e, phase == "candidate")

@@ -14,12 +14,15 @@ from .journal import (
     Request,
     Run,
 )
-from .manifest import MANIFEST_SCHEMA, RECEIPT_SCHEMA, Manifest, ManifestEntry, Receipt
-from .trial import PHASES, TRIAL_SCHEMA, ArmRef, DecisionRule, Trial, Workload
+from .manifest import MANIFEST_SCHEMA, RECEIPT_NAME, RECEIPT_SCHEMA, Manifest, ManifestEntry, Receipt
+from .phase import CONTROLS, PHASES, Control, Phase
+from .trial import TRIAL_SCHEMA, ArmRef, DecisionRule, Trial, Workload
 
 __all__ = [
     "ArmRef",
+    "CONTROLS",
     "Check",
+    "Control",
     "Decision",
     "DecisionRule",
     "EngineInfo",
@@ -33,6 +36,8 @@ __all__ = [
     "Manifest",
     "ManifestEntry",
     "PHASES",
+    "Phase",
+    "RECEIPT_NAME",
     "RECEIPT_SCHEMA",
     "Receipt",
     "Request",

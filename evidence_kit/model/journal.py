@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import Field, NonNegativeInt, PositiveInt, TypeAdapter, model_validator
 
 from ._base import Record, Slug
+from .phase import Phase
 
 __all__ = [
     "EngineInfo",
@@ -31,7 +32,6 @@ JOURNAL_SCHEMA = "evidence-kit/journal/v1"
 TIMING_FIELDS: tuple[str, ...] = ("e2e_s", "ttft_s", "ttft_content_s")
 
 Seconds = Annotated[float, Field(ge=0)]
-Phase = Literal["before", "candidate", "restored"]
 
 
 class EngineInfo(Record):

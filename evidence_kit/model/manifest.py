@@ -8,10 +8,11 @@ from pydantic import Field, NonNegativeInt, model_validator
 
 from ._base import Record, RelPath
 
-__all__ = ["ManifestEntry", "Manifest", "Receipt", "MANIFEST_SCHEMA", "RECEIPT_SCHEMA"]
+__all__ = ["ManifestEntry", "Manifest", "Receipt", "MANIFEST_SCHEMA", "RECEIPT_SCHEMA", "RECEIPT_NAME"]
 
 MANIFEST_SCHEMA = "evidence-kit/manifest/v1"
 RECEIPT_SCHEMA = "evidence-kit/receipt/v1"
+RECEIPT_NAME = "receipt.json"  # beside each redacted folder's manifest
 
 
 class ManifestEntry(Record):

@@ -7,13 +7,11 @@ from typing import Literal
 from pydantic import Field, PositiveInt, NonNegativeInt, model_validator
 
 from ._base import Record, RelPath, Slug
+from .phase import PHASES, Phase
 
-__all__ = ["DecisionRule", "Workload", "ArmRef", "Trial", "PHASES", "TRIAL_SCHEMA"]
+__all__ = ["DecisionRule", "Workload", "ArmRef", "Trial", "TRIAL_SCHEMA"]
 
 TRIAL_SCHEMA = "evidence-kit/trial/v1"
-PHASES: tuple[str, ...] = ("before", "candidate", "restored")
-
-Phase = Literal["before", "candidate", "restored"]
 Metric = Literal["e2e_s", "ttft_s", "ttft_content_s"]
 
 

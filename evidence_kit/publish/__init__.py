@@ -1,13 +1,12 @@
-"""The site generator: decision pages, linked evidence pages and charts as an offline MkDocs site.
+"""The site builder: decision folders in, an offline, scanned, optionally signed MkDocs site out.
 
-``build_site(folders, out)`` is the whole pipeline (see :mod:`.site` for the
-folder layout); the modules below it each do one stage and write nothing:
-:mod:`.context` words the figures, :mod:`.chart_data` and :mod:`.charts` draw
-them, :mod:`.pages` renders a decision, :mod:`.mkdocs_build` runs MkDocs and
-:mod:`.safety` scans the result. ``publish`` does no arithmetic: every number
-comes from :func:`evidence_kit.analyze.analyze`.
+``build_site(folders, out)`` is the whole pipeline (see :mod:`.site`): load and
+analyse, render (:mod:`evidence_kit.render`), run MkDocs, write the manifest,
+sign (:mod:`evidence_kit.attest`), scan (:mod:`.safety`), and only then move the
+result into place. ``publish`` does no arithmetic: every number comes from
+:func:`evidence_kit.analyze.analyze`.
 """
 
-from .site import OWNED, BuildResult, build_site, docs_files, load_decisions
+from .site import BuildResult, build_site, load_decisions
 
-__all__ = ["BuildResult", "OWNED", "build_site", "docs_files", "load_decisions"]
+__all__ = ["BuildResult", "build_site", "load_decisions"]

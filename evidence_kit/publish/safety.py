@@ -11,9 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
+import material
+import mkdocs
+
 from ..errors import CheckFailed
+from ..model import RECEIPT_NAME
 from ..model.evidence import DecisionEvidence
-from .charts import VEGA_SCRIPT, vendored_script
+from ..redact import Policy, known_values_from_raw, load_known_values, load_policy, scan_tree
+from ..render.charts import VEGA_SCRIPT, vendored_script
 
 __all__ = ["KNOWN_ONLY", "known_values", "public_copies", "scan_site"]
 
@@ -25,12 +30,10 @@ KNOWN_ONLY: tuple[str, ...] = ("assets/vega-bundle.js", "search/*.js", "assets/j
 
 def known_values(decisions: Sequence[DecisionEvidence], maps: Sequence[Path] = ()) -> list:
     """Known private values: every raw bundle's ``private`` values, plus each private map's values."""
-    from ..redact import known_values_from_raw, load_known_values
-
     found = []
     for evidence in decisions:
         for trial in evidence.trials:
-            if not (Path(trial.source) / "receipt.json").is_file():
+            if not (Path(trial.source) / RECEIPT_NAME).is_file():
                 found += known_values_from_raw(Path(trial.source))
     for path in maps:
         found += load_known_values(path)
@@ -53,9 +56,6 @@ SITE_PUBLIC: tuple[str, ...] = (
 
 def _upstream(rel: str) -> Path | bytes | None:
     """Where a third-party file of the site comes from: vl-convert's bundle, Material's theme, MkDocs' search."""
-    import material
-    import mkdocs
-
     if rel == f"assets/{VEGA_SCRIPT}":
         return vendored_script()
     if rel.startswith(("assets/javascripts/", "assets/stylesheets/", "assets/images/")):
@@ -90,8 +90,6 @@ def scan_site(roots: Sequence[Path], values: list, *, shown_as: Path, policy_fil
     third-party files (:func:`public_copies`) are not scanned; anything else under the
     vendored folders is, for known values.
     """
-    from ..redact import Policy, load_policy, scan_tree
-
     policy = load_policy(policy_file) if policy_file else Policy()
     policy = policy.model_copy(update={"public": [*policy.public, *SITE_PUBLIC]})
     for root in roots:

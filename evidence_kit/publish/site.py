@@ -1,14 +1,9 @@
 """``build``: decision folders in, an offline MkDocs Material site out — load, render, build, scan, swap.
 
-Layout of a built site folder ``SITE`` (the same as this repository's root)::
-
-    SITE/mkdocs.yml   generated MkDocs configuration (docs_dir: site, site_dir: public)
-    SITE/site/        generated Markdown, charts, chart data and copies of the evidence
-    SITE/public/      the HTML site; public/manifest.json lists every file in it
-
-Everything is built in a temporary folder inside ``SITE`` and moved into place
-only after MkDocs succeeded and the leak scan found nothing, so a failed build
-leaves ``SITE`` as it was.
+The files are rendered by :mod:`evidence_kit.render` (layout of ``SITE`` in
+:mod:`evidence_kit.render.docs_folder`). Everything is built in a temporary folder
+inside ``SITE`` and moved into place only after MkDocs succeeded and the leak scan
+found nothing, so a failed build leaves ``SITE`` as it was.
 """
 
 from __future__ import annotations
@@ -19,25 +14,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from .. import __version__
-from ..analyze import DEFINITIONS, Analysis, analyze
-from ..bundle import load_decision
+from ..analyze import Analysis, analyze
+from ..attest.manifest import write_manifest
+from ..attest.sign import sign_tree
 from ..errors import BadInput
-from ..fsutil import atomic_write
 from ..model.evidence import DecisionEvidence
-from ..schemas import schema_bytes, schemas
-from .bundles import check_bundle_manifests, evidence_files
-from .charts import VEGA_SCRIPT, vendored_script
-from .escape import Markup, html_text, yaml_string
-from .markdown import TEMPLATES, environment, link, render
-from .mkdocs_build import run_mkdocs, source_date_epoch
-from .pages import decision_files
+from ..read import load_decision
+from ..render.docs_folder import OWNED, docs_files, order_decisions
+from ..render.evidence_copy import check_bundle_manifests, evidence_files
+from ..render.mkdocs_build import run_mkdocs, source_date_epoch
 from .safety import known_values, scan_site
 
-__all__ = ["BuildResult", "build_site", "load_decisions", "order_decisions", "docs_files", "SITE_NAME", "OWNED"]
-
-SITE_NAME = "evidence-kit decisions"
-OWNED = ("mkdocs.yml", "site", "public")  # the only entries of SITE a build replaces
+__all__ = ["BuildResult", "build_site", "load_decisions"]
 
 
 @dataclass
@@ -64,60 +52,6 @@ def load_decisions(folders: Sequence[Path]) -> list[tuple[DecisionEvidence, Anal
     return order_decisions(loaded)
 
 
-def order_decisions(loaded: list[tuple[DecisionEvidence, Analysis]]) -> list[tuple[DecisionEvidence, Analysis]]:
-    """The site's order: newest first, then by id (``verify`` regenerates the index in the same order)."""
-    ordered = sorted(loaded, key=lambda pair: pair[0].decision.id)
-    ordered.sort(key=lambda pair: pair[0].decision.date, reverse=True)
-    return ordered
-
-
-def _badges(analysis: Analysis) -> Markup:
-    outcome = analysis.decision.outcome
-    text = f'<span class="ek-badge ek-badge-{outcome}">{outcome}</span>'
-    if any(t.simulated for t in analysis.trials):
-        text += ' <span class="ek-badge ek-badge-simulated">simulated</span>'
-    return Markup(text)
-
-
-def docs_files(loaded: list[tuple[DecisionEvidence, Analysis]]) -> dict[str, bytes]:
-    """Every file of the docs folder, and ``../mkdocs.yml`` under the key ``mkdocs.yml``."""
-    env = environment()
-    files: dict[str, bytes] = {}
-    rows = []
-    for evidence, analysis in loaded:
-        files.update({f"site/{k}": v for k, v in decision_files(evidence, analysis, env).items()})
-        did = analysis.decision.id
-        rows.append({
-            "id": did,
-            "nav_title": Markup(yaml_string(html_text(evidence.decision.title))),
-            "cells": [
-                evidence.decision.date,
-                link(evidence.decision.title, f"decisions/{did}/index.md"),
-                _badges(analysis),
-                "; ".join(f"{t.trial_id} {t.timed_ok}/{t.timed_planned} timed requests" for t in analysis.trials),
-            ],
-        })
-    files["site/index.md"] = render(env, "site/index.md.j2", decision_rows=[r["cells"] for r in rows])
-    files["site/methodology.md"] = render(
-        env, "site/methodology.md.j2", definitions=DEFINITIONS,
-        definition_rows=[[k.replace("_", " "), v] for k, v in sorted(DEFINITIONS.items()) if k != "version"],
-    )
-    files["site/how-to-verify.md"] = render(env, "site/how-to-verify.md.j2", decisions=rows, version=__version__)
-    schema_rows = []
-    for name, body in sorted(schemas().items()):
-        files[f"site/schemas/{name}.schema.json"] = schema_bytes(body)
-        schema_rows.append([name, link(f"{name}.schema.json", f"{name}.schema.json")])
-    files["site/schemas/index.md"] = render(env, "site/schemas.md.j2", schema_rows=schema_rows)
-    for asset in ("charts.js", "extra.css"):
-        files[f"site/assets/{asset}"] = (TEMPLATES / "assets" / asset).read_bytes()
-    files[f"site/assets/{VEGA_SCRIPT}"] = vendored_script()
-    files["mkdocs.yml"] = render(
-        env, "mkdocs.yml.j2", decisions=rows, version=__version__, vega_script=VEGA_SCRIPT,
-        site_name=Markup(yaml_string(SITE_NAME)),
-    )
-    return files
-
-
 def _write_tree(root: Path, files: dict[str, bytes]) -> None:
     for rel, data in sorted(files.items()):
         path = root / rel
@@ -129,12 +63,6 @@ def _drop_empty_sitemaps(public: Path) -> None:
     """Without ``site_url`` (which an offline site cannot have) MkDocs' sitemap lists nothing; drop it."""
     for name in ("sitemap.xml", "sitemap.xml.gz"):
         (public / name).unlink(missing_ok=True)
-
-
-def _write_site_manifest(public: Path) -> None:
-    from ..redact.manifest import manifest_bytes, build_manifest
-
-    atomic_write(public / "manifest.json", manifest_bytes(build_manifest(public)))
 
 
 def _swap_into(out: Path, staged: Path) -> None:
@@ -154,7 +82,7 @@ def build_site(
     folders: Sequence[Path], out: Path, *, private_maps: Sequence[Path] = (), policy: Path | None = None,
     sign_key: Path | None = None,
 ) -> BuildResult:
-    """Build the site of ``folders`` into ``out`` (layout in the module docstring).
+    """Build the site of ``folders`` into ``out`` (layout in :mod:`evidence_kit.render.docs_folder`).
 
     With ``sign_key`` (an Ed25519 private key from ``keygen``) ``public/`` is signed
     before the leak scan: ``signing.pub``, the manifest and ``manifest.dsse.json``
@@ -176,10 +104,8 @@ def build_site(
         _write_tree(staged, files)
         run_mkdocs(staged / "mkdocs.yml", source_date_epoch([ev.decision.date for ev, _ in loaded]))
         _drop_empty_sitemaps(staged / "public")
-        _write_site_manifest(staged / "public")
+        write_manifest(staged / "public")
         if sign_key is not None:
-            from ..verify.sign import sign_tree
-
             sign_tree(staged / "public", sign_key)
         scan_site([staged / "site", staged / "public"], values, shown_as=out, policy_file=policy)
         _swap_into(out, staged)

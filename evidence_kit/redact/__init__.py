@@ -5,17 +5,15 @@
 - :func:`scan_tree` — the leak scan of any folder (raw evidence, a bundle, a built site).
 - :func:`known_values_from_raw`, :func:`load_known_values` — the values to hunt for,
   from raw evidence or from a private map.
-- :func:`build_manifest`, :func:`write_manifest` — sha256 and size of every file.
 - :func:`load_policy` and :class:`Policy` — the redaction policy file.
 
 See ``docs/redaction.md`` for the policy format, the classes, the guarantees and the limits.
 """
 
-from .bundle import MARKER_NAME, RECEIPT_NAME, RedactResult, redact_bundle
 from .discover import known_values_from_raw
 from .harvest import load_known_values
-from .manifest import build_manifest, write_manifest
 from .policy import Policy, load_policy
+from .run import MARKER_NAME, RECEIPT_NAME, RedactResult, redact_bundle
 from .scanner import SITE_KNOWN_ONLY, Finding, scan_tree
 from .variants import KnownValue
 
@@ -27,11 +25,9 @@ __all__ = [
     "RECEIPT_NAME",
     "RedactResult",
     "SITE_KNOWN_ONLY",
-    "build_manifest",
     "known_values_from_raw",
     "load_known_values",
     "load_policy",
     "redact_bundle",
     "scan_tree",
-    "write_manifest",
 ]

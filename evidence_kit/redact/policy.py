@@ -26,8 +26,8 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ..bundle import read_toml_model
 from ..model._base import Record
+from ..read import read_toml_model
 from .detectors import DETECTORS
 from .pseudonyms import CLASSES, Pseudonyms
 from .variants import KnownValue

@@ -27,8 +27,9 @@ from pydantic_core import from_json
 
 from ..errors import BadInput
 from ..one_line import one_line
+from ..attest.manifest import ENVELOPE_NAME
+from ..attest.tree import sha256_file as file_sha256
 from .ledger import Ledger
-from .manifest import ENVELOPE_NAME, file_sha256
 from .matcher import Hit, Matcher
 from .policy import Policy
 from .variants import KnownValue

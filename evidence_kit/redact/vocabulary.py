@@ -10,9 +10,9 @@ checkout under ``/check/...`` once turned every ``"type": "check"`` record into
 private value (the full path, the full host name) is still hunted.
 
 The words come from the contract's JSON Schemas (property names, enum and const
-values) and from the telemetry sample keys the collector writes, each also split
-at ``_``/``-``/``.``/``:``/``/`` (a part matches inside ``generation_tokens``, so it must be
-public too).
+values) and from the counter, gauge and telemetry names the collector writes
+(:mod:`evidence_kit.model.telemetry`), each also split at ``_``/``-``/``.``/``:``/``/``
+(a part matches inside ``generation_tokens``, so it must be public too).
 """
 
 from __future__ import annotations
@@ -21,14 +21,11 @@ import re
 from functools import lru_cache
 from typing import Any, Iterator
 
-__all__ = ["format_words", "TELEMETRY_KEYS"]
+from ..model.telemetry import COUNTERS, GAUGES, GPU_FIELDS, TELEMETRY_KEYS
+from ..schemas import schemas
 
-# Every key a telemetry sample holds (see collect/telemetry.py and collect/metrics.py);
-# the sample is a free-form object, so its keys are not in any schema.
-TELEMETRY_KEYS: tuple[str, ...] = (
-    "type", "sample", "t_s", "resumed", "engine", "gpus", "process", "cgroup",
-    "rss_bytes", "peak_rss_bytes", "processes", "memory_bytes", "peak_memory_bytes", "oom_kills",
-)
+__all__ = ["format_words"]
+
 _SPLIT = re.compile(r"[_\-.:/]+")
 
 
@@ -50,10 +47,6 @@ def _schema_words(node: Any) -> Iterator[str]:
 @lru_cache(maxsize=1)
 def format_words() -> frozenset[str]:
     """Every word of the evidence format, case-folded, with its ``_``/``-``-separated parts."""
-    from ..collect.metrics import COUNTERS, GAUGES
-    from ..collect.telemetry import GPU_FIELDS
-    from ..schemas import schemas
-
     words: set[str] = set(TELEMETRY_KEYS) | set(COUNTERS) | set(GAUGES)
     words.update(field.replace(".", "_") for field in GPU_FIELDS)
     for schema in schemas().values():

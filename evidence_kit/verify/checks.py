@@ -8,13 +8,15 @@ from __future__ import annotations
 import traceback
 from typing import Callable
 
+from ..attest.dsse import IN_TOTO_PAYLOAD_TYPE, EnvelopeError, parse_envelope, verify_signature
+from ..attest.keys import PUBLIC_KEY_NAME, key_id, parse_public_key
+from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME, NOT_LISTED
+from ..attest.statement import StatementError, parse_statement
+from ..attest.tree import path_problem, resolve_listed
 from ..errors import EvidenceError
-from .context import CheckResult, Context, Problem
-from .dsse import IN_TOTO_PAYLOAD_TYPE, EnvelopeError, parse_envelope, verify_signature
-from .keys import PUBLIC_KEY_NAME, key_id, parse_public_key
-from .statement import StatementError, parse_statement
+from ..model import RECEIPT_NAME
 from .recompute import is_built_site
-from .tree import ENVELOPE_NAME, MANIFEST_NAME, NOT_LISTED, path_problem, resolve_listed
+from .verification import CheckResult, Context, Problem
 
 __all__ = ["Check", "run_check", "check_signature", "check_statement", "check_digests", "check_completeness", "check_paths"]
 
@@ -191,7 +193,7 @@ def _decision_manifests(ctx: Context) -> list[Problem]:
         prefix = folder + "/" if folder else ""
         if folder in ctx.manifests:
             continue
-        redacted = [f for f in ctx.files if f.startswith(prefix) and f.rsplit("/", 1)[-1] in (MANIFEST_NAME, "receipt.json")]
+        redacted = [f for f in ctx.files if f.startswith(prefix) and f.rsplit("/", 1)[-1] in (MANIFEST_NAME, RECEIPT_NAME)]
         if redacted:
             problems.append(Problem(ctx.where(_join(folder, MANIFEST_NAME)), (
                 f"missing: a redacted decision folder (it holds {redacted[0][len(prefix):]}) lists decision.toml and "

@@ -16,6 +16,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any, Iterator
 
+import material
+
 __all__ = [
     "json_mismatches", "csv_mismatches", "page_tokens", "page_specs", "external_urls", "spec_mismatches",
     "token_mismatches", "search_mismatches", "title_mismatches", "chrome_tokens", "theme_words", "Mismatch",
@@ -306,8 +308,6 @@ def chrome_tokens(html: str) -> list[str]:
 
 def theme_words() -> frozenset[str]:
     """Every word of the installed Material theme's English interface strings ("Skip to content", ...)."""
-    import material
-
     path = Path(material.__file__).resolve().parent / "templates" / "partials" / "languages" / "en.html"
     strings = re.findall(r'^\s*"[\w.]+": "(.*)",?$', path.read_text("utf-8"), re.M)
     return frozenset(TOKEN.findall(" ".join(strings)))

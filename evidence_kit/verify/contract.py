@@ -1,6 +1,6 @@
 """The journal contract, as the auditor checks it: the reader's checks plus cross-record ones.
 
-:class:`~evidence_kit.bundle.JournalReader` already enforces, line by line, the
+:class:`~evidence_kit.read.JournalReader` already enforces, line by line, the
 schema, the header/footer order, run counts and footer counts. Here the loaded
 arms are cross-checked for what a line-by-line reader cannot see: warmup kept
 apart from timed runs, and every run made of the requests it claims.
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from ..bundle import load_any
 from ..model.evidence import ArmEvidence, DecisionEvidence, TrialEvidence
+from ..read import load_any
 
 __all__ = ["Evidence", "discover_evidence", "arm_problems", "evidence_problems", "load_evidence"]
 

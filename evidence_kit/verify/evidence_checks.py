@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..bundle import read_json_model
 from ..errors import EvidenceError
-from ..model import Receipt
+from ..model import RECEIPT_NAME, Receipt
 from ..model.evidence import DecisionEvidence, TrialEvidence
-from .context import CheckResult, Context, Problem
+from ..read import read_json_model
 from .contract import discover_evidence, evidence_problems, load_evidence
+from .verification import CheckResult, Context, Problem
 
 __all__ = ["check_contract", "check_receipts", "trial_folders"]
 
-RECEIPT_NAME = "receipt.json"
 
 
 def _rel(ctx: Context, source: str) -> str:

@@ -14,12 +14,12 @@ from urllib.parse import quote
 
 import httpx
 
+from ..attest.keys import PUBLIC_KEY_NAME
+from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME
+from ..attest.tree import path_problem
 from ..errors import BadInput
-from ..redact.manifest import ENVELOPE_NAME, MANIFEST_NAME
-from .keys import PUBLIC_KEY_NAME
 from .pin import UNPINNED, Pin
 from .run import Report, verify_folder
-from .tree import path_problem
 
 __all__ = ["fetch_site", "verify_url"]
 

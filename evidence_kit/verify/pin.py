@@ -18,15 +18,16 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from ..attest.keys import PUBLIC_KEY_NAME, key_id, load_public_key
+from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME
 from ..errors import BadInput
-from .keys import key_id, load_public_key
 
 __all__ = ["Pin", "UNPINNED", "parse_key_id", "load_pin", "refuse_key_inside"]
 
 KEY_ID_DIGITS = 64
 _HEX = re.compile(r"[0-9a-fA-F]+")
 # Files that make a folder above the target a published tree the target belongs to.
-_PUBLISHED_MARKERS = ("manifest.json", "manifest.dsse.json", "signing.pub")
+_PUBLISHED_MARKERS = (MANIFEST_NAME, ENVELOPE_NAME, PUBLIC_KEY_NAME)
 
 
 @dataclass(frozen=True)

@@ -9,20 +9,32 @@ chart data field by field, the pages figure by figure.
 
 from __future__ import annotations
 
+import html as html_lib
 import json
 import re
+import tempfile
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import markdown
+import material
+
 from .. import __version__
 from ..analyze import DEFINITIONS, Analysis, analyze
+from ..attest.keys import PUBLIC_KEY_NAME
+from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME
 from ..model.evidence import DecisionEvidence, TrialEvidence
+from ..render.docs_folder import SITE_NAME, docs_files, order_decisions
+from ..render.markdown import environment
+from ..render.mkdocs_build import run_mkdocs, source_date_epoch
+from ..render.pages import decision_files, decision_folder
 from .compare import (
     Mismatch, chrome_tokens, csv_mismatches, external_urls, json_mismatches, page_specs, page_tokens, search_mismatches,
     TOKEN, spec_mismatches, theme_words, title_mismatches, token_mismatches,
 )
-from .context import CheckResult, Context, Problem
+from .verification import CheckResult, Context, Problem
 
 __all__ = ["check_figures", "site_decisions", "regenerate_pages", "site_docs", "is_built_site"]
 
@@ -30,7 +42,7 @@ EVIDENCE_DIR = "evidence"
 DECISIONS_DIR = "decisions"
 # Written by signing, not generated from the evidence: checked by the signature, digests and completeness.
 SEARCH_INDEX = "search/search_index.json"
-SIGNING_FILES = frozenset({"manifest.json", "manifest.dsse.json", "signing.pub"})
+SIGNING_FILES = frozenset({MANIFEST_NAME, ENVELOPE_NAME, PUBLIC_KEY_NAME})
 # Material's theme files, copied verbatim from the installed package: compared with it byte for byte.
 THEME_DIRS = ("assets/javascripts/", "assets/stylesheets/", "assets/images/")
 # MkDocs' own output: the 404 page and the search index (checked against the pages instead);
@@ -81,12 +93,8 @@ def _search_problems(ctx: Context) -> list[Problem]:
 
 def _theme_problems(ctx: Context) -> list[Problem]:
     """Every theme file the site ships is the installed mkdocs-material's file of that name, byte for byte."""
-    from importlib.metadata import version
-
-    import material
-
     theme = Path(material.__file__).resolve().parent / "templates"
-    release = version("mkdocs-material")
+    release = metadata.version("mkdocs-material")
     problems = []
     for rel in ctx.files:
         if not rel.startswith(THEME_DIRS):
@@ -114,23 +122,16 @@ def _not_generated(ctx: Context, compared: set[str], sites: dict[str, str]) -> l
 
 def regenerate_pages(evidence: DecisionEvidence, analysis: Analysis) -> dict[str, bytes]:
     """Every generated file of one decision, rendered by the site builder from ``analysis``."""
-    from ..publish.markdown import environment
-    from ..publish.pages import decision_files, decision_folder
-
     prefix = decision_folder(analysis) + "/"
     return {k[len(prefix):]: v for k, v in decision_files(evidence, analysis, environment()).items() if k.startswith(prefix)}
 
 
 def _markdown_html(text: str) -> str:
-    import markdown
-
     return markdown.markdown(FRONT_MATTER.sub("", text), extensions=MD_EXTENSIONS)
 
 
 def _front_matter_title(markdown_text: str) -> str | None:
     """The ``title`` of a generated page's front matter, as MkDocs shows it (HTML entities resolved)."""
-    import html as html_lib
-
     match = FRONT_MATTER.match(markdown_text)
     title = re.search(r"^title: (.*)$", match.group(0), re.M) if match else None
     return html_lib.unescape(json.loads(title.group(1))) if title else None
@@ -145,8 +146,6 @@ class _Chrome:
 
     def problems(self, ctx: Context) -> list[Problem]:
         """Header, navigation and footer may only show page titles, the page's own words and the theme's."""
-        from ..publish.site import SITE_NAME
-
         allowed = self.titles | theme_words() | set(TOKEN.findall(SITE_NAME))
         out = []
         for rel, shown, own in self.pages:
@@ -171,8 +170,6 @@ def _compare_file(
         found += [("link off the site", url, "(none: the site is offline)") for url in external_urls(html)]
         title = _front_matter_title(expected.decode("utf-8"))
         if title is not None:
-            from ..publish.site import SITE_NAME
-
             found += title_mismatches(html, title, SITE_NAME)
         if chrome is not None:
             chrome.titles.update(TOKEN.findall(title or ""))
@@ -228,8 +225,6 @@ def site_docs(ctx: Context, analyses: dict[str, Analysis] | None = None) -> dict
     """The whole docs folder (``site/...``) and ``mkdocs.yml``, as the site builder writes them for the
     decisions found, in the site's order: rendered once per verification (the figures and sources
     checks share it), compared file by file and rebuilt. Empty when the folder holds no site decision."""
-    from ..publish.site import docs_files, order_decisions
-
     if ctx.docs is None:
         sites = site_decisions(ctx)
         if analyses is None:
@@ -243,10 +238,6 @@ def _rebuild_problems(ctx: Context, docs: dict[str, bytes], dates: list[str], fl
     """Build the regenerated docs with MkDocs, as ``build`` does, and compare every HTML page and the
     search index byte for byte: what the theme adds outside the article (head, inline scripts, the
     404 page) is then checked too. Pages already reported are not reported twice."""
-    import tempfile
-
-    from ..publish.mkdocs_build import run_mkdocs, source_date_epoch
-
     problems = []
     with tempfile.TemporaryDirectory(prefix="evidence-kit-rebuild-") as tmp:
         root = Path(tmp)
@@ -272,7 +263,7 @@ def _rebuild_problems(ctx: Context, docs: dict[str, bytes], dates: list[str], fl
 def _predicate_problems(ctx: Context, analyses: dict[str, Analysis]) -> list[Problem]:
     """The signed predicate must name exactly the decisions and trials found, and our statistics."""
     predicate: dict[str, Any] = ctx.predicate or {}
-    where = ctx.where("manifest.dsse.json")
+    where = ctx.where(ENVELOPE_NAME)
     found_trials = sorted({t.trial_id for a in analyses.values() for t in a.trials})
     found_decisions = sorted({a.decision.id for a in analyses.values() if a.decision.id})
     problems = []
@@ -299,8 +290,6 @@ def check_figures(ctx: Context) -> CheckResult:
     sites = site_decisions(ctx)
     docs = site_docs(ctx, analyses) if sites else {}
     for unit, base in sorted(sites.items()):
-        from ..publish.pages import decision_folder
-
         prefix = f"site/{decision_folder(analyses[unit])}/"
         found, count = _compare_files(
             ctx, {k[len(prefix):]: v for k, v in docs.items() if k.startswith(prefix)}, base, seen, chrome)

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME
+from ..canonical import canonical_json
 from ..errors import EXIT_FAILED, EXIT_OK, BadInput
 from ..one_line import encodable, one_line
 from .checks import Check, check_completeness, check_digests, check_paths, check_signature, check_statement, run_check
-from .context import CheckResult, Context
 from .evidence_checks import check_contract, check_receipts
 from .pin import UNPINNED, Pin
 from .recompute import check_figures
 from .sources import check_sources
-from .tree import ENVELOPE_NAME, MANIFEST_NAME
+from .verification import CheckResult, Context
 
 __all__ = ["CHECKS", "Report", "verify_folder", "published_root", "locate", "REPORT_SCHEMA"]
 
@@ -125,7 +125,7 @@ class Report:
             "summary": encodable(self.summary()),
             "checks": [r.as_dict() for r in self.results],
         }
-        return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        return canonical_json(doc).decode()
 
     def as_text(self) -> str:
         """One line per check and per problem: names from the folder (a file name may hold a

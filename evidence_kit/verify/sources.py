@@ -15,9 +15,11 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from .context import CheckResult, Context, Problem
+from ..attest.manifest import MANIFEST_NAME
+from ..attest.tree import walk_tree
+from ..render.docs_folder import OWNED
 from .recompute import site_decisions, site_docs
-from .tree import walk_tree
+from .verification import CheckResult, Context, Problem
 
 __all__ = ["check_sources", "first_difference"]
 
@@ -58,8 +60,6 @@ def _on_disk(site: Path, problems: list[Problem]) -> dict[str, Path]:
 def check_sources(ctx: Context) -> CheckResult:
     """Given a site folder, its ``mkdocs.yml`` and ``site/`` are byte for byte what ``build`` writes from
     the published evidence, and ``SITE`` holds nothing ``build`` does not write."""
-    from ..publish.site import OWNED
-
     name = "sources"
     site = ctx.site
     if site is None:
@@ -70,7 +70,7 @@ def check_sources(ctx: Context) -> CheckResult:
             problems.append(Problem(str(site / entry), "not written by evidence-kit build (a site folder holds only "
                                                        "mkdocs.yml, site/ and public/)"))
     if "" not in ctx.manifests:
-        problems.append(Problem(str(site / PUBLIC / "manifest.json"), "missing: build writes it"))
+        problems.append(Problem(str(site / PUBLIC / MANIFEST_NAME), "missing: build writes it"))
     if not site_decisions(ctx):
         problems.append(Problem(str(site / PUBLIC), "not compared: no decision evidence under decisions/<id>/evidence "
                                                     "to regenerate mkdocs.yml and site/ from (see the contract check)"))

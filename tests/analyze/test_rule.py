@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from evidence_kit.analyze import analyze
-from evidence_kit.bundle import load_trial
 from evidence_kit.examples.reference import GROUPS, REFERENCE_TRIALS, write_trial_bundle
+from evidence_kit.read import load_trial
 
 
 def _spec(e2e: dict) -> dict:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from evidence_kit.analyze import analyze
 from evidence_kit.analyze.telemetry import telemetry_summary
-from evidence_kit.bundle import load_trial
+from evidence_kit.read import load_trial
 
 SAMPLES = [
     {"type": "sample", "t_s": 0.0, "engine": {"running": 0.0, "waiting": 0.0, "kv_usage": 0.0},

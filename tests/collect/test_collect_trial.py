@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from evidence_kit.bundle import load_trial
 from evidence_kit.collect import collect_trial, load_plan
+from evidence_kit.read import load_trial
 
 from .conftest import sim_arm, write_plan
 

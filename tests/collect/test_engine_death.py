@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from evidence_kit.bundle import load_trial
+from evidence_kit.read import load_trial
 
 from .conftest import sim_arm, write_plan
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from evidence_kit.bundle import JournalReader
 from evidence_kit.collect.journal_writer import JournalWriter, encode_record, open_for_resume
 from evidence_kit.errors import BadInput
+from evidence_kit.read import JournalReader
 
 HEADER = {"type": "header", "schema": "evidence-kit/journal/v1", "trial_id": "t", "arm": "a", "phase": "before",
           "seq": 1, "started_at": "2026-01-01T00:00:00Z", "private": {"endpoint": "http://fabricated.invalid"}}

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from evidence_kit.bundle import load_trial
 from evidence_kit.collect import collect_trial
 from evidence_kit.collect.state import STATE_FILE
+from evidence_kit.read import load_trial
 
 from .conftest import sim_arm, write_plan
 

@@ -62,7 +62,7 @@ def _run(coro_fn):
 def test_a_gate_reply_the_engine_finished_as_aborted_fails_the_gate(gate: str, finish: str) -> None:
     reply = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "Half a sen"},
                           "finish_reason": finish}]}
-    opts = {"timeout_s": 10, "max_tokens": 16, "needle_tokens": 64, "seed": 1}
+    opts = {"timeout_s": 10, "max_tokens": 16, "needle_words": 64, "seed": 1}
     with CannedServer(reply) as server:
         ok, detail = _run(lambda client: run_gate(gate, client, server.url, "m", opts))
     assert not ok and f"finish {finish}" in detail

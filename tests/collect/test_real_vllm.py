@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from evidence_kit.bundle import load_trial
 from evidence_kit.collect import collect_trial
+from evidence_kit.read import load_trial
 
 from ..conftest import REPO
 

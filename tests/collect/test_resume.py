@@ -14,11 +14,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from evidence_kit.bundle import load_trial
 from evidence_kit.collect import collect_trial
 from evidence_kit.collect.journal_writer import encode_record
 from evidence_kit.collect.metrics import parse_metrics
 from evidence_kit.collect.state import STATE_FILE
+from evidence_kit.read import load_trial
 
 from .conftest import sim_arm, write_plan
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from evidence_kit.analyze import analyze
-from evidence_kit.bundle import load_decision
+from evidence_kit.read import load_decision
 
 from .conftest import DECISION_ID
 
@@ -91,7 +91,8 @@ def test_redaction_page_lists_withheld_classes(built_site: Path) -> None:
 
 def test_recorded_telemetry_summary_reaches_the_pages(tmp_path: Path) -> None:
     from evidence_kit.analyze.telemetry import telemetry_summary
-    from evidence_kit.publish import docs_files, load_decisions
+    from evidence_kit.publish import load_decisions
+    from evidence_kit.render import docs_files
 
     from .conftest import redacted_reference
 
@@ -133,7 +134,7 @@ def test_recorded_telemetry_summary_reaches_the_pages(tmp_path: Path) -> None:
 
 
 def test_setup_rows_match_keys_however_the_operator_spells_them(reference_decision: Path) -> None:
-    from evidence_kit.publish.context import setup_rows
+    from evidence_kit.render.decision_rows import setup_rows
 
     path = reference_decision / "decision.toml"
     path.write_text(path.read_text().replace("[narrative]", '[setup]\nHardware = "Two toy GPUs"\n'

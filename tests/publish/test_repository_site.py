@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from evidence_kit.publish import docs_files, load_decisions
+from evidence_kit.publish import load_decisions
+from evidence_kit.render import docs_files
 
 from ..conftest import REPO
 

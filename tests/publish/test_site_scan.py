@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from evidence_kit.errors import CheckFailed
-from evidence_kit.publish.charts import vendored_script
 from evidence_kit.publish.safety import public_copies, scan_site
 from evidence_kit.redact import KnownValue
+from evidence_kit.render.charts import vendored_script
 
 
 def test_a_two_letter_host_in_minified_vega_is_no_finding_but_in_an_edited_copy_it_is(tmp_path: Path) -> None:

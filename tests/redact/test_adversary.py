@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from evidence_kit.bundle import load_trial
+from evidence_kit.read import load_trial
 from evidence_kit.redact import redact_bundle, scan_tree
 
 from . import corpus

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evidence_kit.bundle import read_json_model
+from evidence_kit.attest.manifest import build_manifest
 from evidence_kit.model import Manifest, Receipt
+from evidence_kit.read import read_json_model
 from evidence_kit.redact import redact_bundle
-from evidence_kit.redact.manifest import build_manifest
 
 from .conftest import KEY
 
@@ -43,10 +43,10 @@ def test_redacting_a_redacted_decision_changes_no_byte(raw_decision: Path, tmp_p
 
 def test_a_leak_leaves_no_decision_manifest(raw_decision: Path, tmp_path: Path, monkeypatch) -> None:
     """Whatever the scan finds, a decision folder marked not publishable has no manifest at any level."""
-    from evidence_kit.redact import bundle as bundle_module
+    from evidence_kit.redact import run as redact_run
     from evidence_kit.redact.scanner import Finding
 
-    monkeypatch.setattr(bundle_module, "scan_files", lambda *args, **options: [Finding("decision.toml", 7, "host", "known")])
+    monkeypatch.setattr(redact_run, "scan_files", lambda *args, **options: [Finding("decision.toml", 7, "host", "known")])
     result = redact_bundle(raw_decision, tmp_path / "out", key=KEY)
     assert not result.publishable
     assert list(result.out.rglob("manifest.json")) == []

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from evidence_kit.analyze.trial import analyze_trial
-from evidence_kit.bundle import load_trial
+from evidence_kit.read import load_trial
 from evidence_kit.redact import redact_bundle
 from evidence_kit.redact.vocabulary import format_words
 

@@ -15,7 +15,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from evidence_kit.bundle import load_trial
+from evidence_kit.read import load_trial
 from evidence_kit.redact import redact_bundle, scan_tree
 from evidence_kit.redact.views import normalise
 

@@ -8,10 +8,10 @@ import tomllib
 from pathlib import Path
 
 
-from evidence_kit.bundle import load_decision, load_trial, read_json_model
+from evidence_kit.attest import build_manifest
 from evidence_kit.model import Manifest, Receipt
+from evidence_kit.read import load_decision, load_trial, read_json_model
 from evidence_kit.redact import (
-    build_manifest,
     known_values_from_raw,
     redact_bundle,
     scan_tree,

@@ -8,7 +8,8 @@ import json
 from pathlib import Path
 from urllib.parse import quote
 
-from evidence_kit.redact import SITE_KNOWN_ONLY, KnownValue, Policy, known_values_from_raw, scan_tree, write_manifest
+from evidence_kit.attest import write_manifest
+from evidence_kit.redact import SITE_KNOWN_ONLY, KnownValue, Policy, known_values_from_raw, scan_tree
 
 from . import corpus
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from evidence_kit.attest import generate_keypair, sign_tree
 from evidence_kit.examples.reference import write_reference_decision
 from evidence_kit.publish import build_site
 from evidence_kit.redact import redact_bundle
-from evidence_kit.verify import generate_keypair, sign_tree
 
 
 @pytest.fixture(scope="session")

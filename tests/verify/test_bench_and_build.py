@@ -35,7 +35,7 @@ def test_build_sign_then_verify(run_cli, redacted: Path, keypair, tmp_path: Path
     result = run_cli("verify", tmp_path / "site", "--key", keypair[1])
     assert result.code == 0, result.out
     # build --sign prints the key id, which pins the site by itself.
-    from evidence_kit.verify.keys import key_id, load_public_key
+    from evidence_kit.attest.keys import key_id, load_public_key
 
     kid = key_id(load_public_key(keypair[1]))
     assert f"key id: {kid}" in built.out

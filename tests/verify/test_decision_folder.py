@@ -83,7 +83,7 @@ def test_file_added_in_a_trial_is_named_by_both_manifests(run_cli, redacted: Pat
 
 
 def test_receipt_counting_a_file_the_decision_folder_lacks(run_cli, redacted: Path) -> None:
-    from evidence_kit.redact.manifest import write_manifest
+    from evidence_kit.attest.manifest import write_manifest
 
     receipt = json.loads((redacted / "receipt.json").read_text())
     receipt["counts"]["ghost.toml"] = {"host": 1}

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from evidence_kit.attest import sign_tree
 from evidence_kit.verify import run as verify_run
-from evidence_kit.verify import sign_tree
-from evidence_kit.verify.context import CheckResult
+from evidence_kit.verify.verification import CheckResult
 
 
 def _lines(result) -> dict[str, str]:
@@ -175,7 +175,7 @@ def test_run_holding_another_groups_request_is_caught(run_cli, reference_decisio
 
 
 def test_receipt_counting_a_file_the_bundle_does_not_hold(run_cli, redacted: Path) -> None:
-    from evidence_kit.redact.manifest import write_manifest
+    from evidence_kit.attest.manifest import write_manifest
 
     bundle = redacted / "cache-layout"
     receipt = json.loads((bundle / "receipt.json").read_text())

@@ -10,7 +10,7 @@ from typing import Iterator
 
 import pytest
 
-from evidence_kit.verify.keys import key_id, load_public_key
+from evidence_kit.attest.keys import key_id, load_public_key
 
 pytestmark = pytest.mark.slow
 

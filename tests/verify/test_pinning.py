@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from evidence_kit.verify import sign_tree
-from evidence_kit.verify.keys import key_id, load_public_key
+from evidence_kit.attest import sign_tree
+from evidence_kit.attest.keys import key_id, load_public_key
 
 pytestmark = pytest.mark.slow  # the session builds a real site once
 
@@ -40,7 +40,7 @@ def test_site_resigned_by_an_attacker_is_not_verified_unpinned(run_cli, site: Pa
 
 
 def test_site_rebuilt_unsigned_is_not_verified_unpinned(run_cli, site: Path) -> None:
-    from evidence_kit.redact.manifest import write_manifest
+    from evidence_kit.attest.manifest import write_manifest
 
     for name in ("manifest.dsse.json", "signing.pub"):
         (site / name).unlink()

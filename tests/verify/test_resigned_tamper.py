@@ -57,7 +57,7 @@ CASES = {
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_resigned_edit_caught_by_figures(run_cli, site: Path, keypair, case: str) -> None:
-    from evidence_kit.verify import sign_tree
+    from evidence_kit.attest import sign_tree
 
     rel, edit = CASES[case]
     path = site / rel
@@ -70,7 +70,7 @@ def test_resigned_edit_caught_by_figures(run_cli, site: Path, keypair, case: str
 
 
 def test_external_url_in_a_page_caught(run_cli, site: Path, keypair) -> None:
-    from evidence_kit.verify import sign_tree
+    from evidence_kit.attest import sign_tree
 
     page = site / DECISION / "index.html"
     html = page.read_text()
@@ -82,7 +82,7 @@ def test_external_url_in_a_page_caught(run_cli, site: Path, keypair) -> None:
 
 def test_deleted_analysis_does_not_switch_the_page_comparison_off(run_cli, site: Path, keypair) -> None:
     """Pages are compared because the decision's evidence is there, not because analysis.json is."""
-    from evidence_kit.verify import sign_tree
+    from evidence_kit.attest import sign_tree
 
     (site / DECISION / "analysis.json").unlink()
     page = site / DECISION / "index.html"
@@ -98,7 +98,7 @@ def test_deleted_analysis_does_not_switch_the_page_comparison_off(run_cli, site:
 
 
 def test_page_nothing_generates_is_caught(run_cli, site: Path, keypair) -> None:
-    from evidence_kit.verify import sign_tree
+    from evidence_kit.attest import sign_tree
 
     (site / DECISION / "addendum.html").write_text("<html><body><article><p>50% faster</p></article></body></html>")
     sign_tree(site, keypair[0])
@@ -109,7 +109,7 @@ def test_page_nothing_generates_is_caught(run_cli, site: Path, keypair) -> None:
 
 def test_theme_script_edit_caught(run_cli, site: Path, keypair) -> None:
     """Material's own scripts run on every page: they must be the installed theme's bytes."""
-    from evidence_kit.verify import sign_tree
+    from evidence_kit.attest import sign_tree
 
     bundle = sorted((site / "assets" / "javascripts").glob("bundle.*.min.js"))[0]
     bundle.write_text(bundle.read_text() + "\n;document.title = 'x';\n")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from evidence_kit.verify.keys import key_id, load_public_key
+from evidence_kit.attest.keys import key_id, load_public_key
 
 pytestmark = pytest.mark.slow  # the session builds a real site once (MkDocs, charts)
 
@@ -114,7 +114,7 @@ def test_hand_edited_number_in_a_page(run_cli, site: Path) -> None:
 
 def test_edited_page_and_resigned_manifest_still_caught(run_cli, site: Path, keypair) -> None:
     """A publisher who edits a figure and re-signs passes every hash check, never the recomputation."""
-    from evidence_kit.verify import sign_tree
+    from evidence_kit.attest import sign_tree
 
     page = site / DECISION / "cache-layout" / "summary.html"
     html = page.read_text()
@@ -166,7 +166,7 @@ def test_wrong_key_caught(run_cli, site: Path, other_keypair) -> None:
 
 
 def test_resigned_by_another_key_caught_only_when_pinned(run_cli, site: Path, keypair, other_keypair) -> None:
-    from evidence_kit.verify import sign_tree
+    from evidence_kit.attest import sign_tree
 
     sign_tree(site, other_keypair[0])
     # Integrity holds against the key the folder names, but that proves nothing about who signed:
@@ -199,15 +199,16 @@ def test_missing_envelope_with_key_fails(run_cli, site: Path, keypair) -> None:
 
 def test_subject_not_bound_to_the_files(run_cli, site: Path, keypair) -> None:
     """A valid signature over a statement whose subjects are not the files on disk is caught."""
-    from evidence_kit.verify.dsse import IN_TOTO_PAYLOAD_TYPE, envelope_bytes, sign_envelope
-    from evidence_kit.verify.keys import load_private_key
-    from evidence_kit.verify.statement import folder_predicate, statement_bytes
+    from evidence_kit.attest.dsse import IN_TOTO_PAYLOAD_TYPE, sign_envelope
+    from evidence_kit.canonical import canonical_json
+    from evidence_kit.attest.keys import load_private_key
+    from evidence_kit.attest.statement import folder_predicate, statement_bytes
 
     manifest = json.loads((site / "manifest.json").read_text())
     subjects = [(e["path"], e["sha256"]) for e in manifest["files"] if not e["path"].endswith("index.html")]
     payload = statement_bytes(subjects, folder_predicate(site))  # leaves out the manifest and the pages
     envelope = sign_envelope(payload, IN_TOTO_PAYLOAD_TYPE, load_private_key(keypair[0]))
-    (site / "manifest.dsse.json").write_bytes(envelope_bytes(envelope))
+    (site / "manifest.dsse.json").write_bytes(canonical_json(envelope))
     result = _verify(run_cli, site, "--key", keypair[1])
     failed = _failed(result)
     assert result.code == 1 and "complete" in failed, result.out

@@ -56,7 +56,7 @@ def engine_kind_ok(arm: ArmContext, identity: Identity) -> bool:
 async def gates_pass(arm: ArmContext) -> bool:
     """Run the plan's gates on the arm's endpoint (and its route, if any); whether all passed."""
     s, gp = arm.setup, arm.setup.plan.gates
-    opts = {"timeout_s": gp.timeout_s, "max_tokens": gp.max_tokens, "needle_tokens": gp.needle_tokens,
+    opts = {"timeout_s": gp.timeout_s, "max_tokens": gp.max_tokens, "needle_words": gp.needle_words,
             "seed": s.plan.workload.seed}
     targets = [("direct", arm.base, arm.cfg.model)]
     if arm.routed:

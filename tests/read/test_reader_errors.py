@@ -265,7 +265,7 @@ def test_times_equal_to_each_other_are_in_order(reference_decision: Path, run_cl
 
 
 def test_a_failed_request_without_an_end_compares_no_time_with_it() -> None:
-    from evidence_kit.bundle import parse_record
+    from evidence_kit.read import parse_record
 
     failed = {"type": "request", "run": "r1-8192-c1", "repetition": 1, "input_nominal": 8192, "concurrency": 1,
               "index": 0, "warmup": False, "ok": False, "error": "timeout after 600 s", "e2e_s": None,

@@ -26,7 +26,6 @@ __all__ = [
     "Verified",
     "pae",
     "sign_envelope",
-    "envelope_bytes",
     "parse_envelope",
     "verify_envelope",
     "verify_signature",
@@ -84,11 +83,6 @@ def sign_envelope(payload: bytes, payload_type: str, key: Ed25519PrivateKey) -> 
         "payloadType": payload_type,
         "signatures": [{"keyid": key_id(key.public_key()), "sig": base64.b64encode(signature).decode("ascii")}],
     }
-
-
-def envelope_bytes(envelope: dict[str, Any]) -> bytes:
-    """Canonical file form of an envelope: sorted keys, two-space indent, final newline."""
-    return (json.dumps(envelope, indent=2, sort_keys=True) + "\n").encode("utf-8")
 
 
 def parse_envelope(data: bytes) -> dict[str, Any]:

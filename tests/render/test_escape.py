@@ -8,7 +8,7 @@ import re
 import markdown
 from hypothesis import given, settings, strategies as st
 
-from evidence_kit.publish.escape import html_text, md_cell, md_prose, md_text
+from evidence_kit.render.escape import html_text, md_cell, md_prose, md_text
 
 # The site's extensions plus fenced_code, which MkDocs always adds.
 EXTENSIONS = ["admonition", "attr_list", "fenced_code", "tables", "toc"]

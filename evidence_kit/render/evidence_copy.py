@@ -11,10 +11,12 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..bundle import read_json_model
+from ..attest.manifest import MANIFEST_NAME, NOT_LISTED, listed_files, read_manifest
+from ..attest.tree import path_problem
 from ..errors import BadInput
-from ..model import Manifest, Receipt
+from ..model import RECEIPT_NAME, Receipt
 from ..model.evidence import DecisionEvidence
+from ..read import read_json_model
 
 __all__ = [
     "EvidenceFile", "evidence_files", "check_bundle_manifests", "receipts", "withheld_classes", "MARKDOWN_SUFFIXES",
@@ -41,11 +43,8 @@ def _decision_paths(folder: Path) -> list[Path]:
     manifest, so it is copied whole; :func:`check_bundle_manifests` has checked the
     manifest against the folder.
     """
-    from ..redact.manifest import MANIFEST_NAME
-    from ..verify.tree import path_problem
-
     paths = [folder / MANIFEST_NAME]
-    for entry in read_json_model(folder / MANIFEST_NAME, Manifest).files:
+    for entry in read_manifest(folder / MANIFEST_NAME).files:
         problem = path_problem(entry.path)
         if problem:
             raise BadInput(f"lists {entry.path!r}: {problem}", folder / MANIFEST_NAME)
@@ -56,8 +55,6 @@ def _decision_paths(folder: Path) -> list[Path]:
 def evidence_files(evidence: DecisionEvidence) -> list[EvidenceFile]:
     """``decision.toml`` and every file of every named trial bundle, in path order; for a redacted
     decision folder (one with its own ``manifest.json``), that manifest and every file it lists."""
-    from ..redact.manifest import MANIFEST_NAME
-
     folder = Path(evidence.source)
     if (folder / MANIFEST_NAME).is_file():
         paths = _decision_paths(folder)
@@ -87,8 +84,6 @@ def check_bundle_manifests(evidence: DecisionEvidence, files: list[EvidenceFile]
     A bundle edited after redaction would be published, signed, and then fail
     ``verify`` (its own manifest disagrees): refuse it before anything is built.
     """
-    from ..redact.manifest import ENVELOPE_NAME, MANIFEST_NAME
-
     folder = Path(evidence.source)
     by_path = {f.path: f for f in files}
     _check_decision_manifest(evidence, by_path)
@@ -98,7 +93,7 @@ def check_bundle_manifests(evidence: DecisionEvidence, files: list[EvidenceFile]
         if not manifest_path.is_file():
             continue  # raw evidence: the leak scan refuses it, or the redactor never ran
         prefix = source.relative_to(folder).as_posix() + "/"
-        listed = {e.path: e for e in read_json_model(manifest_path, Manifest).files}
+        listed = {e.path: e for e in read_manifest(manifest_path).files}
         for entry in sorted(listed.values(), key=lambda e: e.path):
             found = by_path.get(prefix + entry.path)
             if found is None:
@@ -108,14 +103,12 @@ def check_bundle_manifests(evidence: DecisionEvidence, files: list[EvidenceFile]
                                "re-run redact, or restore the file", source / entry.path)
         for rel in sorted(by_path):
             inner = rel[len(prefix):]
-            if rel.startswith(prefix) and inner not in listed and inner not in (MANIFEST_NAME, ENVELOPE_NAME):
+            if rel.startswith(prefix) and inner not in listed and inner not in NOT_LISTED:
                 raise BadInput(f"not listed in {prefix}{MANIFEST_NAME} (added after redaction?)", folder / rel)
 
 
 def _check_decision_manifest(evidence: DecisionEvidence, by_path: dict[str, EvidenceFile]) -> None:
     """A redacted decision folder still matches its own manifest, and has one: ``verify`` requires it."""
-    from ..redact.manifest import MANIFEST_NAME, listed_files
-
     folder = Path(evidence.source)
     manifest_path = folder / MANIFEST_NAME
     if not manifest_path.is_file():
@@ -123,7 +116,7 @@ def _check_decision_manifest(evidence: DecisionEvidence, by_path: dict[str, Evid
             raise BadInput("a redacted decision folder without its own manifest.json (redacted by an earlier "
                            "evidence-kit); redact it again: no other byte changes", manifest_path)
         return  # raw evidence: the leak scan refuses it, or the redactor never ran
-    listed = {e.path: e for e in read_json_model(manifest_path, Manifest).files}
+    listed = {e.path: e for e in read_manifest(manifest_path).files}
     for entry in sorted(listed.values(), key=lambda e: e.path):
         found = by_path.get(entry.path)
         if found is None or (found.sha256, found.size) != (entry.sha256, entry.size):
@@ -138,7 +131,7 @@ def receipts(evidence: DecisionEvidence) -> dict[str, Receipt | None]:
     """trial_id -> its redaction receipt, or None for a bundle the redactor never processed."""
     out: dict[str, Receipt | None] = {}
     for trial in evidence.trials:
-        path = Path(trial.source) / "receipt.json"
+        path = Path(trial.source) / RECEIPT_NAME
         out[trial.trial.trial_id] = read_json_model(path, Receipt) if path.is_file() else None
     return out
 

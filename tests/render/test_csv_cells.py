@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
-from evidence_kit.publish.chart_data import rows_csv
+from evidence_kit.render.chart_data import rows_csv
 
 
 def test_formula_like_labels_get_a_leading_quote_and_numbers_do_not() -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 import altair as alt
 import pandas as pd
+import vl_convert
 
 from ..analyze.report import TrialAnalysis
 from .chart_data import GPU_SERIES, TELEMETRY_SERIES, interval_rows, per_run_rows, phase_labels, ttft_rows
@@ -189,8 +190,6 @@ def trial_charts(trial: TrialAnalysis, telemetry: list[dict[str, Any]] | None = 
 
 def render_svg(spec: dict[str, Any]) -> bytes:
     """The static SVG of a Vega-Lite spec (vl-convert; no fonts embedded, no script)."""
-    import vl_convert
-
     return vl_convert.vegalite_to_svg(spec).encode() + b"\n"
 
 
@@ -199,8 +198,6 @@ def vendored_script() -> bytes:
     """vega, vega-lite and vega-embed in one file, the exact versions vl-convert renders with.
 
     Built once per process: a build writes it and its leak scan compares two copies with it."""
-    import vl_convert
-
     header = (
         f"/* vega {vl_convert.get_vega_version()}, vega-embed {vl_convert.get_vega_embed_version()}, "
         "vega-lite as bundled by vl-convert-python; vendored by evidence-kit so the site loads nothing remote. */\n"

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from typing import Any
 
 from ..analyze.report import TrialAnalysis
+from ..canonical import canonical_json
 from ..model.evidence import TrialEvidence
 
 __all__ = ["telemetry_rows", "TELEMETRY_SERIES", "GPU_SERIES", "phase_labels", "group_labels", "per_run_rows", "interval_rows", "ttft_rows", "rows_csv", "rows_json"]
@@ -170,4 +170,4 @@ def rows_json(trial: TrialAnalysis, rows: list[dict[str, Any]]) -> bytes:
         "sources": [{"phase": a.phase, "journal": a.journal, "sha256": a.sha256, "size": a.size} for a in trial.arms],
         "points": rows,
     }
-    return (json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
+    return canonical_json(doc)

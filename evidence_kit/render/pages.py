@@ -10,13 +10,12 @@ from typing import Any
 
 import jinja2
 
-from ..analyze.report import Analysis, TrialAnalysis
+from ..analyze.report import Analysis, TrialAnalysis, analysis_json
 from ..format import count, ratio, seconds
 from ..model.evidence import DecisionEvidence
-from .bundles import EvidenceFile, evidence_files, receipts, withheld_classes
 from .chart_data import interval_rows, per_run_rows, phase_labels, rows_csv, rows_json, telemetry_rows, ttft_rows
 from .charts import Chart, trial_charts
-from .context import (
+from .decision_rows import (
     ENGINE_KINDS,
     comparison_table,
     headline_rows,
@@ -28,21 +27,15 @@ from .context import (
     setup_rows,
 )
 from .escape import Markup
+from .evidence_copy import EvidenceFile, evidence_files, receipts, withheld_classes
 from .markdown import link, render, table
 
-__all__ = ["decision_files", "analysis_bytes", "decision_folder"]
+__all__ = ["decision_files", "decision_folder"]
 
 
 def decision_folder(analysis: Analysis) -> str:
     """Where a decision lives in the docs folder: ``decisions/<id>``."""
     return f"decisions/{analysis.decision.id}"
-
-
-def analysis_bytes(analysis: Analysis) -> bytes:
-    """The analysis exactly as ``evidence-kit analyze --json`` prints it."""
-    from ..commands.analyze import analysis_json
-
-    return analysis_json(analysis).encode()
 
 
 def _index_rows(trial: TrialAnalysis, prefix: str) -> list[list[Any]]:
@@ -170,7 +163,7 @@ def decision_files(evidence: DecisionEvidence, analysis: Analysis, env: jinja2.E
         receipt_rows={tid: [[f, cls, str(n)] for f, per_class in sorted(r.counts.items()) for cls, n in sorted(per_class.items())]
                       for tid, r in recs.items() if r},
     )
-    out[f"{base}/analysis.json"] = analysis_bytes(analysis)
+    out[f"{base}/analysis.json"] = analysis_json(analysis).encode()  # byte for byte what analyze --json prints
     for trial in analysis.trials:
         tdir = f"{base}/{trial.trial_id}"
         trial_ctx = dict(common, t=trial, charts=charts[trial.trial_id], chart_tables=tables[trial.trial_id],

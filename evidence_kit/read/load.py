@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadInput
-from ..model import Check, Decision, Footer, Gate, Header, Request, Run, Trial
+from ..model import PHASES, Check, Decision, Footer, Gate, Header, Request, Run, Trial
 from ..model.evidence import ArmEvidence, DecisionEvidence, TrialEvidence
 from .files import read_json_model, read_toml_model
 from .journal import JournalReader
@@ -85,7 +85,7 @@ def load_trial(bundle: str | Path, *, require_footer: bool = True) -> TrialEvide
     if not trial_file.is_file():
         raise BadInput("not a trial bundle (no trial.json)", bundle)
     trial = read_json_model(trial_file, Trial)
-    arms = [read_arm(bundle, trial, phase, require_footer=require_footer) for phase in ("before", "candidate", "restored")]
+    arms = [read_arm(bundle, trial, phase, require_footer=require_footer) for phase in PHASES]
     return TrialEvidence(trial=trial, arms=arms, source=str(bundle))
 
 

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from ..errors import BadInput
 from ..model import JOURNAL_RECORD, Footer, Header, Request, Run
-from .errors import describe_validation_error
+from .validation import describe_validation_error
 
 __all__ = ["JournalReader", "parse_record"]
 

@@ -8,7 +8,7 @@ import json
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from evidence_kit.verify.dsse import (
+from evidence_kit.attest.dsse import (
     IN_TOTO_PAYLOAD_TYPE,
     EnvelopeError,
     b64decode,
@@ -16,7 +16,7 @@ from evidence_kit.verify.dsse import (
     sign_envelope,
     verify_envelope,
 )
-from evidence_kit.verify.keys import key_id
+from evidence_kit.attest.keys import key_id
 
 # RFC 8032 section 7.1, Ed25519 TEST 1, 2 and 3: (secret seed, public key, message, signature), hex.
 RFC8032 = [

@@ -27,12 +27,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import __version__
-from ..bundle import read_json_model
+from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME, build_manifest, listed_files, read_manifest, write_manifest
+from ..canonical import canonical_json
 from ..errors import BadInput
 from ..fsutil import atomic_write
-from ..model import RECEIPT_SCHEMA, Manifest, Receipt
+from ..model import RECEIPT_NAME, RECEIPT_SCHEMA, Receipt
+from ..read import read_json_model
 from .discover import Discovered, discover_files
-from .manifest import ENVELOPE_NAME, MANIFEST_NAME, build_manifest, listed_files, write_manifest
 from .matcher import Matcher
 from .policy import Policy, load_policy, policy_digest
 from .pseudonyms import Pseudonyms
@@ -41,7 +42,6 @@ from .walkers import check_name, file_kind, redact_file, redact_name
 
 __all__ = ["RedactResult", "redact_bundle", "RECEIPT_NAME", "MARKER_NAME"]
 
-RECEIPT_NAME = "receipt.json"
 MARKER_NAME = "NOT-PUBLISHABLE.txt"
 _GENERATED = (MANIFEST_NAME, ENVELOPE_NAME, RECEIPT_NAME)
 _ORDER = {"text": 0, "toml": 0, "json": 1, "jsonl": 2}  # the order counter pseudonyms are handed out in
@@ -98,7 +98,7 @@ def _redacted_before(raw: Path, bundles: list[str], receipts: dict[str, Path]) -
         if receipt is None or not (folder / MANIFEST_NAME).is_file():
             return None
         try:
-            if read_json_model(folder / MANIFEST_NAME, Manifest) != build_manifest(folder):
+            if read_manifest(folder / MANIFEST_NAME) != build_manifest(folder):
                 return None
             kinds.add(json.loads(receipt.read_text(encoding="utf-8")).get("pseudonyms"))
         except (BadInput, ValueError, AttributeError):
@@ -228,7 +228,7 @@ def _receipt(bundle: str, counts: dict[str, Counter[str]], prior: Path | None, d
         counts={rel: dict(sorted(found.items())) for rel, found in sorted(per_file.items())},
     )
     body = receipt.model_dump(by_alias=True, mode="json") | {"pseudonyms": pseudonym_kind, "dropped": sorted(dropped)}
-    return (json.dumps(body, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
+    return canonical_json(body)
 
 
 def _outside(rel: str, bundles: list[str]) -> bool:
@@ -334,7 +334,7 @@ def redact_bundle(
         raise
     if map_out is not None:
         body = {"schema": "evidence-kit/redaction-map/v1", "key_id": pseudonyms.key_id, "entries": pseudonyms.mapping()}
-        _write_private(map_out, (json.dumps(body, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode())
+        _write_private(map_out, canonical_json(body))
     return RedactResult(
         out=out, bundles=out_bundles, counts={rel: dict(c) for rel, c in sorted(counts.items()) if +c},
         findings=findings, key_id=pseudonyms.key_id, policy_digest=digest, dropped=dropped_names,

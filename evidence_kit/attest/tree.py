@@ -1,4 +1,4 @@
-"""The files of a published folder: walking, hashing, safe path resolution, the manifest.
+"""The files of a published folder: walking, hashing, safe path resolution.
 
 Nothing here follows a symbolic link or reads a file whose listed path could
 leave the folder: a path is judged by its text and by ``lstat`` of every
@@ -13,21 +13,18 @@ import stat
 from pathlib import Path
 from typing import Iterator
 
-from ..redact.manifest import ENVELOPE_NAME, MANIFEST_NAME
-
 __all__ = [
-    "MANIFEST_NAME",
-    "ENVELOPE_NAME",
-    "NOT_LISTED",
+    "SYMLINK",
+    "NOT_REGULAR",
     "path_problem",
     "resolve_listed",
     "walk_tree",
     "sha256_file",
 ]
 
-# The manifest cannot list itself, and the envelope signs the manifest (spec: evidence-bundle-v1).
-NOT_LISTED = frozenset({MANIFEST_NAME, ENVELOPE_NAME})
 CHUNK = 1 << 20
+SYMLINK = "symbolic link (not followed)"
+NOT_REGULAR = "not a regular file"
 
 
 def path_problem(listed: object) -> str | None:
@@ -68,12 +65,12 @@ def resolve_listed(root: Path, listed: str) -> tuple[Path | None, str | None]:
         except OSError as err:
             return None, f"cannot stat ({err.strerror})"
         if stat.S_ISLNK(info.st_mode):
-            return None, "symbolic link (not followed)"
+            return None, SYMLINK
         last = i == len(parts) - 1
         if not last and not stat.S_ISDIR(info.st_mode):
             return None, "missing (a parent is not a folder)"
         if last and not stat.S_ISREG(info.st_mode):
-            return None, "not a regular file"
+            return None, NOT_REGULAR
     return current, None
 
 
@@ -90,16 +87,16 @@ def walk_tree(root: Path) -> Iterator[tuple[str, str | None]]:
         kept = []
         for name in dirnames:
             if (base / name).is_symlink():
-                yield prefix + name, "symbolic link (not followed)"
+                yield prefix + name, SYMLINK
             else:
                 kept.append(name)
         dirnames[:] = sorted(kept)
         for name in sorted(filenames):
             mode = (base / name).lstat().st_mode
             if stat.S_ISLNK(mode):
-                yield prefix + name, "symbolic link (not followed)"
+                yield prefix + name, SYMLINK
             elif not stat.S_ISREG(mode):
-                yield prefix + name, "not a regular file"
+                yield prefix + name, NOT_REGULAR
             else:
                 yield prefix + name, None
 

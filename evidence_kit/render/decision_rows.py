@@ -12,10 +12,10 @@ import re
 
 from ..analyze.report import Analysis, TrialAnalysis
 from ..format import count, faster_slower, ratio, seconds, signed_percent, tokens
-from ..model import Decision, Receipt
+from ..model import PHASES, Decision, Receipt
 from ..model.evidence import DecisionEvidence
 from ..wording import outcome_sentence, rule_sentence
-from .bundles import withheld_classes
+from .evidence_copy import withheld_classes
 
 __all__ = [
     "ENGINE_KINDS",
@@ -159,7 +159,7 @@ def metric_table(trial: TrialAnalysis, metric: str) -> list[list[str]]:
     """Rows of a pooled-median table: input label, concurrency, before, candidate, restored."""
     fmt = METRIC_FORMAT[metric]
     return [
-        [g.input_label, str(g.concurrency)] + [fmt(g.pooled[metric][p].median) for p in ("before", "candidate", "restored")]
+        [g.input_label, str(g.concurrency)] + [fmt(g.pooled[metric][p].median) for p in PHASES]
         for g in trial.groups
     ]
 

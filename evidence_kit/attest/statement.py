@@ -14,9 +14,10 @@ from typing import Any
 
 from .. import __version__
 from ..analyze import DEFINITIONS
-from ..bundle import read_json_model, read_toml_model
-from ..model import Decision, Trial
-from .tree import MANIFEST_NAME, sha256_file, walk_tree
+from ..model import RECEIPT_NAME, Decision, Trial
+from ..read import read_json_model, read_toml_model
+from .manifest import MANIFEST_NAME
+from .tree import sha256_file, walk_tree
 
 __all__ = [
     "STATEMENT_TYPE",
@@ -92,7 +93,7 @@ def folder_predicate(root: Path) -> dict[str, Any]:
             decisions.append(read_toml_model(root / rel, Decision).id)
         elif name == "trial.json":
             trials.append(read_json_model(root / rel, Trial).trial_id)
-        elif name == "receipt.json":
+        elif name == RECEIPT_NAME:
             receipts.append({"path": rel, "sha256": sha256_file(root / rel)[0]})
     return {
         "tool": {"name": "evidence-kit", "version": __version__},

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from evidence_kit.bundle import JournalReader
 from evidence_kit.errors import BadInput
+from evidence_kit.read import JournalReader
 
 HEADER = {"type": "header", "schema": "evidence-kit/journal/v1", "trial_id": "t", "arm": "a",
           "phase": "before", "seq": 1, "started_at": "2026-11-01T00:00:00Z"}

@@ -10,13 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..canonical import canonical_json
 from ..errors import BadInput
 from ..fsutil import atomic_write
-from .dsse import IN_TOTO_PAYLOAD_TYPE, envelope_bytes, sign_envelope
+from .dsse import IN_TOTO_PAYLOAD_TYPE, sign_envelope
 from .keys import PUBLIC_KEY_NAME, load_private_key, public_key_pem
+from .manifest import ENVELOPE_NAME, MANIFEST_NAME, write_manifest
 from .statement import folder_predicate, statement_bytes
-from ..redact.manifest import write_manifest
-from .tree import ENVELOPE_NAME, MANIFEST_NAME, sha256_file
+from .tree import sha256_file
 
 __all__ = ["sign_tree"]
 
@@ -47,5 +48,5 @@ def sign_tree(folder: Path, key_path: Path, predicate: dict[str, Any] | None = N
     payload = statement_bytes(subjects, {**derived, **extra})
     envelope = sign_envelope(payload, IN_TOTO_PAYLOAD_TYPE, key)
     target = folder / ENVELOPE_NAME
-    atomic_write(target, envelope_bytes(envelope))
+    atomic_write(target, canonical_json(envelope))
     return target

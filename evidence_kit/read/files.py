@@ -12,7 +12,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..errors import BadInput
-from .errors import describe_validation_error, line_of_key
+from .validation import describe_validation_error, line_of_key
 
 __all__ = ["read_text", "read_json_model", "read_toml_model"]
 

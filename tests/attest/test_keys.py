@@ -6,7 +6,7 @@ import hashlib
 import stat
 from pathlib import Path
 
-from evidence_kit.verify.keys import load_private_key, load_public_key
+from evidence_kit.attest.keys import load_private_key, load_public_key
 
 
 def test_keygen_writes_pair_and_prints_key_id(run_cli, tmp_path: Path) -> None:
@@ -33,7 +33,7 @@ def test_private_key_readable_by_others_is_refused(run_cli, tmp_path: Path, refe
     assert run_cli("keygen", "--out", tmp_path).code == 0
     (tmp_path / "signing.key").chmod(0o644)
     from evidence_kit.errors import BadInput
-    from evidence_kit.verify import sign_tree
+    from evidence_kit.attest import sign_tree
 
     try:
         sign_tree(reference_decision, tmp_path / "signing.key")

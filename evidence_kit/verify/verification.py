@@ -6,15 +6,15 @@ first, so verifying costs about one read of the evidence.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from ..attest.manifest import MANIFEST_NAME, ManifestError, parse_manifest
+from ..attest.tree import resolve_listed, sha256_file, walk_tree
 from ..one_line import encodable
 from .contract import Evidence
 from .pin import UNPINNED, Pin
-from .tree import resolve_listed, sha256_file, walk_tree
 
 __all__ = ["Problem", "CheckResult", "Context", "Status"]
 
@@ -80,7 +80,7 @@ class Context:
             else:
                 self.files.append(rel)
         for rel in self.files:
-            if rel.rsplit("/", 1)[-1] == "manifest.json":
+            if rel.rsplit("/", 1)[-1] == MANIFEST_NAME:
                 folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
                 self.manifests[folder] = _read_manifest(self.root / rel)
 
@@ -109,12 +109,8 @@ class Context:
 def _read_manifest(path: Path) -> dict[str, Any] | str:
     """The manifest's JSON, or why it cannot be used (its entries are judged by the checks)."""
     try:
-        doc = json.loads(path.read_bytes())
-    except (OSError, ValueError) as err:
+        return parse_manifest(path.read_bytes())
+    except OSError as err:
         return f"manifest is not readable JSON ({err})"
-    if not isinstance(doc, dict) or doc.get("schema") != "evidence-kit/manifest/v1":
-        return "manifest lacks schema 'evidence-kit/manifest/v1'"
-    files = doc.get("files")
-    if not isinstance(files, list) or not all(isinstance(e, dict) for e in files):
-        return "manifest 'files' is not a list of objects"
-    return doc
+    except ManifestError as err:
+        return str(err)

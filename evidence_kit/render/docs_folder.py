@@ -1,0 +1,83 @@
+"""The docs folder of a site: every generated file, and ``mkdocs.yml``, rendered in memory.
+
+:func:`docs_files` is what ``build`` writes under ``SITE/site/`` (and ``SITE/mkdocs.yml``)
+and what ``verify`` regenerates to compare with a published site, so both use
+this one rendering. Nothing here writes to disk.
+
+Layout of a built site folder ``SITE`` (the same as this repository's root)::
+
+    SITE/mkdocs.yml   generated MkDocs configuration (docs_dir: site, site_dir: public)
+    SITE/site/        generated Markdown, charts, chart data and copies of the evidence
+    SITE/public/      the HTML site; public/manifest.json lists every file in it
+"""
+
+from __future__ import annotations
+
+from .. import __version__
+from ..analyze import DEFINITIONS, Analysis
+from ..canonical import canonical_json
+from ..model.evidence import DecisionEvidence
+from ..schemas import schemas
+from .charts import VEGA_SCRIPT, vendored_script
+from .escape import Markup, html_text, yaml_string
+from .markdown import TEMPLATES, environment, link, render
+from .pages import decision_files
+
+__all__ = ["SITE_NAME", "OWNED", "order_decisions", "docs_files"]
+
+SITE_NAME = "evidence-kit decisions"
+OWNED = ("mkdocs.yml", "site", "public")  # the only entries of SITE a build writes (and replaces)
+
+
+def order_decisions(loaded: list[tuple[DecisionEvidence, Analysis]]) -> list[tuple[DecisionEvidence, Analysis]]:
+    """The site's order: newest first, then by id (``verify`` regenerates the index in the same order)."""
+    ordered = sorted(loaded, key=lambda pair: pair[0].decision.id)
+    ordered.sort(key=lambda pair: pair[0].decision.date, reverse=True)
+    return ordered
+
+
+def _badges(analysis: Analysis) -> Markup:
+    outcome = analysis.decision.outcome
+    text = f'<span class="ek-badge ek-badge-{outcome}">{outcome}</span>'
+    if any(t.simulated for t in analysis.trials):
+        text += ' <span class="ek-badge ek-badge-simulated">simulated</span>'
+    return Markup(text)
+
+
+def docs_files(loaded: list[tuple[DecisionEvidence, Analysis]]) -> dict[str, bytes]:
+    """Every file of the docs folder, and ``../mkdocs.yml`` under the key ``mkdocs.yml``."""
+    env = environment()
+    files: dict[str, bytes] = {}
+    rows = []
+    for evidence, analysis in loaded:
+        files.update({f"site/{k}": v for k, v in decision_files(evidence, analysis, env).items()})
+        did = analysis.decision.id
+        rows.append({
+            "id": did,
+            "nav_title": Markup(yaml_string(html_text(evidence.decision.title))),
+            "cells": [
+                evidence.decision.date,
+                link(evidence.decision.title, f"decisions/{did}/index.md"),
+                _badges(analysis),
+                "; ".join(f"{t.trial_id} {t.timed_ok}/{t.timed_planned} timed requests" for t in analysis.trials),
+            ],
+        })
+    files["site/index.md"] = render(env, "site/index.md.j2", decision_rows=[r["cells"] for r in rows])
+    files["site/methodology.md"] = render(
+        env, "site/methodology.md.j2", definitions=DEFINITIONS,
+        definition_rows=[[k.replace("_", " "), v] for k, v in sorted(DEFINITIONS.items()) if k != "version"],
+    )
+    files["site/how-to-verify.md"] = render(env, "site/how-to-verify.md.j2", decisions=rows, version=__version__)
+    schema_rows = []
+    for name, body in sorted(schemas().items()):
+        files[f"site/schemas/{name}.schema.json"] = canonical_json(body)
+        schema_rows.append([name, link(f"{name}.schema.json", f"{name}.schema.json")])
+    files["site/schemas/index.md"] = render(env, "site/schemas.md.j2", schema_rows=schema_rows)
+    for asset in ("charts.js", "extra.css"):
+        files[f"site/assets/{asset}"] = (TEMPLATES / "assets" / asset).read_bytes()
+    files[f"site/assets/{VEGA_SCRIPT}"] = vendored_script()
+    files["mkdocs.yml"] = render(
+        env, "mkdocs.yml.j2", decisions=rows, version=__version__, vega_script=VEGA_SCRIPT,
+        site_name=Markup(yaml_string(SITE_NAME)),
+    )
+    return files
