@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from unittest import mock
 
-from evidence_kit.redact import bundle, redact_bundle
+from evidence_kit.redact import redact_bundle, run
 
 from . import corpus
 from .conftest import KEY
@@ -27,13 +27,13 @@ def test_a_jsonl_file_that_changes_while_it_is_redacted_is_not_published_unredac
     # a real host the rewrite's own examination would have replaced (it did before the ledger) is
     # published. The ledger's promise was: it "can make a leak fail the scan, never pass it".
     raw = plant(corpus.make_raw_trial(tmp_path / "raw"), files={"telemetry/status.jsonl": '{"note": "warming up"}\n'})
-    discover_files = bundle.discover_files
+    discover_files = run.discover_files
 
     def discovery_then_a_refresh(*args, **kwargs):
         discovered = discover_files(*args, **kwargs)
         (raw / "telemetry/status.jsonl").write_text('{"note": "hostname=gpu-2"}\n')  # same line count
         return discovered
 
-    with mock.patch.object(bundle, "discover_files", discovery_then_a_refresh):
+    with mock.patch.object(run, "discover_files", discovery_then_a_refresh):
         result = redact_bundle(raw, tmp_path / "out", key=KEY)
     assert _published(result, ["gpu-2"]) == []
