@@ -60,6 +60,16 @@ class Examined(NamedTuple):
     learnt: frozenset[KnownValue]
 
 
+def _hex_word(lower: str, start: int) -> bool:
+    """Whether the letters and digits from ``start`` on, up to the next other character, are all hex digits."""
+    end = start
+    while end < len(lower) and lower[end].isalnum():
+        if lower[end] not in _HEX_DIGITS:
+            return False
+        end += 1
+    return True
+
+
 def lowered(text: str) -> str:
     """``text`` lowercased letter for letter (positions kept), as the known spellings are matched."""
     folded = text.lower()
@@ -224,9 +234,11 @@ class Matcher:
                 # them, and a fingerprint's hex digits). Replacing the known part would leave them glued
                 # to the pseudonym (ip-1 and 3 read as ip-13) and give two values one name: the whole
                 # run is a value of the same class, of its own. Letters that go on are left alone: they
-                # may start another value.
+                # may start another value; unless the word they make is all hex digits (secreta00000),
+                # which a counter pseudonym's last digit would join into a fingerprint (path-1a00000).
                 hexadecimal = _HEX_DIGITS.issuperset(spelling)
-                if spelling[-1].isalnum() and end < len(lower) and (lower[end].isdigit() or (hexadecimal and lower[end] in _HEX_DIGITS)):
+                if spelling[-1].isalnum() and end < len(lower) and (
+                        lower[end].isdigit() or (lower[end] in _HEX_DIGITS and (hexadecimal or _hex_word(lower, end)))):
                     while end < len(lower) and lower[end] in _HEX_DIGITS:
                         end += 1
                 before = _HEX_DIGITS if hexadecimal else _DIGITS

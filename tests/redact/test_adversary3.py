@@ -13,6 +13,7 @@ from evidence_kit.redact import redact_bundle, run
 from . import corpus
 from .conftest import KEY
 from .test_adversary import _published
+from .leakcheck import survivors
 from .test_leak_classes import plant
 
 
@@ -37,3 +38,17 @@ def test_a_jsonl_file_that_changes_while_it_is_redacted_is_not_published_unredac
     with mock.patch.object(run, "discover_files", discovery_then_a_refresh):
         result = redact_bundle(raw, tmp_path / "out", key=KEY)
     assert _published(result, ["gpu-2"]) == []
+
+
+def test_a_value_glued_to_a_word_of_hex_digits_is_redacted_whole_not_refused(tmp_path):
+    # Found by the hypothesis property: without a key the pseudonyms are counters (path-1), and a
+    # known value glued to a word of hex digits (ckpt-falcon-secreta00000) came out as path-1a00000,
+    # which the scan read as a fingerprint: a clean input was refused. The hex word now goes with
+    # the value, as digits always did; a glued word that is not all hex digits stays (model-1band).
+    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), files={
+        "logs/run.txt": "ckpt /srv/projects/Project Bluebird/ckpt-falcon-secreta00000 ok\n"
+                        "host gpu-node-17.lab.acme-corp.internalab12345 ok\n"})
+    for key in (None, KEY):
+        result = redact_bundle(raw, tmp_path / f"out-{key is None}", key=key)
+        assert result.publishable, [str(f) for f in result.findings]
+        assert survivors(result.out, ["falcon-secret", "a00000", "ab12345"]) == []
