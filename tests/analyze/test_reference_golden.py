@@ -6,9 +6,8 @@ import json
 from pathlib import Path
 
 from evidence_kit.analyze import analyze
-from evidence_kit.format import faster_slower, percent, signed_percent
+from evidence_kit.present import faster_slower, finding_sentence, percent, signed_percent
 from evidence_kit.read import load_decision
-from evidence_kit.wording import finding_sentence
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 
