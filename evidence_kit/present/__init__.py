@@ -19,15 +19,15 @@ from .tables import (
     metric_rows, occupancy, phase_labels, run_rows, telemetry_summary_rows,
 )
 from .wording import (
-    finding_sentence, gates_sentence, outcome_sentence, requests_sentence, rule_sentence, simulated_sentence,
-    slots_sentence, wins_sentence, wins_text,
+    failures_text, finding_sentence, gates_sentence, outcome_sentence, requests_sentence, rule_sentence,
+    simulated_sentence, slots_sentence, wins_sentence, wins_text,
 )
 
 __all__ = [
     "ENGINE_KINDS", "METRIC_TITLES", "arm_labels", "comparison_cells", "comparison_rows", "count", "dash",
-    "failure_rows", "faster_slower", "finding_sentence", "gates_sentence", "headline_rows", "input_ranges",
-    "interval_text", "metric_headers", "metric_rows", "occupancy", "outcome_sentence", "percent", "phase_labels",
-    "pooled_sizes", "prose_sections", "ratio", "recorded", "requests_sentence", "rule_sentence", "run_rows",
-    "seconds", "setup_rows", "signed_percent", "simulated_sentence", "slots_sentence", "telemetry_summary_rows",
-    "tokens", "wins_sentence", "wins_text",
+    "failure_rows", "failures_text", "faster_slower", "finding_sentence", "gates_sentence", "headline_rows",
+    "input_ranges", "interval_text", "metric_headers", "metric_rows", "occupancy", "outcome_sentence", "percent",
+    "phase_labels", "pooled_sizes", "prose_sections", "ratio", "recorded", "requests_sentence", "rule_sentence",
+    "run_rows", "seconds", "setup_rows", "signed_percent", "simulated_sentence", "slots_sentence",
+    "telemetry_summary_rows", "tokens", "wins_sentence", "wins_text",
 ]

@@ -16,7 +16,7 @@ from ..analyze.report import Analysis, DecisionSummary, TrialAnalysis
 from ..model import Decision
 from ..model.evidence import DecisionEvidence
 from .format import count, signed_percent
-from .wording import outcome_sentence, rule_sentence, wins_text
+from .wording import failures_text, outcome_sentence, rule_sentence, wins_text
 
 __all__ = [
     "ENGINE_KINDS",
@@ -108,8 +108,7 @@ def setup_rows(evidence: DecisionEvidence, analysis: Analysis, withheld: list[st
 def _split_text(trial: TrialAnalysis) -> str:
     """'48 before, 48 candidate, 48 restored; no request failures'."""
     split = ", ".join(f"{a.timed_ok} {a.phase}" for a in trial.arms)
-    failed = f"{trial.timed_failed} failed requests" if trial.timed_failed else "no request failures"
-    return f"{split}; {failed}"
+    return f"{split}; {failures_text(trial)}"
 
 
 def headline_rows(analysis: Analysis) -> list[tuple[str, str, str]]:

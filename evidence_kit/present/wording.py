@@ -6,8 +6,8 @@ from ..analyze.report import Analysis, Finding, TrialAnalysis
 from .format import count, faster_slower, percent, signed_percent
 
 __all__ = [
-    "finding_sentence", "rule_sentence", "slots_sentence", "requests_sentence", "outcome_sentence", "gates_sentence",
-    "wins_text", "wins_sentence", "simulated_sentence",
+    "finding_sentence", "rule_sentence", "slots_sentence", "requests_sentence", "failures_text", "outcome_sentence",
+    "gates_sentence", "wins_text", "wins_sentence", "simulated_sentence",
 ]
 
 
@@ -94,8 +94,12 @@ def slots_sentence(trial: TrialAnalysis) -> str:
 def requests_sentence(trial: TrialAnalysis) -> str:
     """'144/144 (before 48/48, candidate 48/48, restored 48/48); no request failures'."""
     parts = ", ".join(f"{a.phase} {a.timed_ok}/{a.timed_planned}" for a in trial.arms)
-    tail = f"{trial.timed_failed} failed" if trial.timed_failed else "no request failures"
-    return f"{trial.timed_ok}/{trial.timed_planned} ({parts}); {tail}"
+    return f"{trial.timed_ok}/{trial.timed_planned} ({parts}); {failures_text(trial)}"
+
+
+def failures_text(trial: TrialAnalysis) -> str:
+    """'no request failures', or '2 failed requests'."""
+    return f"{trial.timed_failed} failed requests" if trial.timed_failed else "no request failures"
 
 
 def outcome_sentence(outcome: str) -> str:

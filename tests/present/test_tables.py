@@ -31,7 +31,7 @@ def test_failed_requests_are_counted_from_the_analysis(reference_decision: Path)
     trial = analyze(load_decision(reference_decision)).trials[0]
     assert requests_sentence(trial).endswith("; no request failures")
     trial.timed_failed = 3
-    assert requests_sentence(trial).endswith("; 3 failed")
+    assert requests_sentence(trial).endswith("; 3 failed requests")
 
 
 def test_no_telemetry_no_occupancy(reference_decision: Path) -> None:
