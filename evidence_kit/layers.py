@@ -16,10 +16,10 @@ __all__ = ["LAYERS", "layer_of"]
 
 # "__init__" is the package root (``evidence_kit/__init__.py``: ``__version__``).
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("__init__", "layers", "one_line", "aio", "canonical", "format", "model"),
+    ("__init__", "layers", "one_line", "aio", "canonical", "model"),
     ("errors",),
     ("fsutil", "read", "analyze", "examples"),
-    ("wording", "schemas", "attest"),
+    ("present", "schemas", "attest"),
     ("text_report", "render", "collect", "engine_sim", "redact"),
     ("publish", "verify"),
     ("demo",),

@@ -1,22 +1,23 @@
-"""The analysis as plain-text tables for the terminal (``evidence-kit analyze``)."""
+"""The analysis as plain-text tables for the terminal (``evidence-kit analyze``).
+
+The rows and sentences are the pages' own (:mod:`evidence_kit.present`); only the
+layout is the terminal's: padded pipe tables, the decision metric's comparisons
+beside its medians.
+"""
 
 from __future__ import annotations
 
 from typing import Sequence
 
-from .analyze.report import Analysis, GroupResult, TrialAnalysis
-from .format import count, faster_slower, ratio, seconds, tokens
-from .model import PHASES
-from .wording import finding_sentence, outcome_sentence, requests_sentence, rule_sentence, slots_sentence
+from .analyze.report import Analysis, TrialAnalysis
+from .present import (
+    METRIC_TITLES, comparison_cells, count, finding_sentence, gates_sentence, metric_headers, metric_rows,
+    outcome_sentence, requests_sentence, rule_sentence, slots_sentence, wins_sentence,
+)
 
 __all__ = ["render_text", "table"]
 
-METRIC_TITLES = {
-    "e2e_s": "Median end-to-end seconds; lower is better.",
-    "ttft_s": "Median time to first token (reasoning or content), seconds.",
-    "ttft_content_s": "Median time to first visible content token, seconds.",
-    "completion_tokens": "Median output (completion) tokens.",
-}
+COMPARISON_HEADERS = ["vs before", "vs restored", "95% CI ratio vs before", "95% CI ratio vs restored", "Win"]
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
@@ -28,26 +29,12 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 
 
 def _metric_table(trial: TrialAnalysis, metric: str) -> list[str]:
-    fmt = tokens if metric == "completion_tokens" else seconds
-    headers = ["Actual input", "Concurrency", "Original before", trial.candidate_label, "Original restored"]
-    decisive = metric == trial.rule["metric"]
-    if decisive:
-        headers += ["vs before", "vs restored", "95% CI ratio vs before", "95% CI ratio vs restored", "Win"]
-    rows = []
-    for g in trial.groups:
-        cells = [g.input_label, str(g.concurrency)] + [fmt(g.pooled[metric][p].median) for p in PHASES]
-        if decisive:
-            cells += [faster_slower(c.change_pct) for c in g.comparisons[metric]]
-            cells += [_interval(g, i) for i in range(2)]
-            cells.append("yes" if g.verdict.win else "no")
-        rows.append(cells)
+    """A pooled-median table; the decision metric's carries its comparisons, intervals and wins."""
+    headers, rows = metric_headers(trial), metric_rows(trial, metric)
+    if metric == trial.rule["metric"]:
+        headers += COMPARISON_HEADERS
+        rows = [row + comparison_cells(trial, g) for row, g in zip(rows, trial.groups)]
     return [METRIC_TITLES[metric], *table(headers, rows)]
-
-
-def _interval(group: GroupResult, i: int) -> str:
-    iv = group.intervals[i]
-    text = f"{ratio(iv.low)}–{ratio(iv.high)}"
-    return text if iv.resolvable else text + " (n.s.)"
 
 
 def _trial_text(trial: TrialAnalysis) -> list[str]:
@@ -56,16 +43,12 @@ def _trial_text(trial: TrialAnalysis) -> list[str]:
     out.append(f"Rule: {rule_sentence(trial)}")
     out.append(f"Timed requests completed: {requests_sentence(trial)}")
     out.append(f"Runs reconciled: {trial.runs_reconciled}/{trial.runs_total}")
-    gates = [(a.phase, a.gates_passed, a.gates_total) for a in trial.arms]
-    out.append("Gates passed: " + ", ".join(f"{p} {k}/{n}" for p, k, n in gates))
+    out.append(f"Gates passed: {gates_sentence(trial)}")
     out.append(f"KV token slots: {slots_sentence(trial)}")
     out.append("")
     for metric in METRIC_TITLES:
         out += _metric_table(trial, metric) + [""]
-    out.append(
-        f"Material latency wins: {trial.wins}/{len(trial.groups)} workload groups. "
-        f"Trial outcome: {outcome_sentence(trial.outcome)}."
-    )
+    out.append(wins_sentence(trial))
     for reason in trial.blocked_by:
         out.append(f"Cannot promote: {reason}.")
     for finding in trial.findings:
@@ -84,11 +67,9 @@ def render_text(analysis: Analysis) -> str:
         out += [f"# {d.title}", f"Date: {d.date}. Decision: {outcome_sentence(d.outcome)}.", ""]
     for trial in analysis.trials:
         out += _trial_text(trial)
-    timed_ok = sum(t.timed_ok for t in analysis.trials)
-    timed_planned = sum(t.timed_planned for t in analysis.trials)
     promoted = ", ".join(d.promoted) if d.promoted else "none"
     out.append(
-        f"Outcome: {d.outcome} (promoted: {promoted}); timed requests {count(timed_ok)}/{count(timed_planned)} "
-        f"across {len(analysis.trials)} trial(s)."
+        f"Outcome: {d.outcome} (promoted: {promoted}); timed requests {count(d.timed_ok)}/{count(d.timed_planned)} "
+        f"across {len(d.trials)} trial(s)."
     )
     return "\n".join(out) + "\n"

@@ -34,6 +34,8 @@ DEFINITIONS: dict[str, str] = {
     "'evidence-kit/bootstrap/v1', trial_id, metric, input_nominal, concurrency, control; resolvable when "
     "the interval excludes 1",
     "slot_change_pct": "(candidate kv_token_slots / before kv_token_slots - 1) x 100",
+    "restored_ok": "restoration held: the restored arm's gates and lifecycle checks passed and its kv_token_slots "
+    "equal the before arm's (slots not recorded do not count against it); a decision's held when every trial's did",
     "group_label": "median actual prompt tokens of the input group (all arms), to the nearest thousand, "
     "and the concurrency: '~6K/C4'",
 }
@@ -59,6 +61,12 @@ def analyze(evidence: DecisionEvidence | TrialEvidence) -> Analysis:
             outcome="promote" if promoted else "no-promotion",
             promoted=promoted,
             trials=[t.trial_id for t in analyses],
+            simulated=any(t.simulated for t in analyses),
+            timed_ok=sum(t.timed_ok for t in analyses),
+            timed_planned=sum(t.timed_planned for t in analyses),
+            pooled_n_min=min(t.pooled_n_min for t in analyses),
+            pooled_n_max=max(t.pooled_n_max for t in analyses),
+            restored_ok=all(t.restored_ok for t in analyses),
         ),
         trials=analyses,
     )

@@ -173,22 +173,36 @@ class TrialAnalysis(_Doc):
     failures: list[Failure]
     timed_ok: int
     timed_planned: int
+    timed_failed: int = Field(description="timed requests recorded as failed (the length of failures)")
     runs_reconciled: int
     runs_total: int
+    groups_total: int = Field(description="workload groups of the plan (the length of groups)")
+    pooled_n_min: int = Field(description="fewest requests in one pooled entry of the decision metric")
+    pooled_n_max: int = Field(description="most requests in one pooled entry of the decision metric")
     wins: int
     outcome: Literal["promote", "no-promotion"]
     blocked_by: list[str] = Field(description="why a trial whose groups win still cannot promote")
     slots: SlotChange
+    restored_ok: bool = Field(description="the restored arm's gates and lifecycle checks passed and its KV token "
+                                          "slots matched the original's (or were not recorded)")
     findings: list[Finding]
 
 
 class DecisionSummary(_Doc):
+    """The decision over its trials: the outcome, and the totals and verdicts its page states."""
+
     id: str | None
     title: str | None
     date: str | None
     outcome: Literal["promote", "no-promotion"]
     promoted: list[str]
     trials: list[str]
+    simulated: bool = Field(description="at least one trial ran on the simulated engine")
+    timed_ok: int = Field(description="timed requests completed, over every trial")
+    timed_planned: int = Field(description="timed requests planned, over every trial")
+    pooled_n_min: int = Field(description="fewest requests in one pooled entry of a decision metric, over every trial")
+    pooled_n_max: int = Field(description="most requests in one pooled entry of a decision metric, over every trial")
+    restored_ok: bool = Field(description="every trial's restoration held (each trial's restored_ok)")
 
 
 class Analysis(_Doc):

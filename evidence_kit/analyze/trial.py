@@ -6,7 +6,7 @@ from ..model.evidence import ArmEvidence, TrialEvidence
 from ..model.phase import PHASES
 from .findings import findings_for
 from .groups import METRICS, group_results, pct
-from .report import ArmSummary, Failure, Finding, RunStats, SlotChange, TrialAnalysis
+from .report import ArmSummary, Failure, Finding, GroupResult, RunStats, SlotChange, TrialAnalysis
 from .stats import change, nearest_rank
 from .telemetry import telemetry_summary
 
@@ -86,6 +86,23 @@ def _slots(evidence: TrialEvidence) -> SlotChange:
     )
 
 
+def _restored_ok(arms: list[ArmSummary], slots: SlotChange) -> bool:
+    """Restoration held: the restored arm's gates and lifecycle checks passed, and its KV token
+    slots are the original's (slots that were not recorded do not count against it)."""
+    restored = next(a for a in arms if a.phase == "restored")
+    return (
+        restored.gates_passed == restored.gates_total
+        and all(restored.checks.values())
+        and slots.restored_matches_original is not False
+    )
+
+
+def _pooled_sizes(groups: list[GroupResult], metric: str) -> tuple[int, int]:
+    """(fewest, most) requests in one pooled entry of ``metric``, over every group and arm."""
+    sizes = [p.n for g in groups for p in g.pooled[metric].values()]
+    return min(sizes), max(sizes)
+
+
 def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
     """Every figure of one trial, computed from its journals alone."""
     trial = evidence.trial
@@ -109,6 +126,8 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
     failed_gates = [f"{a.phase}:{g}" for a in arms for g in a.failed_gates]
     if failed_gates:
         blocked_by.append("failed gates: " + ", ".join(failed_gates))
+    slots = _slots(evidence)
+    pooled_n_min, pooled_n_max = _pooled_sizes(groups, rule.metric)
     analysis = TrialAnalysis(
         trial_id=trial.trial_id,
         title=trial.title,
@@ -128,12 +147,17 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
         failures=failures,
         timed_ok=timed_ok,
         timed_planned=timed_planned,
+        timed_failed=len(failures),
         runs_reconciled=sum(a.runs_reconciled for a in arms),
         runs_total=sum(a.runs_total for a in arms),
+        groups_total=len(groups),
+        pooled_n_min=pooled_n_min,
+        pooled_n_max=pooled_n_max,
         wins=wins,
         outcome="promote" if rule_met and not blocked_by else "no-promotion",
         blocked_by=blocked_by if rule_met else [],
-        slots=_slots(evidence),
+        slots=slots,
+        restored_ok=_restored_ok(arms, slots),
         findings=[],
     )
     analysis.findings = findings_for(analysis, rule.min_improvement * 100) + _telemetry_mismatches(evidence, arms)

@@ -14,6 +14,7 @@ from typing import Any
 from ..analyze.report import TrialAnalysis
 from ..canonical import canonical_json
 from ..model.evidence import TrialEvidence
+from ..present import phase_labels
 
 __all__ = ["telemetry_rows", "TELEMETRY_SERIES", "GPU_SERIES", "phase_labels", "group_labels", "per_run_rows", "interval_rows", "ttft_rows", "rows_csv", "rows_json"]
 
@@ -21,15 +22,6 @@ PER_RUN_FIELDS = (
     "trial_id", "group", "input_nominal", "concurrency", "phase", "arm_label", "run", "repetition",
     "requests", "ok", "reconciled", "e2e_p50_s", "e2e_p90_s", "e2e_p99_s", "journal", "journal_sha256",
 )
-
-
-def phase_labels(trial: TrialAnalysis) -> dict[str, str]:
-    """Phase -> the label the tables use ('Original before', candidate label, 'Original restored')."""
-    return {
-        "before": "Original before",
-        "candidate": trial.candidate_label,
-        "restored": "Original restored",
-    }
 
 
 def group_labels(trial: TrialAnalysis) -> dict[tuple[int, int], str]:

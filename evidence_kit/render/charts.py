@@ -18,7 +18,8 @@ import pandas as pd
 import vl_convert
 
 from ..analyze.report import TrialAnalysis
-from .chart_data import GPU_SERIES, TELEMETRY_SERIES, interval_rows, per_run_rows, phase_labels, ttft_rows
+from ..present import phase_labels
+from .chart_data import GPU_SERIES, TELEMETRY_SERIES, interval_rows, per_run_rows, ttft_rows
 
 __all__ = ["Chart", "trial_charts", "telemetry_chart", "render_svg", "vendored_script", "VEGA_SCRIPT"]
 

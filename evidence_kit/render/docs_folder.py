@@ -39,7 +39,7 @@ def order_decisions(loaded: list[tuple[DecisionEvidence, Analysis]]) -> list[tup
 def _badges(analysis: Analysis) -> Markup:
     outcome = analysis.decision.outcome
     text = f'<span class="ek-badge ek-badge-{outcome}">{outcome}</span>'
-    if any(t.simulated for t in analysis.trials):
+    if analysis.decision.simulated:
         text += ' <span class="ek-badge ek-badge-simulated">simulated</span>'
     return Markup(text)
 

@@ -14,14 +14,13 @@ from typing import Any, Sequence
 
 import jinja2
 
-from .. import format as fmt
-from .. import wording
+from .. import present
 from .escape import Markup, html_text, md_cell, md_prose, md_text, yaml_string
 
 __all__ = ["TEMPLATES", "environment", "table", "link", "prose", "front_matter", "chart_block", "render"]
 
 # The repository's templates/ is the one source; the package reaches it through the
-# `evidence_kit/publish/templates` symlink, which wheels resolve into a real copy.
+# `evidence_kit/render/templates` symlink, which wheels resolve into a real copy.
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
@@ -29,7 +28,7 @@ def _finalize(value: Any) -> Any:
     if isinstance(value, Markup):
         return value
     if value is None:
-        return fmt.dash
+        return present.dash
     return md_text(value)
 
 
@@ -37,7 +36,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> Markup:
     """A pipe table; every header and cell escaped."""
     lines = ["| " + " | ".join(md_cell(h) for h in headers) + " |", "|" + "---|" * len(headers)]
     for row in rows:
-        lines.append("| " + " | ".join(c if isinstance(c, Markup) else md_cell(fmt.dash if c is None else c) for c in row) + " |")
+        lines.append("| " + " | ".join(c if isinstance(c, Markup) else md_cell(present.dash if c is None else c) for c in row) + " |")
     return Markup("\n".join(lines))
 
 
@@ -70,7 +69,8 @@ def chart_block(chart: Any, data_table: Markup, src: str) -> Markup:
 
 
 def environment() -> jinja2.Environment:
-    """The Markdown environment with the format and wording helpers as globals."""
+    """The Markdown environment; its globals are the Markdown helpers here and every name of
+    :mod:`evidence_kit.present` (formats, sentences, table rows)."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         autoescape=False,
@@ -80,14 +80,8 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.globals.update(
-        table=table, link=link, prose=prose, front_matter=front_matter, chart_block=chart_block,
-        seconds=fmt.seconds, percent=fmt.percent, signed_percent=fmt.signed_percent, count=fmt.count,
-        faster_slower=fmt.faster_slower, tokens=fmt.tokens, ratio=fmt.ratio,
-        finding_sentence=wording.finding_sentence, rule_sentence=wording.rule_sentence,
-        slots_sentence=wording.slots_sentence, requests_sentence=wording.requests_sentence,
-        outcome_sentence=wording.outcome_sentence,
-    )
+    env.globals.update({name: getattr(present, name) for name in present.__all__})
+    env.globals.update(table=table, link=link, prose=prose, front_matter=front_matter, chart_block=chart_block)
     return env
 
 

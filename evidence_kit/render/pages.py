@@ -11,21 +11,10 @@ from typing import Any
 import jinja2
 
 from ..analyze.report import Analysis, TrialAnalysis, analysis_json
-from ..format import count, ratio, seconds
 from ..model.evidence import DecisionEvidence
-from .chart_data import interval_rows, per_run_rows, phase_labels, rows_csv, rows_json, telemetry_rows, ttft_rows
+from ..present import count, ratio, seconds, setup_rows, simulated_sentence
+from .chart_data import interval_rows, per_run_rows, rows_csv, rows_json, telemetry_rows, ttft_rows
 from .charts import Chart, trial_charts
-from .decision_rows import (
-    ENGINE_KINDS,
-    comparison_table,
-    headline_rows,
-    input_ranges,
-    metric_table,
-    pooled_sizes,
-    prose_sections,
-    restored_ok,
-    setup_rows,
-)
 from .escape import Markup
 from .evidence_copy import EvidenceFile, evidence_files, receipts, withheld_classes
 from .markdown import link, render, table
@@ -88,32 +77,6 @@ def _telemetry(files: list[EvidenceFile], trial_id: str) -> list[list[Any]]:
             for f in files if f.path.startswith(prefix)]
 
 
-def _recorded(value: Any) -> str:
-    """A recorded value as text: integers with separators, anything else as recorded."""
-    if isinstance(value, bool) or value is None:
-        return {True: "yes", False: "no", None: "absent"}[value]
-    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
-        return count(int(value))
-    return str(value)
-
-
-def telemetry_tables(analysis: Analysis) -> dict[str, list[list[str]]]:
-    """trial_id -> rows (summary key, before, candidate, restored) of each arm's telemetry summary,
-    as ``analyze`` recomputed it from the sampled series; empty when no arm has samples."""
-    out: dict[str, list[list[str]]] = {}
-    for trial in analysis.trials:
-        summaries = [arm.telemetry or {} for arm in trial.arms]
-        keys = sorted({k for summary in summaries for k in summary})
-        out[trial.trial_id] = [[k.replace("_", " "), *(_recorded(s.get(k)) for s in summaries)] for k in keys]
-    return out
-
-
-def _simulated_text(analysis: Analysis) -> str:
-    names = ", ".join(t.title for t in analysis.trials if t.simulated)
-    return (f"Simulated evidence: {names} ran on a simulated engine (engine_kind simulated). Its numbers describe "
-            "the simulator, not measurements of real hardware.")
-
-
 def decision_files(evidence: DecisionEvidence, analysis: Analysis, env: jinja2.Environment) -> dict[str, bytes]:
     """Render every page and data file of one decision, keyed by path under the docs folder."""
     base = decision_folder(analysis)
@@ -127,26 +90,17 @@ def decision_files(evidence: DecisionEvidence, analysis: Analysis, env: jinja2.E
         "d": evidence.decision,
         "a": analysis,
         "trials": list(zip(analysis.trials, evidence.trials)),
-        "simulated": any(t.simulated for t in analysis.trials),
-        "simulated_text": _simulated_text(analysis),
-        "engine_kinds": ENGINE_KINDS,
+        "simulated": analysis.decision.simulated,
+        "simulated_text": simulated_sentence(analysis),
         "withheld": withheld,
         "receipts": recs,
         "telemetry": {t.trial_id: _telemetry(files, t.trial_id) for t in analysis.trials},
-        "telemetry_tables": telemetry_tables(analysis),
         "charts": charts,
         "chart_tables": tables,
-        "input_ranges": input_ranges,
-        "pooled_sizes": pooled_sizes,
-        "restored_ok": restored_ok,
-        "metric_table": metric_table,
-        "comparison_table": comparison_table,
     }
     out: dict[str, bytes] = {}
     out[f"{base}/index.md"] = render(
-        env, "decision/index.md.j2", **common,
-        setup_rows=setup_rows(evidence, analysis, recs), headline_rows=headline_rows(analysis),
-        other_prose=prose_sections(evidence.decision),
+        env, "decision/index.md.j2", **common, setup=setup_rows(evidence, analysis, withheld),
     )
     out[f"{base}/artifacts.md"] = render(
         env, "decision/artifacts.md.j2", **common,
@@ -167,14 +121,9 @@ def decision_files(evidence: DecisionEvidence, analysis: Analysis, env: jinja2.E
     for trial in analysis.trials:
         tdir = f"{base}/{trial.trial_id}"
         trial_ctx = dict(common, t=trial, charts=charts[trial.trial_id], chart_tables=tables[trial.trial_id],
-                         simulated=trial.simulated, simulated_text=_simulated_text(analysis))
-        labels = phase_labels(trial)
+                         simulated=trial.simulated)
         out[f"{tdir}/summary.md"] = render(
             env, "decision/summary.md.j2", **trial_ctx, index_rows=_index_rows(trial, "../"),
-            run_rows=[[labels[r.phase], r.run, f"{r.input_nominal}/C{r.concurrency}", f"{r.ok}/{r.requests}",
-                       {True: "yes", False: "no", None: "not recorded"}[r.reconciled],
-                       *(seconds(r.percentiles["e2e_s"][p]) for p in ("p50", "p90", "p99"))] for r in trial.runs],
-            failure_rows=[[f.phase, f.run, str(f.index), f.error] for f in trial.failures],
         )
         out[f"{tdir}/per-run.md"] = render(env, "decision/per-run.md.j2", **trial_ctx)
         out[f"{tdir}/chart-data.md"] = render(

@@ -6,9 +6,8 @@ import json
 from pathlib import Path
 
 from evidence_kit.analyze import analyze
-from evidence_kit.format import faster_slower, percent, signed_percent
+from evidence_kit.present import faster_slower, finding_sentence, percent, signed_percent
 from evidence_kit.read import load_decision
-from evidence_kit.wording import finding_sentence
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 
@@ -57,6 +56,13 @@ def test_every_reference_figure(reference_decision: Path) -> None:
     assert [percent(x.improvement_pct) for x in g.comparisons["e2e_s"]] == ["1.96%", "14.55%"]
     assert g.verdict.split and not g.verdict.win
     assert (g.verdict.clears_before, g.verdict.clears_restored) == (False, True)
+    # "The tables pool 12 request timings per entry"; "Original configuration restored: Both trials".
+    for trial in (layout, dflash):
+        assert (trial.pooled_n_min, trial.pooled_n_max, trial.groups_total, trial.timed_failed) == (12, 12, 4, 0)
+        assert trial.restored_ok
+    d = analysis.decision
+    assert (d.timed_ok, d.timed_planned, d.pooled_n_min, d.pooled_n_max) == (288, 288, 12, 12)
+    assert d.restored_ok and d.simulated
 
 
 def test_notable_rows_are_called_out_by_name(reference_decision: Path) -> None:

@@ -81,6 +81,7 @@ def test_warmup_and_failed_requests_never_enter_a_statistic(tmp_path: Path) -> N
     run = next(r for r in trial.runs if r.phase == "candidate" and r.run == "r2-8192-c1")
     assert (run.requests, run.ok) == (4, 3)
     assert "failures" in [f.kind for f in trial.findings]
+    assert trial.timed_failed == 2 and (trial.pooled_n_min, trial.pooled_n_max) == (11, 12)
 
 
 def test_incomplete_evidence_blocks_a_promotion(tmp_path: Path) -> None:
@@ -101,3 +102,13 @@ def test_incomplete_evidence_blocks_a_promotion(tmp_path: Path) -> None:
         "1 of 144 planned timed requests did not complete",
         "failed gates: restored:needle@direct, restored:needle@routed",
     ]
+    assert not trial.restored_ok  # the restored arm's gates failed
+
+
+def test_restoration_holds_only_when_the_slots_return(tmp_path: Path) -> None:
+    held = analyze(load_trial(write_trial_bundle(tmp_path / "a", "t", _spec(FLAT))))
+    assert held.trials[0].restored_ok and held.decision.restored_ok
+    spec = {**_spec(FLAT), "slots": (1330579, 1844162, 1330000)}
+    lost = analyze(load_trial(write_trial_bundle(tmp_path / "b", "t", spec)))
+    assert not lost.trials[0].restored_ok and not lost.decision.restored_ok
+    assert "slots-not-restored" in [f.kind for f in lost.trials[0].findings]

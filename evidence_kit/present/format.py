@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["seconds", "percent", "signed_percent", "faster_slower", "count", "ratio", "tokens", "dash", "MINUS"]
+__all__ = ["seconds", "percent", "signed_percent", "faster_slower", "count", "ratio", "tokens", "recorded", "dash", "MINUS"]
 
 MINUS = "\u2212"
 dash = "\u2014"
@@ -65,3 +65,12 @@ def faster_slower(change_pct: float | None) -> str:
 def ratio(value: float | None) -> str:
     """A ratio to three decimals: ``0.981``."""
     return dash if value is None else f"{value:.3f}"
+
+
+def recorded(value: object) -> str:
+    """A value as recorded: integers with separators, yes / no for a boolean, ``absent`` for none."""
+    if isinstance(value, bool) or value is None:
+        return {True: "yes", False: "no", None: "absent"}[value]
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        return count(int(value))
+    return str(value)

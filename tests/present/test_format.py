@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evidence_kit.format import count, faster_slower, percent, seconds, signed_percent, tokens
+from evidence_kit.present.format import count, faster_slower, percent, seconds, signed_percent, tokens
 
 
 def test_seconds_keep_three_significant_digits() -> None:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from .analyze.report import Finding, TrialAnalysis
+from ..analyze.report import Analysis, Finding, TrialAnalysis
 from .format import count, faster_slower, percent, signed_percent
 
-__all__ = ["finding_sentence", "rule_sentence", "slots_sentence", "requests_sentence", "outcome_sentence"]
+__all__ = [
+    "finding_sentence", "rule_sentence", "slots_sentence", "requests_sentence", "failures_text", "outcome_sentence",
+    "gates_sentence", "wins_text", "wins_sentence", "simulated_sentence",
+]
 
 
 def rule_sentence(trial: TrialAnalysis) -> str:
@@ -91,9 +94,36 @@ def slots_sentence(trial: TrialAnalysis) -> str:
 def requests_sentence(trial: TrialAnalysis) -> str:
     """'144/144 (before 48/48, candidate 48/48, restored 48/48); no request failures'."""
     parts = ", ".join(f"{a.phase} {a.timed_ok}/{a.timed_planned}" for a in trial.arms)
-    tail = "no request failures" if not trial.failures else f"{len(trial.failures)} failed"
-    return f"{trial.timed_ok}/{trial.timed_planned} ({parts}); {tail}"
+    return f"{trial.timed_ok}/{trial.timed_planned} ({parts}); {failures_text(trial)}"
+
+
+def failures_text(trial: TrialAnalysis) -> str:
+    """'no request failures', or '2 failed requests'."""
+    return f"{trial.timed_failed} failed requests" if trial.timed_failed else "no request failures"
 
 
 def outcome_sentence(outcome: str) -> str:
+    """The outcome as the decision says it: 'no-promotion; retain the original configuration'."""
     return "promote the candidate" if outcome == "promote" else "no-promotion; retain the original configuration"
+
+
+def gates_sentence(trial: TrialAnalysis) -> str:
+    """'before 6/6, candidate 6/6, restored 12/12': gates passed per arm."""
+    return ", ".join(f"{a.phase} {a.gates_passed}/{a.gates_total}" for a in trial.arms)
+
+
+def wins_text(trial: TrialAnalysis) -> str:
+    """'0/4 workload groups'."""
+    return f"{trial.wins}/{trial.groups_total} workload groups"
+
+
+def wins_sentence(trial: TrialAnalysis) -> str:
+    """'Material latency wins: 0/4 workload groups. Trial outcome: no-promotion; …'."""
+    return f"Material latency wins: {wins_text(trial)}. Trial outcome: {outcome_sentence(trial.outcome)}."
+
+
+def simulated_sentence(analysis: Analysis) -> str:
+    """The warning every page of a decision with a simulated trial carries, naming those trials."""
+    names = ", ".join(t.title for t in analysis.trials if t.simulated)
+    return (f"Simulated evidence: {names} ran on a simulated engine (engine_kind simulated). Its numbers describe "
+            "the simulator, not measurements of real hardware.")

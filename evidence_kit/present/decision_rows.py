@@ -1,8 +1,10 @@
-"""What a decision page says, as rows of text: formatting and selection, never arithmetic.
+"""What a decision page says beyond the trial tables, as rows of text: the result card
+(setup and headline rows), the input ranges and pooled sizes of the method, the
+operator's other prose. Selection and formatting, never arithmetic or a verdict.
 
-Each function reads figures off the :class:`~evidence_kit.analyze.report.Analysis`
-and words them with :mod:`evidence_kit.format` and :mod:`evidence_kit.wording`, the
-same code the terminal report and the auditor use. Strings here are untrusted
+Each function reads figures and verdicts off the :class:`~evidence_kit.analyze.report.Analysis`
+(``restored_ok``, ``pooled_n_min``…) and words them with :mod:`.format` and
+:mod:`.wording`, the code the terminal report uses too. Strings here are untrusted
 where they carry evidence or prose; the templates escape every one of them.
 """
 
@@ -10,23 +12,19 @@ from __future__ import annotations
 
 import re
 
-from ..analyze.report import Analysis, TrialAnalysis
-from ..format import count, faster_slower, ratio, seconds, signed_percent, tokens
-from ..model import PHASES, Decision, Receipt
+from ..analyze.report import Analysis, DecisionSummary, TrialAnalysis
+from ..model import Decision
 from ..model.evidence import DecisionEvidence
-from ..wording import outcome_sentence, rule_sentence
-from .evidence_copy import withheld_classes
+from .format import count, signed_percent
+from .wording import failures_text, outcome_sentence, rule_sentence, wins_text
 
 __all__ = [
     "ENGINE_KINDS",
     "SETUP_ORDER",
     "setup_rows",
     "headline_rows",
-    "metric_table",
-    "comparison_table",
     "input_ranges",
     "pooled_sizes",
-    "restored_ok",
     "prose_sections",
     "NARRATIVE_PLACED",
 ]
@@ -38,7 +36,6 @@ ENGINE_KINDS = {
 }
 SETUP_ORDER = ("model", "hardware", "runtime", "recipe", "measurement_path", "workload", "evidence")
 NARRATIVE_PLACED = ("summary", "why_it_matters", "caveat", "limits", "what_remains")
-METRIC_FORMAT = {"e2e_s": seconds, "ttft_s": seconds, "ttft_content_s": seconds, "completion_tokens": tokens}
 
 
 def _title(key: str) -> str:
@@ -60,20 +57,10 @@ def input_ranges(trial: TrialAnalysis) -> list[tuple[str, str, str]]:
     return list(seen.values())
 
 
-def pooled_sizes(trial: TrialAnalysis) -> str:
+def pooled_sizes(summary: DecisionSummary | TrialAnalysis) -> str:
     """How many request timings each pooled table entry holds ('12', or '11 to 12')."""
-    sizes = sorted({p.n for g in trial.groups for p in g.pooled[str(trial.rule["metric"])].values()})
-    return str(sizes[0]) if len(sizes) == 1 else f"{sizes[0]} to {sizes[-1]}"
-
-
-def restored_ok(trial: TrialAnalysis) -> bool:
-    """Restoration held: the restored arm's gates and checks passed and slots returned."""
-    restored = next(a for a in trial.arms if a.phase == "restored")
-    return (
-        restored.gates_passed == restored.gates_total
-        and all(restored.checks.values())
-        and trial.slots.restored_matches_original is not False
-    )
+    low, high = summary.pooled_n_min, summary.pooled_n_max
+    return str(low) if low == high else f"{low} to {high}"
 
 
 def _workload_text(evidence: DecisionEvidence, analysis: Analysis) -> list[str]:
@@ -89,13 +76,13 @@ def _workload_text(evidence: DecisionEvidence, analysis: Analysis) -> list[str]:
     return _same_or_each(texts, "")
 
 
-def setup_rows(evidence: DecisionEvidence, analysis: Analysis, receipts: dict[str, Receipt | None]) -> list[tuple[str, str]]:
-    """'Setup | Recorded value': the operator's ``[setup]`` plus rows computed from the evidence."""
+def setup_rows(evidence: DecisionEvidence, analysis: Analysis, withheld: list[str]) -> list[tuple[str, str]]:
+    """'Setup | Recorded value': the operator's ``[setup]`` plus rows from the evidence; ``withheld``
+    names the classes of identity the redaction receipts say were replaced."""
     decision: Decision = evidence.decision
     # "Measurement path", "measurement-path" and "measurement_path" are one row.
     setup = {re.sub(r"[\s-]+", "_", key.strip().lower()): value for key, value in decision.setup.items()}
     rows: list[tuple[str, str]] = []
-    withheld = withheld_classes(receipts)
     if "model" not in setup:
         if withheld:
             setup["model"] = "Withheld by redaction (classes withheld: " + ", ".join(withheld) + ")"
@@ -121,8 +108,7 @@ def setup_rows(evidence: DecisionEvidence, analysis: Analysis, receipts: dict[st
 def _split_text(trial: TrialAnalysis) -> str:
     """'48 before, 48 candidate, 48 restored; no request failures'."""
     split = ", ".join(f"{a.timed_ok} {a.phase}" for a in trial.arms)
-    failed = "no request failures" if not trial.failures else f"{len(trial.failures)} failed requests"
-    return f"{split}; {failed}"
+    return f"{split}; {failures_text(trial)}"
 
 
 def headline_rows(analysis: Analysis) -> list[tuple[str, str, str]]:
@@ -132,7 +118,7 @@ def headline_rows(analysis: Analysis) -> list[tuple[str, str, str]]:
     done = _same_or_each([f"{t.timed_ok}/{t.timed_planned}" for t in trials])
     conditions = _same_or_each([_split_text(t) for t in trials], "")
     rows.append(("Timed requests completed", "; ".join(done), "; ".join(conditions)))
-    wins = _same_or_each([f"{t.wins}/{len(t.groups)} workload groups" for t in trials])
+    wins = _same_or_each([wins_text(t) for t in trials])
     rules = _same_or_each([rule_sentence(t) for t in trials], "")
     rows.append(("Material latency wins", "; ".join(wins), " ".join(rules)))
     for t in trials:
@@ -143,39 +129,18 @@ def headline_rows(analysis: Analysis) -> list[tuple[str, str, str]]:
             (f"{t.candidate_label} token slots", signed_percent(s.change_pct),
              f"engine-reported KV token slots, {count(s.original)} to {count(s.candidate)}")
         )
-    restored = [t.trial_id for t in trials if restored_ok(t)]
-    if len(restored) == len(trials):
-        result = "Both trials" if len(trials) == 2 else ("The trial" if len(trials) == 1 else "Every trial")
-    else:
-        result = ", ".join(restored) if restored else "Not shown by the evidence"
     rows.append(
-        ("Original configuration restored", result,
+        ("Original configuration restored", _restored_text(analysis),
          "restored arm's gates and lifecycle checks passed and its KV token slots matched the original")
     )
     return rows
 
 
-def metric_table(trial: TrialAnalysis, metric: str) -> list[list[str]]:
-    """Rows of a pooled-median table: input label, concurrency, before, candidate, restored."""
-    fmt = METRIC_FORMAT[metric]
-    return [
-        [g.input_label, str(g.concurrency)] + [fmt(g.pooled[metric][p].median) for p in PHASES]
-        for g in trial.groups
-    ]
-
-
-def comparison_table(trial: TrialAnalysis) -> list[list[str]]:
-    """The decision metric against each control, its bootstrap intervals and the verdict, per group."""
-    metric = str(trial.rule["metric"])
-    rows = []
-    for g in trial.groups:
-        cells = [g.label] + [faster_slower(c.change_pct) for c in g.comparisons[metric]]
-        for iv in g.intervals:
-            text = f"{ratio(iv.low)}–{ratio(iv.high)}"
-            cells.append(text if iv.resolvable else text + " (n.s.)")
-        cells.append("yes" if g.verdict.win else "no")
-        rows.append(cells)
-    return rows
+def _restored_text(analysis: Analysis) -> str:
+    """Which trials' restoration held (``restored_ok``), in words: 'Both trials', or the ids."""
+    if analysis.decision.restored_ok:
+        return {1: "The trial", 2: "Both trials"}.get(len(analysis.trials), "Every trial")
+    return ", ".join(t.trial_id for t in analysis.trials if t.restored_ok) or "Not shown by the evidence"
 
 
 def prose_sections(decision: Decision) -> list[tuple[str, str]]:

@@ -1,0 +1,33 @@
+"""How the analysis is shown: formats, sentences and table rows, one set for every reader.
+
+The terminal report (:mod:`evidence_kit.text_report`) and the site
+(:mod:`evidence_kit.render`, whose templates get every name below as a global)
+show the same figures in the same words because they take them from here, and
+the auditor regenerates the pages with the same code. Nothing here computes a
+figure or decides a verdict: every value, every count and every verdict shown
+(``restored_ok``, ``pooled_n_min``, ``timed_failed``…) is read off the
+:class:`~evidence_kit.analyze.report.Analysis`, which ``analysis.json`` carries and
+``verify`` recomputes. :mod:`.format` writes numbers, :mod:`.wording` sentences,
+:mod:`.tables` the rows of a trial's tables, :mod:`.decision_rows` the rest of a
+decision page.
+"""
+
+from .decision_rows import ENGINE_KINDS, headline_rows, input_ranges, pooled_sizes, prose_sections, setup_rows
+from .format import count, dash, faster_slower, percent, ratio, recorded, seconds, signed_percent, tokens
+from .tables import (
+    METRIC_TITLES, arm_labels, comparison_cells, comparison_rows, failure_rows, interval_text, metric_headers,
+    metric_rows, occupancy, phase_labels, run_rows, telemetry_summary_rows,
+)
+from .wording import (
+    failures_text, finding_sentence, gates_sentence, outcome_sentence, requests_sentence, rule_sentence,
+    simulated_sentence, slots_sentence, wins_sentence, wins_text,
+)
+
+__all__ = [
+    "ENGINE_KINDS", "METRIC_TITLES", "arm_labels", "comparison_cells", "comparison_rows", "count", "dash",
+    "failure_rows", "failures_text", "faster_slower", "finding_sentence", "gates_sentence", "headline_rows",
+    "input_ranges", "interval_text", "metric_headers", "metric_rows", "occupancy", "outcome_sentence", "percent",
+    "phase_labels", "pooled_sizes", "prose_sections", "ratio", "recorded", "requests_sentence", "rule_sentence",
+    "run_rows", "seconds", "setup_rows", "signed_percent", "simulated_sentence", "slots_sentence",
+    "telemetry_summary_rows", "tokens", "wins_sentence", "wins_text",
+]

@@ -1,0 +1,116 @@
+"""The tables of a trial as rows of text, shown alike by the terminal report and the pages.
+
+Each function reads figures and verdicts off the
+:class:`~evidence_kit.analyze.report.TrialAnalysis` and writes them with
+:mod:`.format`; none computes a figure or decides a verdict. Strings here are
+untrusted where they carry evidence (labels, error texts); the pages escape
+every cell, the terminal prints them as they are.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ..analyze.report import GroupResult, Interval, TrialAnalysis
+from ..model import PHASES
+from .format import faster_slower, ratio, recorded, seconds, tokens
+
+__all__ = [
+    "METRIC_TITLES",
+    "phase_labels",
+    "arm_labels",
+    "metric_headers",
+    "metric_rows",
+    "interval_text",
+    "comparison_cells",
+    "comparison_rows",
+    "run_rows",
+    "failure_rows",
+    "telemetry_summary_rows",
+    "occupancy",
+]
+
+METRIC_TITLES = {
+    "e2e_s": "Median end-to-end seconds; lower is better.",
+    "ttft_s": "Median time to first token (reasoning or content), seconds.",
+    "ttft_content_s": "Median time to first visible content token, seconds.",
+    "completion_tokens": "Median output (completion) tokens.",
+}
+METRIC_FORMAT: dict[str, Callable[[float | None], str]] = {
+    "e2e_s": seconds, "ttft_s": seconds, "ttft_content_s": seconds, "completion_tokens": tokens,
+}
+RECONCILED = {True: "yes", False: "no", None: "not recorded"}
+
+
+def phase_labels(trial: TrialAnalysis) -> dict[str, str]:
+    """Phase -> the label the tables use ('Original before', candidate label, 'Original restored')."""
+    return {
+        "before": "Original before",
+        "candidate": trial.candidate_label,
+        "restored": "Original restored",
+    }
+
+
+def arm_labels(trial: TrialAnalysis) -> list[str]:
+    """The arms' column headers, in phase order."""
+    return list(phase_labels(trial).values())
+
+
+def metric_headers(trial: TrialAnalysis) -> list[str]:
+    """Headers of a pooled-median table: input, concurrency, then one column per arm."""
+    return ["Actual input", "Concurrency", *arm_labels(trial)]
+
+
+def metric_rows(trial: TrialAnalysis, metric: str) -> list[list[str]]:
+    """Rows of a pooled-median table: input label, concurrency, before, candidate, restored."""
+    fmt = METRIC_FORMAT[metric]
+    return [[g.input_label, str(g.concurrency)] + [fmt(g.pooled[metric][p].median) for p in PHASES] for g in trial.groups]
+
+
+def interval_text(interval: Interval) -> str:
+    """'1.031–1.155', or '0.989–1.113 (n.s.)' when the interval includes a ratio of 1."""
+    text = f"{ratio(interval.low)}–{ratio(interval.high)}"
+    return text if interval.resolvable else text + " (n.s.)"
+
+
+def comparison_cells(trial: TrialAnalysis, group: GroupResult) -> list[str]:
+    """The decision metric against each control, the bootstrap interval against each, and the win."""
+    cells = [faster_slower(c.change_pct) for c in group.comparisons[str(trial.rule["metric"])]]
+    cells += [interval_text(interval) for interval in group.intervals]
+    cells.append("yes" if group.verdict.win else "no")
+    return cells
+
+
+def comparison_rows(trial: TrialAnalysis) -> list[list[str]]:
+    """One row per group: its label, then :func:`comparison_cells`."""
+    return [[g.label, *comparison_cells(trial, g)] for g in trial.groups]
+
+
+def run_rows(trial: TrialAnalysis) -> list[list[str]]:
+    """Per run: arm, run, group, requests ok / recorded, reconciled, nearest-rank p50 / p90 / p99 seconds."""
+    labels = phase_labels(trial)
+    return [
+        [labels[r.phase], r.run, f"{r.input_nominal}/C{r.concurrency}", f"{r.ok}/{r.requests}", RECONCILED[r.reconciled],
+         *(seconds(r.percentiles["e2e_s"][p]) for p in ("p50", "p90", "p99"))]
+        for r in trial.runs
+    ]
+
+
+def failure_rows(trial: TrialAnalysis) -> list[list[str]]:
+    """Every failed timed request: phase, run, index, the error as recorded."""
+    return [[f.phase, f.run, str(f.index), f.error] for f in trial.failures]
+
+
+def telemetry_summary_rows(trial: TrialAnalysis) -> list[list[str]]:
+    """Rows (summary key, before, candidate, restored) of each arm's telemetry summary, as ``analyze``
+    recomputed it from the sampled series; empty when no arm has samples."""
+    summaries = [arm.telemetry or {} for arm in trial.arms]
+    keys = sorted({k for summary in summaries for k in summary})
+    return [[k.replace("_", " "), *(recorded(s.get(k)) for s in summaries)] for k in keys]
+
+
+def occupancy(trial: TrialAnalysis) -> list[str] | None:
+    """The most running requests sampled in each arm, or None when no arm was sampled."""
+    if all(arm.telemetry is None for arm in trial.arms):
+        return None
+    return [recorded((arm.telemetry or {}).get("max_running")) for arm in trial.arms]
