@@ -59,12 +59,6 @@ def _write_tree(root: Path, files: dict[str, bytes]) -> None:
         path.write_bytes(data)
 
 
-def _drop_empty_sitemaps(public: Path) -> None:
-    """Without ``site_url`` (which an offline site cannot have) MkDocs' sitemap lists nothing; drop it."""
-    for name in ("sitemap.xml", "sitemap.xml.gz"):
-        (public / name).unlink(missing_ok=True)
-
-
 def _swap_into(out: Path, staged: Path) -> None:
     """Replace SITE's owned entries by the staged ones (old ones removed only after the new are staged)."""
     for name in OWNED:
@@ -103,7 +97,6 @@ def build_site(
     try:
         _write_tree(staged, files)
         run_mkdocs(staged / "mkdocs.yml", source_date_epoch([ev.decision.date for ev, _ in loaded]))
-        _drop_empty_sitemaps(staged / "public")
         write_manifest(staged / "public")
         if sign_key is not None:
             sign_tree(staged / "public", sign_key)

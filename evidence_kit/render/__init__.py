@@ -5,8 +5,10 @@ so the site and the auditor share one rendering, as they share ``analyze``.
 :mod:`.decision_rows` words the figures, :mod:`.chart_data` and :mod:`.charts`
 draw them, :mod:`.pages` renders a decision, :mod:`.docs_folder` the whole docs
 folder and ``mkdocs.yml``, :mod:`.evidence_copy` lists the evidence a decision
-publishes and :mod:`.mkdocs_build` runs MkDocs. No arithmetic: every number
-comes from :func:`evidence_kit.analyze.analyze`.
+publishes and :mod:`.mkdocs_build` runs MkDocs. :mod:`.article` renders a page's
+Markdown as MkDocs does (the auditor reads the text a page should show from it),
+and :mod:`.toolchain` names the versions a site's bytes depend on. No
+arithmetic: every number comes from :func:`evidence_kit.analyze.analyze`.
 """
 
 from .docs_folder import OWNED, SITE_NAME, docs_files, order_decisions
