@@ -3,7 +3,9 @@
 The predicate (type :data:`PREDICATE_TYPE`) names the tool version, the decisions
 and trials, the receipts' digests and the statistics definitions, so an
 auditor can cross-check the signed claims against the folder, not only the
-bytes.
+bytes. A built site's predicate also names the toolchain that wrote its bytes
+(:data:`TOOLCHAIN_FIELD`, given by the builder): the versions an auditor needs
+to rebuild it byte for byte.
 """
 
 from __future__ import annotations
@@ -25,11 +27,15 @@ __all__ = [
     "statement_bytes",
     "parse_statement",
     "folder_predicate",
+    "recorded_toolchain",
     "StatementError",
+    "TOOLCHAIN_FIELD",
 ]
 
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 PREDICATE_TYPE = "https://evidence-kit.invalid/attestation/site/v1"
+# {"python": "3.11.7", "mkdocs": "1.6.1", "mkdocs-material": "9.6.1", ...}: package name -> version.
+TOOLCHAIN_FIELD = "toolchain"
 
 
 class StatementError(Exception):
@@ -103,3 +109,14 @@ def folder_predicate(root: Path) -> dict[str, Any]:
         "receipts": receipts,
         "manifest": MANIFEST_NAME,
     }
+
+
+def recorded_toolchain(predicate: dict[str, Any]) -> dict[str, str] | None:
+    """The toolchain a signed predicate records (``{name: version}``), ``None`` when it records none."""
+    toolchain = predicate.get(TOOLCHAIN_FIELD)
+    if toolchain is None:
+        return None
+    if not isinstance(toolchain, dict) or not toolchain or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in toolchain.items()):
+        raise StatementError(f"predicate field {TOOLCHAIN_FIELD!r} is not a table of package versions")
+    return dict(toolchain)

@@ -28,9 +28,11 @@ def verify(target: str, key_path: Path | None, key_id: str | None, allow_unpinne
     Checks, in order, one line each: signature over the DSSE PAE (by the pinned
     key); payloadType and statement type; every file's sha256; no file missing or
     unlisted; no listed path escaping the folder; the journal contract; receipts;
-    every published figure recomputed from the journals; a site folder's
-    mkdocs.yml and site/ regenerated. The last line says what was proven and
-    whether the signer is authenticated. Exit 0 verified (and authenticated, or
+    every published figure recomputed from the journals and found in the pages'
+    text, whatever MkDocs and Material are installed; a site rebuilt byte for
+    byte with the toolchain its signed statement records (skipped in one line
+    naming the versions when another is installed). The last line says what
+    was proven and whether the signer is authenticated. Exit 0 verified (and authenticated, or
     --allow-unpinned), 1 a check failed or the signer is not authenticated,
     2 unreadable input.
     """

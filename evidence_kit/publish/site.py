@@ -17,12 +17,14 @@ from typing import Sequence
 from ..analyze import Analysis, analyze
 from ..attest.manifest import write_manifest
 from ..attest.sign import sign_tree
+from ..attest.statement import TOOLCHAIN_FIELD
 from ..errors import BadInput
 from ..model.evidence import DecisionEvidence
 from ..read import load_decision
 from ..render.docs_folder import OWNED, docs_files, order_decisions
 from ..render.evidence_copy import check_bundle_manifests, evidence_files
 from ..render.mkdocs_build import run_mkdocs, source_date_epoch
+from ..render.toolchain import installed_toolchain
 from .safety import known_values, scan_site
 
 __all__ = ["BuildResult", "build_site", "load_decisions"]
@@ -59,12 +61,6 @@ def _write_tree(root: Path, files: dict[str, bytes]) -> None:
         path.write_bytes(data)
 
 
-def _drop_empty_sitemaps(public: Path) -> None:
-    """Without ``site_url`` (which an offline site cannot have) MkDocs' sitemap lists nothing; drop it."""
-    for name in ("sitemap.xml", "sitemap.xml.gz"):
-        (public / name).unlink(missing_ok=True)
-
-
 def _swap_into(out: Path, staged: Path) -> None:
     """Replace SITE's owned entries by the staged ones (old ones removed only after the new are staged)."""
     for name in OWNED:
@@ -86,8 +82,9 @@ def build_site(
 
     With ``sign_key`` (an Ed25519 private key from ``keygen``) ``public/`` is signed
     before the leak scan: ``signing.pub``, the manifest and ``manifest.dsse.json``
-    (a DSSE envelope around an in-toto Statement of every file) are scanned and
-    moved into place with the rest, or not at all.
+    (a DSSE envelope around an in-toto Statement of every file, naming the
+    toolchain that built them) are scanned and moved into place with the rest,
+    or not at all.
     """
     if not folders:
         raise BadInput("no decision folder given")
@@ -103,10 +100,9 @@ def build_site(
     try:
         _write_tree(staged, files)
         run_mkdocs(staged / "mkdocs.yml", source_date_epoch([ev.decision.date for ev, _ in loaded]))
-        _drop_empty_sitemaps(staged / "public")
         write_manifest(staged / "public")
         if sign_key is not None:
-            sign_tree(staged / "public", sign_key)
+            sign_tree(staged / "public", sign_key, predicate={TOOLCHAIN_FIELD: installed_toolchain()})
         scan_site([staged / "site", staged / "public"], values, shown_as=out, policy_file=policy)
         _swap_into(out, staged)
     finally:

@@ -7,8 +7,11 @@ so the site and the auditor share one rendering, as they share ``analyze``.
 escaping template environment, :mod:`.pages` renders a decision,
 :mod:`.docs_folder` the whole docs folder and ``mkdocs.yml``,
 :mod:`.evidence_copy` lists the evidence a decision publishes and
-:mod:`.mkdocs_build` runs MkDocs. No arithmetic and no verdicts: every number and
-every verdict comes from :func:`evidence_kit.analyze.analyze`.
+:mod:`.mkdocs_build` runs MkDocs. :mod:`.article` renders a page's Markdown as
+MkDocs does (the auditor reads the text a page should show from it), and
+:mod:`.toolchain` names the versions a site's bytes depend on. No arithmetic and
+no verdicts: every number and every verdict comes from
+:func:`evidence_kit.analyze.analyze`.
 """
 
 from .docs_folder import OWNED, SITE_NAME, docs_files, order_decisions

@@ -23,10 +23,18 @@ from .escape import Markup, html_text, yaml_string
 from .markdown import TEMPLATES, environment, link, render
 from .pages import decision_files
 
-__all__ = ["SITE_NAME", "OWNED", "order_decisions", "docs_files"]
+__all__ = [
+    "SITE_NAME", "CONFIG_NAME", "DOCS_DIR", "PUBLIC_DIR", "OWNED", "order_decisions", "docs_files", "published_name",
+    "DECISIONS_DIR", "EVIDENCE_DIR", "evidence_decision", "is_evidence_copy",
+]
 
 SITE_NAME = "evidence-kit decisions"
-OWNED = ("mkdocs.yml", "site", "public")  # the only entries of SITE a build writes (and replaces)
+CONFIG_NAME = "mkdocs.yml"
+DOCS_DIR = "site"
+PUBLIC_DIR = "public"
+OWNED = (CONFIG_NAME, DOCS_DIR, PUBLIC_DIR)  # the only entries of SITE a build writes (and replaces)
+DECISIONS_DIR = "decisions"
+EVIDENCE_DIR = "evidence"
 
 
 def order_decisions(loaded: list[tuple[DecisionEvidence, Analysis]]) -> list[tuple[DecisionEvidence, Analysis]]:
@@ -76,8 +84,29 @@ def docs_files(loaded: list[tuple[DecisionEvidence, Analysis]]) -> dict[str, byt
     for asset in ("charts.js", "extra.css"):
         files[f"site/assets/{asset}"] = (TEMPLATES / "assets" / asset).read_bytes()
     files[f"site/assets/{VEGA_SCRIPT}"] = vendored_script()
-    files["mkdocs.yml"] = render(
+    files[CONFIG_NAME] = render(
         env, "mkdocs.yml.j2", decisions=rows, version=__version__, vega_script=VEGA_SCRIPT,
         site_name=Markup(yaml_string(SITE_NAME)),
     )
     return files
+
+
+def published_name(key: str) -> str | None:
+    """Where MkDocs publishes a file of :func:`docs_files` under ``public/``: ``site/x.md`` is ``x.html``,
+    ``site/x.json`` is ``x.json``; ``mkdocs.yml`` is not published (``None``)."""
+    if not key.startswith(DOCS_DIR + "/"):
+        return None
+    rel = key[len(DOCS_DIR) + 1:]
+    return f"{rel[:-3]}.html" if rel.endswith(".md") else rel
+
+
+def evidence_decision(folder: str) -> str | None:
+    """The decision folder (``decisions/<id>``) whose evidence copy ``folder`` is (``decisions/<id>/evidence``)."""
+    parts = folder.split("/")
+    return "/".join(parts[:2]) if len(parts) == 3 and parts[0] == DECISIONS_DIR and parts[2] == EVIDENCE_DIR else None
+
+
+def is_evidence_copy(rel: str) -> bool:
+    """A published file inside a decision's copy of its evidence (``decisions/<id>/evidence/...``)."""
+    parts = rel.split("/")
+    return len(parts) > 3 and evidence_decision("/".join(parts[:3])) is not None

@@ -2,7 +2,8 @@
 
 MkDocs runs in a child process so its logging and strict-mode counting stay
 its own. ``SOURCE_DATE_EPOCH`` pins the sitemap's dates and the gzip header's
-time, so the same docs give the same bytes.
+time, so the same docs give the same bytes. ``build`` and ``verify``'s rebuild
+both run MkDocs through :func:`run_mkdocs`, so both get the same files.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 
 from ..errors import CheckFailed
+from .docs_folder import PUBLIC_DIR
 
 __all__ = ["run_mkdocs", "source_date_epoch"]
 
@@ -25,7 +27,8 @@ def source_date_epoch(dates: list[str]) -> int:
 
 
 def run_mkdocs(config: Path, epoch: int) -> None:
-    """``mkdocs build --strict`` of ``config``; a warning or error fails the build with its first line."""
+    """``mkdocs build --strict`` of ``config`` into ``public/`` beside it, without the sitemaps; a warning
+    or error fails the build with its first line."""
     config = config.resolve()
     env = dict(os.environ, SOURCE_DATE_EPOCH=str(epoch), NO_MKDOCS_2_WARNING="1", PYTHONHASHSEED="0")
     proc = subprocess.run(
@@ -36,3 +39,10 @@ def run_mkdocs(config: Path, epoch: int) -> None:
         lines = [line for line in proc.stderr.splitlines() if line.startswith(("WARNING", "ERROR"))]
         first = lines[0] if lines else (proc.stderr.strip().splitlines() or ["no output"])[-1]
         raise CheckFailed(f"mkdocs build --strict failed: {first}", config)
+    _drop_empty_sitemaps(config.parent / PUBLIC_DIR)
+
+
+def _drop_empty_sitemaps(public: Path) -> None:
+    """Without ``site_url`` (which an offline site cannot have) MkDocs' sitemap lists nothing; drop it."""
+    for name in ("sitemap.xml", "sitemap.xml.gz"):
+        (public / name).unlink(missing_ok=True)

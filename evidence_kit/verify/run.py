@@ -44,6 +44,7 @@ class Report:
     authenticated: bool = False
     signer: str | None = None
     allow_unpinned: bool = False
+    not_rebuilt: str | None = None  # the toolchain versions that kept the sources check from rebuilding
 
     @property
     def checks_passed(self) -> bool:
@@ -80,7 +81,7 @@ class Report:
         if self._status("figures") == "pass":
             out.append("the figures recomputed from the journals, every published one compared")
         if self._status("sources") == "pass":
-            out.append("mkdocs.yml and site/ are byte for byte what build writes from the evidence")
+            out.append("every file is byte for byte what build writes from the evidence")
         return out
 
     def not_proven(self) -> list[str]:
@@ -94,6 +95,9 @@ class Report:
                 out.append("who published it (the folder is not signed)")
         if self._status("digests") == "skip":
             out.append("that these are the files that were published (nothing lists their hashes: raw evidence)")
+        if self.not_rebuilt:
+            out.append(f"that the markup, the theme files, the chart SVGs and the vendored Vega scripts are what build "
+                       f"writes (not rebuilt: {self.not_rebuilt}; install those versions to check them)")
         return out
 
     def summary(self) -> str:
@@ -182,4 +186,4 @@ def verify_folder(
         raise BadInput(f"cannot list the folder ({err.strerror})", root) from None
     results = [run_check(name, check, ctx) for name, check in CHECKS]
     return Report(target=ctx.label, results=results, pin=pin, authenticated=ctx.authenticated, signer=ctx.signer,
-                  allow_unpinned=allow_unpinned)
+                  allow_unpinned=allow_unpinned, not_rebuilt=ctx.not_rebuilt)

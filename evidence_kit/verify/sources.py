@@ -1,31 +1,39 @@
-"""A built site folder's sources: ``SITE/mkdocs.yml`` and ``SITE/site/``, regenerated and compared byte for byte.
+"""Byte for byte what ``build`` writes: the site rebuilt from its own evidence, with the toolchain that built it.
 
 ``build --out SITE`` writes exactly three entries: ``mkdocs.yml``, ``site/`` (the
-Markdown, charts, chart data and evidence copies MkDocs builds from) and
-``public/`` (the HTML, covered by its manifest and signature). The first two are
-what a repository commits as its site, and nothing signs them; but every byte of
-them is rendered from the evidence, so they are rendered again from the evidence
-in ``public/`` and compared, extra and missing files included. Anything else in
-``SITE`` is not written by ``build`` and fails: when ``SITE`` is given, every
-file under it is covered.
+Markdown, charts, chart data and evidence copies MkDocs builds from; nothing
+signs them) and ``public/`` (the HTML, covered by its manifest and signature).
+Every byte of them is rendered from the evidence, so the docs folder is rendered
+again from the evidence in ``public/`` and built with MkDocs as ``build`` does:
+``public/`` must be what that rebuild writes (the markup around the text the
+figures check compares, Material's theme files, the search index, the chart
+SVGs, the vendored Vega scripts), and, given ``SITE``, ``mkdocs.yml`` and
+``site/`` what ``build`` writes, with nothing else in ``SITE``.
+
+Those bytes also depend on the versions of MkDocs, Material, vl-convert and the
+rest (:mod:`evidence_kit.render.toolchain`), which a signed site records. With
+other versions installed the rebuild is skipped, saying which, and never fails
+the figures: they are checked against the pages' text whatever the versions.
 """
 
 from __future__ import annotations
 
 import stat
+import tempfile
 from pathlib import Path
 
-from ..attest.manifest import MANIFEST_NAME
+from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME
+from ..attest.statement import StatementError, recorded_toolchain
 from ..attest.tree import walk_tree
-from ..render.docs_folder import OWNED
-from .recompute import site_decisions, site_docs
+from ..render.article import article_html
+from ..render.docs_folder import CONFIG_NAME, DOCS_DIR, OWNED, PUBLIC_DIR, is_evidence_copy
+from ..render.mkdocs_build import run_mkdocs, source_date_epoch
+from ..render.toolchain import describe_differences, installed_toolchain, toolchain_bound, toolchain_differences
+from .page_text import page_mismatches, read_page
+from .recompute import SIGNING_FILES, THEME_DIRS, is_built_site, site_decisions, site_docs
 from .verification import CheckResult, Context, Problem
 
 __all__ = ["check_sources", "first_difference"]
-
-DOCS_DIR = "site"
-CONFIG = "mkdocs.yml"
-PUBLIC = "public"
 
 
 def first_difference(published: bytes, regenerated: bytes) -> int:
@@ -34,18 +42,29 @@ def first_difference(published: bytes, regenerated: bytes) -> int:
     return next((i + 1 for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)) + 1)
 
 
+def _excerpt(published: bytes, rebuilt: bytes) -> str:
+    """Where two versions of a file part: a few characters of each from the first byte that differs."""
+    start = next((i for i, (x, y) in enumerate(zip(published, rebuilt)) if x != y), min(len(published), len(rebuilt)))
+    start = max(0, start - 10)
+
+    def show(data: bytes) -> str:
+        text = data[start:start + 60].decode("utf-8", "replace")
+        return repr(text) if text else "(end of file)"
+    return f"published {show(published)}, rebuilt {show(rebuilt)}"
+
+
 def _on_disk(site: Path, problems: list[Problem]) -> dict[str, Path]:
     """``mkdocs.yml`` and every regular file under ``site/``, keyed as the builder names them; others reported."""
     found: dict[str, Path] = {}
-    for name in (CONFIG, DOCS_DIR):
+    for name in (CONFIG_NAME, DOCS_DIR):
         try:
             mode = (site / name).lstat().st_mode
         except FileNotFoundError:
             continue  # reported as missing against the regenerated files
         if stat.S_ISLNK(mode):
             problems.append(Problem(str(site / name), "symbolic link (not followed): build writes a regular file or folder"))
-        elif name == CONFIG and stat.S_ISREG(mode):
-            found[CONFIG] = site / CONFIG
+        elif name == CONFIG_NAME and stat.S_ISREG(mode):
+            found[CONFIG_NAME] = site / CONFIG_NAME
         elif name == DOCS_DIR and stat.S_ISDIR(mode):
             for rel, problem in walk_tree(site / DOCS_DIR):
                 if problem:
@@ -57,38 +76,112 @@ def _on_disk(site: Path, problems: list[Problem]) -> dict[str, Path]:
     return found
 
 
-def check_sources(ctx: Context) -> CheckResult:
-    """Given a site folder, its ``mkdocs.yml`` and ``site/`` are byte for byte what ``build`` writes from
-    the published evidence, and ``SITE`` holds nothing ``build`` does not write."""
-    name = "sources"
-    site = ctx.site
-    if site is None:
-        return CheckResult(name, "skip", "not given a site folder: give SITE, not SITE/public, to check mkdocs.yml and site/")
+def _site_folder_problems(ctx: Context, site: Path, docs: dict[str, bytes], rebuilding: bool) -> tuple[list[Problem], int]:
+    """``SITE`` holds only what build writes, and ``mkdocs.yml`` and ``site/`` are that. Without the recorded
+    toolchain the Markdown pages are compared by their text, and the chart SVGs and vendored scripts not at all."""
     problems: list[Problem] = []
     for entry in sorted(p.name for p in site.iterdir()):
         if entry not in OWNED:
             problems.append(Problem(str(site / entry), "not written by evidence-kit build (a site folder holds only "
                                                        "mkdocs.yml, site/ and public/)"))
     if "" not in ctx.manifests:
-        problems.append(Problem(str(site / PUBLIC / MANIFEST_NAME), "missing: build writes it"))
-    if not site_decisions(ctx):
-        problems.append(Problem(str(site / PUBLIC), "not compared: no decision evidence under decisions/<id>/evidence "
-                                                    "to regenerate mkdocs.yml and site/ from (see the contract check)"))
-        return CheckResult(name, "fail", "sources not regenerated", problems)
-    expected = site_docs(ctx)
+        problems.append(Problem(str(site / PUBLIC_DIR / MANIFEST_NAME), "missing: build writes it"))
     present = _on_disk(site, problems)
-    for rel in sorted(set(expected) | set(present)):
+    for rel in sorted(set(docs) | set(present)):
         where = str(site / rel)
         if rel not in present:
             problems.append(Problem(where, "missing: build writes it from the evidence"))
-        elif rel not in expected:
+        elif rel not in docs:
             problems.append(Problem(where, "present, but build does not write it (added after the build?)"))
-        else:
+        elif rebuilding or not (rel.endswith(".md") or toolchain_bound(rel)):
             data = present[rel].read_bytes()
-            if data != expected[rel]:
-                line = first_difference(data, expected[rel])
-                problems.append(Problem(f"{where}:{line}", "differs from what build writes from the published evidence"))
+            if data != docs[rel]:
+                problems.append(Problem(f"{where}:{first_difference(data, docs[rel])}",
+                                        "differs from what build writes from the published evidence"))
+        elif rel.endswith(".md"):
+            config = docs[CONFIG_NAME]
+            found = page_mismatches(read_page(article_html(present[rel].read_bytes(), config)),
+                                    read_page(article_html(docs[rel], config)))
+            problems += [Problem(where, f"{figure}: published {published}, recomputed {recomputed}")
+                         for figure, published, recomputed in found]
+    return problems, len(present)
+
+
+def _rebuild_problems(ctx: Context, docs: dict[str, bytes], dates: list[str]) -> tuple[list[Problem], int]:
+    """Build the regenerated docs with MkDocs as ``build`` does and compare every file of ``public/`` byte for
+    byte (the evidence copies are the digests'), in both directions. Files the figures check named are not
+    named twice."""
+    problems = []
+    with tempfile.TemporaryDirectory(prefix="evidence-kit-rebuild-") as tmp:
+        root = Path(tmp)
+        for key, data in docs.items():
+            (root / key).parent.mkdir(parents=True, exist_ok=True)
+            (root / key).write_bytes(data)
+        run_mkdocs(root / CONFIG_NAME, source_date_epoch(dates))
+        public = root / PUBLIC_DIR
+        rebuilt = {path.relative_to(public).as_posix(): path for path in public.rglob("*") if path.is_file()}
+        for rel in sorted(set(rebuilt) | set(ctx.files)):
+            if rel in ctx.reported or rel in SIGNING_FILES or is_evidence_copy(rel):
+                continue
+            if rel not in rebuilt:
+                problems.append(Problem(ctx.where(rel), "published, but MkDocs does not build it from the evidence"))
+            elif rel not in ctx.files:
+                problems.append(Problem(ctx.where(rel), "missing: MkDocs builds it from the evidence"))
+            else:
+                published, again = (ctx.root / rel).read_bytes(), rebuilt[rel].read_bytes()
+                if published != again:
+                    what = ("differs from the theme file MkDocs copies from the recorded mkdocs-material"
+                            if rel.startswith(THEME_DIRS) else "differs from what MkDocs builds from the evidence")
+                    problems.append(Problem(ctx.where(rel, first_difference(published, again)),
+                                            f"{what}: {_excerpt(published, again)}"))
+    return problems, len(rebuilt)
+
+
+def _toolchain(ctx: Context) -> tuple[str, str | None, list[Problem]]:
+    """``(which toolchain the rebuild uses, why it cannot run here, problems with the record)``. A site that
+    records no toolchain (unsigned, or signed by ``sign_tree`` alone) is rebuilt with the installed one: a
+    difference then fails, as the bytes do. With a record, the versions that differ keep the rebuild from
+    running (``why``)."""
+    try:
+        recorded = recorded_toolchain(ctx.predicate) if ctx.predicate is not None else None
+    except StatementError as err:
+        return "", None, [Problem(ctx.where(ENVELOPE_NAME), str(err))]
+    if recorded is None:
+        return "the installed toolchain (the site records none)", None, []
+    differences = toolchain_differences(recorded, installed_toolchain())
+    return "the toolchain the site records", (describe_differences(differences) if differences else None), []
+
+
+def check_sources(ctx: Context) -> CheckResult:
+    """A built site is byte for byte what ``build`` writes from its evidence, with the toolchain it records."""
+    name = "sources"
+    site = ctx.site
+    sites = site_decisions(ctx)
+    if site is None and not is_built_site(ctx):
+        return CheckResult(name, "skip", "not a built site: nothing to rebuild (the figures check covers the evidence)")
+    if not sites:
+        where = str(site / PUBLIC_DIR) if site else ctx.label
+        return CheckResult(name, "fail", "nothing rebuilt", [Problem(where, "no decision evidence under "
+                           "decisions/<id>/evidence to rebuild the site from (see the contract check)")])
+    toolchain, ctx.not_rebuilt, problems = _toolchain(ctx)
+    docs = site_docs(ctx)
+    rebuilding = ctx.not_rebuilt is None and not problems
+    compared = 0
+    if site is not None:
+        found, compared = _site_folder_problems(ctx, site, docs, rebuilding)
+        problems += found
+    if rebuilding:
+        dates = [ctx.evidence[unit].decision.date for unit in sites]  # type: ignore[union-attr]
+        found, rebuilt = _rebuild_problems(ctx, docs, dates)
+        problems += found
+        compared += rebuilt
+    skipped = f"site rebuild skipped: {ctx.not_rebuilt}; figures checked against the pages' text"
     if problems:
-        return CheckResult(name, "fail", f"{len(problems)} file(s) of the site folder are not what build writes", problems)
-    return CheckResult(name, "pass", f"{len(present)} file(s): mkdocs.yml and site/ are byte for byte what build "
-                                     "writes from the published evidence; nothing else in the site folder")
+        detail = f"{len(problems)} file(s) are not what build writes from the evidence"
+        return CheckResult(name, "fail", detail + (f" ({skipped})" if ctx.not_rebuilt else ""), problems)
+    if not rebuilding:
+        return CheckResult(name, "skip", skipped)
+    covered = "public/, mkdocs.yml and site/ are" if site is not None else "public/ is"
+    tail = "; nothing else in the site folder" if site is not None else " (give SITE to cover mkdocs.yml and site/)"
+    return CheckResult(name, "pass", f"{compared} file(s) rebuilt with {toolchain}: {covered} byte for byte what "
+                                     f"build writes from the evidence{tail}")

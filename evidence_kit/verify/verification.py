@@ -70,6 +70,8 @@ class Context:
     predicate: dict[str, Any] | None = None
     evidence: dict[str, Evidence] = field(default_factory=dict)
     docs: dict[str, bytes] | None = None  # the site's regenerated docs folder and mkdocs.yml, rendered once
+    reported: set[str] = field(default_factory=set)  # published files the figures check already named
+    not_rebuilt: str | None = None  # why the sources check did not rebuild: the toolchain versions that differ
     _digests: dict[str, tuple[str, int] | str] = field(default_factory=dict)
 
     def scan(self) -> None:

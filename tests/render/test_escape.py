@@ -5,13 +5,15 @@ from __future__ import annotations
 import html
 import re
 
-import markdown
 from hypothesis import given, settings, strategies as st
 
+from evidence_kit.render.article import article_html
 from evidence_kit.render.escape import html_text, md_cell, md_prose, md_text
+from tests.conftest import REPO
 
-# The site's extensions plus fenced_code, which MkDocs always adds.
-EXTENSIONS = ["admonition", "attr_list", "fenced_code", "tables", "toc"]
+# The repository's generated mkdocs.yml (kept fresh by tests/publish/test_repository_site.py):
+# the extensions every site renders its pages with.
+CONFIG = (REPO / "mkdocs.yml").read_bytes()
 HOSTILE = [
     "<script>alert(1)</script>",
     '<img src=x onerror="alert(1)">',
@@ -33,7 +35,7 @@ def _text_of(rendered: str) -> str:
 
 
 def _render(text: str) -> str:
-    return markdown.markdown(text, extensions=EXTENSIONS)
+    return article_html(text.encode(), CONFIG)
 
 
 def test_hostile_strings_render_as_text() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evidence_kit.attest import generate_keypair, sign_tree
+from evidence_kit.attest import generate_keypair
 from evidence_kit.examples.reference import write_reference_decision
 from evidence_kit.publish import build_site
 from evidence_kit.redact import redact_bundle
@@ -36,10 +36,10 @@ def redacted_master(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def site_master(tmp_path_factory: pytest.TempPathFactory, redacted_master: Path, keypair: tuple[Path, Path]) -> Path:
-    """A built site of the redacted decision, its public/ folder signed."""
+    """The built site of the redacted decision (``build --sign``: public/ signed, the toolchain recorded).
+    Built once for every test of the auditor; a test that changes it takes a copy (``site``, ``site_folder``)."""
     out = tmp_path_factory.mktemp("site") / "site"
-    build_site([redacted_master], out)
-    sign_tree(out / "public", keypair[0])
+    build_site([redacted_master], out, sign_key=keypair[0])
     return out
 
 
@@ -53,3 +53,9 @@ def redacted(tmp_path: Path, redacted_master: Path) -> Path:
 def site(tmp_path: Path, site_master: Path) -> Path:
     """A private copy of the signed site's public/ folder, free to tamper with."""
     return Path(shutil.copytree(site_master / "public", tmp_path / "public", symlinks=True))
+
+
+@pytest.fixture
+def site_folder(tmp_path: Path, site_master: Path) -> Path:
+    """A private copy of the whole built site folder (mkdocs.yml, site/, public/), free to tamper with."""
+    return Path(shutil.copytree(site_master, tmp_path / "site", symlinks=True))

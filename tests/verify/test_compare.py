@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
-from evidence_kit.verify.compare import external_urls, json_mismatches, page_tokens, search_mismatches
+from evidence_kit.verify.compare import json_mismatches
+from evidence_kit.verify.page_text import (
+    external_urls, page_mismatches, page_tokens, read_page, search_mismatches, spec_mismatches, title_mismatches,
+)
+
+EXPECTED = "<h1>Cache layout</h1><p>The candidate is 1.7% faster.</p><table><tr><td>2K / 4</td><td>1.735</td></tr></table>"
+
+
+def _published(article: str, chrome: str = "") -> str:
+    return f"<html><head><title>Cache layout - site</title></head><body><nav>{chrome}</nav><article>{article}</article></body></html>"
+
+
+def _differences(article: str) -> list[tuple[str, str, str]]:
+    return page_mismatches(read_page(_published(article)), read_page(EXPECTED))
 
 
 def test_a_number_published_for_a_boolean_is_a_mismatch() -> None:
@@ -19,13 +32,55 @@ def test_alt_text_and_active_content_are_tokens() -> None:
     assert "<script>" in page_tokens("<article><script>document.title=1</script></article>")
 
 
+def test_the_same_text_in_other_markup_matches() -> None:
+    """Another renderer's markup (wrappers, attributes, whitespace) shows the same text: no difference."""
+    other = ('<div class="md-typeset__table"><h1 id="x">Cache layout</h1>\n<p>The candidate is\n 1.7% faster.</p>'
+             '<table class="t"><tbody><tr><td>2K / 4</td> <td><span>1.735</span></td></tr></tbody></table></div>')
+    assert _differences(other) == []
+    assert _differences(EXPECTED + "<p>Back to top</p>") == []  # words a theme adds between blocks
+
+
+def test_a_changed_figure_is_named() -> None:
+    assert _differences(EXPECTED.replace("1.735", "1.705")) == [("after 'candidate is 1.7% faster 2K 4'", "1.705", "1.735")]
+
+
+def test_a_word_inside_a_verdict_is_a_difference() -> None:
+    found = _differences(EXPECTED.replace("is 1.7%", "is not 1.7%"))
+    assert found and found[0][1] == "not"
+
+
+def test_added_figures_active_content_and_reordering_are_differences() -> None:
+    assert _differences(EXPECTED + "<p>Adopted: 40% faster.</p>")  # a figure the page does not show
+    assert _differences(EXPECTED + "<script>document.title = 'x'</script>")
+    assert _differences(EXPECTED.replace("<td>1.735</td>", '<td><span hidden>1.735</span></td>'))
+    swapped = "<p>The candidate is 1.7% faster.</p><h1>Cache layout</h1><table><tr><td>2K / 4</td><td>1.735</td></tr></table>"
+    assert _differences(swapped)
+
+
+def test_punctuation_of_a_block_counts() -> None:
+    """Tokens skip punctuation; a block must still appear whole, as written."""
+    found = _differences(EXPECTED.replace("2K / 4", "2K , 4"))
+    assert found == [("text '2K / 4 1.735'", "2K , 4 1.735", "this text, whole and in this order")]
+
+
+def test_title_and_chart_data() -> None:
+    page = read_page(_published(EXPECTED))
+    assert title_mismatches(page, "Cache layout", {"1"}) == []
+    assert title_mismatches(read_page(_published(EXPECTED).replace("<title>", "<title>40% faster ")), "Cache layout", set())
+    spec = '{"datasets": {"per-run-0": [{"e2e_p50_s": 1.5}]}, "mark": "point"}'
+    restyled = '{"datasets": {"per-run-0": [{"e2e_p50_s": 1.5}]}, "mark": "circle", "config": {}}'
+    assert spec_mismatches([restyled], [spec]) == []  # the chart library's part is the rebuild's
+    assert spec_mismatches([spec.replace("1.5", "9.9")], [spec]) == [
+        ("chart 1 spec datasets.per-run-0[0].e2e_p50_s", "9.9", "1.5")]
+
+
 def test_external_urls() -> None:
     html = '<a href="a.html">a</a><link href="//cdn.example/x.css"><img src="https://e.example/p.png"><a href="#x">'
-    assert external_urls(html) == ["//cdn.example/x.css", "https://e.example/p.png"]
+    assert external_urls(read_page(html)) == ["//cdn.example/x.css", "https://e.example/p.png"]
 
 
 def test_search_entries_must_be_made_of_their_page() -> None:
-    pages = {"index.html": "<article><h1>Decisions</h1><p>12/12 timed requests</p></article>"}
+    pages = {"index.html": read_page("<article><h1>Decisions</h1><p>12/12 timed requests</p></article>")}
     good = {"docs": [{"location": "index.html", "title": "Decisions", "text": "<p>12/12 timed requests</p>"}]}
     assert list(search_mismatches(good, pages)) == []
     bad = {"docs": [{"location": "index.html#x", "title": "Decisions", "text": "<p>13/12 timed requests</p>"},

@@ -108,12 +108,11 @@ def test_hard_link_into_the_tree_is_refused(run_cli, site: Path, tmp_path: Path)
     _one_line_exit_2(run_cli("verify", site, "--key", link), "proves nothing")
 
 
-def test_key_in_the_site_folder_above_public_is_refused(run_cli, site_master: Path, tmp_path: Path, keypair) -> None:
+def test_key_in_the_site_folder_above_public_is_refused(run_cli, site_folder: Path, keypair) -> None:
     """Verifying SITE/public with a key kept in SITE: SITE is a published tree holding the target."""
-    copy = Path(shutil.copytree(site_master, tmp_path / "site", symlinks=True))
-    shutil.copy(keypair[1], copy / "publisher.pub")
-    _one_line_exit_2(run_cli("verify", copy / "public", "--key", copy / "publisher.pub"), "proves nothing")
-    _one_line_exit_2(run_cli("verify", copy, "--key", copy / "publisher.pub"), "proves nothing")
+    shutil.copy(keypair[1], site_folder / "publisher.pub")
+    _one_line_exit_2(run_cli("verify", site_folder / "public", "--key", site_folder / "publisher.pub"), "proves nothing")
+    _one_line_exit_2(run_cli("verify", site_folder, "--key", site_folder / "publisher.pub"), "proves nothing")
 
 
 def test_key_beside_the_site_in_a_repository_pins(run_cli, site_master: Path, tmp_path: Path, keypair) -> None:

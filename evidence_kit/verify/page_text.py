@@ -1,0 +1,329 @@
+"""What a page shows, read with the standard library's ``html.parser``: its text, figures and charts' data.
+
+A published page is compared with its regenerated Markdown (rendered to HTML by
+:mod:`evidence_kit.render.article`) by what a reader sees, not by its markup:
+every block of text the page should show (a paragraph, a heading, a list item, a
+table row, an image's alt text), whitespace normalised, must be in the
+published article, in order and whole. Whatever MkDocs or Material version wrote
+the rest of the page, a changed, missing or reordered figure or verdict fails.
+Text a newer theme adds between blocks is allowed, but never a figure and never
+active content (a script, a style, a hidden element), which can change what a
+reader sees without changing the text.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from typing import Any, Iterator
+
+from .compare import Mismatch, json_mismatches
+
+__all__ = [
+    "TOKEN", "PageText", "read_page", "page_tokens", "page_mismatches", "spec_mismatches", "external_urls",
+    "title_mismatches", "chrome_figures", "is_figure", "search_mismatches",
+]
+
+# A figure as pages write it: signs (including the true minus), thousands separators, decimals, a percent.
+# Anything else alphanumeric (words, hashes, run names like r1-8192-c4) is one token.
+TOKEN = re.compile(r"[+\u2212-]?\d[\d,]*(?:\.\d+)?%?(?![^\W_])|[^\W_]+(?:[-'][^\W_]+)*")
+_FIGURE = re.compile(r"[+\u2212-]?\d")
+SKIP_TAGS = {"script", "style", "svg", "nav", "header", "footer"}
+# Never visible text, wherever they are.
+CODE_TAGS = {"script", "style", "svg", "template"}
+# Elements that run code, load content or restyle a page: never in a generated article, and
+# never read as text, so each one inside the article becomes a marker of its own.
+ACTIVE_TAGS = {"script", "style", "iframe", "object", "embed", "link", "meta", "base", "form", "svg", "template"}
+# Attributes that change what a reader sees without changing the text.
+ACTIVE_ATTRS = {"style", "hidden"}
+# Elements that start and end a block of text; a table cell only separates words within its row.
+BLOCK_TAGS = {"p", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "div", "br", "pre", "blockquote", "table", "ul",
+              "ol", "dl", "dt", "dd", "hr", "figure", "figcaption", "details", "summary", "section", "caption"}
+CELL_TAGS = {"td", "th"}
+SHOWN_ATTRS = ("alt", "aria-label", "title")
+URL_ATTRS = ("href", "src", "action", "data", "poster", "srcset")
+
+Part = tuple[str, str]  # ("text", words) | ("break", "") | ("marker", "<script>")
+
+
+class _Parser(HTMLParser):
+    """The main content (the ``<article>`` if there is one) as text, breaks and markers; the rest apart."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[Part] = []
+        self.article: list[Part] | None = None
+        self.specs: list[str] = []
+        self.urls: list[str] = []
+        self.title: list[str] = []
+        self.chrome: list[str] = []
+        self._code = 0
+        self._skip = 0
+        self._in_article = 0
+        self._in_title = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        self.urls += [v for k, v in attrs if k in URL_ATTRS and v]
+        if tag in ACTIVE_TAGS:
+            self._add("marker", f"<{tag}>")
+        for key, _ in attrs:
+            if key in ACTIVE_ATTRS or key.startswith("on"):
+                self._add("marker", f"<{tag} {key}>")
+        if tag in SKIP_TAGS:
+            self._skip += 1
+        self._in_title = tag == "title"
+        if tag in CODE_TAGS:
+            self._code += 1
+        if not self._in_article and not self._code:
+            self.chrome += [f" {v} " for k, v in attrs if k in (*SHOWN_ATTRS, "placeholder") and v]
+        if tag == "article":
+            self._in_article += 1
+            if self.article is None:
+                self.article = []
+        if tag in BLOCK_TAGS:
+            self._add("break", "")
+        elif tag in CELL_TAGS:
+            self._add("text", " ")
+        if not self._skip:
+            for key in SHOWN_ATTRS:
+                if values.get(key):
+                    self._add("break", "")
+                    self._add("text", values[key] or "")
+                    self._add("break", "")
+            # In the article of a published page; anywhere in a regenerated one (it has no article).
+            if values.get("data-vl-spec") is not None and (self._in_article or self.article is None):
+                self.specs.append(values["data-vl-spec"] or "")
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag in SKIP_TAGS or tag in BLOCK_TAGS:
+            self.handle_endtag(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "title":
+            self._in_title = False
+        if tag in CODE_TAGS and self._code:
+            self._code -= 1
+        if tag in SKIP_TAGS and self._skip:
+            self._skip -= 1
+        if tag in BLOCK_TAGS:
+            self._add("break", "")
+        if tag == "article" and self._in_article:
+            self._in_article -= 1
+
+    def handle_data(self, data: str) -> None:
+        if self._in_title:
+            self.title.append(data)
+            return
+        if not self._in_article and not self._code:
+            self.chrome.append(data)
+        if not self._skip:
+            self._add("text", data)
+
+    def _add(self, kind: str, value: str) -> None:
+        if kind != "marker" and self._skip:
+            return
+        self.parts.append((kind, value))
+        if self._in_article and self.article is not None:
+            self.article.append((kind, value))
+
+
+@dataclass
+class PageText:
+    """A page read once: its main content as blocks and markers, its charts' specs, links, title and chrome."""
+
+    segments: list[Part]  # ("block", normalised text) | ("marker", "<script>"), in order
+    specs: list[str] = field(default_factory=list)
+    urls: list[str] = field(default_factory=list)
+    title: str = ""
+    chrome: list[str] = field(default_factory=list)
+
+    @property
+    def blocks(self) -> list[str]:
+        return [value for kind, value in self.segments if kind == "block"]
+
+    def tokens(self) -> list[str]:
+        """Words, figures and markers of the main content, in order."""
+        out: list[str] = []
+        for kind, value in self.segments:
+            out += TOKEN.findall(value) if kind == "block" else [value]
+        return out
+
+
+def _segments(parts: list[Part]) -> list[Part]:
+    out: list[Part] = []
+    text: list[str] = []
+    for kind, value in parts + [("break", "")]:
+        if kind == "text":
+            text.append(value)
+            continue
+        block = " ".join("".join(text).split())
+        if block:
+            out.append(("block", block))
+        text = []
+        if kind == "marker":
+            out.append(("marker", value))
+    return out
+
+
+def read_page(html: str) -> PageText:
+    """Parse ``html`` once: the ``<article>`` if it has one, else the whole page, as text blocks and markers."""
+    parser = _Parser()
+    parser.feed(html)
+    parser.close()
+    main = parser.article if parser.article is not None else parser.parts
+    return PageText(
+        segments=_segments(main), specs=parser.specs, urls=parser.urls,
+        title=" ".join("".join(parser.title).split()), chrome=TOKEN.findall(" ".join(parser.chrome)),
+    )
+
+
+def page_tokens(html: str) -> list[str]:
+    """Words and figures of a page's main text, in order (tags, scripts and navigation left out)."""
+    return read_page(html).tokens()
+
+
+def is_figure(token: str) -> bool:
+    """A token that is a number as pages write it (``1.735``, ``−1.7%``, ``12``)."""
+    return bool(_FIGURE.match(token))
+
+
+def _spans(page: PageText) -> tuple[list[str], list[tuple[int, int, str]], set[int]]:
+    """Tokens of the main content, each block's token span, and the indices between blocks."""
+    tokens: list[str] = []
+    spans: list[tuple[int, int, str]] = []
+    boundaries = {0}
+    for kind, value in page.segments:
+        start = len(tokens)
+        tokens += TOKEN.findall(value) if kind == "block" else [value]
+        if kind == "block":
+            spans.append((start, len(tokens), value))
+        boundaries.add(len(tokens))
+    return tokens, spans, boundaries
+
+
+def _token_mismatches(published: list[str], expected: list[str], boundaries: set[int],
+                      context: int = 6) -> list[tuple[Mismatch, int, int]]:
+    """Every difference but text inserted between blocks without a figure or marker: ``(mismatch, b1, b2)``."""
+    matcher = difflib.SequenceMatcher(a=published, b=expected, autojunk=False)
+    out = []
+    for op, a1, a2, b1, b2 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        added = published[a1:a2]
+        if op == "delete" and b1 in boundaries and not any(is_figure(t) or t.startswith("<") for t in added):
+            continue  # words a newer theme may add between blocks
+        before = " ".join(expected[max(0, b1 - context):b1])
+        out.append(((f"after '{before}'", " ".join(added) or "(absent)", " ".join(expected[b1:b2]) or "(absent)"),
+                    b1, b2))
+    return out
+
+
+def _missing_blocks(published: PageText, spans: list[tuple[int, int, str]],
+                    named: list[tuple[int, int]]) -> list[Mismatch]:
+    """Blocks not found whole, in order, in the published text, unless a token mismatch already names them."""
+    text = " ".join(published.blocks)
+    out: list[Mismatch] = []
+    pos = 0
+    for start, end, block in spans:
+        match = re.compile(r"(?<!\S)" + re.escape(block) + r"(?!\S)").search(text, pos)
+        if match:
+            pos = match.end()
+            continue
+        if any((b1 < end and start < b2) if b2 > b1 else start < b1 < end for b1, b2 in named):
+            continue
+        close = difflib.get_close_matches(block, published.blocks, n=1, cutoff=0.6)
+        shown = block if len(block) <= 80 else block[:77] + "..."
+        out.append((f"text '{shown}'", close[0] if close else "(absent)", "this text, whole and in this order"))
+    return out
+
+
+def page_mismatches(published: PageText, expected: PageText) -> list[Mismatch]:
+    """What the published page fails to show of the expected one, or shows besides it that it may not."""
+    expected_tokens, spans, boundaries = _spans(expected)
+    found = _token_mismatches(published.tokens(), expected_tokens, boundaries)
+    named = [(b1, b2) for _, b1, b2 in found]
+    return [m for m, _, _ in found] + _missing_blocks(published, spans, named)
+
+
+def spec_mismatches(published: list[str], expected: list[str]) -> list[Mismatch]:
+    """Differences in the data each interactive chart draws (its spec's ``datasets``), ``chart N spec datasets...``.
+
+    The rest of a spec (encodings, scales, Altair's defaults) is the chart library's; a rebuild with the
+    recorded toolchain compares it byte for byte with the page."""
+    out: list[Mismatch] = []
+    for i in range(max(len(published), len(expected))):
+        name = f"chart {i + 1}"
+        if i >= len(published):
+            out.append((name, "(absent)", "an interactive chart"))
+            continue
+        if i >= len(expected):
+            out.append((name, "an interactive chart", "(absent)"))
+            continue
+        try:
+            doc = json.loads(published[i])
+        except ValueError as err:
+            out.append((f"{name} spec", f"not JSON ({err})", "a Vega-Lite spec"))
+            continue
+        data = {"datasets": doc.get("datasets") if isinstance(doc, dict) else doc}
+        out += [(f"{name} spec {figure}", pub, rec)
+                for figure, pub, rec in json_mismatches(data, {"datasets": json.loads(expected[i]).get("datasets")})]
+    return out
+
+
+def external_urls(page: PageText) -> list[str]:
+    """URLs in a page that leave the site: any scheme, or ``//host``."""
+    out = []
+    for url in page.urls:
+        text = url.strip()
+        if text.startswith("//") or re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", text):
+            out.append(text)
+    return out
+
+
+def title_mismatches(page: PageText, page_title: str, allowed: set[str]) -> list[Mismatch]:
+    """The ``<title>`` must show the page's generated title whole, and no figure but those in ``allowed``."""
+    title = " ".join(page_title.split())
+    whole = re.search(r"(?<!\S)" + re.escape(title) + r"(?!\S)", page.title) if title else True
+    extra = [t for t in TOKEN.findall(page.title) if is_figure(t) and t not in allowed]
+    if whole and not extra:
+        return []
+    return [("page title", page.title or "(absent)", f"{title} (and the site name)")]
+
+
+def chrome_figures(page: PageText, allowed: set[str]) -> list[str]:
+    """Figures the page shows outside its article (header, navigation, footer, tooltips) not in ``allowed``."""
+    return [t for t in page.chrome if is_figure(t) and t not in allowed]
+
+
+def search_mismatches(index: Any, pages: dict[str, PageText]) -> Iterator[Mismatch]:
+    """Words and figures of MkDocs' search index that the page it points to does not show.
+
+    The index splits each page into sections; all of a page's sections together
+    must be made of the page's own tokens (as a multiset), so a figure changed
+    or added in a search result is caught once the page itself is verified.
+    """
+    docs = index.get("docs") if isinstance(index, dict) else None
+    if not isinstance(docs, list):
+        yield "(document)", "no 'docs' list", "MkDocs' search index"
+        return
+    found: dict[str, Counter[str]] = {}
+    for i, doc in enumerate(docs):
+        if not isinstance(doc, dict) or not all(isinstance(doc.get(k), str) for k in ("location", "title", "text")):
+            yield f"docs[{i}]", "not a search entry", "location, title and text"
+            continue
+        page = doc["location"].split("#", 1)[0] or "index.html"
+        found.setdefault(page, Counter()).update(page_tokens(doc["title"]) + page_tokens(doc["text"]))
+    for page, tokens in sorted(found.items()):
+        if page not in pages:
+            yield f"entry for {page}", "an entry", "(no such page)"
+            continue
+        extra = tokens - Counter(pages[page].tokens())
+        if extra:
+            shown = " ".join(sorted(extra.elements())[:20])
+            yield f"entries for {page}", shown, "(not on the page)"

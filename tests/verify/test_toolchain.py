@@ -1,0 +1,102 @@
+"""A site outlives its toolchain: with other versions installed than the signed statement records, verify
+still checks every figure against the pages' text, and skips only the byte-for-byte rebuild, in one line.
+
+The other versions are simulated here by re-signing the site with a record that differs from what is
+installed; ``test_other_toolchain.py`` installs a real other mkdocs-material in a virtual environment.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from evidence_kit.attest import sign_tree
+from evidence_kit.render.toolchain import installed_toolchain
+
+from .test_site_tamper import DECISION, _failed
+
+pytestmark = pytest.mark.slow  # the session builds a real site once
+
+RECORDED = "9.0.0"  # the mkdocs-material the re-signed statements claim built the site
+
+
+def _predicate(public: Path) -> dict:
+    envelope = json.loads((public / "manifest.dsse.json").read_text())
+    return json.loads(base64.b64decode(envelope["payload"]))["predicate"]
+
+
+def _resign(public: Path, key: Path, toolchain: object = None) -> None:
+    """Sign ``public`` again, recording ``toolchain`` (by default: the installed one, Material at RECORDED)."""
+    if toolchain is None:
+        toolchain = {**installed_toolchain(), "mkdocs-material": RECORDED}
+    sign_tree(public, key, predicate={"toolchain": toolchain})
+
+
+def test_build_sign_records_the_toolchain(site_master: Path) -> None:
+    recorded = _predicate(site_master / "public")["toolchain"]
+    assert recorded == installed_toolchain()
+    assert {"python", "mkdocs", "mkdocs-material", "markdown", "vl-convert-python", "altair"} <= set(recorded)
+
+
+def test_other_toolchain_skips_the_rebuild_in_one_line(run_cli, site: Path, keypair) -> None:
+    _resign(site, keypair[0])
+    result = run_cli("verify", site, "--key", keypair[1])
+    assert result.code == 0, result.out
+    installed = installed_toolchain()["mkdocs-material"]
+    line = (f"SKIP sources   site rebuild skipped: built with mkdocs-material {RECORDED}, installed {installed}; "
+            "figures checked against the pages' text")
+    assert line in result.out.splitlines(), result.out
+    assert [x for x in result.out.splitlines() if RECORDED in x] == [line]
+    assert "PASS figures" in result.out and result.out.splitlines()[-1].startswith(f"verified: {site}: authenticated")
+    report = json.loads(run_cli("verify", site, "--key", keypair[1], "--json").out)
+    assert report["verified"] is True
+    assert [item for item in report["not_proven"] if "not rebuilt: built with mkdocs-material" in item], report
+
+
+def test_other_toolchain_still_fails_a_figure_changed_in_a_page(run_cli, site: Path, keypair) -> None:
+    page = site / DECISION / "cache-layout" / "summary.html"
+    html = page.read_text()
+    first = re.search(r"<td>(\d+\.\d{3})</td>", html)
+    assert first
+    page.write_text(html.replace(first.group(0), "<td>0.001</td>", 1))
+    _resign(site, keypair[0])
+    result = run_cli("verify", site, "--key", keypair[1])
+    failed = _failed(result)
+    assert result.code == 1 and set(failed) == {"figures"}, result.out
+    assert any("summary.html" in line and f"published 0.001, recomputed {first.group(1)}" in line
+               for line in failed["figures"]), result.out
+    assert "SKIP sources   site rebuild skipped" in result.out
+
+
+def test_other_toolchain_still_checks_the_site_folder(run_cli, site_folder: Path, keypair) -> None:
+    """Given SITE, its Markdown is compared by its text, and what build never writes still fails."""
+    _resign(site_folder / "public", keypair[0])
+    markdown = site_folder / "site" / DECISION / "index.md"
+    markdown.write_text(markdown.read_text().replace("1.735", "1.705", 1))
+    (site_folder / "README.md").write_text("Adopted.\n")
+    result = run_cli("verify", site_folder, "--key", keypair[1])
+    failed = _failed(result)
+    assert result.code == 1 and set(failed) == {"sources"}, result.out
+    assert any("index.md" in line and "published 1.705, recomputed 1.735" in line for line in failed["sources"])
+    assert any("README.md" in line for line in failed["sources"])
+    assert f"site rebuild skipped: built with mkdocs-material {RECORDED}" in result.out
+
+
+def test_a_malformed_toolchain_record_fails(run_cli, site: Path, keypair) -> None:
+    _resign(site, keypair[0], toolchain="mkdocs-material 9")
+    result = run_cli("verify", site, "--key", keypair[1])
+    failed = _failed(result)
+    assert result.code == 1 and set(failed) == {"sources"}, result.out
+    assert any("'toolchain' is not a table of package versions" in line for line in failed["sources"])
+
+
+def test_a_site_recording_no_toolchain_is_rebuilt_with_the_installed_one(run_cli, site: Path, keypair) -> None:
+    sign_tree(site, keypair[0])  # a site signed by sign_tree alone records none
+    assert "toolchain" not in _predicate(site)
+    result = run_cli("verify", site, "--key", keypair[1])
+    assert result.code == 0, result.out
+    assert "rebuilt with the installed toolchain (the site records none)" in result.out
