@@ -30,10 +30,12 @@ _BACKSLASH = re.compile(r"\\(?:u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|x([0-9a-fA-F]
 _PERCENT = re.compile(r"(?:%[0-9a-fA-F]{2})+")
 # A dotted IPv4 address with an octet zero-padded or in hex (010.020.030.040, 0x0a.0x14.0x1e.0x28).
 _OCTET = r"(?:0[xX][0-9a-fA-F]{1,2}|[0-9]{1,3})"
-_ADDRESS = re.compile(r"(?<![0-9.])" + _OCTET + r"(?:\." + _OCTET + r"){3}(?![0-9]|\.[0-9])")
+# Not after a dot, nor before a dot and a digit (a fifth octet); digits glued on either side are no
+# bar: 9010.020.030.040 holds 010.020.030.040, as "digits that go on" make a longer value of a known one.
+_ADDRESS = re.compile(r"(?<!\.)" + _OCTET + r"(?:\." + _OCTET + r"){3}(?!\.[0-9])")
 # A padded or hex octet: the first one (followed by its dot) or a later one (after a dot).
 # Each a literal-led pattern (re scans those fast): "0" is matched first, then what stands before it.
-_ADDRESS_HINTS = (re.compile(r"0(?<![0-9.]0)[0-9xX][0-9a-fA-F]{0,2}\."), re.compile(r"\.0[0-9xX]"))
+_ADDRESS_HINTS = (re.compile(r"0(?<!\.0)[0-9xX][0-9a-fA-F]{0,2}\."), re.compile(r"\.0[0-9xX]"))
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7};?|#[xX][0-9a-fA-F]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};?)")
 
 

@@ -52,3 +52,16 @@ def test_a_value_glued_to_a_word_of_hex_digits_is_redacted_whole_not_refused(tmp
         result = redact_bundle(raw, tmp_path / f"out-{key is None}", key=key)
         assert result.publishable, [str(f) for f in result.findings]
         assert survivors(result.out, ["falcon-secret", "a00000", "ab12345"]) == []
+
+
+def test_a_padded_or_hex_dotted_address_glued_to_other_characters_is_hunted(tmp_path):
+    # Found by the hypothesis property: the view that reads 010.020.030.040 and 0x0a.0x14.0x1e.0x28
+    # as 10.20.30.40 wanted no digit around the address, so glued to a counter (9010.…, …0409) or to
+    # a hex word (00a00x0a.…) the private address was published as written.
+    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), files={
+        "logs/run.txt": "a 00a00x0a.0x14.0x1e.0x28 b 9010.020.030.040 c 010.020.030.0409 d\n"})
+    result = redact_bundle(raw, tmp_path / "out", key=KEY)
+    assert result.publishable, [str(f) for f in result.findings]
+    published = "".join(p.read_text() for p in result.out.rglob("*.txt")).lower()
+    # (survivors() reads a number only as a whole number, so a glued one is looked for as written.)
+    assert "0x0a.0x14.0x1e.0x28" not in published and "010.020.030.040" not in published

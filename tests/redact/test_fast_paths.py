@@ -216,7 +216,7 @@ def test_literal_led_hints_answer_as_the_alternations_did(text: str) -> None:
     hexa = "[0-9a-fA-F]"
     mac = re.compile(f":{hexa}{{2}}:{hexa}{{2}}:{hexa}{{2}}:{hexa}{{2}}:|-{hexa}{{2}}-{hexa}{{2}}-{hexa}{{2}}-{hexa}{{2}}-"
                      f"|{hexa}{{4}}\\.{hexa}{{4}}\\.")
-    address = re.compile(r"(?<![0-9.])0[0-9xX][0-9a-fA-F]{0,2}\.|\.0[0-9xX]")
+    address = re.compile(r"(?<!\.)0[0-9xX][0-9a-fA-F]{0,2}\.|\.0[0-9xX]")
     assert bool(address.search(text)) == any(hint.search(text) for hint in _ADDRESS_HINTS)
     # The Cisco hint is looser (a dot need not follow four hex digits): it must never say no where the old said yes.
     assert not mac.search(text) or any(hint.search(text) for hint in _MAC_HINTS)
