@@ -9,7 +9,7 @@ from typing import Any
 __all__ = ["cancel_and_wait"]
 
 
-async def cancel_and_wait(task: "asyncio.Task[Any] | None") -> None:
+async def cancel_and_wait(task: asyncio.Task[Any] | None) -> None:
     """Cancel a background loop and wait until it has stopped (a no-op for ``None``)."""
     if task is None:
         return

@@ -16,9 +16,9 @@ import datetime as dt
 import os
 import secrets
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from .analyze import Analysis, analyze
 from .attest.keys import generate_keypair, load_public_key
@@ -83,7 +83,7 @@ def run_demo(out: Path, *, say: Callable[[str], None], progress_factory: Callabl
     """Run the whole chain into ``out``; ``say`` prints one line of narration."""
     out = out.resolve()
     _prepare(out)
-    date = today or dt.datetime.now(dt.timezone.utc).date().isoformat()
+    date = today or dt.datetime.now(dt.UTC).date().isoformat()
     decision_id = f"{date}-simulated-cache-layout-and-dflash"
     raw = out / "raw" / decision_id
     private = out / "private"

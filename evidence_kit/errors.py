@@ -29,7 +29,7 @@ class EvidenceError(Exception):
         self.path = str(path) if path is not None else None
         self.line = line
 
-    def located(self, path: str | Path, line: int | None = None) -> "EvidenceError":
+    def located(self, path: str | Path, line: int | None = None) -> EvidenceError:
         """Return this error with a location attached (only where it has none yet)."""
         if self.path is None:
             self.path = str(path)

@@ -7,12 +7,22 @@ beside its medians.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from .analyze.report import Analysis, TrialAnalysis
 from .present import (
-    METRIC_TITLES, comparison_cells, count, finding_sentence, gates_sentence, metric_headers, metric_rows,
-    outcome_sentence, requests_sentence, rule_sentence, slots_sentence, wins_sentence,
+    METRIC_TITLES,
+    comparison_cells,
+    count,
+    finding_sentence,
+    gates_sentence,
+    metric_headers,
+    metric_rows,
+    outcome_sentence,
+    requests_sentence,
+    rule_sentence,
+    slots_sentence,
+    wins_sentence,
 )
 
 __all__ = ["render_text", "table"]

@@ -10,8 +10,8 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 __all__ = [
     "SYMLINK",

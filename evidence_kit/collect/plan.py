@@ -13,8 +13,18 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import (BaseModel, ConfigDict, Field, NonNegativeInt, PositiveFloat, PositiveInt, ValidationError,
-                      ValidationInfo, field_validator, model_validator)
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    NonNegativeInt,
+    PositiveFloat,
+    PositiveInt,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from ..errors import BadInput
 from ..model import PHASES, ArmRef, DecisionRule, Trial, Workload
@@ -50,7 +60,7 @@ class PlanWorkload(_Strict):
     request_timeout_s: PositiveFloat = 600.0
 
     @model_validator(mode="after")
-    def _body_fields(self) -> "PlanWorkload":
+    def _body_fields(self) -> PlanWorkload:
         # ``n`` too: the client times and counts one choice per request.
         reserved = {"model", "messages", "stream", "stream_options", "max_tokens", "temperature", "seed", "n"}
         clash = sorted(reserved & set(self.extra_body))
@@ -59,7 +69,7 @@ class PlanWorkload(_Strict):
         return self
 
     @model_validator(mode="after")
-    def _matrix(self) -> "PlanWorkload":
+    def _matrix(self) -> PlanWorkload:
         # A repeated size or level would run the same run id twice (same prompts, one journal
         # entry per id on resume); a run smaller than its level never reaches that concurrency,
         # yet its results would be labelled with it.
@@ -110,7 +120,7 @@ class ArmPlan(_Strict):
     env: dict[str, str] = Field(default_factory=dict)
 
     @model_validator(mode="after")
-    def _routed(self) -> "ArmPlan":
+    def _routed(self) -> ArmPlan:
         if self.routed_model is not None and self.routed_url is None:
             raise ValueError("routed_model is set without routed_url (no routed endpoint to send it to)")
         return self

@@ -26,7 +26,7 @@ class RunStarts:
     resumed: bool = False
 
     @classmethod
-    def of(cls, record: Any) -> "RunStarts":
+    def of(cls, record: Any) -> RunStarts:
         """From a committed run record (a journal written before these fields existed has neither)."""
         return cls(record.run, tuple(getattr(record, "process_start_times_s", None) or ()),
                    bool(getattr(record, "resumed", None)))

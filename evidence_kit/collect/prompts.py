@@ -61,11 +61,11 @@ class Calibration:
         return asdict(self)
 
     @classmethod
-    def from_record(cls, record: dict[str, Any]) -> "Calibration":
+    def from_record(cls, record: dict[str, Any]) -> Calibration:
         return cls(**{k: record[k] for k in ("method", "overhead_tokens", "tokens_per_word", "calibration_words")})
 
     @classmethod
-    def from_counts(cls, method: str, empty: int, full: int, words: int = CALIBRATION_WORDS) -> "Calibration":
+    def from_counts(cls, method: str, empty: int, full: int, words: int = CALIBRATION_WORDS) -> Calibration:
         """From the prompt token counts of an instruction-only prompt and one with ``words`` words."""
         per_word = max((full - empty) / words, 0.05)
         return cls(method=method, overhead_tokens=empty, tokens_per_word=round(per_word, 6), calibration_words=words)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from ..canonical import canonical_json
 from ..errors import BadInput
@@ -28,7 +28,7 @@ __all__ = ["TrialResult", "collect_trial", "utc_now"]
 
 def utc_now() -> str:
     """Wall-clock time for ``started_at``/``ended_at`` (never used to measure durations)."""
-    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @dataclass

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from ..analyze import analysis_json, analyze as analyze_evidence
+from ..analyze import analysis_json
+from ..analyze import analyze as analyze_evidence
 from ..canonical import canonical_json
 from ..read import load_any
 from ..text_report import render_text

@@ -9,8 +9,7 @@ Start one for a test with ``running_simulator`` (a thread in this process) or
 
 from .app import create_app
 from .profile import SHIPPED_PROFILES, Profile, load_profile
-from .server import (Simulator, configure_profile, running_simulator, serve, simulator_command,
-                     simulator_process, start_simulator, startup_log)
+from .server import Simulator, configure_profile, running_simulator, serve, simulator_command, simulator_process, start_simulator, startup_log
 from .tokenizer import TOKENIZER
 
 __all__ = [

@@ -6,11 +6,11 @@ import asyncio
 import contextlib
 import json
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 import anyio
-
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -22,8 +22,7 @@ from .generation import REASONING, plan_output, request_rng
 from .groundtruth import GroundTruthLog, RequestRecord
 from .metrics import CONTENT_TYPE_LATEST
 from .profile import Profile
-from .protocol import (Parsed, ProtocolError, chat_message, dumps, error_body, group_deltas, parse_chat,
-                       parse_completion, usage_body)
+from .protocol import Parsed, ProtocolError, chat_message, dumps, error_body, group_deltas, parse_chat, parse_completion, usage_body
 from .tokenizer import TOKENIZER, render_chat
 
 __all__ = ["create_app", "SimulatedDrop", "SimState"]

@@ -20,7 +20,10 @@ from typing import Any
 from .profile import Output
 from .tokenizer import TOKENIZER, WORDS
 
-__all__ = ["Plan", "PlanRequest", "plan_output", "recall", "request_rng", "REASONING", "CONTENT", "TOOL_HEAD", "TOOL_ARGS", "TOOL_TAIL", "REASONING_EFFORT"]
+__all__ = [
+    "Plan", "PlanRequest", "plan_output", "recall", "request_rng",
+    "REASONING", "CONTENT", "TOOL_HEAD", "TOOL_ARGS", "TOOL_TAIL", "REASONING_EFFORT",
+]
 
 REASONING, CONTENT, TOOL_HEAD, TOOL_ARGS, TOOL_TAIL = "reasoning", "content", "tool_head", "tool_args", "tool_tail"
 REASONING_EFFORT = {"minimal": 0.25, "low": 0.5, "medium": 1.0, "high": 1.5, "max": 2.0, "xhigh": 2.0}

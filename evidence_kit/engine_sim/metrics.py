@@ -8,7 +8,7 @@ Names follow vLLM's V1 engine (``vllm/v1/metrics/loggers.py``): counters are dec
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST

@@ -138,7 +138,7 @@ class Profile(_Section):
     faults: Faults = Field(default_factory=Faults)
 
     @model_validator(mode="after")
-    def _pool_holds_one_full_request(self) -> "Profile":
+    def _pool_holds_one_full_request(self) -> Profile:
         # vLLM refuses to start when one max_model_len request cannot fit in the KV pool.
         if self.token_slots < self.scheduler.max_model_len:
             raise ValueError(f"the KV pool holds {self.token_slots} tokens, less than scheduler.max_model_len "

@@ -30,7 +30,7 @@ class Manifest(Record):
     model_config = Record.model_config | {"populate_by_name": True}
 
     @model_validator(mode="after")
-    def _each_once(self) -> "Manifest":
+    def _each_once(self) -> Manifest:
         seen: set[str] = set()
         for entry in self.files:
             if entry.path in seen:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, PositiveInt, NonNegativeInt, model_validator
+from pydantic import Field, NonNegativeInt, PositiveInt, model_validator
 
 from ._base import Record, RelPath, Slug
 from .phase import PHASES, Phase
@@ -37,7 +37,7 @@ class Workload(Record):
     warmup_requests: NonNegativeInt = 0
 
     @model_validator(mode="after")
-    def _unique(self) -> "Workload":
+    def _unique(self) -> Workload:
         for name in ("input_nominal", "concurrency"):
             values = getattr(self, name)
             if len(set(values)) != len(values):
@@ -79,7 +79,7 @@ class Trial(Record):
     model_config = Record.model_config | {"populate_by_name": True}
 
     @model_validator(mode="after")
-    def _a_b_a(self) -> "Trial":
+    def _a_b_a(self) -> Trial:
         phases = [a.phase for a in self.arms]
         if phases != list(PHASES):
             raise ValueError("arms must be before, candidate, restored, in that order")

@@ -15,12 +15,30 @@ decision page.
 from .decision_rows import ENGINE_KINDS, headline_rows, input_ranges, pooled_sizes, prose_sections, setup_rows
 from .format import count, dash, faster_slower, percent, ratio, recorded, seconds, signed_percent, tokens
 from .tables import (
-    METRIC_TITLES, arm_labels, comparison_cells, comparison_rows, failure_rows, interval_text, metric_headers,
-    metric_rows, occupancy, phase_labels, run_rows, telemetry_summary_rows,
+    METRIC_TITLES,
+    arm_labels,
+    comparison_cells,
+    comparison_rows,
+    failure_rows,
+    interval_text,
+    metric_headers,
+    metric_rows,
+    occupancy,
+    phase_labels,
+    run_rows,
+    telemetry_summary_rows,
 )
 from .wording import (
-    failures_text, finding_sentence, gates_sentence, outcome_sentence, requests_sentence, rule_sentence,
-    simulated_sentence, slots_sentence, wins_sentence, wins_text,
+    failures_text,
+    finding_sentence,
+    gates_sentence,
+    outcome_sentence,
+    requests_sentence,
+    rule_sentence,
+    simulated_sentence,
+    slots_sentence,
+    wins_sentence,
+    wins_text,
 )
 
 __all__ = [

@@ -9,7 +9,7 @@ every cell, the terminal prints them as they are.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..analyze.report import GroupResult, Interval, TrialAnalysis
 from ..model import PHASES

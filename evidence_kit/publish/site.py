@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from ..analyze import Analysis, analyze
 from ..attest.manifest import write_manifest

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -78,7 +79,7 @@ class JournalReader:
                 except BadInput as err:
                     if torn:
                         err.message = f"torn last line (no newline at end; the writer was interrupted?): {err.message}"
-                    raise err.located(self.path, line_no)
+                    raise err.located(self.path, line_no) from None
                 self._check_order(record, line_no)
                 if isinstance(record, Request):
                     requests += 1

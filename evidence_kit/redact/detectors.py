@@ -10,7 +10,7 @@ too, because the redactor and the scanner must agree on them exactly.
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from .vocabulary import format_words
 

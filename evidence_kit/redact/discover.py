@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,8 +30,8 @@ from ..errors import BadInput
 from .harvest import harvest_file, reconcile
 from .ledger import Ledger
 from .matcher import Examined, Matcher, lowered
-from .spellings import Spellings, compile_spellings
 from .policy import Policy
+from .spellings import Spellings, compile_spellings
 from .variants import KnownValue
 from .views import views
 from .walkers import file_kind, file_texts

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Iterable, NamedTuple
+from collections.abc import Iterable
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 from .detectors import compile_detectors, find, find_labelled

@@ -69,7 +69,7 @@ class Policy(Record):
         return value
 
     @model_validator(mode="after")
-    def _not_a_format_word(self) -> "Policy":
+    def _not_a_format_word(self) -> Policy:
         if any(item.strip().casefold() in format_words() for items in self.private.values() for item in items):
             # Never echo the value: the message is printed and may be logged.
             raise ValueError("a value under [private] is a word of the evidence format itself (a field or record "
@@ -77,7 +77,7 @@ class Policy(Record):
         return self
 
     @model_validator(mode="after")
-    def _not_both(self) -> "Policy":
+    def _not_both(self) -> Policy:
         public = {word.lower() for word in self.public}
         if any(item.lower() in public for items in self.private.values() for item in items):
             # Never echo the value: the message is printed and may be logged.

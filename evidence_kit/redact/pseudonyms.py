@@ -16,7 +16,7 @@ import hashlib
 import hmac
 import re
 from collections import defaultdict
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..errors import BadInput
 

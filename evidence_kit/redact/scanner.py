@@ -18,22 +18,22 @@ import itertools
 import json
 import re
 import tomllib
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
 
 import yaml
 from pydantic_core import from_json
 
-from ..errors import BadInput
-from ..one_line import one_line
 from ..attest.manifest import ENVELOPE_NAME
 from ..attest.tree import sha256_file as file_sha256
+from ..errors import BadInput
+from ..one_line import one_line
+from . import walkers
 from .ledger import Ledger
 from .matcher import Hit, Matcher
 from .policy import Policy
 from .variants import KnownValue
-from . import walkers
 from .walkers import _LITERAL, clean_key, file_kind, labelled_pairs, labels_absent, open_text, plain_literals
 
 __all__ = [

@@ -9,7 +9,7 @@ patterns; :class:`Spellings` runs them together as their alternation would.
 from __future__ import annotations
 
 import re
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 __all__ = ["Spellings", "compile_spellings", "DIGIT_RUN"]
 

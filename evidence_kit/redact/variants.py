@@ -17,8 +17,9 @@ import ipaddress
 import re
 import shlex
 import unicodedata
+from collections.abc import Iterator
 from functools import lru_cache
-from typing import Iterator, NamedTuple
+from typing import NamedTuple
 from urllib.parse import quote, quote_plus, urlsplit
 
 from .detectors import _TLDS, is_public
@@ -158,8 +159,7 @@ def _encoded(text: str) -> Iterator[str]:
         if a in text:
             yield text.replace(a, b)
     try:
-        for form in (quote(text, safe=""), quote(text), quote_plus(text)):
-            yield form
+        yield from (quote(text, safe=""), quote(text), quote_plus(text))
     except UnicodeEncodeError:
         return  # a lone surrogate (harvest refuses it; the scan may still meet one)
 

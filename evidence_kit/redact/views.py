@@ -20,8 +20,9 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
+from collections.abc import Callable, Iterator
 from functools import lru_cache
-from typing import Callable, Iterator, NamedTuple
+from typing import NamedTuple
 
 __all__ = ["View", "views", "normalise", "DEPTH"]
 

@@ -24,8 +24,9 @@ import json
 import re
 import tomllib
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Iterable, Iterator
+from typing import IO
 
 from pydantic_core import from_json
 

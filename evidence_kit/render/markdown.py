@@ -8,9 +8,10 @@ their own parts. A template therefore cannot forget to escape.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape as html_escape
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import jinja2
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 from ..errors import CheckFailed
@@ -23,7 +23,7 @@ __all__ = ["run_mkdocs", "source_date_epoch"]
 def source_date_epoch(dates: list[str]) -> int:
     """Midnight UTC of the newest decision date: a build time taken from the evidence, not the clock."""
     newest = max(date.fromisoformat(d) for d in dates) if dates else date(2026, 1, 1)
-    return int(datetime(newest.year, newest.month, newest.day, tzinfo=timezone.utc).timestamp())
+    return int(datetime(newest.year, newest.month, newest.day, tzinfo=UTC).timestamp())
 
 
 def run_mkdocs(config: Path, epoch: int) -> None:

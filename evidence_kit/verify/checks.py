@@ -6,7 +6,7 @@ A check that raises is a failure of that check (see :func:`run_check`), never a 
 from __future__ import annotations
 
 import traceback
-from typing import Callable
+from collections.abc import Callable
 
 from ..attest.dsse import IN_TOTO_PAYLOAD_TYPE, EnvelopeError, parse_envelope, verify_signature
 from ..attest.keys import PUBLIC_KEY_NAME, key_id, parse_public_key

@@ -17,9 +17,10 @@ import difflib
 import json
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
-from typing import Any, Iterator
+from typing import Any
 
 from .compare import Mismatch, json_mismatches
 

@@ -44,7 +44,7 @@ class Pin:
         return self.key_id is not None
 
     @classmethod
-    def of_key(cls, key: Ed25519PublicKey) -> "Pin":
+    def of_key(cls, key: Ed25519PublicKey) -> Pin:
         """A pin on ``key``, as ``--key`` makes one (for callers that hold the key itself)."""
         return cls(key=key, key_id=key_id(key), how="--key")
 

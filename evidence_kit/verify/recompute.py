@@ -25,13 +25,26 @@ from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME
 from ..model.evidence import DecisionEvidence, TrialEvidence
 from ..render.article import article_html, page_title
 from ..render.docs_folder import (
-    CONFIG_NAME, DECISIONS_DIR, SITE_NAME, docs_files, evidence_decision, is_evidence_copy, order_decisions,
+    CONFIG_NAME,
+    DECISIONS_DIR,
+    SITE_NAME,
+    docs_files,
+    evidence_decision,
+    is_evidence_copy,
+    order_decisions,
     published_name,
 )
 from ..render.toolchain import toolchain_bound
 from .compare import Mismatch, csv_mismatches, json_mismatches
 from .page_text import (
-    TOKEN, PageText, chrome_figures, external_urls, page_mismatches, read_page, search_mismatches, spec_mismatches,
+    TOKEN,
+    PageText,
+    chrome_figures,
+    external_urls,
+    page_mismatches,
+    read_page,
+    search_mismatches,
+    spec_mismatches,
     title_mismatches,
 )
 from .verification import CheckResult, Context, Problem

@@ -32,8 +32,8 @@ def test_keygen_never_overwrites(run_cli, tmp_path: Path) -> None:
 def test_private_key_readable_by_others_is_refused(run_cli, tmp_path: Path, reference_decision: Path) -> None:
     assert run_cli("keygen", "--out", tmp_path).code == 0
     (tmp_path / "signing.key").chmod(0o644)
-    from evidence_kit.errors import BadInput
     from evidence_kit.attest import sign_tree
+    from evidence_kit.errors import BadInput
 
     try:
         sign_tree(reference_decision, tmp_path / "signing.key")

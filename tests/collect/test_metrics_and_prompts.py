@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from evidence_kit.collect.metrics import kv_token_slots, parse_metrics, reconcile
 from evidence_kit.collect.prompts import Calibration, PromptBook

@@ -43,7 +43,7 @@ class CannedServer:
                     rest += conn.recv(65536)
                 conn.sendall(self.response)
 
-    def __enter__(self) -> "CannedServer":
+    def __enter__(self) -> CannedServer:
         return self
 
     def __exit__(self, *exc: object) -> None:

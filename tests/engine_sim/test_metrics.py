@@ -23,7 +23,7 @@ def scrape(url: str) -> dict[tuple[str, tuple], float]:
 
 
 def total(samples: dict, name: str, **labels: str) -> float:
-    return sum(v for (n, l), v in samples.items() if n == name and all(dict(l).get(k) == x for k, x in labels.items()))
+    return sum(v for (n, labelled), v in samples.items() if n == name and all(dict(labelled).get(k) == x for k, x in labels.items()))
 
 
 async def _one(client: httpx.AsyncClient, i: int) -> dict:

@@ -6,7 +6,12 @@ from pathlib import Path
 
 from evidence_kit.analyze import analyze
 from evidence_kit.present import (
-    comparison_rows, metric_headers, metric_rows, occupancy, requests_sentence, telemetry_summary_rows,
+    comparison_rows,
+    metric_headers,
+    metric_rows,
+    occupancy,
+    requests_sentence,
+    telemetry_summary_rows,
 )
 from evidence_kit.read import load_decision
 from evidence_kit.text_report import render_text

@@ -6,7 +6,8 @@ import json
 import tracemalloc
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from evidence_kit.errors import BadInput
 from evidence_kit.read import JournalReader

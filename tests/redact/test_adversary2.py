@@ -18,7 +18,6 @@ from .leakcheck import survivors
 from .test_adversary import _cli, _published
 from .test_leak_classes import plant
 
-
 # -- trust of an earlier redaction (_redacted_before) ----------------------------------------
 
 def test_a_decision_folder_of_redacted_trials_does_not_trust_its_own_unverified_files(tmp_path):

@@ -12,10 +12,9 @@ from evidence_kit.redact import redact_bundle, run
 
 from . import corpus
 from .conftest import KEY
-from .test_adversary import _published
 from .leakcheck import survivors
+from .test_adversary import _published
 from .test_leak_classes import plant
-
 
 # -- the ledger: the rewrite copies a batch on what discovery noted ----------------------------
 

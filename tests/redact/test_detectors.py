@@ -6,6 +6,7 @@ import pytest
 
 from evidence_kit.redact.matcher import Matcher
 from evidence_kit.redact.pseudonyms import Pseudonyms, is_pseudonym
+from evidence_kit.redact.variants import KnownValue, variants
 
 
 class Redactor:
@@ -22,7 +23,6 @@ class Redactor:
     def leaks(self, text):
         return self.matcher.leaks(text)
 
-from evidence_kit.redact.variants import KnownValue, variants
 
 CAUGHT = [
     ("gpu", "on GPU-5b1c2d3e-4f5a-6b7c-8d9e-0f1a2b3c4d5e now"),

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 
 from evidence_kit.redact.detectors import _LABEL_TEXT, DETECTORS, LABELS, Detectors, find, find_labelled, is_public, label_class
 from evidence_kit.redact.matcher import Matcher
-from evidence_kit.redact.views import View, views
 from evidence_kit.redact.scanner import _line_hits
 from evidence_kit.redact.variants import KnownValue
+from evidence_kit.redact.views import View, views
 from evidence_kit.redact.walkers import _LITERAL as PATTERN_LITERAL
 from evidence_kit.redact.walkers import labelled_pairs, plain_literals
 
@@ -253,8 +253,8 @@ def test_copied_jsonl_lines_are_the_lines_redone(tmp_path_factory: pytest.TempPa
                                                   records: list[dict[str, object]]) -> None:
     from collections import Counter
 
-    from evidence_kit.redact.pseudonyms import Pseudonyms
     from evidence_kit.redact.ledger import Ledger
+    from evidence_kit.redact.pseudonyms import Pseudonyms
     from evidence_kit.redact.walkers import _Literals, file_texts, redact_file
 
     folder = tmp_path_factory.mktemp("jsonl")

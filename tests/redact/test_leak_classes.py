@@ -247,8 +247,9 @@ def test_a_serial_written_as_a_float_or_an_exponent_is_still_a_serial(tmp_path):
 def test_a_stray_receipt_in_raw_evidence_earns_no_trust_for_pseudonym_shaped_values(tmp_path):
     """Values spelled like pseudonyms are left alone only in a bundle this tool wrote (receipt and a matching manifest)."""
     raw = plant(corpus.make_raw_trial(tmp_path / "raw"), {"hosts": ["host-7.acme-corp.internal"]},
-                {"logs/cluster.log": "ssh host-7 uptime\n", "receipt.json": json.dumps({"schema": "evidence-kit/receipt/v1", "tool_version": "0.1.0", "key_id": "none",
-                                            "policy_digest": "sha256:" + "0" * 64, "counts": {}}) + "\n"})
+                {"logs/cluster.log": "ssh host-7 uptime\n",
+                 "receipt.json": json.dumps({"schema": "evidence-kit/receipt/v1", "tool_version": "0.1.0", "key_id": "none",
+                                             "policy_digest": "sha256:" + "0" * 64, "counts": {}}) + "\n"})
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     assert "ssh host-7 " not in (result.out / "logs" / "cluster.log").read_text()
 

@@ -7,7 +7,6 @@ import json
 import tomllib
 from pathlib import Path
 
-
 from evidence_kit.attest import build_manifest
 from evidence_kit.model import Manifest, Receipt
 from evidence_kit.read import load_decision, load_trial, read_json_model

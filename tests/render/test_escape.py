@@ -5,7 +5,8 @@ from __future__ import annotations
 import html
 import re
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evidence_kit.render.article import article_html
 from evidence_kit.render.escape import html_text, md_cell, md_prose, md_text

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from evidence_kit.verify.compare import json_mismatches
 from evidence_kit.verify.page_text import (
-    external_urls, page_mismatches, page_tokens, read_page, search_mismatches, spec_mismatches, title_mismatches,
+    external_urls,
+    page_mismatches,
+    page_tokens,
+    read_page,
+    search_mismatches,
+    spec_mismatches,
+    title_mismatches,
 )
 
 EXPECTED = "<h1>Cache layout</h1><p>The candidate is 1.7% faster.</p><table><tr><td>2K / 4</td><td>1.735</td></tr></table>"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
@@ -52,7 +52,8 @@ CASES: dict[str, tuple[Callable[[Path], None], set[str], str]] = {
     "file-added-at-top": (_add("notes.txt"), {"complete"}, "notes.txt: present but not listed in"),
     "file-added-in-a-trial": (_add("dflash/notes.txt"), {"complete"}, "dflash/notes.txt: present but not listed in"),
     "decision-manifest-removed": (_unlink("manifest.json"), {"complete"}, "manifest.json: missing: a redacted decision folder"),
-    "decision-receipt-removed": (_unlink("receipt.json"), {"complete", "receipts"}, "receipt.json: the decision folder is published without a receipt"),
+    "decision-receipt-removed": (_unlink("receipt.json"), {"complete", "receipts"},
+                                 "receipt.json: the decision folder is published without a receipt"),
 }
 
 

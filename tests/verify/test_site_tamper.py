@@ -200,9 +200,9 @@ def test_missing_envelope_with_key_fails(run_cli, site: Path, keypair) -> None:
 def test_subject_not_bound_to_the_files(run_cli, site: Path, keypair) -> None:
     """A valid signature over a statement whose subjects are not the files on disk is caught."""
     from evidence_kit.attest.dsse import IN_TOTO_PAYLOAD_TYPE, sign_envelope
-    from evidence_kit.canonical import canonical_json
     from evidence_kit.attest.keys import load_private_key
     from evidence_kit.attest.statement import folder_predicate, statement_bytes
+    from evidence_kit.canonical import canonical_json
 
     manifest = json.loads((site / "manifest.json").read_text())
     subjects = [(e["path"], e["sha256"]) for e in manifest["files"] if not e["path"].endswith("index.html")]

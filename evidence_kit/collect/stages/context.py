@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import httpx
 
@@ -35,8 +36,8 @@ class ArmSetup:
     resume: ResumePoint
     state: EngineState
     calibration: Calibration | None = None
-    before: "ArmResult | None" = None
-    candidate: "ArmResult | None" = None
+    before: ArmResult | None = None
+    candidate: ArmResult | None = None
 
 
 @dataclass
@@ -74,7 +75,7 @@ class ArmContext:
     t0: float  # the arm's start on the monotonic clock; request records count from it
 
     @classmethod
-    def open(cls, s: ArmSetup, client: httpx.AsyncClient) -> "ArmContext":
+    def open(cls, s: ArmSetup, client: httpx.AsyncClient) -> ArmContext:
         """The context of the arm ``s`` describes, its journal opened where a resume left it."""
         cfg = s.plan.arms[s.ref.arm]
         values = {"port": str(s.port), "python": sys.executable, "arm": s.ref.arm}

@@ -48,7 +48,7 @@ class EngineWatch:
     timed_sent: int = 0  # timed requests sent by this collector
 
     @classmethod
-    def opened(cls, identity: Identity, scraped: Scrape | None, *, resuming: bool) -> "EngineWatch":
+    def opened(cls, identity: Identity, scraped: Scrape | None, *, resuming: bool) -> EngineWatch:
         """The watch as the engine's identity left it (its scrape, its start time)."""
         return cls(opening=identity.process_start, resuming=resuming, answered=scraped is not None)
 
