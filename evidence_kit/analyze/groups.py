@@ -70,8 +70,8 @@ def group_results(evidence: TrialEvidence) -> list[GroupResult]:
             )
     results: list[GroupResult] = []
     for inp, conc in trial.workload.groups():
-        per_phase = {phase: cells.get(phase, {}).get((inp, conc), []) for phase in PHASES}
-        pooled = {
+        per_phase: dict[str, list[Request]] = {phase: cells.get(phase, {}).get((inp, conc), []) for phase in PHASES}
+        pooled: dict[str, dict[str, Pooled]] = {
             metric: {phase: _pooled(per_phase[phase], metric) for phase in per_phase} for metric in METRICS
         }
         comparisons = {metric: _comparisons(pooled[metric], metric == rule.metric, rule) for metric in METRICS}
@@ -118,7 +118,7 @@ def _comparisons(pooled: dict[str, Pooled], decisive: bool, rule: DecisionRule) 
         improvement = None if rel is None else -rel * 100
         out.append(
             Comparison(
-                control=control,  # type: ignore[arg-type]
+                control=control,
                 change_pct=pct(rel),
                 improvement_pct=improvement,
                 clears=_reaches_threshold(improvement, rule) if decisive else None,
@@ -140,7 +140,7 @@ def _intervals(evidence: TrialEvidence, per_phase: dict[str, list[Request]], inp
         low, high = interval if interval else (None, None)
         out.append(
             Interval(
-                control=control,  # type: ignore[arg-type]
+                control=control,
                 ratio=ratio,
                 low=low,
                 high=high,

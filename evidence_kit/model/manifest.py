@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import Field, NonNegativeInt, model_validator
 
@@ -10,8 +10,8 @@ from ._base import Record, RelPath
 
 __all__ = ["ManifestEntry", "Manifest", "Receipt", "MANIFEST_SCHEMA", "RECEIPT_SCHEMA", "RECEIPT_NAME"]
 
-MANIFEST_SCHEMA = "evidence-kit/manifest/v1"
-RECEIPT_SCHEMA = "evidence-kit/receipt/v1"
+MANIFEST_SCHEMA: Final = "evidence-kit/manifest/v1"
+RECEIPT_SCHEMA: Final = "evidence-kit/receipt/v1"
 RECEIPT_NAME = "receipt.json"  # beside each redacted folder's manifest
 
 

@@ -80,7 +80,7 @@ def read_toml_model(path: Path, model: type[M]) -> M:
     except RecursionError:
         raise BadInput("TOML nested too deeply", path) from None
     try:
-        data = _dates_as_text(data)
+        plain = _dates_as_text(data)
     except RecursionError:
         raise BadInput("TOML nested too deeply", path) from None
-    return _validate(model, data, path, text, toml=True)
+    return _validate(model, plain, path, text, toml=True)

@@ -266,7 +266,7 @@ class Matcher:
         # In redacted text a pseudonym is already redacted (a second redaction changes no byte);
         # in raw evidence it is a real name spelled like one. The masks of known values never count.
         return (hit in self.allowed or hit in self.public or _MASKED.fullmatch(hit) is not None
-                or (self.redacted_text and is_pseudonym(hit, self._kind)))
+                or (bool(self.redacted_text) and is_pseudonym(hit, self._kind)))
 
     def _view_hits(self, text: str, view: View | None, detectors: bool,
                    learnt: set[KnownValue]) -> list[tuple[int, int, Hit]]:

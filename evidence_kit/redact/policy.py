@@ -22,7 +22,7 @@ import fnmatch
 import hashlib
 import json
 from pathlib import Path
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -35,7 +35,7 @@ from .vocabulary import format_words
 
 __all__ = ["Policy", "POLICY_SCHEMA", "load_policy", "policy_digest"]
 
-POLICY_SCHEMA = "evidence-kit/redaction-policy/v1"
+POLICY_SCHEMA: Final = "evidence-kit/redaction-policy/v1"
 _DETECTOR_NAMES = frozenset(name for name, _ in DETECTORS) | {"label"}
 
 

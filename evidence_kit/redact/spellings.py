@@ -27,9 +27,12 @@ DIGIT_RUN = re.compile(_DIGIT_GUARDS[0] + "[0-9]+" + _DIGIT_GUARDS[1])
 _MAX_NESTING = 100
 
 
-def _trie_nodes(texts: Iterable[str]) -> dict[str, dict]:
+TrieNode = dict[str, "TrieNode"]  # each next character to its node; "" marks a spelling's end
+
+
+def _trie_nodes(texts: Iterable[str]) -> TrieNode:
     """The trie of ``texts``: a node maps each next character to a node; ``""`` marks a spelling's end."""
-    root: dict[str, dict] = {}
+    root: TrieNode = {}
     for text in texts:
         node = root
         for char in text:
@@ -38,7 +41,7 @@ def _trie_nodes(texts: Iterable[str]) -> dict[str, dict]:
     return root
 
 
-def _nesting(root: dict[str, dict]) -> int:
+def _nesting(root: TrieNode) -> int:
     """How deep :func:`_trie` nests groups for this trie (without recursion)."""
     deepest = 0
     stack = [(root, 0)]
@@ -66,7 +69,7 @@ def _trie(texts: list[str]) -> str:
         if isinstance(item, str):
             out.append(item)
             continue
-        node: dict[str, dict] = item  # type: ignore[assignment]
+        node: TrieNode = item  # type: ignore[assignment]
         chars = sorted(char for char in node if char)
         if not chars:
             continue

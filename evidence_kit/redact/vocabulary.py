@@ -18,8 +18,9 @@ values) and from the counter, gauge and telemetry names the collector writes
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
-from typing import Any, Iterator
+from typing import Any
 
 from ..model.telemetry import COUNTERS, GAUGES, GPU_FIELDS, TELEMETRY_KEYS
 from ..schemas import schemas

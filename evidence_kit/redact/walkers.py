@@ -350,7 +350,7 @@ def _jsonl_texts(src: Path, check: bool, harvested: list[KnownValue] | None,
                             _check_jsonl_line(line, src, offset)  # raises, naming file and line
                     if private and harvested is not None and offset > 1 and _may_hold_private(line):
                         try:
-                            harvested += harvest_text(line)  # type: ignore[operator]
+                            harvested += harvest_text(line)
                         except NotText as err:
                             raise BadInput(str(err), src, offset) from None
                         except (ValueError, RecursionError):  # an integer too long for Python, or nesting

@@ -8,6 +8,8 @@ from __future__ import annotations
 import traceback
 from collections.abc import Callable
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
 from ..attest.dsse import IN_TOTO_PAYLOAD_TYPE, EnvelopeError, parse_envelope, verify_signature
 from ..attest.keys import PUBLIC_KEY_NAME, key_id, parse_public_key
 from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME, NOT_LISTED
@@ -39,7 +41,7 @@ def _join(folder: str, rel: str) -> str:
     return f"{folder}/{rel}" if folder else rel
 
 
-def _site_key(ctx: Context) -> tuple[list, str, str]:
+def _site_key(ctx: Context) -> tuple[list[Ed25519PublicKey], str, str]:
     """The folder's own ``signing.pub``: ``([key], its key id, "")`` or ``([], "", why not)``."""
     path, problem = resolve_listed(ctx.root, PUBLIC_KEY_NAME)
     if path is None:

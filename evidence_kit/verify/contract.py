@@ -12,6 +12,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from ..model.evidence import ArmEvidence, DecisionEvidence, TrialEvidence
+from ..model.journal import Request
 from ..read import load_any
 
 __all__ = ["Evidence", "discover_evidence", "arm_problems", "evidence_problems", "load_evidence"]
@@ -38,7 +39,7 @@ def arm_problems(arm: ArmEvidence, requests_per_run: int) -> list[str]:
     """What is wrong with one arm's runs and warmup, one sentence each."""
     problems: list[str] = []
     runs = {run.run: run for run in arm.runs}
-    timed_by_run: dict[str, list] = defaultdict(list)
+    timed_by_run: dict[str, list[Request]] = defaultdict(list)
     warmup_runs: set[str] = set()
     for request in arm.requests:
         if request.warmup:
