@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -34,7 +34,9 @@ from ..read.validation import describe_validation_error
 
 __all__ = ["Plan", "ArmPlan", "PlanWorkload", "GatePlan", "TelemetryPlan", "load_plan", "GATE_NAMES"]
 
-GATE_NAMES: tuple[str, ...] = ("smoke", "json", "needle", "tools", "streaming-tools", "tool-result")
+GateName = Literal["smoke", "json", "needle", "tools", "streaming-tools", "tool-result"]
+GATE_NAMES: tuple[str, ...] = get_args(GateName)
+Role = Literal["control", "candidate"]  # as ArmRef.role
 
 
 class _Strict(BaseModel):
@@ -84,12 +86,14 @@ class PlanWorkload(_Strict):
         return self
 
 
+def _default_gates() -> list[GateName]:
+    return ["smoke"]
+
+
 class GatePlan(_Strict):
     """Functional gates run before timed work on every target of every arm."""
 
-    run: list[Literal["smoke", "json", "needle", "tools", "streaming-tools", "tool-result"]] = Field(
-        default_factory=lambda: ["smoke"]
-    )
+    run: list[GateName] = Field(default_factory=_default_gates)
     needle_words: PositiveInt = 2048
     max_tokens: PositiveInt = 256
     timeout_s: PositiveFloat = 120.0
@@ -166,10 +170,10 @@ class Plan(_Strict):
             max_tokens=wl.max_tokens,
             temperature=wl.temperature,
             warmup_requests=wl.warmup_requests,
-            seed=wl.seed,
-            extra_body=wl.extra_body,
+            # Not declared by the contract's Workload (its records allow extra fields).
+            **_extras(seed=wl.seed, extra_body=wl.extra_body),
         )
-        roles = ("control", "candidate", "control")
+        roles: tuple[Role, Role, Role] = ("control", "candidate", "control")
         arms = [
             ArmRef(
                 seq=seq,
@@ -191,8 +195,13 @@ class Plan(_Strict):
             decision_rule=self.decision_rule,
             workload=workload,
             arms=arms,
-            gates=list(self.gates.run),
+            **_extras(gates=list(self.gates.run)),
         )
+
+
+def _extras(**fields: Any) -> dict[str, Any]:
+    """Fields a contract record does not declare, to pass through its ``extra="allow"``."""
+    return fields
 
 
 def _line_in_table(text: str, loc: tuple[Any, ...]) -> int | None:

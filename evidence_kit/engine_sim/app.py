@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -80,7 +80,7 @@ def _error(message: str, status: int = 400, kind: str = "BadRequestError") -> JS
     return JSONResponse(error_body(message, status, kind), status_code=status)
 
 
-async def _json_body(request: Request) -> dict:
+async def _json_body(request: Request) -> dict[str, Any]:
     try:
         body = json.loads(await request.body())
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
@@ -110,24 +110,24 @@ class _Generation:
         self.prefix = (f'data: {{"id":{dumps(seq.request_id)},"object":"{kind}",'
                        f'"created":{int(time.time())},"model":{dumps(model)}')
 
-    def usage(self) -> dict:
+    def usage(self) -> dict[str, Any]:
         plan, produced = self.seq.plan, self.seq.produced
         reasoning = sum(1 for k in plan.kinds[:produced] if k == REASONING)
         reported = produced + (1 if self.fault == "wrong-usage" else 0)
         return usage_body(self.seq.prompt_tokens, reported, reasoning)
 
-    def _chunk(self, choices: list[dict], usage: dict | None = None) -> bytes:
+    def _chunk(self, choices: list[dict[str, Any]], usage: dict[str, Any] | None = None) -> bytes:
         tail = f',"choices":{dumps(choices)}' + (f',"usage":{dumps(usage)}' if usage is not None else "")
         return f"{self.prefix}{tail}}}\n\n".encode()
 
-    def _choices(self, start: int, end: int, finish: str | None) -> list[list[dict]]:
+    def _choices(self, start: int, end: int, finish: str | None) -> list[list[dict[str, Any]]]:
         """The ``choices`` lists for output tokens ``start:end`` (the last one carries ``finish``)."""
         plan = self.seq.plan
         if self.chat:
             deltas = group_deltas(plan, start, end, self.reasoning_field)
             if finish is not None and not deltas:
                 deltas = [{}] if plan.tool_name else [{"content": ""}]
-            out = [[{"index": 0, "delta": d, "logprobs": None, "finish_reason": None}] for d in deltas]
+            out: list[list[dict[str, Any]]] = [[{"index": 0, "delta": d, "logprobs": None, "finish_reason": None}] for d in deltas]
         else:
             out = [[{"index": 0, "text": "".join(plan.texts[start:end]), "logprobs": None,
                      "finish_reason": None, "stop_reason": None}]] if end > start or finish else []
@@ -214,7 +214,7 @@ class _Generation:
             return _EventStream(_cut(raw), media_type="application/json")
         return Response(raw, media_type="application/json")
 
-    def _whole_body(self) -> dict:
+    def _whole_body(self) -> dict[str, Any]:
         seq, plan = self.seq, self.seq.plan
         model = self.state.profile.identity.served_model_name
         if self.chat:
@@ -234,7 +234,7 @@ async def _cut(raw: bytes) -> AsyncIterator[bytes]:
     raise SimulatedDrop("connection dropped by fault injection")
 
 
-def _generation_route(chat: bool):
+def _generation_route(chat: bool) -> Callable[[Request], Awaitable[Response]]:
     async def route(request: Request) -> Response:
         state: SimState = request.app.state.sim
         arrival = time.monotonic()

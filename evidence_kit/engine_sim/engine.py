@@ -46,7 +46,7 @@ class Sequence:
     finish_reason: str | None = None
     prefilled: bool = False
     paused_until: float = 0.0  # a stalled sequence keeps its slot and blocks but produces nothing
-    outbox: asyncio.Queue = field(default_factory=asyncio.Queue)
+    outbox: asyncio.Queue[int | None] = field(default_factory=asyncio.Queue)  # tokens per step; None at the end
 
     @property
     def finished(self) -> bool:
@@ -70,7 +70,7 @@ class Engine:
         self.metrics = EngineMetrics(profile, running=lambda: len(self.running),
                                      waiting=lambda: len(self.waiting), kv_usage=self.kv_usage)
         self._wake = asyncio.Event()
-        self._task: asyncio.Task | None = None
+        self._task: asyncio.Task[None] | None = None
 
     # -- state the metrics read ------------------------------------------------------------
     def kv_usage(self) -> float:
@@ -167,6 +167,7 @@ class Engine:
         now = time.monotonic()
         metrics = self.metrics
         for seq in admitted:
+            assert seq.admitted_at is not None  # _admit stamps every sequence it admits
             metrics.prompt_tokens.inc(seq.prompt_tokens)
             metrics.prompt_hist.observe(seq.prompt_tokens)
             metrics.queue.observe(seq.admitted_at - seq.arrival)
@@ -175,10 +176,12 @@ class Engine:
                 continue
             n = self._tokens_this_step(seq)
             if not seq.prefilled:
+                assert seq.admitted_at is not None  # only _admit puts a sequence in running, stamped
                 seq.prefilled = True
                 metrics.prefill.observe(now - seq.admitted_at)
             if n:
-                if seq.first_token_at is None:
+                # first_token_at and last_token_at are set together, here only: both None or neither.
+                if seq.last_token_at is None:
                     seq.first_token_at = now
                     metrics.ttft.observe(now - seq.arrival)
                 else:

@@ -40,8 +40,8 @@ class PlanRequest:
     max_tokens: int = 1 << 30
     min_tokens: int = 0
     ignore_eos: bool = False
-    response_format: dict | None = None
-    tool: dict | None = None               # the function to call, when the model calls one
+    response_format: dict[str, Any] | None = None
+    tool: dict[str, Any] | None = None    # the function to call, when the model calls one
 
 
 @dataclass
@@ -97,7 +97,7 @@ def _sentence_tokens(rng: random.Random, n: int, *, continued: bool = False) -> 
     return tokens[:n]
 
 
-def _value_for(schema: dict, rng: random.Random, words: int) -> Any:
+def _value_for(schema: dict[str, Any], rng: random.Random, words: int) -> Any:
     kind = schema.get("type", "string")
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), "string")
@@ -119,7 +119,7 @@ def _value_for(schema: dict, rng: random.Random, words: int) -> Any:
     return _words(rng, max(1, words))
 
 
-def _json_content(fmt: dict, rng: random.Random, n: int) -> str:
+def _json_content(fmt: dict[str, Any], rng: random.Random, n: int) -> str:
     if fmt.get("type") == "json_schema":
         spec = fmt.get("json_schema") or {}
         schema = spec.get("schema") or spec.get("json_schema") or {"type": "object"}
@@ -128,7 +128,7 @@ def _json_content(fmt: dict, rng: random.Random, n: int) -> str:
     return json.dumps({"summary": _words(rng, max(1, n - 6))})
 
 
-def _tool_tokens(tool: dict, rng: random.Random) -> tuple[list[int], list[str]]:
+def _tool_tokens(tool: dict[str, Any], rng: random.Random) -> tuple[list[int], list[str]]:
     name = str(tool.get("name", "tool"))
     arguments = json.dumps(_value_for(tool.get("parameters") or {"type": "object"}, rng, 3))
     head = TOKENIZER.encode(json.dumps({"name": name})[:-1] + ', "arguments": ')

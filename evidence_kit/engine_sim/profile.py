@@ -59,9 +59,9 @@ class Identity(_Section):
 class Scheduler(_Section):
     """Continuous-batching limits, as vLLM's ``--max-num-seqs`` and ``--max-model-len``."""
 
-    max_num_seqs: int = Field(8, ge=1)
-    max_model_len: int = Field(10240, ge=16)
-    block_size: int = Field(16, ge=1)
+    max_num_seqs: int = Field(default=8, ge=1)
+    max_model_len: int = Field(default=10240, ge=16)
+    block_size: int = Field(default=16, ge=1)
 
 
 class KvCache(_Section):
@@ -75,22 +75,22 @@ class KvCache(_Section):
 class Timing(_Section):
     """Model seconds (before the time scale): prefill grows with input, decode with batch."""
 
-    prefill_base_s: float = Field(0.01, ge=0)
-    prefill_per_token_s: float = Field(0.00004, ge=0)
-    decode_base_s: float = Field(0.010, ge=0)
-    decode_per_seq_s: float = Field(0.0015, ge=0)
+    prefill_base_s: float = Field(default=0.01, ge=0)
+    prefill_per_token_s: float = Field(default=0.00004, ge=0)
+    decode_base_s: float = Field(default=0.010, ge=0)
+    decode_per_seq_s: float = Field(default=0.0015, ge=0)
 
 
 class Speculation(_Section):
     """Speculative decoding: ``k`` drafted tokens per step, each accepted in turn with a rate."""
 
     method: Literal["none", "mtp", "draft_model"] = "none"
-    k: int = Field(0, ge=0, le=16)
-    acceptance_rate: float = Field(0.0, ge=0, le=1)
-    draft_step_s: float = Field(0.0, ge=0, description="model seconds per drafted token")
+    k: int = Field(default=0, ge=0, le=16)
+    acceptance_rate: float = Field(default=0.0, ge=0, le=1)
+    draft_step_s: float = Field(default=0.0, ge=0, description="model seconds per drafted token")
     draft_model: str = ""
     draft_kv_dtype: str = ""
-    draft_kv_bytes_per_token: int = Field(0, ge=0, description="draft KV bytes sharing the pool")
+    draft_kv_bytes_per_token: int = Field(default=0, ge=0, description="draft KV bytes sharing the pool")
 
     @property
     def enabled(self) -> bool:
@@ -100,23 +100,23 @@ class Speculation(_Section):
 class Output(_Section):
     """Natural output length: seeded, prompt-dependent, around these means."""
 
-    reasoning_tokens_mean: int = Field(96, ge=0)
-    content_tokens_mean: int = Field(48, ge=1)
-    spread: float = Field(0.35, ge=0, le=1)
+    reasoning_tokens_mean: int = Field(default=96, ge=0)
+    content_tokens_mean: int = Field(default=48, ge=1)
+    spread: float = Field(default=0.35, ge=0, le=1)
     reasoning_field: Literal["reasoning", "reasoning_content"] = "reasoning"
 
 
 class Faults(_Section):
     """Fault rates (0..1, spread exactly: rate × n faults in n requests) and the stall length."""
 
-    http_500: float = Field(0.0, ge=0, le=1)
-    http_503: float = Field(0.0, ge=0, le=1)
-    drop: float = Field(0.0, ge=0, le=1)
-    stall: float = Field(0.0, ge=0, le=1)
-    malformed: float = Field(0.0, ge=0, le=1)
-    wrong_usage: float = Field(0.0, ge=0, le=1)
-    metrics_503: float = Field(0.0, ge=0, le=1, description="rate of /metrics scrapes answered 503")
-    stall_seconds: float = Field(30.0, ge=0, description="real seconds, not scaled")
+    http_500: float = Field(default=0.0, ge=0, le=1)
+    http_503: float = Field(default=0.0, ge=0, le=1)
+    drop: float = Field(default=0.0, ge=0, le=1)
+    stall: float = Field(default=0.0, ge=0, le=1)
+    malformed: float = Field(default=0.0, ge=0, le=1)
+    wrong_usage: float = Field(default=0.0, ge=0, le=1)
+    metrics_503: float = Field(default=0.0, ge=0, le=1, description="rate of /metrics scrapes answered 503")
+    stall_seconds: float = Field(default=30.0, ge=0, description="real seconds, not scaled")
 
     def rates(self) -> dict[str, float]:
         """Rate per fault kind, named as the ``X-Sim-Fault`` header names them."""

@@ -35,7 +35,7 @@ def sse(value: Any) -> bytes:
     return f"data: {dumps(value)}\n\n".encode()
 
 
-def error_body(message: str, status: int, kind: str) -> dict:
+def error_body(message: str, status: int, kind: str) -> dict[str, Any]:
     return {"error": {"message": message, "type": kind, "param": None, "code": status}}
 
 
@@ -51,7 +51,7 @@ class Parsed:
     request_id: str | None
 
 
-def _int_field(body: dict, name: str, default: int | None, minimum: int = 0) -> int | None:
+def _int_field(body: dict[str, Any], name: str, default: int | None, minimum: int = 0) -> int | None:
     value = body.get(name, default)
     if value is None:
         return default
@@ -60,7 +60,7 @@ def _int_field(body: dict, name: str, default: int | None, minimum: int = 0) -> 
     return value
 
 
-def _common(body: dict, prompt: str, prompt_tokens: int, max_model_len: int, **plan: Any) -> Parsed:
+def _common(body: dict[str, Any], prompt: str, prompt_tokens: int, max_model_len: int, **plan: Any) -> Parsed:
     if prompt_tokens > max_model_len:
         raise ProtocolError(f"This model's maximum context length is {max_model_len} tokens. "
                             f"However, your request has {prompt_tokens} input tokens. "
@@ -87,7 +87,7 @@ def _common(body: dict, prompt: str, prompt_tokens: int, max_model_len: int, **p
                   body.get("model"), body.get("request_id"))
 
 
-def _reasoning_effort(body: dict) -> float:
+def _reasoning_effort(body: dict[str, Any]) -> float:
     kwargs = body.get("chat_template_kwargs") or {}
     thinking = kwargs.get("enable_thinking", kwargs.get("thinking"))
     effort = body.get("reasoning_effort")
@@ -100,12 +100,13 @@ def _reasoning_effort(body: dict) -> float:
     return REASONING_EFFORT[effort]
 
 
-def _chosen_tool(body: dict, messages: list[dict]) -> dict | None:
+def _chosen_tool(body: dict[str, Any], messages: list[dict[str, Any]]) -> dict[str, Any] | None:
     tools = body.get("tools") or []
     choice = body.get("tool_choice", "auto" if tools else "none")
     if not tools or choice == "none":
         return None
-    functions = [t.get("function", {}) for t in tools if isinstance(t, dict)]
+    # A tool entry's "function" is an object in the OpenAI schema the request follows.
+    functions: list[dict[str, Any]] = [t.get("function", {}) for t in tools if isinstance(t, dict)]
     if isinstance(choice, dict):
         name = (choice.get("function") or {}).get("name")
         named = [f for f in functions if f.get("name") == name]
@@ -118,7 +119,7 @@ def _chosen_tool(body: dict, messages: list[dict]) -> dict | None:
     return None
 
 
-def parse_chat(body: dict, max_model_len: int) -> Parsed:
+def parse_chat(body: dict[str, Any], max_model_len: int) -> Parsed:
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages or not all(isinstance(m, dict) for m in messages):
         raise ProtocolError("messages must be a non-empty list of message objects")
@@ -134,7 +135,7 @@ def parse_chat(body: dict, max_model_len: int) -> Parsed:
                    tool=_chosen_tool(body, messages))
 
 
-def parse_completion(body: dict, max_model_len: int) -> Parsed:
+def parse_completion(body: dict[str, Any], max_model_len: int) -> Parsed:
     prompt = body.get("prompt")
     if isinstance(prompt, list) and len(prompt) == 1:
         prompt = prompt[0]
@@ -148,19 +149,19 @@ def parse_completion(body: dict, max_model_len: int) -> Parsed:
     return _common(body, prompt, TOKENIZER.count(prompt), max_model_len)
 
 
-def usage_body(prompt_tokens: int, completion_tokens: int, reasoning_tokens: int) -> dict:
+def usage_body(prompt_tokens: int, completion_tokens: int, reasoning_tokens: int) -> dict[str, Any]:
     return {"prompt_tokens": prompt_tokens, "total_tokens": prompt_tokens + completion_tokens,
             "completion_tokens": completion_tokens, "prompt_tokens_details": None,
             "completion_tokens_details": {"reasoning_tokens": reasoning_tokens}}
 
 
-def group_deltas(plan: Plan, start: int, end: int, reasoning_field: str) -> list[dict]:
+def group_deltas(plan: Plan, start: int, end: int, reasoning_field: str) -> list[dict[str, Any]]:
     """The chat deltas for output tokens ``start:end``, one per run of the same kind.
 
     A tool call's name goes out once its whole head is produced (as vLLM's tool parsers wait
     for the name); its arguments stream as they come; the closing brace shows nothing.
     """
-    deltas: list[dict] = []
+    deltas: list[dict[str, Any]] = []
     i = start
     while i < end:
         kind = plan.kinds[i]
@@ -181,7 +182,7 @@ def group_deltas(plan: Plan, start: int, end: int, reasoning_field: str) -> list
     return deltas
 
 
-def chat_message(plan: Plan, produced: int, reasoning_field: str) -> dict:
+def chat_message(plan: Plan, produced: int, reasoning_field: str) -> dict[str, Any]:
     """The non-streamed ``message`` for the first ``produced`` tokens of a plan."""
     def text(kind: str) -> str | None:
         joined = "".join(t for t, k in zip(plan.texts[:produced], plan.kinds[:produced]) if k == kind)

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -45,10 +45,10 @@ def configure_profile(profile: str | Path | Profile = "original", *, identity: d
     comma-separated) and ``identity={"host": ...}`` let a test plant canary values.
     """
     base = profile if isinstance(profile, Profile) else load_profile(profile)
-    env = os.environ if env is None else env
+    environ: Mapping[str, str] = os.environ if env is None else env
     values = base.identity.model_dump()
     for name in Identity.model_fields:
-        raw = env.get(IDENTITY_ENV_PREFIX + name.upper())
+        raw = environ.get(IDENTITY_ENV_PREFIX + name.upper())
         if raw is not None:
             values[name] = raw.split(",") if name == "gpu_uuids" else raw
     for name, value in (identity or {}).items():

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
+from typing import Any
 
 __all__ = ["Tokenizer", "TOKENIZER", "WORDS", "SPECIALS", "render_chat"]
 
@@ -155,7 +156,7 @@ def _message_text(content: object) -> str:
     return str(content)
 
 
-def render_chat(messages: list[dict], tools: list[dict] | None = None) -> str:
+def render_chat(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> str:
     """The chat template: ChatML-style turns, tools listed in a system turn, generation prompt last."""
     turns: list[str] = []
     if tools:

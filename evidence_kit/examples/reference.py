@@ -63,7 +63,7 @@ def _line(record: dict[str, Any]) -> str:
     return json.dumps(record, separators=(",", ":")) + "\n"
 
 
-def _journal(trial_id: str, seq: int, arm: str, phase: str, slots: int, e2e: dict, candidate: bool) -> str:
+def _journal(trial_id: str, seq: int, arm: str, phase: str, slots: int, e2e: dict[tuple[int, int], float], candidate: bool) -> str:
     lines = [
         _line({
             "type": "header", "schema": "evidence-kit/journal/v1", "trial_id": trial_id, "arm": arm,

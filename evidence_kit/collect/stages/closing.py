@@ -25,6 +25,8 @@ def closing_checks(arm: ArmContext, watch: EngineWatch, engine: ArmEngine, ident
     resume = arm.setup.resume
     _process_stable(arm, watch, engine)
     if resume.done_runs:
+        # open_for_resume keeps runs only behind a header (it refuses a journal without one).
+        assert resume.header is not None
         arm.check("resumed", identity.fingerprint == (resume.header.private or {}).get("config_fingerprint"),
                   f"collection resumed after {len(resume.done_runs)} completed run(s); "
                   "configuration fingerprint compared with the header's")
