@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..canonical import canonical_json
+from ..model.findings import Finding
 from ..model.phase import Control, Phase
 
 __all__ = [
@@ -150,14 +151,6 @@ class SlotChange(_Doc):
     restored: int | None
     change_pct: float | None
     restored_matches_original: bool | None
-
-
-class Finding(_Doc):
-    """A row or fact the page must call out by name; ``kind`` says which rule found it."""
-
-    kind: Literal["win", "split-verdict", "regression", "control-drift", "failures", "unreconciled", "gate-failed", "check-failed", "check-warning", "slots-not-restored", "telemetry-mismatch"]
-    group: str | None = None
-    values: dict[str, float | int | str | None] = Field(default_factory=dict)
 
 
 class TrialAnalysis(_Doc):

@@ -1,6 +1,7 @@
 """Pydantic models for every record of the evidence contract (spec: evidence-bundle-v1)."""
 
 from .decision import Decision
+from .findings import Finding
 from .journal import (
     JOURNAL_RECORD,
     JOURNAL_SCHEMA,
@@ -26,6 +27,7 @@ __all__ = [
     "Decision",
     "DecisionRule",
     "EngineInfo",
+    "Finding",
     "Footer",
     "Gate",
     "Header",

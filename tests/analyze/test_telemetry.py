@@ -57,7 +57,7 @@ def test_a_footer_that_disagrees_with_its_samples_is_a_finding(reference_decisio
     _with_telemetry(bundle, {**telemetry_summary(SAMPLES), "min_gpu_free_mib": 9999.0, "oom_kills": 0})
     trial = analyze(load_trial(bundle)).trials[0]
     mismatch = [f for f in trial.findings if f.kind == "telemetry-mismatch"]
-    assert [(f.values["phase"], f.values["fields"]) for f in mismatch] == [("candidate", "min_gpu_free_mib, oom_kills")]
+    assert [(f.values.phase, f.values.fields) for f in mismatch] == [("candidate", "min_gpu_free_mib, oom_kills")]
 
 
 def test_a_bad_telemetry_line_names_file_and_line(reference_decision: Path, run_cli) -> None:
