@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..canonical import canonical_json
 from ..model.findings import Finding
 from ..model.phase import Control, Phase
+from ..model.telemetry import TelemetrySummary
 
 __all__ = [
     "ANALYSIS_SCHEMA",
@@ -139,7 +140,7 @@ class ArmSummary(_Doc):
     failed_gates: list[str]
     checks: dict[str, bool]
     warnings: dict[str, bool] = Field(description="checks at level warning: shown, never failing the arm")
-    telemetry: dict[str, float | int | str | None] | None = Field(
+    telemetry: TelemetrySummary | None = Field(
         description="extremes over the arm's sampled telemetry series, recomputed; null without telemetry")
 
 

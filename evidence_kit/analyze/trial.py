@@ -145,10 +145,13 @@ def _telemetry_mismatches(evidence: TrialEvidence, arms: list[ArmSummary]) -> li
     """Footers whose recorded telemetry summary is not what their own samples give."""
     out: list[Finding] = []
     for arm, summary in zip(evidence.arms, arms):
-        recorded = (arm.footer.model_extra or {}).get("telemetry") if arm.footer else None
-        if recorded is not None and recorded != summary.telemetry:
-            keys = sorted(k for k in {*recorded, *(summary.telemetry or {})}
-                          if recorded.get(k) != (summary.telemetry or {}).get(k))
-            values = TelemetryFields(phase=arm.ref.phase, fields=", ".join(keys))
+        recorded = arm.footer.telemetry if arm.footer else None
+        if recorded is None:
+            continue
+        have = recorded.model_dump()
+        want = summary.telemetry.model_dump() if summary.telemetry else {}
+        fields = sorted(k for k in {*have, *want} if have.get(k) != want.get(k))
+        if fields:
+            values = TelemetryFields(phase=arm.ref.phase, fields=", ".join(fields))
             out.append(TelemetryMismatchFinding(kind="telemetry-mismatch", values=values))
     return out

@@ -1,4 +1,4 @@
-"""Pydantic models for every record of the evidence contract (spec: evidence-bundle-v1)."""
+"""Pydantic models for every record of the evidence contract (``docs/contract.md``)."""
 
 from .decision import Decision
 from .findings import Finding
@@ -17,6 +17,7 @@ from .journal import (
 )
 from .manifest import MANIFEST_SCHEMA, RECEIPT_NAME, RECEIPT_SCHEMA, Manifest, ManifestEntry, Receipt
 from .phase import CONTROLS, PHASES, Control, Phase
+from .telemetry import TelemetrySample, TelemetrySummary
 from .trial import TRIAL_SCHEMA, ArmRef, DecisionRule, Trial, Workload
 
 __all__ = [
@@ -45,6 +46,8 @@ __all__ = [
     "Request",
     "Run",
     "TIMING_FIELDS",
+    "TelemetrySample",
+    "TelemetrySummary",
     "TRIAL_SCHEMA",
     "Trial",
     "Workload",

@@ -13,6 +13,7 @@ from pydantic import Field, NonNegativeInt, PositiveInt, TypeAdapter, model_vali
 
 from ._base import Record, Slug
 from .phase import Phase
+from .telemetry import TelemetrySummary
 
 __all__ = [
     "EngineInfo",
@@ -165,6 +166,11 @@ class Footer(Record):
     ended_at: str = Field(min_length=1)
     requests: NonNegativeInt
     timed_requests: NonNegativeInt
+    telemetry: TelemetrySummary | None = Field(
+        default=None,
+        description="the summary of the arm's telemetry series as the collector computed it; analyze recomputes it "
+        "from the samples, and a footer that disagrees is a finding",
+    )
 
 
 JournalRecord = Annotated[

@@ -10,9 +10,10 @@ checkout under ``/check/...`` once turned every ``"type": "check"`` record into
 private value (the full path, the full host name) is still hunted.
 
 The words come from the contract's JSON Schemas (property names, enum and const
-values) and from the counter, gauge and telemetry names the collector writes
-(:mod:`evidence_kit.model.telemetry`), each also split at ``_``/``-``/``.``/``:``/``/``
-(a part matches inside ``generation_tokens``, so it must be public too).
+values; the telemetry sample's among them) and from the counter, gauge and GPU
+names the collector writes (:mod:`evidence_kit.model.telemetry`), each also split
+at ``_``/``-``/``.``/``:``/``/`` (a part matches inside ``generation_tokens``, so it
+must be public too).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import re
 from functools import lru_cache
 from typing import Any, Iterator
 
-from ..model.telemetry import COUNTERS, GAUGES, GPU_FIELDS, TELEMETRY_KEYS
+from ..model.telemetry import COUNTERS, GAUGES, GPU_FIELDS
 from ..schemas import schemas
 
 __all__ = ["format_words"]
@@ -47,8 +48,7 @@ def _schema_words(node: Any) -> Iterator[str]:
 @lru_cache(maxsize=1)
 def format_words() -> frozenset[str]:
     """Every word of the evidence format, case-folded, with its ``_``/``-``-separated parts."""
-    words: set[str] = set(TELEMETRY_KEYS) | set(COUNTERS) | set(GAUGES)
-    words.update(field.replace(".", "_") for field in GPU_FIELDS)
+    words: set[str] = set(COUNTERS) | set(GAUGES) | set(GPU_FIELDS)
     for schema in schemas().values():
         words.update(_schema_words(schema))
     out: set[str] = set()

@@ -102,7 +102,7 @@ def telemetry_tables(analysis: Analysis) -> dict[str, list[list[str]]]:
     as ``analyze`` recomputed it from the sampled series; empty when no arm has samples."""
     out: dict[str, list[list[str]]] = {}
     for trial in analysis.trials:
-        summaries = [arm.telemetry or {} for arm in trial.arms]
+        summaries = [arm.telemetry.model_dump() if arm.telemetry else {} for arm in trial.arms]
         keys = sorted({k for summary in summaries for k in summary})
         out[trial.trial_id] = [[k.replace("_", " "), *(_recorded(s.get(k)) for s in summaries)] for k in keys]
     return out
