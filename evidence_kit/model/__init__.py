@@ -12,6 +12,7 @@ from .journal import (
     Gate,
     Header,
     JournalRecord,
+    PromptCalibration,
     Request,
     Run,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "Manifest",
     "ManifestEntry",
     "PHASES",
+    "PromptCalibration",
     "Phase",
     "RECEIPT_NAME",
     "RECEIPT_SCHEMA",
