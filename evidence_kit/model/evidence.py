@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
 from .decision import Decision
 from .journal import Check, Footer, Gate, Header, Request, Run
 from .telemetry import TelemetrySample

@@ -76,7 +76,8 @@ class EngineCounters(Record):
     prompt_tokens: Reading | None = _prometheus("prompt tokens processed", "vllm:prompt_tokens_total")
     generation_tokens: Reading | None = _prometheus("tokens generated", "vllm:generation_tokens_total")
     prefix_cache_hits: Reading | None = _prometheus(
-        "prompt tokens served from the prefix cache", "vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total")
+        "prompt tokens served from the prefix cache",
+        "vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total")
     prefix_cache_queries: Reading | None = _prometheus(
         "prompt tokens looked up in the prefix cache",
         "vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total")
