@@ -50,7 +50,7 @@ def test_demo_collects_redacts_builds_and_verifies(tmp_path: Path) -> None:
         restored = trial.arms[2]
         assert restored.checks.get("identity-equality") is True
         # Telemetry was sampled in every arm, and each footer's summary is what its samples give.
-        assert all(a.telemetry and a.telemetry["samples"] > 0 and a.telemetry["gpu"] == "absent" for a in trial.arms)
+        assert all(a.telemetry and a.telemetry.samples > 0 and a.telemetry.gpu == "absent" for a in trial.arms)
         assert "telemetry-mismatch" not in [f.kind for f in trial.findings]
 
     # Nothing private from the raw evidence reached the bundle or the site, in any spelling.

@@ -2,8 +2,28 @@
 
 from __future__ import annotations
 
+from ..model.findings import (
+    ArmCheck,
+    ArmGate,
+    CheckFailedFinding,
+    CheckWarningFinding,
+    ControlDriftFinding,
+    Count,
+    Drift,
+    FailuresFinding,
+    Finding,
+    GateFailedFinding,
+    Improvements,
+    RegressionFinding,
+    Slots,
+    SlotsNotRestoredFinding,
+    SlowerThanBoth,
+    SplitVerdictFinding,
+    UnreconciledFinding,
+    WinFinding,
+)
 from ..model.phase import CONTROLS
-from .report import Finding, TrialAnalysis
+from .report import TrialAnalysis
 
 __all__ = ["findings_for", "REGRESSION_FRACTION_OF_THRESHOLD"]
 
@@ -19,45 +39,38 @@ def findings_for(analysis: TrialAnalysis, threshold_pct: float) -> list[Finding]
     out: list[Finding] = []
     for g in analysis.groups:
         by_control = {c.control: c for c in g.comparisons[metric]}
-        values = {
-            "improvement_vs_before_pct": by_control["before"].improvement_pct,
-            "improvement_vs_restored_pct": by_control["restored"].improvement_pct,
-        }
-        if g.verdict.win:
-            out.append(Finding(kind="win", group=g.label, values=values))
-        elif g.verdict.split:
-            out.append(Finding(kind="split-verdict", group=g.label, values=values))
-        changes = [by_control[c].change_pct for c in CONTROLS]
-        if all(c is not None and c >= threshold_pct * REGRESSION_FRACTION_OF_THRESHOLD for c in changes):
-            out.append(
-                Finding(
-                    kind="regression",
-                    group=g.label,
-                    values={"change_vs_before_pct": changes[0], "change_vs_restored_pct": changes[1]},
-                )
-            )
-        if g.verdict.drift_flagged:
-            out.append(Finding(kind="control-drift", group=g.label, values={"drift_pct": g.verdict.control_drift_pct}))
-    if analysis.failures:
-        out.append(Finding(kind="failures", values={"count": len(analysis.failures)}))
-    if analysis.runs_reconciled < analysis.runs_total:
-        out.append(
-            Finding(kind="unreconciled", values={"count": analysis.runs_total - analysis.runs_reconciled})
+        improvements = Improvements(
+            improvement_vs_before_pct=by_control["before"].improvement_pct,
+            improvement_vs_restored_pct=by_control["restored"].improvement_pct,
         )
+        if g.verdict.win:
+            out.append(WinFinding(kind="win", group=g.label, values=improvements))
+        elif g.verdict.split:
+            out.append(SplitVerdictFinding(kind="split-verdict", group=g.label, values=improvements))
+        before, restored = (by_control[c].change_pct for c in CONTROLS)
+        floor = threshold_pct * REGRESSION_FRACTION_OF_THRESHOLD
+        if before is not None and restored is not None and before >= floor and restored >= floor:
+            slower = SlowerThanBoth(change_vs_before_pct=before, change_vs_restored_pct=restored)
+            out.append(RegressionFinding(kind="regression", group=g.label, values=slower))
+        if g.verdict.drift_flagged:
+            drift = Drift(drift_pct=g.verdict.control_drift_pct)
+            out.append(ControlDriftFinding(kind="control-drift", group=g.label, values=drift))
+    if analysis.failures:
+        out.append(FailuresFinding(kind="failures", values=Count(count=len(analysis.failures))))
+    if analysis.runs_reconciled < analysis.runs_total:
+        unreconciled = Count(count=analysis.runs_total - analysis.runs_reconciled)
+        out.append(UnreconciledFinding(kind="unreconciled", values=unreconciled))
     for arm in analysis.arms:
         for gate in arm.failed_gates:
-            out.append(Finding(kind="gate-failed", values={"phase": arm.phase, "gate": gate}))
+            out.append(GateFailedFinding(kind="gate-failed", values=ArmGate(phase=arm.phase, gate=gate)))
         for name, ok in sorted(arm.checks.items()):
             if not ok:
-                out.append(Finding(kind="check-failed", values={"phase": arm.phase, "check": name}))
+                out.append(CheckFailedFinding(kind="check-failed", values=ArmCheck(phase=arm.phase, check=name)))
         for name, ok in sorted(arm.warnings.items()):
             if not ok:
-                out.append(Finding(kind="check-warning", values={"phase": arm.phase, "check": name}))
-    if analysis.slots.restored_matches_original is False:
-        out.append(
-            Finding(
-                kind="slots-not-restored",
-                values={"original": analysis.slots.original, "restored": analysis.slots.restored},
-            )
-        )
+                out.append(CheckWarningFinding(kind="check-warning", values=ArmCheck(phase=arm.phase, check=name)))
+    slots = analysis.slots
+    if slots.restored_matches_original is False and slots.original is not None and slots.restored is not None:
+        values = Slots(original=slots.original, restored=slots.restored)
+        out.append(SlotsNotRestoredFinding(kind="slots-not-restored", values=values))
     return out

@@ -13,7 +13,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..canonical import canonical_json
+from ..model.findings import Finding
 from ..model.phase import Control, Phase
+from ..model.telemetry import TelemetrySummary
 
 __all__ = [
     "ANALYSIS_SCHEMA",
@@ -138,7 +140,7 @@ class ArmSummary(_Doc):
     failed_gates: list[str]
     checks: dict[str, bool]
     warnings: dict[str, bool] = Field(description="checks at level warning: shown, never failing the arm")
-    telemetry: dict[str, float | int | str | None] | None = Field(
+    telemetry: TelemetrySummary | None = Field(
         description="extremes over the arm's sampled telemetry series, recomputed; null without telemetry")
 
 
@@ -150,14 +152,6 @@ class SlotChange(_Doc):
     restored: int | None
     change_pct: float | None
     restored_matches_original: bool | None
-
-
-class Finding(_Doc):
-    """A row or fact the page must call out by name; ``kind`` says which rule found it."""
-
-    kind: Literal["win", "split-verdict", "regression", "control-drift", "failures", "unreconciled", "gate-failed", "check-failed", "check-warning", "slots-not-restored", "telemetry-mismatch"]
-    group: str | None = None
-    values: dict[str, float | int | str | None] = Field(default_factory=dict)
 
 
 class TrialAnalysis(_Doc):

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from ..model.evidence import ArmEvidence, TrialEvidence
+from ..model.findings import Finding, TelemetryFields, TelemetryMismatchFinding
 from ..model.phase import PHASES
 from .findings import findings_for
 from .groups import METRICS, group_results, pct
-from .report import ArmSummary, Failure, Finding, GroupResult, RunStats, SlotChange, TrialAnalysis
+from .report import ArmSummary, Failure, GroupResult, RunStats, SlotChange, TrialAnalysis
 from .stats import change, nearest_rank
 from .telemetry import telemetry_summary
 
@@ -166,11 +167,15 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
 
 def _telemetry_mismatches(evidence: TrialEvidence, arms: list[ArmSummary]) -> list[Finding]:
     """Footers whose recorded telemetry summary is not what their own samples give."""
-    out = []
+    out: list[Finding] = []
     for arm, summary in zip(evidence.arms, arms):
-        recorded = (arm.footer.model_extra or {}).get("telemetry") if arm.footer else None
-        if recorded is not None and recorded != summary.telemetry:
-            keys = sorted(k for k in {*recorded, *(summary.telemetry or {})}
-                          if recorded.get(k) != (summary.telemetry or {}).get(k))
-            out.append(Finding(kind="telemetry-mismatch", values={"phase": arm.ref.phase, "fields": ", ".join(keys)}))
+        recorded = arm.footer.telemetry if arm.footer else None
+        if recorded is None:
+            continue
+        have = recorded.model_dump()
+        want = summary.telemetry.model_dump() if summary.telemetry else {}
+        fields = sorted(k for k in {*have, *want} if have.get(k) != want.get(k))
+        if fields:
+            values = TelemetryFields(phase=arm.ref.phase, fields=", ".join(fields))
+            out.append(TelemetryMismatchFinding(kind="telemetry-mismatch", values=values))
     return out

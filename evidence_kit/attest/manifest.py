@@ -33,7 +33,7 @@ __all__ = [
 
 MANIFEST_NAME = "manifest.json"
 ENVELOPE_NAME = "manifest.dsse.json"
-# The manifest cannot list itself, and the envelope signs the manifest (spec: evidence-bundle-v1).
+# The manifest cannot list itself, and the envelope signs the manifest (docs/contract.md).
 NOT_LISTED = frozenset({MANIFEST_NAME, ENVELOPE_NAME})
 
 

@@ -56,7 +56,7 @@ async def run_arm(s: ArmSetup) -> ArmResult:
             summary = await sampler.stop() if sampler else None
             sampler = None  # stopped: its last sample is taken
             record_stop(arm, engine.stop())  # before the footer, so a failing stop command is on record
-            arm.writer.footer(s.wall(), **({"telemetry": summary} if summary else {}))
+            arm.writer.footer(s.wall(), **({"telemetry": summary.model_dump()} if summary else {}))
             arm.writer.commit()
             if not gates_ok:
                 arm.result.ok = False

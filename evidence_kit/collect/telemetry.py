@@ -10,32 +10,47 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import shutil
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 import httpx
 
 from ..aio import cancel_and_wait
 from ..analyze.telemetry import telemetry_summary
-from ..model.telemetry import GPU_FIELDS
-from .metrics import scrape
+from ..errors import BadInput
+from ..model.telemetry import (GPU_FIELDS, CgroupMemory, EngineSample, GpuSample, ProcessMemory, TelemetrySample,
+                               TelemetrySummary)
+from ..read import parse_sample
+from .metrics import Scrape, scrape
 
-__all__ = ["TelemetrySampler", "process_group_memory", "cgroup_of", "read_cgroup", "query_gpus"]
+__all__ = ["TelemetrySampler", "engine_sample", "process_group_memory", "cgroup_of", "read_cgroup", "query_gpus"]
+
+
+def _reading(value: float) -> bool:
+    return math.isfinite(value) and value >= 0
 
 
 def _number(text: str) -> float | None:
     try:
-        return float(text.strip())
+        value = float(text.strip())
     except ValueError:
         return None  # "[N/A]" and friends: absent, not zero
+    return value if _reading(value) else None
 
 
-async def query_gpus(binary: str) -> list[dict[str, float | None]] | None:
+def engine_sample(scraped: Scrape) -> EngineSample:
+    """The gauges and counters the engine exposes; a value that is no reading (NaN, negative) is absent."""
+    values = {**scraped.gauges(), **scraped.counters()}
+    return EngineSample(**{key: value for key, value in values.items() if _reading(value)})
+
+
+async def query_gpus(binary: str) -> list[GpuSample] | None:
     """One row per GPU from ``nvidia-smi --query-gpu``; ``None`` when it fails."""
     try:
         proc = await asyncio.create_subprocess_exec(
-            binary, f"--query-gpu={','.join(GPU_FIELDS)}", "--format=csv,noheader,nounits",
+            binary, f"--query-gpu={','.join(GPU_FIELDS.values())}", "--format=csv,noheader,nounits",
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
         stdout, _ = await asyncio.wait_for(proc.communicate(), timeout=5.0)
     except (OSError, asyncio.TimeoutError):
@@ -46,11 +61,11 @@ async def query_gpus(binary: str) -> list[dict[str, float | None]] | None:
     for line in stdout.decode("utf-8", "replace").splitlines():
         cells = [c.strip() for c in line.split(",")]
         if len(cells) == len(GPU_FIELDS):
-            rows.append({name.replace(".", "_"): _number(cell) for name, cell in zip(GPU_FIELDS, cells)})
+            rows.append(GpuSample(**{key: _number(cell) for key, cell in zip(GPU_FIELDS, cells)}))
     return rows or None
 
 
-def process_group_memory(pgid: int) -> dict[str, int] | None:
+def process_group_memory(pgid: int) -> ProcessMemory | None:
     """Summed resident and peak-resident bytes of every process in group ``pgid`` (Linux /proc)."""
     rss = peak = count = 0
     for entry in Path("/proc").iterdir():
@@ -69,7 +84,7 @@ def process_group_memory(pgid: int) -> dict[str, int] | None:
             elif line.startswith("VmHWM:"):
                 peak += int(line.split()[1]) * 1024
         count += 1
-    return {"rss_bytes": rss, "peak_rss_bytes": peak, "processes": count} if count else None
+    return ProcessMemory(rss_bytes=rss, peak_rss_bytes=peak, processes=count) if count else None
 
 
 def cgroup_of(pid: int) -> Path | None:
@@ -84,7 +99,7 @@ def cgroup_of(pid: int) -> Path | None:
     return None
 
 
-def read_cgroup(folder: Path) -> dict[str, int] | None:
+def read_cgroup(folder: Path) -> CgroupMemory | None:
     """memory.current, memory.peak and the oom_kill count of a cgroup v2 folder (what exists);
     ``None`` (absent) when none of them can be read, e.g. the folder does not exist (yet)."""
     found: dict[str, int] = {}
@@ -99,10 +114,10 @@ def read_cgroup(folder: Path) -> dict[str, int] | None:
                 found["oom_kills"] = int(line.split()[1])
     except (OSError, ValueError):
         pass
-    return found or None
+    return CgroupMemory(**found) if found else None  # only what was read is set, and so written
 
 
-def _earlier_samples(path: Path) -> list[dict[str, Any]]:
+def _earlier_samples(path: Path) -> list[TelemetrySample]:
     """Samples a resumed arm already wrote (an interrupted torn last line is cut off), so the
     footer's summary covers the whole series in the file, as ``analyze`` recomputes it."""
     if not path.is_file():
@@ -113,10 +128,13 @@ def _earlier_samples(path: Path) -> list[dict[str, Any]]:
         with path.open("r+b") as handle:
             handle.truncate(len(complete))
     samples = []
-    for line in complete.splitlines():
-        record = json.loads(line)
-        if isinstance(record, dict) and record.get("type") == "sample":
-            samples.append(record)
+    for number, line in enumerate(complete.splitlines(), start=1):
+        try:
+            sample = parse_sample(line)
+        except BadInput as err:
+            raise err.located(path, number) from None
+        if sample is not None:
+            samples.append(sample)
     return samples
 
 
@@ -129,29 +147,37 @@ class TelemetrySampler:
         self.interval_s, self.clock = interval_s, clock
         self.gpu_binary = shutil.which("nvidia-smi") if nvidia_smi else None
         self.pgid, self.cgroup = pgid, cgroup
-        self.samples: list[dict[str, Any]] = _earlier_samples(path)
+        self.samples: list[TelemetrySample] = _earlier_samples(path)
         # A resumed arm continues its series after the earlier session's last sample (the
         # downtime between sessions is not shown; the first new sample says it resumed), so
         # ``t_s`` keeps increasing through the file instead of starting again at zero.
-        earlier = self.samples[-1]["t_s"] + interval_s if self.samples else 0.0
+        earlier = self.samples[-1].t_s + interval_s if self.samples else 0.0
         self._resumed = bool(self.samples)
         self._t0 = clock() - earlier
         self._task: asyncio.Task[None] | None = None
 
-    async def sample(self) -> dict[str, Any]:
+    async def sample(self) -> TelemetrySample:
         """Take one sample of every source and append it to the file."""
-        record: dict[str, Any] = {"type": "sample", "t_s": round(self.clock() - self._t0, 3)}
-        if self._resumed:
-            record["resumed"], self._resumed = True, False
+        t_s = round(self.clock() - self._t0, 3)
+        resumed = {"resumed": True} if self._resumed else {}  # only the first new sample says so
+        self._resumed = False
         scraped = await scrape(self.client, self.base_url, timeout=max(self.interval_s, 2.0))
-        record["engine"] = None if scraped is None else {**scraped.gauges(), **scraped.counters()}
-        record["gpus"] = await query_gpus(self.gpu_binary) if self.gpu_binary else None
-        record["process"] = process_group_memory(self.pgid) if self.pgid else None
-        record["cgroup"] = read_cgroup(self.cgroup) if self.cgroup else None
+        record = TelemetrySample(
+            type="sample",
+            t_s=t_s,
+            **resumed,
+            engine=None if scraped is None else engine_sample(scraped),
+            gpus=await query_gpus(self.gpu_binary) if self.gpu_binary else None,
+            process=process_group_memory(self.pgid) if self.pgid else None,
+            cgroup=read_cgroup(self.cgroup) if self.cgroup else None,
+        )
         self.samples.append(record)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        # Only what was set is written: an engine metric the engine does not expose is left out,
+        # a source that is absent is null.
+        line = json.dumps(record.model_dump(exclude_unset=True), separators=(",", ":"), sort_keys=True)
         with self.path.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(record, separators=(",", ":"), sort_keys=True) + "\n")
+            handle.write(line + "\n")
         return record
 
     async def _loop(self) -> None:
@@ -162,12 +188,12 @@ class TelemetrySampler:
     def start(self) -> None:
         self._task = asyncio.create_task(self._loop())
 
-    async def stop(self) -> dict[str, Any]:
+    async def stop(self) -> TelemetrySummary:
         """Stop sampling (after one last sample) and return :meth:`summary`."""
         await cancel_and_wait(self._task)
         await self.sample()
         return self.summary()
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> TelemetrySummary:
         """Maxima and minima over the samples (the same function ``analyze`` recomputes them with)."""
         return telemetry_summary(self.samples)

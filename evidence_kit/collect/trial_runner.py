@@ -68,6 +68,12 @@ def _prepare(plan: Plan, out: Path, resume: bool) -> Trial:
     return trial
 
 
+def _calibration(header: Header | None) -> Calibration | None:
+    """The prompt calibration a journal's header recorded."""
+    prompts = header.prompts if header else None
+    return None if prompts is None else Calibration.from_record(prompts.model_dump())
+
+
 def _restored_from_journal(ref_result: ArmResult, point: ResumePoint, plan: Plan) -> ArmResult:
     """A finished arm's result rebuilt from its journal (for a resumed trial)."""
     header: Header | None = point.header
@@ -77,8 +83,7 @@ def _restored_from_journal(ref_result: ArmResult, point: ResumePoint, plan: Plan
     cfg = plan.arms[ref_result.ref.arm]
     ref_result.managed = bool(cfg.start or cfg.stop)  # as a live arm decides it
     ref_result.kv_token_slots = header.engine.kv_token_slots if header else None
-    prompts = getattr(header, "prompts", None) if header else None
-    ref_result.calibration = Calibration.from_record(prompts) if isinstance(prompts, dict) else None
+    ref_result.calibration = _calibration(header)
     failed = [r for r in point.records if getattr(r, "type", "") in ("gate", "check")
               and not r.ok and getattr(r, "level", None) != "warning"]
     ref_result.ok = not failed
@@ -105,8 +110,7 @@ async def _collect(plan: Plan, out: Path, trial: Trial, *, resume: bool, progres
             if point.done_runs:
                 progress.note(f"{ref.seq:02d} {ref.arm} ({ref.phase}): resuming after {len(point.done_runs)} run(s)")
             if point.header is not None and calibration is None:
-                prompts = getattr(point.header, "prompts", None)
-                calibration = Calibration.from_record(prompts) if isinstance(prompts, dict) else None
+                calibration = _calibration(point.header)
             setup = ArmSetup(plan=plan, ref=ref, out=out, clock=clock, wall=wall, progress=progress,
                              port=ports[ref.arm], resume=point, state=state, calibration=calibration,
                              before=before if ref.phase == "restored" else None,

@@ -1,6 +1,7 @@
-"""Pydantic models for every record of the evidence contract (spec: evidence-bundle-v1)."""
+"""Pydantic models for every record of the evidence contract (``docs/contract.md``)."""
 
 from .decision import Decision
+from .findings import Finding
 from .journal import (
     JOURNAL_RECORD,
     JOURNAL_SCHEMA,
@@ -11,11 +12,13 @@ from .journal import (
     Gate,
     Header,
     JournalRecord,
+    PromptCalibration,
     Request,
     Run,
 )
 from .manifest import MANIFEST_SCHEMA, RECEIPT_NAME, RECEIPT_SCHEMA, Manifest, ManifestEntry, Receipt
 from .phase import CONTROLS, PHASES, Control, Phase
+from .telemetry import TelemetrySample, TelemetrySummary
 from .trial import TRIAL_SCHEMA, ArmRef, DecisionRule, Trial, Workload
 
 __all__ = [
@@ -26,6 +29,7 @@ __all__ = [
     "Decision",
     "DecisionRule",
     "EngineInfo",
+    "Finding",
     "Footer",
     "Gate",
     "Header",
@@ -36,6 +40,7 @@ __all__ = [
     "Manifest",
     "ManifestEntry",
     "PHASES",
+    "PromptCalibration",
     "Phase",
     "RECEIPT_NAME",
     "RECEIPT_SCHEMA",
@@ -43,6 +48,8 @@ __all__ = [
     "Request",
     "Run",
     "TIMING_FIELDS",
+    "TelemetrySample",
+    "TelemetrySummary",
     "TRIAL_SCHEMA",
     "Trial",
     "Workload",

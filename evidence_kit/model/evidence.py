@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from .decision import Decision
 from .journal import Check, Footer, Gate, Header, Request, Run
+from .telemetry import TelemetrySample
 from .trial import ArmRef, Trial
 
 __all__ = ["ArmEvidence", "TrialEvidence", "DecisionEvidence"]
@@ -25,7 +25,7 @@ class ArmEvidence:
     runs: list[Run] = field(default_factory=list)
     gates: list[Gate] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)
-    telemetry: list[dict[str, Any]] | None = None  # samples of telemetry/<journal name>, None when absent
+    telemetry: list[TelemetrySample] | None = None  # samples of telemetry/<journal name>, None when absent
 
     @property
     def timed(self) -> list[Request]:

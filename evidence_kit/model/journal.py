@@ -13,9 +13,11 @@ from pydantic import Field, NonNegativeInt, PositiveInt, TypeAdapter, model_vali
 
 from ._base import Record, Slug
 from .phase import Phase
+from .telemetry import TelemetrySummary
 
 __all__ = [
     "EngineInfo",
+    "PromptCalibration",
     "Header",
     "Request",
     "Run",
@@ -40,6 +42,16 @@ class EngineInfo(Record):
     kv_token_slots: PositiveInt | None = None
 
 
+class PromptCalibration(Record):
+    """How the collector sized the prompts: measured once, against the first arm's engine."""
+
+    method: Literal["tokenize", "usage"] = Field(
+        description="tokenize: the engine's /tokenize; usage: usage.prompt_tokens of one-token requests")
+    overhead_tokens: NonNegativeInt = Field(description="tokens of the chat template and instruction alone")
+    tokens_per_word: float = Field(gt=0, description="prompt tokens per synthetic body word")
+    calibration_words: PositiveInt = Field(description="body words of the measuring prompt")
+
+
 class Header(Record):
     """First line of every journal: which trial, arm and phase it records."""
 
@@ -51,6 +63,8 @@ class Header(Record):
     seq: PositiveInt
     started_at: str = Field(min_length=1)
     engine: EngineInfo = Field(default_factory=EngineInfo)
+    prompts: PromptCalibration | None = Field(
+        default=None, description="the calibration every arm's prompts were sized with (the collector writes it)")
     private: dict[str, Any] = Field(default_factory=dict)
 
     model_config = Record.model_config | {"populate_by_name": True}
@@ -82,6 +96,18 @@ class Request(Record):
     ttft_s: Seconds | None = None
     ttft_content_s: Seconds | None = None
     finish_reason: str | None = None
+    # What the collector records beyond the contract's minimum (other writers may leave them out).
+    key: str | None = Field(default=None, description="the prompt's key, <run>/<index>: the same prompt in every arm")
+    t_send_s: Seconds | None = Field(default=None, description="when the request was sent, seconds since the arm began")
+    send_wait_s: Seconds | None = Field(
+        default=None, description="time the request waited inside the client (for a connection) before it was sent")
+    http_status: int | None = Field(default=None, description="the reply's HTTP status; null when none came")
+    headers_s: Seconds | None = Field(default=None, description="send -> the reply's headers")
+    last_token_s: Seconds | None = Field(default=None, description="send -> the last streamed token")
+    reasoning_tokens: NonNegativeInt | None = Field(default=None, description="reasoning tokens, from the usage")
+    token_events: NonNegativeInt | None = Field(default=None, description="streamed events that carried a token")
+    itl_us: list[NonNegativeInt] | None = Field(
+        default=None, description="gaps between successive token events, microseconds (inter-token latency)")
 
     @model_validator(mode="after")
     def _ok_or_error(self) -> "Request":
@@ -165,6 +191,11 @@ class Footer(Record):
     ended_at: str = Field(min_length=1)
     requests: NonNegativeInt
     timed_requests: NonNegativeInt
+    telemetry: TelemetrySummary | None = Field(
+        default=None,
+        description="the summary of the arm's telemetry series as the collector computed it; analyze recomputes it "
+        "from the samples, and a footer that disagrees is a finding",
+    )
 
 
 JournalRecord = Annotated[

@@ -1,42 +1,172 @@
-"""The names the evidence gives what a collector reads from an engine and its machine.
+"""Telemetry: one sample of an arm's sampled series, and the summary of a series.
 
-A run's counters (and the Prometheus samples each is read from), the sampled
-gauges, the ``nvidia-smi`` fields and a telemetry sample's keys. The collector
-reads and writes them; the redactor treats every one of them as a public word of
-the format (:mod:`evidence_kit.redact.vocabulary`), so they are named once, here.
+Each line of ``telemetry/<journal name>`` is a :class:`TelemetrySample`: the engine's
+gauges and counters read from ``/metrics`` (:class:`EngineSample`), one row per GPU from
+``nvidia-smi`` (:class:`GpuSample`), the engine's process-group memory
+(:class:`ProcessMemory`) and its cgroup's memory (:class:`CgroupMemory`). A source that
+was not there is ``null``, never filled in. A journal footer records the
+:class:`TelemetrySummary` of its arm's series, which ``analyze`` recomputes.
+
+The fields are the names: the collector reads the Prometheus samples named in each
+engine field's ``x-prometheus`` and the ``nvidia-smi`` field in each GPU field's
+``x-nvidia-smi`` (:data:`COUNTERS`, :data:`GAUGES`, :data:`GPU_FIELDS` are read off the
+models), and the redactor keeps every field name public because it is in the schema.
 """
 
 from __future__ import annotations
 
-__all__ = ["COUNTERS", "GAUGES", "GPU_FIELDS", "TELEMETRY_KEYS"]
+import math
+from typing import Annotated, Any, Literal
 
-# Journal counter name -> Prometheus sample names (vLLM's, then older spellings).
-COUNTERS: dict[str, tuple[str, ...]] = {
-    "requests": ("vllm:request_success_total",),
-    "prompt_tokens": ("vllm:prompt_tokens_total",),
-    "generation_tokens": ("vllm:generation_tokens_total",),
-    "prefix_cache_hits": ("vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total"),
-    "prefix_cache_queries": ("vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total"),
-    "spec_decode_drafts": ("vllm:spec_decode_num_drafts_total",),
-    "spec_decode_draft_tokens": ("vllm:spec_decode_num_draft_tokens_total",),
-    "spec_decode_accepted_tokens": ("vllm:spec_decode_num_accepted_tokens_total",),
-}
+from pydantic import Field, NonNegativeInt, PlainValidator, WithJsonSchema
 
-# Sampled gauge name -> Prometheus sample names.
-GAUGES: dict[str, tuple[str, ...]] = {
-    "running": ("vllm:num_requests_running",),
-    "waiting": ("vllm:num_requests_waiting",),
-    "kv_usage": ("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"),
-    "process_start_time_s": ("process_start_time_seconds",),
-    "process_rss_bytes": ("process_resident_memory_bytes",),
-}
+from ._base import Record
 
-# nvidia-smi --query-gpu fields; a sample's GPU keys are these with '.' as '_'.
-GPU_FIELDS: tuple[str, ...] = ("index", "memory.used", "memory.free", "memory.total", "power.draw", "utilization.gpu")
+__all__ = [
+    "COUNTERS",
+    "GAUGES",
+    "GPU_FIELDS",
+    "CgroupMemory",
+    "EngineCounters",
+    "EngineGauges",
+    "EngineSample",
+    "GpuSample",
+    "ProcessMemory",
+    "Reading",
+    "TelemetrySample",
+    "TelemetrySummary",
+]
 
-# Every key a telemetry sample holds (see collect/telemetry.py and collect/metrics.py);
-# the sample is a free-form object, so its keys are not in any schema.
-TELEMETRY_KEYS: tuple[str, ...] = (
-    "type", "sample", "t_s", "resumed", "engine", "gpus", "process", "cgroup",
-    "rss_bytes", "peak_rss_bytes", "processes", "memory_bytes", "peak_memory_bytes", "oom_kills",
-)
+
+def _reading(value: object) -> int | float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"must be a number, not {type(value).__name__}")
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"must be a finite number at least 0, not {value!r}")
+    return value
+
+
+# A number as its source reported it: 3 stays 3 and 3.0 stays 3.0, so the pages and the chart
+# data copy a value exactly as it was recorded.
+Reading = Annotated[int | float, PlainValidator(_reading), WithJsonSchema({"type": "number", "minimum": 0})]
+
+
+def _prometheus(description: str, *names: str) -> Any:
+    return Field(default=None, description=description, json_schema_extra={"x-prometheus": list(names)})
+
+
+class EngineGauges(Record):
+    """Gauges of the engine's ``/metrics``, as sampled (vLLM's names, then older spellings)."""
+
+    running: Reading | None = _prometheus("requests being processed", "vllm:num_requests_running")
+    waiting: Reading | None = _prometheus("requests queued", "vllm:num_requests_waiting")
+    kv_usage: Reading | None = _prometheus(
+        "fraction of the KV cache in use (0 to 1)", "vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc")
+    process_start_time_s: Reading | None = _prometheus(
+        "the engine process's start time, Unix seconds", "process_start_time_seconds")
+    process_rss_bytes: Reading | None = _prometheus(
+        "the engine process's resident memory, bytes", "process_resident_memory_bytes")
+
+
+class EngineCounters(Record):
+    """Counters of the engine's ``/metrics``: a run record's ``counters`` has the same names."""
+
+    requests: Reading | None = _prometheus(
+        "requests completed (aborted and errored ones left out)", "vllm:request_success_total")
+    prompt_tokens: Reading | None = _prometheus("prompt tokens processed", "vllm:prompt_tokens_total")
+    generation_tokens: Reading | None = _prometheus("tokens generated", "vllm:generation_tokens_total")
+    prefix_cache_hits: Reading | None = _prometheus(
+        "prompt tokens served from the prefix cache",
+        "vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total")
+    prefix_cache_queries: Reading | None = _prometheus(
+        "prompt tokens looked up in the prefix cache",
+        "vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total")
+    spec_decode_drafts: Reading | None = _prometheus(
+        "speculative-decoding draft steps", "vllm:spec_decode_num_drafts_total")
+    spec_decode_draft_tokens: Reading | None = _prometheus(
+        "tokens drafted by speculative decoding", "vllm:spec_decode_num_draft_tokens_total")
+    spec_decode_accepted_tokens: Reading | None = _prometheus(
+        "drafted tokens the model accepted", "vllm:spec_decode_num_accepted_tokens_total")
+
+
+class EngineSample(EngineGauges, EngineCounters):
+    """What one scrape of ``/metrics`` gave: only the metrics the engine exposes are present."""
+
+
+def _nvidia_smi(description: str, name: str) -> Any:
+    return Field(default=None, description=description, json_schema_extra={"x-nvidia-smi": name})
+
+
+class GpuSample(Record):
+    """One GPU's row of ``nvidia-smi --query-gpu``; a cell it could not give (``[N/A]``) is null."""
+
+    index: Reading | None = _nvidia_smi("the GPU's index as nvidia-smi numbers it", "index")
+    memory_used: Reading | None = _nvidia_smi("memory in use, MiB", "memory.used")
+    memory_free: Reading | None = _nvidia_smi("memory free, MiB", "memory.free")
+    memory_total: Reading | None = _nvidia_smi("memory in all, MiB", "memory.total")
+    power_draw: Reading | None = _nvidia_smi("power draw, W", "power.draw")
+    utilization_gpu: Reading | None = _nvidia_smi("compute utilisation, %", "utilization.gpu")
+
+
+class ProcessMemory(Record):
+    """Summed over every process of the started engine's process group (Linux ``/proc``)."""
+
+    rss_bytes: NonNegativeInt | None = Field(default=None, description="resident memory (VmRSS), bytes")
+    peak_rss_bytes: NonNegativeInt | None = Field(default=None, description="peak resident memory (VmHWM), bytes")
+    processes: NonNegativeInt | None = Field(default=None, description="processes in the group")
+
+
+class CgroupMemory(Record):
+    """The engine's cgroup v2 memory files; only those that could be read are present."""
+
+    memory_bytes: NonNegativeInt | None = Field(default=None, description="memory.current, bytes")
+    peak_memory_bytes: NonNegativeInt | None = Field(default=None, description="memory.peak, bytes")
+    oom_kills: NonNegativeInt | None = Field(default=None, description="the oom_kill count of memory.events")
+
+
+class TelemetrySample(Record):
+    """One line of an arm's telemetry series: every source read once, ``null`` when absent."""
+
+    type: Literal["sample"]
+    t_s: Reading = Field(description="seconds since the arm's first sample (continued across a resume)")
+    resumed: bool = Field(default=False, description="true on the first sample a resumed collector took")
+    engine: EngineSample | None = Field(default=None, description="null when /metrics did not answer")
+    gpus: list[GpuSample] | None = Field(default=None, description="null without nvidia-smi")
+    process: ProcessMemory | None = Field(default=None, description="null when the collector did not start the engine")
+    cgroup: CgroupMemory | None = Field(default=None, description="null without a readable cgroup")
+
+
+class TelemetrySummary(Record):
+    """Extremes over an arm's samples, in the order the footer records them; null for a source
+    never seen. ``oom_kills`` counts the cgroup's OOM kills since the first sample that saw it."""
+
+    samples: NonNegativeInt = Field(description="samples in the series")
+    max_running: Reading | None = Field(description="most requests running in any sample")
+    max_waiting: Reading | None = Field(description="most requests waiting in any sample")
+    max_kv_usage: Reading | None = Field(description="highest KV cache usage (0 to 1)")
+    gpu: Literal["present", "absent"] = Field(description="whether any sample had GPU rows")
+    min_gpu_free_mib: Reading | None = Field(description="least free memory of any GPU, MiB")
+    max_gpu_used_mib: Reading | None = Field(description="most memory used on any GPU, MiB")
+    max_gpu_power_w: Reading | None = Field(description="highest power draw of any GPU, W")
+    max_process_rss_bytes: NonNegativeInt | None = Field(description="highest resident memory of the process group")
+    max_cgroup_memory_bytes: NonNegativeInt | None = Field(description="highest cgroup memory.current")
+    cgroup_peak_memory_bytes: NonNegativeInt | None = Field(description="highest cgroup memory.peak")
+    oom_kills: NonNegativeInt | None = Field(description="OOM kills since the first sample that saw the cgroup")
+
+
+def _sources(model: type[Record], key: str) -> dict[str, Any]:
+    """Field name -> the source named under ``key`` in the field's JSON Schema extras."""
+    out: dict[str, Any] = {}
+    for name, field in model.model_fields.items():
+        extra = field.json_schema_extra
+        assert isinstance(extra, dict), name
+        out[name] = extra[key]
+    return out
+
+
+# A counter's name (in samples and in a run record's ``counters``) -> its Prometheus sample names.
+COUNTERS: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in _sources(EngineCounters, "x-prometheus").items()}
+# A sampled gauge's name -> its Prometheus sample names.
+GAUGES: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in _sources(EngineGauges, "x-prometheus").items()}
+# A GPU row's key -> the nvidia-smi --query-gpu field it is read from, in the order queried.
+GPU_FIELDS: dict[str, str] = _sources(GpuSample, "x-nvidia-smi")

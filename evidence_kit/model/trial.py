@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, NonNegativeInt, PositiveInt, model_validator
 
@@ -35,6 +35,8 @@ class Workload(Record):
     max_tokens: PositiveInt
     temperature: float = Field(ge=0)
     warmup_requests: NonNegativeInt = 0
+    seed: int | None = Field(default=None, description="base of every prompt's text and every request's seed")
+    extra_body: dict[str, Any] | None = Field(default=None, description="the plan's other request-body fields")
 
     @model_validator(mode="after")
     def _unique(self) -> Workload:
@@ -75,6 +77,7 @@ class Trial(Record):
     decision_rule: DecisionRule
     workload: Workload
     arms: list[ArmRef] = Field(min_length=3, max_length=3)
+    gates: list[str] | None = Field(default=None, description="the functional gates every arm ran, by name")
 
     model_config = Record.model_config | {"populate_by_name": True}
 

@@ -104,7 +104,7 @@ def failure_rows(trial: TrialAnalysis) -> list[list[str]]:
 def telemetry_summary_rows(trial: TrialAnalysis) -> list[list[str]]:
     """Rows (summary key, before, candidate, restored) of each arm's telemetry summary, as ``analyze``
     recomputed it from the sampled series; empty when no arm has samples."""
-    summaries = [arm.telemetry or {} for arm in trial.arms]
+    summaries = [arm.telemetry.model_dump() if arm.telemetry else {} for arm in trial.arms]
     keys = sorted({k for summary in summaries for k in summary})
     return [[k.replace("_", " "), *(recorded(s.get(k)) for s in summaries)] for k in keys]
 
@@ -113,4 +113,4 @@ def occupancy(trial: TrialAnalysis) -> list[str] | None:
     """The most running requests sampled in each arm, or None when no arm was sampled."""
     if all(arm.telemetry is None for arm in trial.arms):
         return None
-    return [recorded((arm.telemetry or {}).get("max_running")) for arm in trial.arms]
+    return [recorded(arm.telemetry.max_running if arm.telemetry else None) for arm in trial.arms]

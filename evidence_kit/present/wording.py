@@ -26,51 +26,53 @@ def rule_sentence(trial: TrialAnalysis) -> str:
 
 def finding_sentence(finding: Finding, candidate: str) -> str:
     """One sentence per finding, naming the group."""
-    v = finding.values
     g = finding.group
     if finding.kind == "win":
+        v = finding.values
         return (
-            f"At {g} the {candidate} was {percent(v['improvement_vs_before_pct'])} faster than the first control "
-            f"and {percent(v['improvement_vs_restored_pct'])} faster than the restored control: a win under the rule."
+            f"At {g} the {candidate} was {percent(v.improvement_vs_before_pct)} faster than the first control "
+            f"and {percent(v.improvement_vs_restored_pct)} faster than the restored control: a win under the rule."
         )
     if finding.kind == "split-verdict":
+        v = finding.values
         sides = sorted(
-            [("the first control", v["improvement_vs_before_pct"]), ("the restored control", v["improvement_vs_restored_pct"])],
-            key=lambda side: -float(side[1] or 0),  # type: ignore[arg-type]
+            [("the first control", v.improvement_vs_before_pct), ("the restored control", v.improvement_vs_restored_pct)],
+            key=lambda side: -(side[1] or 0),
         )
         (strong_name, strong), (weak_name, weak) = sides
-        weak_text = f"only {percent(weak)}" if float(weak or 0) >= 0 else _improved(weak)  # type: ignore[arg-type]
+        weak_text = f"only {percent(weak)}" if (weak or 0) >= 0 else _improved(weak)
         return (
             f"The {g} result {_improved(strong)} against {strong_name} but {weak_text} against {weak_name}. "
             "It therefore fails the predeclared requirement to improve against both."
         )
     if finding.kind == "regression":
         return (
-            f"At {g} the {candidate} was {faster_slower(v['change_vs_before_pct'])} than the first control and "
-            f"{faster_slower(v['change_vs_restored_pct'])} than the restored control."
+            f"At {g} the {candidate} was {faster_slower(finding.values.change_vs_before_pct)} than the first control "
+            f"and {faster_slower(finding.values.change_vs_restored_pct)} than the restored control."
         )
     if finding.kind == "control-drift":
         return (
-            f"At {g} the two controls disagree: the restored original was {faster_slower(v['drift_pct'])} than "
-            "the original before, at least the rule's threshold, so this row cannot be decided cleanly."
+            f"At {g} the two controls disagree: the restored original was {faster_slower(finding.values.drift_pct)} "
+            "than the original before, at least the rule's threshold, so this row cannot be decided cleanly."
         )
     if finding.kind == "failures":
-        return f"{v['count']} timed request(s) failed; they are listed with their reasons and enter no statistic."
+        return f"{finding.values.count} timed request(s) failed; they are listed with their reasons and enter no statistic."
     if finding.kind == "unreconciled":
-        return f"{v['count']} run(s) did not reconcile the engine's counters with the client's sums."
+        return f"{finding.values.count} run(s) did not reconcile the engine's counters with the client's sums."
     if finding.kind == "gate-failed":
-        return f"The {v['gate']} gate failed in the {v['phase']} arm."
+        return f"The {finding.values.gate} gate failed in the {finding.values.phase} arm."
     if finding.kind == "check-failed":
-        return f"The {v['check']} check failed in the {v['phase']} arm."
+        return f"The {finding.values.check} check failed in the {finding.values.phase} arm."
     if finding.kind == "check-warning":
-        return f"Warning: the {v['check']} check did not pass in the {v['phase']} arm (shown, not failing the arm)."
+        return (f"Warning: the {finding.values.check} check did not pass in the {finding.values.phase} arm "
+                "(shown, not failing the arm).")
     if finding.kind == "telemetry-mismatch":
-        return (f"The {v['phase']} journal's footer records a telemetry summary that its own samples do not "
-                f"give ({v['fields']}); the pages show the figures recomputed from the samples.")
+        return (f"The {finding.values.phase} journal's footer records a telemetry summary that its own samples do not "
+                f"give ({finding.values.fields}); the pages show the figures recomputed from the samples.")
     if finding.kind == "slots-not-restored":
         return (
             f"Engine-reported token slots did not return to the original value after restoration "
-            f"({count(v['original'])} before, {count(v['restored'])} restored)."  # type: ignore[arg-type]
+            f"({count(finding.values.original)} before, {count(finding.values.restored)} restored)."
         )
     raise ValueError(f"no sentence for finding kind {finding.kind!r}")
 

@@ -19,6 +19,7 @@ from ..model import RECEIPT_NAME
 from ..model.evidence import DecisionEvidence
 from ..redact import Policy, known_values_from_raw, load_known_values, load_policy, scan_tree
 from ..render.charts import VEGA_SCRIPT, vendored_script
+from ..schemas import SCHEMA_NAMES, schema_id
 
 __all__ = ["KNOWN_ONLY", "known_values", "public_copies", "scan_site"]
 
@@ -46,8 +47,7 @@ SITE_PUBLIC: tuple[str, ...] = (
     "http://www.w3.org/2000/svg",
     "http://www.w3.org/1999/xlink",
     "https://json-schema.org/draft/2020-12/schema",
-    *(f"https://evidence-kit.invalid/schema/{name}.v1.json"
-      for name in ("trial", "journal-record", "decision", "manifest", "receipt", "analysis")),
+    *(schema_id(name) for name in SCHEMA_NAMES),
     # The signed Statement's type identifiers (``build --sign``).
     "https://in-toto.io/Statement/v1",
     "https://evidence-kit.invalid/attestation/site/v1",

@@ -1,8 +1,9 @@
-"""Reading evidence from disk: journals (streamed), contract files, bundles, decisions."""
+"""Reading evidence from disk: journals (streamed), telemetry series, contract files, bundles, decisions."""
 
 from .files import read_json_model, read_text, read_toml_model
 from .journal import JournalReader, parse_record
 from .load import load_any, load_decision, load_trial, read_arm
+from .telemetry import parse_sample, read_telemetry
 
 __all__ = [
     "JournalReader",
@@ -10,8 +11,10 @@ __all__ = [
     "load_decision",
     "load_trial",
     "parse_record",
+    "parse_sample",
     "read_arm",
     "read_json_model",
+    "read_telemetry",
     "read_text",
     "read_toml_model",
 ]

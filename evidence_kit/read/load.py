@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 from ..errors import BadInput
 from ..model import PHASES, Check, Decision, Footer, Gate, Header, Request, Run, Trial
 from ..model.evidence import ArmEvidence, DecisionEvidence, TrialEvidence
 from .files import read_json_model, read_toml_model
 from .journal import JournalReader
+from .telemetry import read_telemetry
 
 __all__ = ["load_trial", "load_decision", "load_any", "read_arm"]
 
@@ -56,24 +55,6 @@ def read_arm(bundle: Path, trial: Trial, phase: str, *, require_footer: bool = T
     arm.sha256, arm.size = reader.sha256, reader.size
     arm.telemetry = read_telemetry(bundle / "telemetry" / Path(ref.journal).name)
     return arm
-
-
-def read_telemetry(path: Path) -> list[dict[str, Any]] | None:
-    """The ``sample`` records of an arm's telemetry series, or ``None`` when it has none."""
-    if not path.is_file():
-        return None
-    samples: list[dict[str, Any]] = []
-    with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            try:
-                record = json.loads(raw)
-            except ValueError as err:
-                raise BadInput(f"telemetry line is not valid JSON ({err})", path, number) from None
-            if not isinstance(record, dict):
-                raise BadInput("a telemetry line must be a JSON object", path, number)
-            if record.get("type") == "sample":
-                samples.append(record)
-    return samples
 
 
 def load_trial(bundle: str | Path, *, require_footer: bool = True) -> TrialEvidence:

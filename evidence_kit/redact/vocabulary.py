@@ -3,16 +3,18 @@
 The redactor hunts the parts of a private value on their own (a path's folder
 names, a host's short name, a model's base name). When such a part is spelled
 like a word the evidence format uses — a record type (``check``), a field name
-(``phase``), an enum value (``before``), a telemetry key (``engine``) — replacing
+(``phase``), an enum value (``before``), a telemetry field (``engine``) — replacing
 it would rewrite the structure of the evidence, not a private value in it: a
 checkout under ``/check/...`` once turned every ``"type": "check"`` record into
 ``"type": "path-…"``. So these words are public, like ``localhost``; the whole
 private value (the full path, the full host name) is still hunted.
 
-The words come from the contract's JSON Schemas (property names, enum and const
-values) and from the counter, gauge and telemetry names the collector writes
-(:mod:`evidence_kit.model.telemetry`), each also split at ``_``/``-``/``.``/``:``/``/``
-(a part matches inside ``generation_tokens``, so it must be public too).
+The words come from the contract's JSON Schemas alone (property names, required
+names, enum and const values), each also split at ``_``/``-``/``.``/``:``/``/`` (a
+part matches inside ``generation_tokens``, so it must be public too). The schemas
+are generated from the models, telemetry samples included (their engine counters
+and gauges, GPU fields, process and cgroup memory), so a field added to a model is
+public with no list to keep.
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
-from ..model.telemetry import COUNTERS, GAUGES, GPU_FIELDS, TELEMETRY_KEYS
 from ..schemas import schemas
 
 __all__ = ["format_words"]
@@ -48,8 +49,7 @@ def _schema_words(node: Any) -> Iterator[str]:
 @lru_cache(maxsize=1)
 def format_words() -> frozenset[str]:
     """Every word of the evidence format, case-folded, with its ``_``/``-``-separated parts."""
-    words: set[str] = set(TELEMETRY_KEYS) | set(COUNTERS) | set(GAUGES)
-    words.update(field.replace(".", "_") for field in GPU_FIELDS)
+    words: set[str] = set()
     for schema in schemas().values():
         words.update(_schema_words(schema))
     out: set[str] = set()

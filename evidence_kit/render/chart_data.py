@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import Any
+from typing import Any, Callable
 
 from ..analyze.report import TrialAnalysis
 from ..canonical import canonical_json
 from ..model.evidence import TrialEvidence
+from ..model.telemetry import EngineSample, GpuSample, Reading
 from ..present import phase_labels
 
 __all__ = ["telemetry_rows", "TELEMETRY_SERIES", "GPU_SERIES", "phase_labels", "group_labels", "per_run_rows", "interval_rows", "ttft_rows", "rows_csv", "rows_json"]
@@ -87,45 +88,47 @@ def ttft_rows(trial: TrialAnalysis) -> list[dict[str, Any]]:
     return rows
 
 
-TELEMETRY_SERIES = {"running": "running requests", "waiting": "waiting requests", "kv_usage": "KV cache usage"}
-GPU_SERIES = {"memory_used": "GPU memory used (MiB)", "memory_free": "GPU memory free (MiB)",
-              "power_draw": "GPU power (W)", "utilization_gpu": "GPU utilisation (%)"}
+# Chart series (in the chart's order) -> its value in a sample's engine section, or in one GPU row.
+TELEMETRY_SERIES: dict[str, Callable[[EngineSample], Reading | None]] = {
+    "running requests": lambda engine: engine.running,
+    "waiting requests": lambda engine: engine.waiting,
+    "KV cache usage": lambda engine: engine.kv_usage,
+}
+GPU_SERIES: dict[str, Callable[[GpuSample], Reading | None]] = {
+    "GPU memory used (MiB)": lambda gpu: gpu.memory_used,
+    "GPU memory free (MiB)": lambda gpu: gpu.memory_free,
+    "GPU power (W)": lambda gpu: gpu.power_draw,
+    "GPU utilisation (%)": lambda gpu: gpu.utilization_gpu,
+}
 
 
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _device(gpu: dict[str, Any], position: int) -> str:
-    index = gpu.get("index")
-    return f"GPU {int(index)}" if _number(index) and float(index).is_integer() else f"GPU #{position}"
+def _device(gpu: GpuSample, position: int) -> str:
+    index = gpu.index
+    return f"GPU {int(index)}" if index is not None and float(index).is_integer() else f"GPU #{position}"
 
 
 def telemetry_rows(trial: TrialAnalysis, evidence: TrialEvidence) -> list[dict[str, Any]]:
     """Engine gauges and per-GPU series as sampled, one row per sample, series and device, arm by
     arm in run order (``device`` is ``engine`` or ``GPU <index>`` as ``nvidia-smi`` numbers it).
 
-    The samples are the ones the loader read (and checked) from each arm's
+    The samples are the ones the loader read (and validated) from each arm's
     ``telemetry/<journal name>``, the same ``analyze`` summarised; values are copied as recorded.
     """
     labels = phase_labels(trial)
     rows: list[dict[str, Any]] = []
     for arm in evidence.arms:
         for sample in arm.telemetry or ():
-            if not _number(sample.get("t_s")):
-                continue
-            base = {"arm_label": labels[arm.ref.phase], "t_s": sample["t_s"]}
-            engine = sample.get("engine")
-            if isinstance(engine, dict):
-                for key, name in TELEMETRY_SERIES.items():
-                    if _number(engine.get(key)):
-                        rows.append({**base, "series": name, "device": "engine", "value": engine[key]})
-            gpus = sample.get("gpus")
-            for position, gpu in enumerate(gpus if isinstance(gpus, list) else ()):
-                if isinstance(gpu, dict):
-                    for key, name in GPU_SERIES.items():
-                        if _number(gpu.get(key)):
-                            rows.append({**base, "series": name, "device": _device(gpu, position), "value": gpu[key]})
+            base = {"arm_label": labels[arm.ref.phase], "t_s": sample.t_s}
+            if sample.engine is not None:
+                for name, read in TELEMETRY_SERIES.items():
+                    value = read(sample.engine)
+                    if value is not None:
+                        rows.append({**base, "series": name, "device": "engine", "value": value})
+            for position, gpu in enumerate(sample.gpus or ()):
+                for name, read_gpu in GPU_SERIES.items():
+                    value = read_gpu(gpu)
+                    if value is not None:
+                        rows.append({**base, "series": name, "device": _device(gpu, position), "value": value})
     return rows
 
 

@@ -156,7 +156,7 @@ def telemetry_chart(trial: TrialAnalysis, rows: list[dict[str, Any]]) -> Chart:
             tooltip=["arm_label", "series", "device", "t_s", "value"],
         )
         .properties(width=WIDTH, height=120)
-        .facet(row=alt.Row("series:N", title=None, sort=[*TELEMETRY_SERIES.values(), *GPU_SERIES.values()]))
+        .facet(row=alt.Row("series:N", title=None, sort=[*TELEMETRY_SERIES, *GPU_SERIES]))
         .resolve_scale(y="independent")
     )
     return Chart(

@@ -64,6 +64,8 @@ def _dossier_rows(evidence: DecisionEvidence) -> dict[str, list[list[Any]]]:
         rows = []
         for arm in trial.arms:
             facts = {k: v for k, v in arm.header.engine.model_dump(mode="json").items() if v is not None}
+            if arm.header.prompts is not None:
+                facts["prompts"] = arm.header.prompts.model_dump()
             facts.update({k: v for k, v in (arm.header.model_extra or {}).items()})
             text = "; ".join(f"{k}: {v}" for k, v in sorted(facts.items())) or "none recorded"
             rows.append([str(arm.ref.seq), arm.ref.arm, arm.ref.role, arm.ref.phase, arm.ref.label or arm.ref.arm, text])

@@ -81,7 +81,7 @@ def test_notable_rows_are_called_out_by_name(reference_decision: Path) -> None:
     )
     # Control drift: the DFlash ~6K/C4 controls disagree by 14.74 %.
     drift = [f for f in dflash.findings if f.kind == "control-drift"]
-    assert [(f.group, percent(f.values["drift_pct"])) for f in drift] == [("~6K/C4", "14.74%")]
+    assert [(f.group, percent(f.values.drift_pct)) for f in drift] == [("~6K/C4", "14.74%")]
 
 
 def test_input_token_ranges_and_labels(reference_decision: Path) -> None:

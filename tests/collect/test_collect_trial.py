@@ -42,8 +42,8 @@ def test_a_b_a_trial_is_valid_reconciled_and_checked(tmp_path: Path, run_cli) ->
         stem = Path(arm.ref.journal).stem
         assert (out / "logs" / f"{stem}.log").read_text().count("KV cache size") == 1
         samples = (out / "telemetry" / f"{stem}.jsonl").read_text().splitlines()
-        assert len(samples) >= 2 and arm.footer.telemetry["gpu"] == "absent"
-        assert arm.footer.telemetry["max_running"] is not None  # sampled, not invented
+        assert len(samples) >= 2 and arm.footer.telemetry.gpu == "absent"
+        assert arm.footer.telemetry.max_running is not None  # sampled, not invented
     before, candidate, restored = evidence.arms
     assert {g.target for g in before.gates} == {"direct", "routed"}
     assert checks(candidate)["spec-decode-active"]

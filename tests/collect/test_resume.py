@@ -88,7 +88,7 @@ def test_kill_9_then_resume_keeps_every_completed_request_once(tmp_path: Path) -
     series = [json.loads(line) for line in (out / "telemetry" / "01-original-before.jsonl").read_text().splitlines()]
     assert [s["t_s"] for s in series] == sorted(s["t_s"] for s in series)  # one time axis across both sessions
     assert sum(bool(s.get("resumed")) for s in series) == 1
-    assert trial.arms[0].telemetry["samples"] == before.footer.telemetry["samples"] > 2
+    assert trial.arms[0].telemetry.samples == before.footer.telemetry.samples > 2
     assert "telemetry-mismatch" not in [f.kind for f in trial.findings]
 
 
@@ -170,7 +170,7 @@ def test_an_arm_redone_from_scratch_drops_the_telemetry_of_its_discarded_attempt
     assert collect_trial(plan, out, resume=True).ok
     samples = [json.loads(line) for line in telemetry.read_text().splitlines()]
     assert [s["t_s"] for s in samples] == sorted(s["t_s"] for s in samples)  # one series, not two
-    assert len(samples) == load_trial(out).arms[1].footer.telemetry["samples"]
+    assert len(samples) == load_trial(out).arms[1].footer.telemetry.samples
 
 
 def test_a_resumed_restored_arm_judges_the_candidate_as_the_uninterrupted_one_did(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from evidence_kit.analyze import analyze
+from evidence_kit.model.telemetry import TelemetrySummary
 from evidence_kit.present import (
     comparison_rows,
     metric_headers,
@@ -42,7 +43,10 @@ def test_failed_requests_are_counted_from_the_analysis(reference_decision: Path)
 def test_no_telemetry_no_occupancy(reference_decision: Path) -> None:
     trial = analyze(load_decision(reference_decision)).trials[0]
     assert occupancy(trial) is None and telemetry_summary_rows(trial) == []
-    trial.arms[0].telemetry = {"samples": 3, "max_running": 4.0, "gpu": "absent"}
+    fields = {name: None for name in TelemetrySummary.model_fields}
+    trial.arms[0].telemetry = TelemetrySummary(**{**fields, "samples": 3, "max_running": 4.0, "gpu": "absent"})
     assert occupancy(trial) == ["4", "absent", "absent"]
-    assert telemetry_summary_rows(trial) == [["gpu", "absent", "absent", "absent"], ["max running", "4", "absent", "absent"],
-                                             ["samples", "3", "absent", "absent"]]
+    rows = telemetry_summary_rows(trial)
+    assert [row[0] for row in rows] == sorted(name.replace("_", " ") for name in TelemetrySummary.model_fields)
+    assert ["gpu", "absent", "absent", "absent"] in rows and ["max running", "4", "absent", "absent"] in rows
+    assert ["samples", "3", "absent", "absent"] in rows and ["max waiting", "absent", "absent", "absent"] in rows

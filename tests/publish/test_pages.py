@@ -91,6 +91,7 @@ def test_redaction_page_lists_withheld_classes(built_site: Path) -> None:
 
 def test_recorded_telemetry_summary_reaches_the_pages(tmp_path: Path) -> None:
     from evidence_kit.analyze.telemetry import telemetry_summary
+    from evidence_kit.model.telemetry import TelemetrySample
     from evidence_kit.publish import load_decisions
     from evidence_kit.render import docs_files
 
@@ -107,7 +108,8 @@ def test_recorded_telemetry_summary_reaches_the_pages(tmp_path: Path) -> None:
             (raw / "dflash" / "telemetry" / journal.name).write_text("".join(json.dumps(x) + "\n" for x in samples))
             lines = journal.read_text().splitlines()
             footer = json.loads(lines[-1])
-            footer["telemetry"] = telemetry_summary(samples)  # as the collector writes it
+            typed = [TelemetrySample.model_validate(x) for x in samples]
+            footer["telemetry"] = telemetry_summary(typed).model_dump()  # as the collector writes it
             journal.write_text("\n".join(lines[:-1] + [json.dumps(footer)]) + "\n")
 
     bundle = redacted_reference(tmp_path, add_telemetry)

@@ -11,8 +11,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Iterator, get_args
 
+from pydantic import BaseModel
+
+from evidence_kit.analyze.report import Analysis
 from evidence_kit.analyze.trial import analyze_trial
+from evidence_kit.model import (Check, Decision, Footer, Gate, Header, Manifest, Receipt, Request, Run,
+                                TelemetrySample, TelemetrySummary, Trial)
 from evidence_kit.read import load_trial
 from evidence_kit.redact import redact_bundle
 from evidence_kit.redact.vocabulary import format_words
@@ -84,19 +90,58 @@ def test_format_words_cover_every_record_type_key_and_telemetry_key() -> None:
         assert word in words, word
 
 
-def test_every_key_of_collected_telemetry_is_a_format_word() -> None:
-    # Samples the collector really wrote (the demo's evidence in the repository): a key missing
-    # from TELEMETRY_KEYS could be rewritten by a private value spelled like it.
+def _models_in(annotation: object) -> Iterator[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        yield annotation
+    for arg in get_args(annotation):
+        yield from _models_in(arg)
+
+
+def _field_names(*roots: type[BaseModel]) -> set[str]:
+    """Every field name (as written in JSON) of the models and every model inside them."""
+    names: set[str] = set()
+    seen: set[type[BaseModel]] = set()
+    todo = list(roots)
+    while todo:
+        model = todo.pop()
+        if model not in seen:
+            seen.add(model)
+            for name, field in model.model_fields.items():
+                names.add(field.alias or name)
+                todo.extend(_models_in(field.annotation))
+    return names
+
+
+def test_every_field_of_every_contract_model_is_a_format_word() -> None:
+    # Read off the models, not the schemas format_words() is built from: a field added to a
+    # model (a telemetry source, a finding's value, a journal record's field) is public with
+    # no list to update, or this fails.
+    roots = (TelemetrySample, TelemetrySummary, Trial, Header, Request, Run, Gate, Check, Footer, Decision,
+             Manifest, Receipt, Analysis)
+    names = _field_names(*roots)
+    assert {"engine", "gpus", "process", "cgroup", "memory_free", "oom_kills", "spec_decode_drafts",
+            "max_gpu_power_w", "drift_pct", "kv_token_slots"} <= names
+    assert names <= format_words(), sorted(names - format_words())
+
+
+def test_every_key_the_collector_wrote_is_a_format_word() -> None:
+    # What the collector really wrote (the demo's evidence in the repository): trial.json, the
+    # journals and the telemetry samples. A key the models do not name could be rewritten by a
+    # private value spelled like it. Left out: the values under a header's ``private`` (private
+    # by definition) and the plan's own request-body fields (``extra_body``: the operator's).
     root = Path(__file__).resolve().parents[2] / "evidence"
-    files = sorted(root.glob("*/*/telemetry/*.jsonl"))
-    assert files
+    documents = [json.loads(path.read_text()) for path in sorted(root.glob("*/*/trial.json"))]
+    for path in sorted([*root.glob("*/*/journals/*.jsonl"), *root.glob("*/*/telemetry/*.jsonl")]):
+        documents += [json.loads(line) for line in path.read_text().splitlines()]
 
     def keys(node: object) -> set[str]:
         if isinstance(node, dict):
-            return set(node) | {k for v in node.values() for k in keys(v)}
+            kept = {k: v for k, v in node.items() if k not in ("private", "extra_body")}
+            return set(kept) | {k for v in kept.values() for k in keys(v)}
         if isinstance(node, list):
             return {k for v in node for k in keys(v)}
         return set()
 
-    found = {k for path in files for line in path.read_text().splitlines() for k in keys(json.loads(line))}
-    assert "engine" in found and found <= format_words(), found - format_words()
+    found = {k for document in documents for k in keys(document)}
+    assert {"engine", "oom_kills", "itl_us", "prompts", "seed"} <= found
+    assert found <= format_words(), found - format_words()

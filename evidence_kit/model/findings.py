@@ -1,0 +1,173 @@
+"""Findings: the rows and facts a page must call out by name, one model per ``kind``.
+
+A finding is ``{"kind": ..., "group": ..., "values": {...}}`` in the analysis document
+(``analysis.json``); ``kind`` says which rule found it and decides what ``group`` and
+``values`` hold. :data:`Finding` is the union of every kind, discriminated on ``kind``;
+``analyze`` produces them (``analyze/findings.py``) and every page and report words them.
+New kinds are added here, as one more member of the union.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt
+
+from .phase import Phase
+
+__all__ = [
+    "ArmCheck",
+    "ArmGate",
+    "CheckFailedFinding",
+    "CheckWarningFinding",
+    "ControlDriftFinding",
+    "Count",
+    "Drift",
+    "FailuresFinding",
+    "Finding",
+    "GateFailedFinding",
+    "Improvements",
+    "RegressionFinding",
+    "Slots",
+    "SlotsNotRestoredFinding",
+    "SlowerThanBoth",
+    "SplitVerdictFinding",
+    "TelemetryFields",
+    "TelemetryMismatchFinding",
+    "UnreconciledFinding",
+    "WinFinding",
+]
+
+
+class _Part(BaseModel):
+    # Part of the analysis document, which ``analyze`` alone writes: an unknown field is a bug.
+    model_config = ConfigDict(extra="forbid")
+
+
+class Improvements(_Part):
+    improvement_vs_before_pct: float | None = Field(description="improvement_pct against the original before")
+    improvement_vs_restored_pct: float | None = Field(description="improvement_pct against the original restored")
+
+
+class SlowerThanBoth(_Part):
+    change_vs_before_pct: float = Field(description="change_pct against the original before (positive: slower)")
+    change_vs_restored_pct: float = Field(description="change_pct against the original restored (positive: slower)")
+
+
+class Drift(_Part):
+    drift_pct: float | None = Field(description="control_drift_pct of the group")
+
+
+class Count(_Part):
+    count: NonNegativeInt = Field(description="how many")
+
+
+class ArmGate(_Part):
+    phase: Phase
+    gate: str = Field(description="the failed gate as name@target")
+
+
+class ArmCheck(_Part):
+    phase: Phase
+    check: str = Field(description="the check's name")
+
+
+class Slots(_Part):
+    original: int = Field(description="KV token slots of the original before")
+    restored: int = Field(description="KV token slots of the original restored")
+
+
+class TelemetryFields(_Part):
+    phase: Phase
+    fields: str = Field(description="the summary fields that disagree, comma-separated")
+
+
+class _InGroup(_Part):
+    group: str = Field(description="the group's label, e.g. '~6K/C4'")
+
+
+class _InTrial(_Part):
+    group: None = Field(default=None, description="null: the finding concerns the trial, not one group")
+
+
+class WinFinding(_InGroup):
+    """The group clears the rule's threshold against both controls."""
+
+    kind: Literal["win"]
+    values: Improvements
+
+
+class SplitVerdictFinding(_InGroup):
+    """The group clears the threshold against one control but not the other."""
+
+    kind: Literal["split-verdict"]
+    values: Improvements
+
+
+class RegressionFinding(_InGroup):
+    """The candidate is slower than both controls by at least half the threshold."""
+
+    kind: Literal["regression"]
+    values: SlowerThanBoth
+
+
+class ControlDriftFinding(_InGroup):
+    """The two controls disagree by at least the threshold: the row cannot be decided cleanly."""
+
+    kind: Literal["control-drift"]
+    values: Drift
+
+
+class FailuresFinding(_InTrial):
+    """Timed requests failed."""
+
+    kind: Literal["failures"]
+    values: Count
+
+
+class UnreconciledFinding(_InTrial):
+    """Runs whose engine counters did not reconcile with the client's sums."""
+
+    kind: Literal["unreconciled"]
+    values: Count
+
+
+class GateFailedFinding(_InTrial):
+    kind: Literal["gate-failed"]
+    values: ArmGate
+
+
+class CheckFailedFinding(_InTrial):
+    kind: Literal["check-failed"]
+    values: ArmCheck
+
+
+class CheckWarningFinding(_InTrial):
+    """A check at level warning did not pass: shown, not failing the arm."""
+
+    kind: Literal["check-warning"]
+    values: ArmCheck
+
+
+class SlotsNotRestoredFinding(_InTrial):
+    """The engine-reported KV token slots did not return to the original value."""
+
+    kind: Literal["slots-not-restored"]
+    values: Slots
+
+
+class TelemetryMismatchFinding(_InTrial):
+    """A journal footer records a telemetry summary its own samples do not give."""
+
+    kind: Literal["telemetry-mismatch"]
+    values: TelemetryFields
+
+
+Finding = Annotated[
+    Union[
+        WinFinding, SplitVerdictFinding, RegressionFinding, ControlDriftFinding, FailuresFinding,
+        UnreconciledFinding, GateFailedFinding, CheckFailedFinding, CheckWarningFinding,
+        SlotsNotRestoredFinding, TelemetryMismatchFinding,
+    ],
+    Field(discriminator="kind"),
+]
