@@ -99,4 +99,4 @@ def test_a_site_recording_no_toolchain_is_rebuilt_with_the_installed_one(run_cli
     assert "toolchain" not in _predicate(site)
     result = run_cli("verify", site, "--key", keypair[1])
     assert result.code == 0, result.out
-    assert "rebuilt with the installed toolchain (the site records none)" in result.out
+    assert "a rebuild by the installed toolchain (the site records none)" in result.out
