@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import re
+from functools import lru_cache
 from typing import Any
 
 import markdown
@@ -36,11 +37,17 @@ def markdown_extensions(config: bytes) -> tuple[list[str], dict[str, Any]]:
     return names, configs
 
 
+@lru_cache(maxsize=4)
+def _renderer(config: bytes) -> markdown.Markdown:
+    """One Markdown instance per configuration, reset between pages (building one costs more than a page)."""
+    names, configs = markdown_extensions(config)
+    return markdown.Markdown(extensions=names, extension_configs=configs)
+
+
 def article_html(page: bytes, config: bytes) -> str:
     """The HTML MkDocs puts in a page's article for a generated Markdown ``page`` (front matter removed)."""
-    names, configs = markdown_extensions(config)
     text = FRONT_MATTER.sub("", page.decode("utf-8"), count=1)
-    rendered: str = markdown.markdown(text, extensions=names, extension_configs=configs)
+    rendered: str = _renderer(config).reset().convert(text)
     return rendered
 
 

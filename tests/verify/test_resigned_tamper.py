@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_site_tamper import DECISION, _failed, _verify
+from .test_site_tamper import DECISION, _failed, _verify, edit_first_figure
 
 pytestmark = pytest.mark.slow
 
@@ -97,16 +97,12 @@ def test_deleted_analysis_does_not_switch_the_page_comparison_off(run_cli, site:
     from evidence_kit.attest import sign_tree
 
     (site / DECISION / "analysis.json").unlink()
-    page = site / DECISION / "index.html"
-    html = page.read_text()
-    first = re.search(r"<td>(\d+\.\d{3})</td>", html)
-    assert first
-    page.write_text(html.replace(first.group(0), "<td>0.001</td>", 1))
+    figure = edit_first_figure(site / DECISION / "index.html")
     sign_tree(site, keypair[0])
     failed = _failed(_verify(run_cli, site, "--key", keypair[1]))
     assert set(failed) == {"figures"}, failed
     assert any("analysis.json" in line and "missing" in line for line in failed["figures"])
-    assert any(f"published 0.001, recomputed {first.group(1)}" in line for line in failed["figures"])
+    assert any(f"published 0.001, recomputed {figure}" in line for line in failed["figures"])
 
 
 def test_page_nothing_generates_is_caught(run_cli, site: Path, keypair) -> None:

@@ -35,6 +35,15 @@ def _failed(result) -> dict[str, list[str]]:
     return out
 
 
+def edit_first_figure(page: Path) -> str:
+    """Publish 0.001 for the first three-decimal figure of a table in ``page``; return the figure it replaced."""
+    html = page.read_text()
+    first = re.search(r"<td>(\d+\.\d{3})</td>", html)
+    assert first, page
+    page.write_text(html.replace(first.group(0), "<td>0.001</td>", 1))
+    return first.group(1)
+
+
 def _flip(path: Path, offset: int | None = None) -> None:
     data = bytearray(path.read_bytes())
     i = len(data) // 2 if offset is None else offset
@@ -116,16 +125,12 @@ def test_edited_page_and_resigned_manifest_still_caught(run_cli, site: Path, key
     """A publisher who edits a figure and re-signs passes every hash check, never the recomputation."""
     from evidence_kit.attest import sign_tree
 
-    page = site / DECISION / "cache-layout" / "summary.html"
-    html = page.read_text()
-    first = re.search(r"<td>(\d+\.\d{3})</td>", html)
-    assert first
-    page.write_text(html.replace(first.group(0), "<td>0.001</td>", 1))
+    figure = edit_first_figure(site / DECISION / "cache-layout" / "summary.html")
     sign_tree(site, keypair[0])
     result = _verify(run_cli, site, "--key", keypair[1])
     failed = _failed(result)
     assert result.code == 1 and set(failed) == {"figures"}, result.out
-    assert any(f"published 0.001, recomputed {first.group(1)}" in line for line in failed["figures"])
+    assert any(f"published 0.001, recomputed {figure}" in line for line in failed["figures"])
 
 
 def test_analysis_json_edit_caught_field_by_field(run_cli, site: Path) -> None:
