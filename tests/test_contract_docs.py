@@ -1,11 +1,12 @@
 """The contract's documentation cannot drift from the code: the committed JSON Schemas are what
-the models generate, every field of every model is named in docs/contract.md, and the plan's page
-names every plan field with its default."""
+the models generate, every field of every model is named in docs/contract.md, the plan's page
+names every plan field with its default, and README.md and docs/ link only inside the repository."""
 
 from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any, Iterator, get_args
 
 import pytest
@@ -126,3 +127,44 @@ def test_plan_file_documents_every_top_level_key() -> None:
         as_row = f"| `{name}` |" in top
         as_section = re.search(rf"(?m)^## `\[{re.escape(name)}[.\]]", PLAN_DOC) is not None
         assert as_row or as_section, f"docs/plan-file.md documents no top-level key {name}"
+
+
+def _links(text: str) -> Iterator[str]:
+    """Markdown link targets (inline and reference-style), outside fenced code blocks."""
+    prose = re.sub(r"(?ms)^```.*?^```", "", text)
+    yield from re.findall(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)", prose)
+    yield from re.findall(r"(?m)^\s*\[[^\]]+\]:\s*(\S+)", prose)
+
+
+def _leaves_repository(doc: Path, target: str) -> str | None:
+    """Why ``target`` (a link or a path written in ``doc``) is not inside the repository, or None.
+    The docs may cite a public standard on the web; the README links only inside the repository."""
+    if re.match(r"[a-z][a-z0-9+.-]*:", target, re.I):
+        scheme, rest = target.split(":", 1)
+        if scheme.lower() not in ("http", "https") or doc.name == "README.md":
+            return f"a {scheme}: link"
+        host = re.sub(r"^//([^/:]+).*$", r"\1", rest)
+        return "a host that never resolves (.invalid)" if host.endswith(".invalid") else None
+    path = target.split("#", 1)[0]
+    if not path:
+        return None  # an anchor in the same page
+    if path.startswith("/"):
+        return "an absolute path"
+    resolved = (doc.parent / path).resolve()
+    if not resolved.is_relative_to(REPO):
+        return "a path outside the repository"
+    return None if resolved.exists() else "a path to nothing"
+
+
+DOCUMENTS = [REPO / "README.md", *sorted(DOCS.glob("*.md"))]
+
+
+@pytest.mark.parametrize("doc", DOCUMENTS, ids=lambda p: p.relative_to(REPO).as_posix())
+def test_readme_and_docs_link_only_inside_the_repository(doc: Path) -> None:
+    text = doc.read_text()
+    problems = [f"{target}: {why}" for target in _links(text) if (why := _leaves_repository(doc, target))]
+    # A path written out rather than linked (`../shared/spec/...`) leaves the repository too.
+    for path in re.findall(r"(?<![\w./-])((?:\.\./)+[\w.@-][\w./@-]*)", text):
+        if why := _leaves_repository(doc, path):
+            problems.append(f"{path}: {why}")
+    assert not problems, f"{doc.relative_to(REPO)} leaves the repository: {problems}"

@@ -19,10 +19,9 @@ import httpx
 
 from ..aio import cancel_and_wait
 from ..analyze.telemetry import telemetry_summary
-from ..errors import BadInput
 from ..model.telemetry import (GPU_FIELDS, CgroupMemory, EngineSample, GpuSample, ProcessMemory, TelemetrySample,
                                TelemetrySummary)
-from ..read import parse_sample
+from ..read import read_telemetry
 from .metrics import Scrape, scrape
 
 __all__ = ["TelemetrySampler", "engine_sample", "process_group_memory", "cgroup_of", "read_cgroup", "query_gpus"]
@@ -127,15 +126,7 @@ def _earlier_samples(path: Path) -> list[TelemetrySample]:
     if len(complete) != len(data):
         with path.open("r+b") as handle:
             handle.truncate(len(complete))
-    samples = []
-    for number, line in enumerate(complete.splitlines(), start=1):
-        try:
-            sample = parse_sample(line)
-        except BadInput as err:
-            raise err.located(path, number) from None
-        if sample is not None:
-            samples.append(sample)
-    return samples
+    return read_telemetry(path) or []  # as analyze will read it
 
 
 class TelemetrySampler:
