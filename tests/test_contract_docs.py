@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator, get_args
+from typing import Any, get_args
 
 import pytest
 from pydantic import BaseModel

@@ -8,7 +8,7 @@ left to whoever displays them.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -35,7 +35,7 @@ __all__ = [
     "analysis_json",
 ]
 
-ANALYSIS_SCHEMA = "evidence-kit/analysis/v1"
+ANALYSIS_SCHEMA: Final = "evidence-kit/analysis/v1"
 
 
 class _Doc(BaseModel):

@@ -7,7 +7,8 @@ recomputed figures and a footer that disagrees with its own samples is a finding
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Sequence, TypeVar
+from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
 
 from ..model.telemetry import TelemetrySample, TelemetrySummary
 

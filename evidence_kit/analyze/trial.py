@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..model.evidence import ArmEvidence, TrialEvidence
 from ..model.findings import Finding, TelemetryFields, TelemetryMismatchFinding
+from ..model.journal import Request
 from ..model.phase import PHASES
 from .findings import findings_for
 from .groups import METRICS, group_results, pct
@@ -49,7 +50,7 @@ def _arm_summary(arm: ArmEvidence, planned: int) -> ArmSummary:
 
 
 def _run_stats(arm: ArmEvidence) -> list[RunStats]:
-    by_run: dict[str, list] = {}
+    by_run: dict[str, list[Request]] = {}
     for r in arm.timed:
         by_run.setdefault(r.run, []).append(r)
     out = []

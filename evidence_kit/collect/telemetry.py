@@ -12,15 +12,14 @@ import asyncio
 import json
 import math
 import shutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import httpx
 
 from ..aio import cancel_and_wait
 from ..analyze.telemetry import telemetry_summary
-from ..model.telemetry import (GPU_FIELDS, CgroupMemory, EngineSample, GpuSample, ProcessMemory, TelemetrySample,
-                               TelemetrySummary)
+from ..model.telemetry import GPU_FIELDS, CgroupMemory, EngineSample, GpuSample, ProcessMemory, TelemetrySample, TelemetrySummary
 from ..read import read_telemetry
 from .metrics import Scrape, scrape
 
@@ -52,7 +51,7 @@ async def query_gpus(binary: str) -> list[GpuSample] | None:
             binary, f"--query-gpu={','.join(GPU_FIELDS.values())}", "--format=csv,noheader,nounits",
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
         stdout, _ = await asyncio.wait_for(proc.communicate(), timeout=5.0)
-    except (OSError, asyncio.TimeoutError):
+    except (TimeoutError, OSError):
         return None
     if proc.returncode != 0:
         return None

@@ -9,7 +9,7 @@ New kinds are added here, as one more member of the union.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt
 
@@ -164,10 +164,7 @@ class TelemetryMismatchFinding(_InTrial):
 
 
 Finding = Annotated[
-    Union[
-        WinFinding, SplitVerdictFinding, RegressionFinding, ControlDriftFinding, FailuresFinding,
-        UnreconciledFinding, GateFailedFinding, CheckFailedFinding, CheckWarningFinding,
-        SlotsNotRestoredFinding, TelemetryMismatchFinding,
-    ],
+    WinFinding | SplitVerdictFinding | RegressionFinding | ControlDriftFinding | FailuresFinding | UnreconciledFinding
+    | GateFailedFinding | CheckFailedFinding | CheckWarningFinding | SlotsNotRestoredFinding | TelemetryMismatchFinding,
     Field(discriminator="kind"),
 ]

@@ -7,7 +7,7 @@ one more member of :data:`JournalRecord`.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, NonNegativeInt, PositiveInt, TypeAdapter, model_validator
 
@@ -110,7 +110,7 @@ class Request(Record):
         default=None, description="gaps between successive token events, microseconds (inter-token latency)")
 
     @model_validator(mode="after")
-    def _ok_or_error(self) -> "Request":
+    def _ok_or_error(self) -> Request:
         if self.ok:
             if self.error is not None:
                 raise ValueError("an ok request has error null")
@@ -121,7 +121,7 @@ class Request(Record):
         return self
 
     @model_validator(mode="after")
-    def _times_in_order(self) -> "Request":
+    def _times_in_order(self) -> Request:
         # Exact comparisons: the collector rounds every time the same way from one monotonic
         # clock, so a true order survives rounding; any tolerance would let a false one pass.
         order = (("ttft_s", "the first token"), ("ttft_content_s", "the first visible content"),
@@ -199,6 +199,6 @@ class Footer(Record):
 
 
 JournalRecord = Annotated[
-    Union[Header, Request, Run, Gate, Check, Footer], Field(discriminator="type")
+    Header | Request | Run | Gate | Check | Footer, Field(discriminator="type")
 ]
 JOURNAL_RECORD: TypeAdapter[Any] = TypeAdapter(JournalRecord)

@@ -8,8 +8,8 @@ policy, and the detectors everywhere but the vendored, minified scripts.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import material
 import mkdocs
@@ -17,7 +17,7 @@ import mkdocs
 from ..errors import CheckFailed
 from ..model import RECEIPT_NAME
 from ..model.evidence import DecisionEvidence
-from ..redact import Policy, known_values_from_raw, load_known_values, load_policy, scan_tree
+from ..redact import KnownValue, Policy, known_values_from_raw, load_known_values, load_policy, scan_tree
 from ..render.charts import VEGA_SCRIPT, vendored_script
 from ..schemas import SCHEMA_NAMES, schema_id
 
@@ -29,9 +29,9 @@ KNOWN_ONLY: tuple[str, ...] = ("assets/vega-bundle.js", "search/*.js", "assets/j
                                "assets/images/*")
 
 
-def known_values(decisions: Sequence[DecisionEvidence], maps: Sequence[Path] = ()) -> list:
+def known_values(decisions: Sequence[DecisionEvidence], maps: Sequence[Path] = ()) -> list[KnownValue]:
     """Known private values: every raw bundle's ``private`` values, plus each private map's values."""
-    found = []
+    found: list[KnownValue] = []
     for evidence in decisions:
         for trial in evidence.trials:
             if not (Path(trial.source) / RECEIPT_NAME).is_file():
@@ -82,7 +82,7 @@ def public_copies(root: Path) -> list[str]:
     return found
 
 
-def scan_site(roots: Sequence[Path], values: list, *, shown_as: Path, policy_file: Path | None = None) -> None:
+def scan_site(roots: Sequence[Path], values: list[KnownValue], *, shown_as: Path, policy_file: Path | None = None) -> None:
     """Scan every file under ``roots``; raise :class:`CheckFailed` naming the first finding and the count.
 
     ``roots`` are staged folders; findings are reported under ``shown_as`` (the

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..analyze.report import TrialAnalysis
 from ..canonical import canonical_json
@@ -17,7 +18,10 @@ from ..model.evidence import TrialEvidence
 from ..model.telemetry import EngineSample, GpuSample, Reading
 from ..present import phase_labels
 
-__all__ = ["telemetry_rows", "TELEMETRY_SERIES", "GPU_SERIES", "phase_labels", "group_labels", "per_run_rows", "interval_rows", "ttft_rows", "rows_csv", "rows_json"]
+__all__ = [
+    "telemetry_rows", "TELEMETRY_SERIES", "GPU_SERIES", "phase_labels", "group_labels",
+    "per_run_rows", "interval_rows", "ttft_rows", "rows_csv", "rows_json",
+]
 
 PER_RUN_FIELDS = (
     "trial_id", "group", "input_nominal", "concurrency", "phase", "arm_label", "run", "repetition",

@@ -10,15 +10,15 @@ still redacted.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator, get_args
+from typing import get_args
 
 from pydantic import BaseModel
 
 from evidence_kit.analyze.report import Analysis
 from evidence_kit.analyze.trial import analyze_trial
-from evidence_kit.model import (Check, Decision, Footer, Gate, Header, Manifest, Receipt, Request, Run,
-                                TelemetrySample, TelemetrySummary, Trial)
+from evidence_kit.model import Check, Decision, Footer, Gate, Header, Manifest, Receipt, Request, Run, TelemetrySample, TelemetrySummary, Trial
 from evidence_kit.read import load_trial
 from evidence_kit.redact import redact_bundle
 from evidence_kit.redact.vocabulary import format_words
