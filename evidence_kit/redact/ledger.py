@@ -59,11 +59,9 @@ class Ledger:
         else:
             self.batches.append(Noted(lines))
 
-    def at(self, index: int, lines: int) -> frozenset[str] | None:
-        """The literals noted for the ``index``-th batch, if it was noted and held ``lines`` lines too."""
-        if index < len(self.batches) and self.batches[index].lines == lines:
-            return self.batches[index].contents
-        return None
+    def holds(self, index: int, lines: int) -> bool:
+        """Whether discovery read an ``index``-th batch, and of ``lines`` lines."""
+        return index < len(self.batches) and self.batches[index].lines == lines
 
     def verified(self, index: int, batch: str) -> frozenset[str] | None:
         """The literals noted for the ``index``-th batch when ``batch`` is its very text."""

@@ -551,18 +551,19 @@ def _redact_jsonl(src: Path, dst: Path, cached: _Literals, counts: Counter[str],
     copied as it is when every literal is clean); a line of another batch, likewise. A batch
     whose literals discovery noted, at the line it noted, is copied on those notes when they are
     all clean (the ledger records it: the scan checks the copy is the batch discovery read)."""
-    aligned = ledger is not None  # every batch so far held the lines discovery noted for it
+    notes = ledger if ledger is not None else Ledger()  # without one, nothing is noted
+    aligned = True  # every batch so far, this one included, held the lines discovery noted for it
     with open_text(src) as handle, open_text(dst, "w") as out:
         for index in itertools.count():
             lines = handle.readlines(_BATCH)
             if not lines:
                 break
             batch = "".join(lines)
-            noted = ledger.at(index, len(lines)) if aligned and ledger is not None else None
-            aligned = aligned and ledger is not None and index < len(ledger.batches) and ledger.batches[index].lines == len(lines)
+            aligned = aligned and notes.holds(index, len(lines))
+            noted = notes.batches[index].contents if aligned else None
             if "\\" not in batch and not _may_hold_private(batch):
-                if noted is not None and ledger is not None and cached.unchanged(noted):
-                    ledger.copied.add(index)
+                if noted is not None and cached.unchanged(noted):
+                    notes.copied.add(index)
                     out.write(batch)
                 else:
                     out.write(cached.rewrite_plain(batch, counts))
