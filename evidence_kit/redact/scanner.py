@@ -162,17 +162,12 @@ def _line_hits(matcher: Matcher, line: str, json_like: bool, detectors: bool) ->
     literals = () if plain is not None and clean.issuperset(plain) else _LITERAL.findall(line)
     for raw in literals:
         key = clean_key(raw)
-        if key in clean:
-            continue
-        try:
-            decoded = json.loads(raw) if "\\" in raw else raw[1:-1]
-        except ValueError:
-            decoded = raw
-        found = matcher.leaks(decoded)
-        if found:
-            hits += found
-        elif len(clean) < CLEAN_LIMIT:
-            clean.add(key)
+        if key not in clean:
+            try:
+                decoded = json.loads(raw) if "\\" in raw else raw[1:-1]
+            except ValueError:
+                decoded = raw
+            hits += _literal_leaks(matcher, key, decoded)
     for pair in labelled_pairs(line, plain):  # "Hostname": "…": the label and its value are two strings
         hits += matcher.leaks(pair)
     return hits + matcher.numbers(line)  # a private number written as a JSON number
@@ -245,16 +240,18 @@ def _scan_jsonl(path: Path, rel: str, matcher: Matcher, ledger: Ledger | None = 
                     yield Finding(rel, number, hit.cls, hit.source)
 
 
+def _literal_leaks(matcher: Matcher, key: str, decoded: str) -> list[Hit]:
+    """The leaks of one JSON literal (``decoded``); a clean one is remembered under ``key``."""
+    found = matcher.leaks(decoded)
+    if not found and len(matcher.clean_literals) < CLEAN_LIMIT:
+        matcher.clean_literals.add(key)
+    return found
+
+
 def _all_clean(matcher: Matcher, contents: Iterable[str]) -> bool:
     """Whether every literal (contents without escapes) is clean, remembering those found so."""
     clean = matcher.clean_literals
-    for content in contents:
-        if content not in clean:
-            if matcher.leaks(content):
-                return False
-            if len(clean) < CLEAN_LIMIT:
-                clean.add(content)
-    return True
+    return all(content in clean or not _literal_leaks(matcher, content, content) for content in contents)
 
 
 _STRUCTURED = (".toml", ".yaml", ".yml", ".csv", ".tsv")
