@@ -208,10 +208,19 @@ class Matcher:
         lower = lowered(text)
         hits: list[tuple[int, int, Variant, bool]] = []
         last = 0
+        own: tuple[int, int] | None = None  # the last hit's own match, when widened to the right over digits
         for match in self.pattern.finditer(lower):
             start, end = match.span()
             if start < last:
-                continue  # inside a value widened below
+                if own is None or start < own[1]:
+                    continue  # inside a value widened below
+                # Another known spelling starts inside the digits or hex word the last hit was widened
+                # over (gpu-node-17Deadbeef Bazooka, the codename "Deadbeef Bazooka"): the widening
+                # stops where it starts, so that value is never swallowed and skipped.
+                first, _, previous, _ = hits[-1]
+                hits[-1] = (first, start, previous, (first, start) != own)
+                last = start
+            own = None
             spelling = match.group()
             variant = self.table[spelling]
             if variant.cls == "domain" and start > last and lower[start - 1] == ".":
@@ -247,6 +256,8 @@ class Matcher:
                     while start > last and lower[start - 1] in before:
                         start -= 1
                 widened = (start, end) != match.span()
+                if end > match.end():
+                    own = match.span()
             hits.append((start, end, variant, widened))
             last = end
         return hits

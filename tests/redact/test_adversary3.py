@@ -64,3 +64,15 @@ def test_a_padded_or_hex_dotted_address_glued_to_other_characters_is_hunted(tmp_
     published = "".join(p.read_text() for p in result.out.rglob("*.txt")).lower()
     # (survivors() reads a number only as a whole number, so a glued one is looked for as written.)
     assert "0x0a.0x14.0x1e.0x28" not in published and "010.020.030.040" not in published
+
+
+def test_a_value_glued_after_a_value_widened_over_a_hex_word_keeps_its_hit(tmp_path):
+    # Found attacking the hex-word widening above: gpu-node-17 took "Deadbeef" with it (a hex word),
+    # then the declared codename "Deadbeef Bazooka" started inside that widened run and was skipped,
+    # so "Bazooka" was published and the scan (which sees "host-… Bazooka") agreed.
+    for line in ("ckpt gpu-node-17Deadbeef Bazooka done\n", "m acme-labs/falcon-secret-70bdeadbeef Bazooka\n"):
+        raw = plant(corpus.make_raw_trial(tmp_path / f"raw{len(line)}"), {"codename": "Deadbeef Bazooka"},
+                    {"logs/run.txt": line})
+        result = redact_bundle(raw, tmp_path / f"out{len(line)}", key=KEY)
+        assert result.publishable, [str(f) for f in result.findings]
+        assert survivors(result.out, ["Bazooka", "gpu-node-17", "falcon-secret"]) == []
