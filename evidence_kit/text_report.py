@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from .analyze.report import Analysis, TrialAnalysis
 from .present import (
+    COMPARISON_HEADERS,
     METRIC_TITLES,
     comparison_cells,
     count,
@@ -22,13 +23,11 @@ from .present import (
     requests_sentence,
     rule_sentence,
     slots_sentence,
+    verdicts_text,
     wins_sentence,
 )
 
 __all__ = ["render_text", "table"]
-
-COMPARISON_HEADERS = ["vs before", "vs restored", "95% CI ratio vs before", "95% CI ratio vs restored", "Win"]
-
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     """A Markdown-style pipe table, padded so it also reads well in a terminal."""
@@ -41,7 +40,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 def _metric_table(trial: TrialAnalysis, metric: str) -> list[str]:
     """A pooled-median table; the decision metric's carries its comparisons, intervals and wins."""
     headers, rows = metric_headers(trial), metric_rows(trial, metric)
-    if metric == trial.rule["metric"]:
+    if metric == trial.rule.metric:
         headers += COMPARISON_HEADERS
         rows = [row + comparison_cells(trial, g) for row, g in zip(rows, trial.groups)]
     return [METRIC_TITLES[metric], *table(headers, rows)]
@@ -59,6 +58,7 @@ def _trial_text(trial: TrialAnalysis) -> list[str]:
     for metric in METRIC_TITLES:
         out += _metric_table(trial, metric) + [""]
     out.append(wins_sentence(trial))
+    out.append(f"Group verdicts: {verdicts_text(trial)}.")
     for reason in trial.blocked_by:
         out.append(f"Cannot promote: {reason}.")
     for finding in trial.findings:

@@ -4,35 +4,58 @@ from __future__ import annotations
 
 from .. import __version__
 from ..model.evidence import DecisionEvidence, TrialEvidence
-from .findings import REGRESSION_FRACTION_OF_THRESHOLD
 from .report import Analysis, DecisionSummary
 from .stats import BOOTSTRAP_LEVEL, BOOTSTRAP_RESAMPLES
 from .trial import PERCENTILES, analyze_trial
+from .verdicts import REGRESSION_FRACTION_OF_THRESHOLD
 
 __all__ = ["analyze", "DEFINITIONS"]
 
+_SEED = ("SplitMix64 seeded by sha256 of 'evidence-kit/bootstrap/v2', trial_id, metric, statistic, method, "
+         "input_nominal, concurrency, control")
+
 DEFINITIONS: dict[str, str] = {
-    "version": "evidence-kit/statistics/v1",
+    "version": "evidence-kit/statistics/v2",
     "timed_request": "a request with warmup false; warmup and failed requests never enter a statistic",
     "pooled_median": "ordinary median of every ok timed request of one group in one arm across repetitions "
     "(mean of the two middle values for an even count)",
+    "pooled_percentile": "p90, p99 of a group in one arm: nearest-rank percentile of the same pooled requests",
     "per_run_percentile": "nearest-rank percentile of the ok requests of one run: the value at rank "
     f"ceil(p/100 x n) of the sorted values; p in {', '.join(f'p{p}' for p in PERCENTILES)}",
     "change_pct": "(candidate / control - 1) x 100: for latencies negative is faster; written "
     "'x% faster' when negative and 'x% slower' when positive, x = |change_pct|",
     "improvement_pct": "(control - candidate) / control x 100 = -change_pct",
-    "rule": "a group wins when improvement_pct >= min_improvement against each control the rule names "
-    "(both-controls: before and restored); any-group promotes on one win, all-groups on every group; "
-    "a trial with incomplete timed requests or a failed gate cannot promote; a decision promotes the "
-    "trials that promote",
+    "rule": "a group clears the rule when improvement_pct >= min_improvement against each control the rule names "
+    "(both-controls: before and restored); its verdict is win when it clears at the rule's confidence; any-group "
+    "promotes on one win, all-groups on every group; a trial with incomplete timed requests, a failed gate or a "
+    "breached guardrail cannot promote; a decision promotes the trials that promote",
+    "confidence": "point: the point estimates clear the threshold (the original rule); significant: and each "
+    "run-level interval of the decision metric excludes no change (its high end below 1); bound: and each "
+    "interval's high end is at most 1 - min_improvement",
+    "verdict": "one per group, the first that applies: win (clears both controls at the rule's confidence); "
+    f"regression (slower than both controls by at least {REGRESSION_FRACTION_OF_THRESHOLD:g} x the threshold, "
+    "significant: each interval's low end above 1, bound: at least 1 + that fraction); inconclusive, controls "
+    "disagree (|control_drift_pct| >= threshold); no-win (against a control the interval's low end is above "
+    "1 - min_improvement: a win of the threshold's size is excluded); otherwise inconclusive, unresolved",
+    "within_noise": "a point-estimate win (clears both controls) whose run-level interval against a control "
+    "includes a ratio of 1, said in words next to it whatever the confidence",
+    "guardrail": "a declared bound on a metric's pooled statistic (median, p90, p99) of the candidate against "
+    "each control: max_regression (change_pct may be at most the bound) or max_change (|change_pct| at most "
+    "the bound); breached when exceeded against both controls, judged on point estimates whatever the "
+    "confidence (noise can block a promotion, never excuse one); a breach blocks promotion; failed gates "
+    "always block",
     "control_drift_pct": "(restored / before - 1) x 100 of the decision metric; flagged at |drift| >= threshold",
     "split_verdict": "a group that clears the threshold against one control but not the other",
-    "regression": "a group where the candidate is slower than both controls by at least "
-    f"{REGRESSION_FRACTION_OF_THRESHOLD:g} x the threshold",
-    "bootstrap_interval": f"{BOOTSTRAP_LEVEL:.0%} percentile bootstrap of median(candidate) / median(control), "
-    f"{BOOTSTRAP_RESAMPLES} resamples of each arm with replacement, SplitMix64 seeded by sha256 of "
-    "'evidence-kit/bootstrap/v1', trial_id, metric, input_nominal, concurrency, control; resolvable when "
-    "the interval excludes 1",
+    "regression": "a group whose verdict is regression",
+    "bootstrap_interval": f"{BOOTSTRAP_LEVEL:.0%} percentile bootstrap of statistic(candidate) / "
+    f"statistic(control), {BOOTSTRAP_RESAMPLES} resamples, ends at the nearest-rank 2.5th and 97.5th "
+    f"percentiles; {_SEED}; resolvable when the interval excludes 1",
+    "interval_method": "run (the default, used by every verdict): each resample draws an arm's runs with "
+    "replacement, then requests with replacement within each drawn run, candidate arm first (Kalibera & "
+    "Jones); request (for comparison): each arm's requests with replacement, as if independent",
+    "detectable_pct": "the smallest change of the pooled median the group's data resolve with 80% power at "
+    "95% confidence: (high - low) / 2 x (z_0.975 + z_0.80) / z_0.975 x 100 of its run-level interval, the "
+    "larger of the two controls",
     "slot_change_pct": "(candidate kv_token_slots / before kv_token_slots - 1) x 100",
     "restored_ok": "restoration held: the restored arm's gates and lifecycle checks passed and its kv_token_slots "
     "equal the before arm's (slots not recorded do not count against it); a decision's held when every trial's did",

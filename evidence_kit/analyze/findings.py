@@ -13,7 +13,10 @@ from ..model.findings import (
     FailuresFinding,
     Finding,
     GateFailedFinding,
+    GuardrailBreach,
+    GuardrailBreachedFinding,
     Improvements,
+    NoiseFinding,
     RegressionFinding,
     Slots,
     SlotsNotRestoredFinding,
@@ -21,21 +24,19 @@ from ..model.findings import (
     SplitVerdictFinding,
     UnreconciledFinding,
     WinFinding,
+    WithinNoise,
 )
 from ..model.phase import CONTROLS
 from .report import TrialAnalysis
 
-__all__ = ["findings_for", "REGRESSION_FRACTION_OF_THRESHOLD"]
-
-# A candidate slower than *both* controls by at least half the rule's threshold is
-# called out, even though the rule only asks about improvements.
-REGRESSION_FRACTION_OF_THRESHOLD = 0.5
+__all__ = ["findings_for"]
 
 
-def findings_for(analysis: TrialAnalysis, threshold_pct: float) -> list[Finding]:
-    """Wins, split verdicts, regressions, control drift, failures, unreconciled runs,
-    failed gates, failed checks and warnings, and slots not restored — in that order."""
-    metric = str(analysis.rule["metric"])
+def findings_for(analysis: TrialAnalysis) -> list[Finding]:
+    """Per group: wins, wins within the noise, breached guardrails, split verdicts, regressions and
+    control drift; then failures, unreconciled runs, failed gates, failed checks and warnings, and
+    slots not restored — in that order."""
+    metric = analysis.rule.metric
     out: list[Finding] = []
     for g in analysis.groups:
         by_control = {c.control: c for c in g.comparisons[metric]}
@@ -47,9 +48,20 @@ def findings_for(analysis: TrialAnalysis, threshold_pct: float) -> list[Finding]
             out.append(WinFinding(kind="win", group=g.label, values=improvements))
         elif g.verdict.split:
             out.append(SplitVerdictFinding(kind="split-verdict", group=g.label, values=improvements))
+        if g.verdict.within_noise:
+            noisy = ", ".join(i.control for i in g.intervals if i.high is None or i.high >= 1)
+            within = WithinNoise(**improvements.model_dump(), controls=noisy)
+            out.append(NoiseFinding(kind="win-within-noise", group=g.label, values=within))
+        for guard in g.guardrails:
+            if guard.breached:
+                assert guard.change_vs_before_pct is not None and guard.change_vs_restored_pct is not None
+                breach = GuardrailBreach(
+                    **guard.rule.model_dump(), change_vs_before_pct=guard.change_vs_before_pct,
+                    change_vs_restored_pct=guard.change_vs_restored_pct, within_noise=guard.within_noise)
+                out.append(GuardrailBreachedFinding(kind="guardrail-breached", group=g.label, values=breach))
         before, restored = (by_control[c].change_pct for c in CONTROLS)
-        floor = threshold_pct * REGRESSION_FRACTION_OF_THRESHOLD
-        if before is not None and restored is not None and before >= floor and restored >= floor:
+        if g.verdict.verdict == "regression":
+            assert before is not None and restored is not None
             slower = SlowerThanBoth(change_vs_before_pct=before, change_vs_restored_pct=restored)
             out.append(RegressionFinding(kind="regression", group=g.label, values=slower))
         if g.verdict.drift_flagged:

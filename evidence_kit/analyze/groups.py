@@ -1,4 +1,5 @@
-"""Per-group figures: pooled medians, comparisons against each control, intervals, verdict."""
+"""Per-group figures: pooled statistics, comparisons against each control, intervals,
+guardrails, the detectable change and the verdict."""
 
 from __future__ import annotations
 
@@ -6,10 +7,20 @@ from collections.abc import Sequence
 
 from ..model import CONTROLS, PHASES, DecisionRule, Request
 from ..model.evidence import TrialEvidence
-from .report import Comparison, GroupResult, Interval, Pooled, Verdict
-from .stats import bootstrap_ratio_interval, change, median, seed_for
+from ..model.trial import Guardrail
+from .report import Comparison, GroupResult, GuardrailResult, GuardrailRule, Interval, Pooled
+from .stats import (
+    bootstrap_ratio_interval,
+    change,
+    detectable_change,
+    median,
+    nearest_rank,
+    seed_for,
+    statistic,
+)
+from .verdicts import verdict_for
 
-__all__ = ["METRICS", "CONTROLS", "group_results", "input_label", "pct"]
+__all__ = ["METRICS", "CONTROLS", "group_results", "input_label", "pct", "guardrail_rule", "reaches"]
 
 METRICS: tuple[str, ...] = ("e2e_s", "ttft_s", "ttft_content_s", "completion_tokens")
 
@@ -51,64 +62,66 @@ def _by_group(evidence: TrialEvidence) -> dict[str, dict[tuple[int, int], list[R
     return table
 
 
-def _reaches_threshold(pct_value: float | None, rule: DecisionRule) -> bool:
-    # Compare in percent with a tolerance far below any displayed digit, so a row
-    # sitting exactly on the threshold (10.00 %) is not lost to binary rounding.
-    return pct_value is not None and pct_value >= rule.min_improvement * 100 - 1e-9
+def _runs(requests: Sequence[Request], metric: str) -> list[list[float]]:
+    """The metric's values run by run (ordered by repetition, then run id): the units the default interval resamples."""
+    by_run: dict[tuple[int, str], list[Request]] = {}
+    for r in requests:
+        by_run.setdefault((r.repetition, r.run), []).append(r)
+    return [_values(by_run[key], metric) for key in sorted(by_run)]
 
 
-def group_results(evidence: TrialEvidence) -> list[GroupResult]:
-    """Every group of the trial's workload, in plan order."""
-    trial = evidence.trial
-    rule = trial.decision_rule
-    cells = _by_group(evidence)
-    prompt_tokens: dict[int, list[int]] = {}
-    for phase_cells in cells.values():
-        for (inp, _), requests in phase_cells.items():
-            prompt_tokens.setdefault(inp, []).extend(
-                r.prompt_tokens for r in requests if r.ok and r.prompt_tokens is not None
+def reaches(pct_value: float | None, threshold_pct: float) -> bool:
+    """``pct_value >= threshold_pct``, compared in percent with a tolerance far below any displayed
+    digit, so a row sitting exactly on the threshold (10.00 %) is not lost to binary rounding."""
+    return pct_value is not None and pct_value >= threshold_pct - 1e-9
+
+
+def guardrail_rule(guardrail: Guardrail) -> GuardrailRule:
+    """A declared guardrail as the analysis document states it (bounds in percent)."""
+    if guardrail.max_change is not None:
+        return GuardrailRule(metric=guardrail.metric, statistic=guardrail.statistic, kind="max-change",
+                             bound_pct=guardrail.max_change * 100)
+    assert guardrail.max_regression is not None
+    return GuardrailRule(metric=guardrail.metric, statistic=guardrail.statistic, kind="max-regression",
+                         bound_pct=guardrail.max_regression * 100)
+
+
+class _Group:
+    """One group's requests per phase, and the seeded intervals drawn from them."""
+
+    def __init__(self, evidence: TrialEvidence, per_phase: dict[str, list[Request]], inp: int, conc: int):
+        self.trial_id = evidence.trial.trial_id
+        self.per_phase = per_phase
+        self.inp, self.conc = inp, conc
+
+    def intervals(self, metric: str, stat: str, method: str) -> list[Interval]:
+        of = statistic(stat)
+        out = []
+        cand_runs = _runs(self.per_phase["candidate"], metric)
+        for control in CONTROLS:
+            seed = seed_for("evidence-kit/bootstrap/v2", self.trial_id, metric, stat, method, self.inp, self.conc, control)
+            ctrl_runs = _runs(self.per_phase[control], metric)
+            interval = bootstrap_ratio_interval(cand_runs, ctrl_runs, seed, method=method, statistic_name=stat)
+            mc = of([v for run in cand_runs for v in run])
+            mk = of([v for run in ctrl_runs for v in run])
+            low, high = interval if interval else (None, None)
+            out.append(
+                Interval(
+                    control=control,
+                    statistic=stat,  # type: ignore[arg-type]
+                    method=method,  # type: ignore[arg-type]
+                    ratio=None if mc is None or not mk else mc / mk,
+                    low=low,
+                    high=high,
+                    resolvable=low is not None and high is not None and (high < 1 or low > 1),
+                )
             )
-    results: list[GroupResult] = []
-    for inp, conc in trial.workload.groups():
-        per_phase: dict[str, list[Request]] = {phase: cells.get(phase, {}).get((inp, conc), []) for phase in PHASES}
-        pooled: dict[str, dict[str, Pooled]] = {
-            metric: {phase: _pooled(per_phase[phase], metric) for phase in per_phase} for metric in METRICS
-        }
-        comparisons = {metric: _comparisons(pooled[metric], metric == rule.metric, rule) for metric in METRICS}
-        decisive = {c.control: c for c in comparisons[rule.metric]}
-        clears_before = decisive["before"].clears is True
-        clears_restored = decisive["restored"].clears is True
-        drift = pct(change(pooled[rule.metric]["restored"].median, pooled[rule.metric]["before"].median))
-        verdict = Verdict(
-            win=clears_before and clears_restored,
-            clears_before=clears_before,
-            clears_restored=clears_restored,
-            split=clears_before != clears_restored,
-            control_drift_pct=drift,
-            drift_flagged=drift is not None and _reaches_threshold(abs(drift), rule),
-        )
-        tokens = prompt_tokens.get(inp, [])
-        label = input_label(tokens)
-        results.append(
-            GroupResult(
-                input_nominal=inp,
-                concurrency=conc,
-                label=f"{label}/C{conc}",
-                input_label=label,
-                input_tokens_min=min(tokens) if tokens else None,
-                input_tokens_max=max(tokens) if tokens else None,
-                pooled=pooled,
-                comparisons=comparisons,
-                intervals=_intervals(evidence, per_phase, inp, conc),
-                verdict=verdict,
-            )
-        )
-    return results
+        return out
 
 
 def _pooled(requests: Sequence[Request], metric: str) -> Pooled:
     values = _values(requests, metric)
-    return Pooled(median=median(values), n=len(values))
+    return Pooled(median=median(values), p90=nearest_rank(values, 90), p99=nearest_rank(values, 99), n=len(values))
 
 
 def _comparisons(pooled: dict[str, Pooled], decisive: bool, rule: DecisionRule) -> list[Comparison]:
@@ -121,30 +134,83 @@ def _comparisons(pooled: dict[str, Pooled], decisive: bool, rule: DecisionRule) 
                 control=control,
                 change_pct=pct(rel),
                 improvement_pct=improvement,
-                clears=_reaches_threshold(improvement, rule) if decisive else None,
+                clears=reaches(improvement, rule.min_improvement * 100) if decisive else None,
             )
         )
     return out
 
 
-def _intervals(evidence: TrialEvidence, per_phase: dict[str, list[Request]], inp: int, conc: int) -> list[Interval]:
-    metric = evidence.trial.decision_rule.metric
-    candidate = _values(per_phase["candidate"], metric)
-    out = []
-    for control in CONTROLS:
-        values = _values(per_phase[control], metric)
-        seed = seed_for("evidence-kit/bootstrap/v1", evidence.trial.trial_id, metric, inp, conc, control)
-        interval = bootstrap_ratio_interval(candidate, values, seed)
-        mc, mk = median(candidate), median(values)
-        ratio = None if mc is None or not mk else mc / mk
-        low, high = interval if interval else (None, None)
-        out.append(
-            Interval(
-                control=control,
-                ratio=ratio,
-                low=low,
-                high=high,
-                resolvable=interval is not None and (high < 1 or low > 1),  # type: ignore[operator]
+def _guardrail(group: _Group, pooled: dict[str, dict[str, Pooled]], guardrail: Guardrail) -> GuardrailResult:
+    rule = guardrail_rule(guardrail)
+    stats = {phase: getattr(pooled[rule.metric][phase], rule.statistic) for phase in PHASES}
+    before, restored = (pct(change(stats["candidate"], stats[c])) for c in CONTROLS)
+    intervals = group.intervals(rule.metric, rule.statistic, "run")
+
+    def beyond(change_pct: float | None) -> bool:
+        if change_pct is None:
+            return False
+        worse = abs(change_pct) if rule.kind == "max-change" else change_pct
+        return worse > rule.bound_pct + 1e-9
+
+    breached = beyond(before) and beyond(restored)
+    return GuardrailResult(
+        rule=rule,
+        change_vs_before_pct=before,
+        change_vs_restored_pct=restored,
+        intervals=intervals,
+        breached=breached,
+        within_noise=breached and any(not i.resolvable for i in intervals),
+    )
+
+
+def group_results(evidence: TrialEvidence) -> list[GroupResult]:
+    """Every group of the trial's workload, in plan order."""
+    trial = evidence.trial
+    rule = trial.decision_rule
+    threshold_pct = rule.min_improvement * 100
+    cells = _by_group(evidence)
+    prompt_tokens: dict[int, list[int]] = {}
+    for phase_cells in cells.values():
+        for (inp, _), requests in phase_cells.items():
+            prompt_tokens.setdefault(inp, []).extend(
+                r.prompt_tokens for r in requests if r.ok and r.prompt_tokens is not None
+            )
+    results: list[GroupResult] = []
+    for inp, conc in trial.workload.groups():
+        per_phase: dict[str, list[Request]] = {phase: cells.get(phase, {}).get((inp, conc), []) for phase in PHASES}
+        group = _Group(evidence, per_phase, inp, conc)
+        pooled: dict[str, dict[str, Pooled]] = {
+            metric: {phase: _pooled(per_phase[phase], metric) for phase in per_phase} for metric in METRICS
+        }
+        comparisons = {metric: _comparisons(pooled[metric], metric == rule.metric, rule) for metric in METRICS}
+        intervals = group.intervals(rule.metric, "median", "run")
+        guardrails = [_guardrail(group, pooled, g) for g in rule.guardrails]
+        drift = pct(change(pooled[rule.metric]["restored"].median, pooled[rule.metric]["before"].median))
+        verdict = verdict_for(
+            comparisons[rule.metric], intervals, rule, drift,
+            drift_flagged=drift is not None and reaches(abs(drift), threshold_pct),
+            guardrails_held=not any(g.breached for g in guardrails),
+        )
+        widths = [detectable_change(i.low, i.high) for i in intervals if i.low is not None and i.high is not None]
+        tokens = prompt_tokens.get(inp, [])
+        label = input_label(tokens)
+        results.append(
+            GroupResult(
+                input_nominal=inp,
+                concurrency=conc,
+                label=f"{label}/C{conc}",
+                input_label=label,
+                input_tokens_min=min(tokens) if tokens else None,
+                input_tokens_max=max(tokens) if tokens else None,
+                pooled=pooled,
+                comparisons=comparisons,
+                intervals=intervals,
+                request_intervals=group.intervals(rule.metric, "median", "request"),
+                tail_intervals=group.intervals(rule.metric, "p90", "run") + group.intervals(rule.metric, "p99", "run"),
+                detectable_pct=pct(max(widths)) if len(widths) == len(intervals) else None,
+                guardrails=guardrails,
+                verdict=verdict,
             )
         )
-    return out
+    return results
+

@@ -1,4 +1,4 @@
-"""The analysis document (``evidence-kit/analysis/v1``): every figure a page may show.
+"""The analysis document (``evidence-kit/analysis/v2``): every figure a page may show.
 
 These models are the stable, documented JSON that ``evidence-kit analyze --json``
 prints, that the site builder renders, and that ``verify`` recomputes and compares.
@@ -26,16 +26,23 @@ __all__ = [
     "Failure",
     "Finding",
     "GroupResult",
+    "GuardrailResult",
+    "GuardrailRule",
     "Interval",
     "Pooled",
+    "RuleSummary",
     "RunStats",
     "SlotChange",
     "TrialAnalysis",
     "Verdict",
+    "VERDICTS",
     "analysis_json",
 ]
 
-ANALYSIS_SCHEMA: Final = "evidence-kit/analysis/v1"
+ANALYSIS_SCHEMA: Final = "evidence-kit/analysis/v2"
+VerdictName = Literal["win", "no-win", "regression", "inconclusive"]
+VERDICTS: tuple[VerdictName, ...] = ("win", "no-win", "regression", "inconclusive")
+StatisticName = Literal["median", "p90", "p99"]
 
 
 class _Doc(BaseModel):
@@ -52,9 +59,11 @@ class Failure(_Doc):
 
 
 class Pooled(_Doc):
-    """Ordinary median of every ok timed request of one group in one arm."""
+    """Statistics of every ok timed request of one group in one arm, pooled over its runs."""
 
-    median: float | None
+    median: float | None = Field(description="ordinary median")
+    p90: float | None = Field(description="nearest-rank 90th percentile")
+    p99: float | None = Field(description="nearest-rank 99th percentile")
     n: int
 
 
@@ -68,24 +77,65 @@ class Comparison(_Doc):
 
 
 class Interval(_Doc):
-    """Seeded bootstrap interval of median(candidate) / median(control) for the decision metric."""
+    """Seeded bootstrap interval of statistic(candidate) / statistic(control) for one metric."""
 
     control: Control
+    statistic: StatisticName
+    method: Literal["run", "request"] = Field(description="run: runs, then requests within them, are resampled "
+                                                          "(the default); request: requests alone")
     ratio: float | None
     low: float | None
     high: float | None
     resolvable: bool = Field(description="the interval excludes 1: the difference is resolvable at this sample size")
 
 
+class GuardrailRule(_Doc):
+    """A guardrail as the rule declares it."""
+
+    metric: str
+    statistic: StatisticName
+    kind: Literal["max-regression", "max-change"]
+    bound_pct: float = Field(description="the bound in percent: at most this much higher (max-regression) "
+                                         "or different either way (max-change)")
+
+
+class RuleSummary(_Doc):
+    """The trial's predeclared decision rule, as the analysis applied it."""
+
+    metric: str
+    statistic: str
+    min_improvement_pct: float
+    against: str
+    promote_if: str
+    confidence: Literal["point", "significant", "bound"]
+    guardrails: list[GuardrailRule]
+
+
+class GuardrailResult(_Doc):
+    """One guardrail checked at one group: the candidate against each control, on point estimates."""
+
+    rule: GuardrailRule
+    change_vs_before_pct: float | None
+    change_vs_restored_pct: float | None
+    intervals: list[Interval] = Field(description="run-level intervals of the guarded statistic against each control")
+    breached: bool = Field(description="the change exceeds the bound against both controls")
+    within_noise: bool = Field(description="breached, yet an interval includes no change")
+
+
 class Verdict(_Doc):
     """The predeclared rule applied to one group."""
 
-    win: bool
+    verdict: VerdictName
+    reason: Literal["clears-both", "slower-than-both", "controls-disagree", "below-threshold", "unresolved"]
+    win: bool = Field(description="verdict is win: the rule's threshold cleared at its declared confidence")
+    point_win: bool = Field(description="the point estimates clear the threshold against both controls")
+    within_noise: bool = Field(description="a point-estimate win whose interval against a control includes no change")
     clears_before: bool
     clears_restored: bool
     split: bool = Field(description="clears the threshold against one control but not the other")
     control_drift_pct: float | None = Field(description="(restored / before - 1) x 100 of the decision metric")
     drift_flagged: bool = Field(description="|control_drift_pct| >= the rule's threshold")
+    guardrails_held: bool = Field(description="no guardrail breached at this group")
 
 
 class GroupResult(_Doc):
@@ -99,7 +149,12 @@ class GroupResult(_Doc):
     input_tokens_max: int | None
     pooled: dict[str, dict[str, Pooled]] = Field(description="metric -> phase -> pooled median")
     comparisons: dict[str, list[Comparison]] = Field(description="metric -> candidate vs each control")
-    intervals: list[Interval]
+    intervals: list[Interval] = Field(description="run-level intervals of the decision metric's median, per control")
+    request_intervals: list[Interval] = Field(description="request-level intervals of the same, for comparison")
+    tail_intervals: list[Interval] = Field(description="run-level intervals of the decision metric's p90 and p99")
+    detectable_pct: float | None = Field(description="the smallest change of the median this group's data resolve "
+                                                     "with 80% power at 95% confidence, in percent")
+    guardrails: list[GuardrailResult]
     verdict: Verdict
 
 
@@ -159,7 +214,7 @@ class TrialAnalysis(_Doc):
     title: str
     engine_kind: str
     simulated: bool
-    rule: dict[str, float | str]
+    rule: RuleSummary
     candidate_label: str
     arms: list[ArmSummary]
     groups: list[GroupResult]
@@ -174,6 +229,7 @@ class TrialAnalysis(_Doc):
     pooled_n_min: int = Field(description="fewest requests in one pooled entry of the decision metric")
     pooled_n_max: int = Field(description="most requests in one pooled entry of the decision metric")
     wins: int
+    verdicts: dict[str, int] = Field(description="groups per verdict: win, no-win, regression, inconclusive")
     outcome: Literal["promote", "no-promotion"]
     blocked_by: list[str] = Field(description="why a trial whose groups win still cannot promote")
     slots: SlotChange
@@ -202,7 +258,7 @@ class DecisionSummary(_Doc):
 class Analysis(_Doc):
     """The whole analysis of one decision folder or trial bundle."""
 
-    schema_: Literal["evidence-kit/analysis/v1"] = Field(alias="schema", default=ANALYSIS_SCHEMA)
+    schema_: Literal["evidence-kit/analysis/v2"] = Field(alias="schema", default=ANALYSIS_SCHEMA)
     tool_version: str
     definitions: dict[str, str]
     decision: DecisionSummary

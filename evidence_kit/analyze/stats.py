@@ -4,16 +4,24 @@
   used for *pooled* statistics.
 - ``nearest_rank``: the nearest-rank percentile, the smallest value with at least
   ``p`` percent of the values at or below it, used for *per-run* statistics.
-- ``bootstrap_ratio_interval``: a seeded percentile-bootstrap interval for the ratio
-  of two medians, reproducible bit for bit from the same inputs on any platform
-  (its random numbers come from SplitMix64, not from Python's ``random``).
+- ``bootstrap_ratio_interval``: a seeded percentile-bootstrap interval of the ratio
+  of a statistic of two arms. By default two-level (hierarchical): runs are
+  resampled within each arm, then requests within each drawn run (Kalibera &
+  Jones: the run, not the request, is the unit that repeats); the request-level
+  method, every request resampled as if independent, is kept for comparison.
+- ``detectable_change``: the smallest change an interval of that width resolves.
+
+Every interval is reproducible bit for bit from the same inputs on any platform
+(its random numbers come from SplitMix64, not from Python's ``random``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+
+import numpy as np
 
 __all__ = [
     "median",
@@ -21,7 +29,14 @@ __all__ = [
     "change",
     "SplitMix64",
     "bootstrap_ratio_interval",
+    "bootstrap_ratios",
+    "splitmix64_block",
+    "detectable_change",
+    "statistic",
+    "STATISTICS",
     "seed_for",
+    "Z_LEVEL",
+    "Z_POWER",
     "BOOTSTRAP_RESAMPLES",
     "BOOTSTRAP_LEVEL",
 ]
@@ -29,6 +44,11 @@ __all__ = [
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_LEVEL = 0.95
 _MASK64 = (1 << 64) - 1
+# Standard normal quantiles for a two-sided 95 % interval and 80 % power.
+Z_LEVEL = 1.959963984540054
+Z_POWER = 0.8416212335729143
+STATISTICS: tuple[str, ...] = ("median", "p90", "p99")
+Statistic = Callable[[Sequence[float]], float | None]
 
 
 def median(values: Sequence[float]) -> float | None:
@@ -67,6 +87,16 @@ def change(candidate: float | None, control: float | None) -> float | None:
     return candidate / control - 1
 
 
+def statistic(name: str) -> Statistic:
+    """The pooled statistic a rule or guardrail names: ``median`` (ordinary) or ``p90``/``p99`` (nearest rank)."""
+    if name == "median":
+        return median
+    if name in ("p90", "p99"):
+        p = int(name[1:])
+        return lambda values: nearest_rank(values, p)
+    raise ValueError(f"unknown statistic {name!r}")
+
+
 class SplitMix64:
     """SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, identical everywhere."""
 
@@ -91,34 +121,151 @@ def seed_for(*parts: object) -> int:
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
 
 
-def bootstrap_ratio_interval(
-    candidate: Sequence[float],
-    control: Sequence[float],
-    seed: int,
-    *,
-    resamples: int = BOOTSTRAP_RESAMPLES,
-    level: float = BOOTSTRAP_LEVEL,
-) -> tuple[float, float] | None:
-    """Percentile-bootstrap interval of ``median(candidate) / median(control)``.
-
-    Both samples are resampled with replacement, independently, ``resamples``
-    times; the interval's ends are the nearest-rank percentiles
-    ``(1 - level) / 2`` and ``(1 + level) / 2`` of the resampled ratios.
-    ``None`` when either sample is empty or a resampled control median is zero.
-    """
-    if not candidate or not control:
-        return None
-    rng = SplitMix64(seed)
-    n_cand, n_ctrl = len(candidate), len(control)
-    ratios: list[float] = []
-    for _ in range(resamples):
-        cand = median([candidate[rng.below(n_cand)] for _ in range(n_cand)])
-        ctrl = median([control[rng.below(n_ctrl)] for _ in range(n_ctrl)])
-        if not ctrl:
-            return None
-        ratios.append(cand / ctrl)  # type: ignore[operator]
+def _percentile_interval(ratios: Sequence[float], level: float) -> tuple[float, float]:
     tail = (1 - level) / 2 * 100
     low = nearest_rank(ratios, tail)
     high = nearest_rank(ratios, 100 - tail)
     assert low is not None and high is not None
     return low, high
+
+
+_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+_M1, _M2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+_LOW32 = np.uint64(0xFFFFFFFF)
+
+
+def splitmix64_block(seed: int, count: int) -> np.ndarray:
+    """The first ``count`` outputs of ``SplitMix64(seed)``, computed at once (output k mixes
+    ``seed + k x gamma``): the very numbers :meth:`SplitMix64.next` gives one by one."""
+    state = np.uint64(seed & _MASK64) + _GAMMA * np.arange(1, count + 1, dtype=np.uint64)
+    z = (state ^ (state >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+def _below(z: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """``(z x n) >> 64`` per element, exactly (:meth:`SplitMix64.below`), for ``1 <= n < 2**32``."""
+    n = n.astype(np.uint64)
+    high: np.ndarray = ((z >> np.uint64(32)) * n + (((z & _LOW32) * n) >> np.uint64(32))) >> np.uint64(32)
+    return high
+
+
+def _rank_index(counts: np.ndarray, p: float) -> np.ndarray:
+    """0-based nearest-rank index of percentile ``p`` for each count, from :func:`nearest_rank`'s rule."""
+    ranks = {int(c): max(1, math.ceil(round(p * int(c), 9) / 100)) - 1 for c in np.unique(counts)}
+    return np.array([ranks[int(c)] for c in counts], dtype=np.int64)
+
+
+def _row_statistic(values: np.ndarray, counts: np.ndarray, name: str) -> np.ndarray:
+    """``statistic(name)`` of each row's first ``counts[row]`` values (the rest is padding, +inf)."""
+    ordered = np.sort(values, axis=1)
+    if name == "median":
+        mid = counts // 2
+        upper = np.take_along_axis(ordered, mid[:, None], axis=1)[:, 0]
+        lower = np.take_along_axis(ordered, np.maximum(mid - 1, 0)[:, None], axis=1)[:, 0]
+        return np.where(counts % 2 == 1, upper, (lower + upper) / 2)
+    index = _rank_index(counts, float(name[1:]))
+    return np.take_along_axis(ordered, index[:, None], axis=1)[:, 0]
+
+
+class _Arm:
+    """One arm's values for resampling: its runs (run-level) or one flat sample (request-level)."""
+
+    def __init__(self, runs: Sequence[Sequence[float]], by_run: bool):
+        kept = [list(run) for run in runs if run]
+        self.runs = kept if by_run else [[v for run in kept for v in run]]
+        self.by_run = by_run
+        self.width = max((len(run) for run in self.runs), default=0)
+        # Per resample: one number per run slot (which run), then `width` per slot (which requests).
+        self.draws = (len(self.runs) if by_run else 0) + len(self.runs) * self.width
+
+    def empty(self) -> bool:
+        return not self.runs or self.width == 0
+
+    def pooled(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The pooled values of every resample (rows padded with +inf) and how many each holds."""
+        slots = len(self.runs)
+        sizes = np.array([len(run) for run in self.runs], dtype=np.int64)
+        table = np.full((slots, self.width), np.inf)
+        for i, run in enumerate(self.runs):
+            table[i, : len(run)] = run
+        if self.by_run:
+            chosen = _below(z[:, :slots], np.full(slots, slots)).astype(np.int64)
+            z = z[:, slots:]
+        else:
+            chosen = np.zeros((z.shape[0], 1), dtype=np.int64)
+        z = z.reshape(z.shape[0], slots, self.width)
+        chosen_sizes = sizes[chosen]  # (resamples, slots)
+        picks = _below(z, chosen_sizes[:, :, None]).astype(np.int64)
+        values = table[chosen[:, :, None], picks]
+        used = np.arange(self.width)[None, None, :] < chosen_sizes[:, :, None]
+        values = np.where(used, values, np.inf).reshape(z.shape[0], slots * self.width)
+        return values, chosen_sizes.sum(axis=1)
+
+
+def bootstrap_ratios(
+    candidate_runs: Sequence[Sequence[float]],
+    control_runs: Sequence[Sequence[float]],
+    seed: int,
+    *,
+    method: str = "run",
+    statistic_name: str = "median",
+    resamples: int = BOOTSTRAP_RESAMPLES,
+) -> np.ndarray | None:
+    """The ``resamples`` bootstrap ratios ``statistic(candidate) / statistic(control)``, in draw order.
+
+    Each arm is a list of runs, each run the values of its requests (runs without
+    values are left out). ``method="run"`` draws, per arm, as many runs as it has
+    with replacement and then, within each drawn run, as many requests as it holds
+    with replacement, pooling them; ``method="request"`` pools each arm's requests
+    and draws them with replacement, as if independent.
+
+    The random numbers are SplitMix64's outputs in a fixed layout: resample ``i``
+    takes the ``i``-th block of ``draws(candidate) + draws(control)`` outputs; within
+    an arm's part, the run-level method first takes one output per run slot (which
+    run, ``below(runs)``), then ``width`` outputs per slot (which request,
+    ``below(size of the drawn run)``; those past the drawn run's size are unused),
+    ``width`` being the arm's largest run. ``None`` when an arm has no values or a
+    resampled control statistic is zero.
+    """
+    if method not in ("run", "request"):
+        raise ValueError(f"unknown interval method {method!r}")
+    statistic(statistic_name)  # refuses an unknown name
+    cand, ctrl = _Arm(candidate_runs, method == "run"), _Arm(control_runs, method == "run")
+    if cand.empty() or ctrl.empty():
+        return None
+    z = splitmix64_block(seed, resamples * (cand.draws + ctrl.draws)).reshape(resamples, cand.draws + ctrl.draws)
+    cand_values, cand_counts = cand.pooled(z[:, : cand.draws])
+    ctrl_values, ctrl_counts = ctrl.pooled(z[:, cand.draws :])
+    numerator = _row_statistic(cand_values, cand_counts, statistic_name)
+    denominator = _row_statistic(ctrl_values, ctrl_counts, statistic_name)
+    if np.any(denominator == 0):
+        return None
+    ratios: np.ndarray = numerator / denominator
+    return ratios
+
+
+def bootstrap_ratio_interval(
+    candidate_runs: Sequence[Sequence[float]],
+    control_runs: Sequence[Sequence[float]],
+    seed: int,
+    *,
+    method: str = "run",
+    statistic_name: str = "median",
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    level: float = BOOTSTRAP_LEVEL,
+) -> tuple[float, float] | None:
+    """Percentile-bootstrap interval of ``statistic(candidate) / statistic(control)``: the nearest-rank
+    percentiles ``(1 - level) / 2`` and ``(1 + level) / 2`` of :func:`bootstrap_ratios`."""
+    ratios = bootstrap_ratios(candidate_runs, control_runs, seed, method=method, statistic_name=statistic_name,
+                              resamples=resamples)
+    if ratios is None:
+        return None
+    return _percentile_interval(ratios.tolist(), level)
+
+
+def detectable_change(low: float, high: float) -> float:
+    """The smallest relative change (a fraction) that data giving a 95 % ratio interval of
+    ``[low, high]`` would resolve with 80 % power: the interval's half-width scaled by
+    ``(z_0.975 + z_0.80) / z_0.975`` (the normal approximation behind every power table)."""
+    return (high - low) / 2 * (Z_LEVEL + Z_POWER) / Z_LEVEL

@@ -7,8 +7,8 @@ from ..model.findings import Finding, TelemetryFields, TelemetryMismatchFinding
 from ..model.journal import Request
 from ..model.phase import PHASES
 from .findings import findings_for
-from .groups import METRICS, group_results, pct
-from .report import ArmSummary, Failure, GroupResult, RunStats, SlotChange, TrialAnalysis
+from .groups import METRICS, group_results, guardrail_rule, pct
+from .report import VERDICTS, ArmSummary, Failure, GroupResult, RuleSummary, RunStats, SlotChange, TrialAnalysis
 from .stats import change, nearest_rank
 from .telemetry import telemetry_summary
 
@@ -128,6 +128,9 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
     failed_gates = [f"{a.phase}:{g}" for a in arms for g in a.failed_gates]
     if failed_gates:
         blocked_by.append("failed gates: " + ", ".join(failed_gates))
+    breached = [f"{g.label}" for g in groups if not g.verdict.guardrails_held]
+    if breached:
+        blocked_by.append("guardrails breached at " + ", ".join(breached))
     slots = _slots(evidence)
     pooled_n_min, pooled_n_max = _pooled_sizes(groups, rule.metric)
     analysis = TrialAnalysis(
@@ -135,13 +138,15 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
         title=trial.title,
         engine_kind=trial.engine_kind,
         simulated=trial.simulated,
-        rule={
-            "metric": rule.metric,
-            "statistic": rule.statistic,
-            "min_improvement_pct": rule.min_improvement * 100,
-            "against": rule.against,
-            "promote_if": rule.promote_if,
-        },
+        rule=RuleSummary(
+            metric=rule.metric,
+            statistic=rule.statistic,
+            min_improvement_pct=rule.min_improvement * 100,
+            against=rule.against,
+            promote_if=rule.promote_if,
+            confidence=rule.confidence,
+            guardrails=[guardrail_rule(g) for g in rule.guardrails],
+        ),
         candidate_label=trial.arm("candidate").label or trial.arm("candidate").arm,
         arms=arms,
         groups=groups,
@@ -156,13 +161,14 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
         pooled_n_min=pooled_n_min,
         pooled_n_max=pooled_n_max,
         wins=wins,
+        verdicts={name: sum(g.verdict.verdict == name for g in groups) for name in VERDICTS},
         outcome="promote" if rule_met and not blocked_by else "no-promotion",
         blocked_by=blocked_by if rule_met else [],
         slots=slots,
         restored_ok=_restored_ok(arms, slots),
         findings=[],
     )
-    analysis.findings = findings_for(analysis, rule.min_improvement * 100) + _telemetry_mismatches(evidence, arms)
+    analysis.findings = findings_for(analysis) + _telemetry_mismatches(evidence, arms)
     return analysis
 
 

@@ -29,6 +29,7 @@ from pydantic import (
 from ..errors import BadInput
 from ..model import PHASES, ArmRef, DecisionRule, Trial, Workload
 from ..model._base import Slug
+from ..model.trial import Guardrail
 from ..read import read_text, read_toml_model
 from ..read.validation import describe_validation_error
 
@@ -42,6 +43,20 @@ Role = Literal["control", "candidate"]  # as ArmRef.role
 class _Strict(BaseModel):
     # Unknown keys in a plan are typos far more often than intent: refuse them.
     model_config = ConfigDict(extra="forbid")
+
+
+class PlanGuardrail(Guardrail):
+    """A guardrail as the plan declares it: ``trial.json``'s, refusing unknown keys."""
+
+    model_config = Guardrail.model_config | {"extra": "forbid"}
+
+
+class PlanDecisionRule(DecisionRule):
+    """The decision rule as the plan declares it: ``trial.json``'s, refusing unknown keys (a misspelt
+    ``confidence`` must not leave the rule at its default)."""
+
+    model_config = DecisionRule.model_config | {"extra": "forbid"}
+    guardrails: list[PlanGuardrail] = Field(default_factory=list)  # type: ignore[assignment]
 
 
 class PlanWorkload(_Strict):
@@ -136,7 +151,7 @@ class Plan(_Strict):
     trial_id: Slug
     title: str = Field(min_length=1, max_length=300)
     engine_kind: Literal["vllm", "openai-compatible", "simulated"]
-    decision_rule: DecisionRule
+    decision_rule: PlanDecisionRule
     workload: PlanWorkload
     # ``arms`` before ``sequence``: the sequence's check reads the arms, and as a field check
     # its error is located at the ``sequence =`` line.
@@ -192,7 +207,7 @@ class Plan(_Strict):
             trial_id=self.trial_id,
             title=self.title,
             engine_kind=self.engine_kind,
-            decision_rule=self.decision_rule,
+            decision_rule=DecisionRule.model_validate(self.decision_rule.model_dump()),
             workload=workload,
             arms=arms,
             **_extras(gates=list(self.gates.run)),

@@ -15,7 +15,7 @@ from ..text_report import render_text
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Print the analysis document (evidence-kit/analysis/v1) as JSON.")
+@click.option("--json", "as_json", is_flag=True, help="Print the analysis document (evidence-kit/analysis/v2) as JSON.")
 def analyze(paths: tuple[Path, ...], as_json: bool) -> None:
     """Print decision tables and the outcome for each decision folder or trial bundle in PATHS.
 

@@ -26,6 +26,10 @@ __all__ = [
     "FailuresFinding",
     "Finding",
     "GateFailedFinding",
+    "GuardrailBreach",
+    "GuardrailBreachedFinding",
+    "NoiseFinding",
+    "WithinNoise",
     "Improvements",
     "RegressionFinding",
     "Slots",
@@ -52,6 +56,22 @@ class Improvements(_Part):
 class SlowerThanBoth(_Part):
     change_vs_before_pct: float = Field(description="change_pct against the original before (positive: slower)")
     change_vs_restored_pct: float = Field(description="change_pct against the original restored (positive: slower)")
+
+
+class WithinNoise(_Part):
+    improvement_vs_before_pct: float | None = Field(description="improvement_pct against the original before")
+    improvement_vs_restored_pct: float | None = Field(description="improvement_pct against the original restored")
+    controls: str = Field(description="the controls whose run-level interval includes no change, comma-separated")
+
+
+class GuardrailBreach(_Part):
+    metric: str = Field(description="the guarded metric")
+    statistic: str = Field(description="median, p90 or p99")
+    kind: Literal["max-regression", "max-change"]
+    bound_pct: float = Field(description="the declared bound, in percent")
+    change_vs_before_pct: float = Field(description="the candidate's change of the statistic against the original before")
+    change_vs_restored_pct: float = Field(description="the candidate's change of the statistic against the original restored")
+    within_noise: bool = Field(description="an interval of the guarded statistic includes no change")
 
 
 class Drift(_Part):
@@ -91,10 +111,24 @@ class _InTrial(_Part):
 
 
 class WinFinding(_InGroup):
-    """The group clears the rule's threshold against both controls."""
+    """The group's verdict is win: it clears the rule's threshold against both controls at the rule's confidence."""
 
     kind: Literal["win"]
     values: Improvements
+
+
+class NoiseFinding(_InGroup):
+    """A point-estimate win whose interval against a control includes no change."""
+
+    kind: Literal["win-within-noise"]
+    values: WithinNoise
+
+
+class GuardrailBreachedFinding(_InGroup):
+    """A declared guardrail is exceeded against both controls: the candidate cannot be promoted."""
+
+    kind: Literal["guardrail-breached"]
+    values: GuardrailBreach
 
 
 class SplitVerdictFinding(_InGroup):
@@ -105,7 +139,7 @@ class SplitVerdictFinding(_InGroup):
 
 
 class RegressionFinding(_InGroup):
-    """The candidate is slower than both controls by at least half the threshold."""
+    """The group's verdict is regression: slower than both controls by at least half the threshold."""
 
     kind: Literal["regression"]
     values: SlowerThanBoth
@@ -164,7 +198,8 @@ class TelemetryMismatchFinding(_InTrial):
 
 
 Finding = Annotated[
-    WinFinding | SplitVerdictFinding | RegressionFinding | ControlDriftFinding | FailuresFinding | UnreconciledFinding
+    WinFinding | NoiseFinding | GuardrailBreachedFinding | SplitVerdictFinding | RegressionFinding | ControlDriftFinding
+    | FailuresFinding | UnreconciledFinding
     | GateFailedFinding | CheckFailedFinding | CheckWarningFinding | SlotsNotRestoredFinding | TelemetryMismatchFinding,
     Field(discriminator="kind"),
 ]

@@ -9,10 +9,33 @@ from pydantic import Field, NonNegativeInt, PositiveInt, model_validator
 from ._base import Record, RelPath, Slug
 from .phase import PHASES, Phase
 
-__all__ = ["DecisionRule", "Workload", "ArmRef", "Trial", "TRIAL_SCHEMA"]
+__all__ = ["DecisionRule", "Guardrail", "Workload", "ArmRef", "Trial", "TRIAL_SCHEMA", "CONFIDENCES"]
 
 TRIAL_SCHEMA = "evidence-kit/trial/v1"
 Metric = Literal["e2e_s", "ttft_s", "ttft_content_s"]
+GuardedMetric = Literal["e2e_s", "ttft_s", "ttft_content_s", "completion_tokens"]
+Confidence = Literal["point", "significant", "bound"]
+CONFIDENCES: tuple[str, ...] = ("point", "significant", "bound")
+
+
+class Guardrail(Record):
+    """A figure the candidate must not make worse, declared with the rule and checked like it.
+
+    Exactly one bound: ``max_regression`` (a fraction; the candidate's statistic may
+    be at most that much *higher* than the controls', ``0`` for "must not regress")
+    or ``max_change`` (a fraction, either direction: "must not change by more than").
+    """
+
+    metric: GuardedMetric
+    statistic: Literal["median", "p90", "p99"] = "median"
+    max_regression: float | None = Field(default=None, ge=0, lt=10)
+    max_change: float | None = Field(default=None, ge=0, lt=1)
+
+    @model_validator(mode="after")
+    def _one_bound(self) -> Guardrail:
+        if (self.max_regression is None) == (self.max_change is None):
+            raise ValueError("a guardrail declares exactly one of max_regression and max_change")
+        return self
 
 
 class DecisionRule(Record):
@@ -23,6 +46,11 @@ class DecisionRule(Record):
     min_improvement: float = Field(gt=0, lt=1)
     against: Literal["both-controls"] = "both-controls"
     promote_if: Literal["any-group", "all-groups"] = "any-group"
+    confidence: Confidence = Field(
+        default="point",
+        description="point: the point estimates clear the threshold (the original rule); significant: and each "
+        "interval excludes no change; bound: the conservative end of each interval clears the threshold")
+    guardrails: list[Guardrail] = Field(default_factory=list)
 
 
 class Workload(Record):

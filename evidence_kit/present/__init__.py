@@ -13,8 +13,9 @@ decision page.
 """
 
 from .decision_rows import ENGINE_KINDS, headline_rows, input_ranges, pooled_sizes, prose_sections, setup_rows
-from .format import count, dash, faster_slower, percent, ratio, recorded, seconds, signed_percent, tokens
+from .format import count, dash, faster_slower, higher_lower, percent, ratio, recorded, seconds, signed_percent, tokens
 from .tables import (
+    COMPARISON_HEADERS,
     METRIC_TITLES,
     arm_labels,
     comparison_cells,
@@ -29,19 +30,26 @@ from .tables import (
     telemetry_summary_rows,
 )
 from .wording import (
+    METRIC_NAMES,
+    detectable_text,
     failures_text,
     finding_sentence,
     gates_sentence,
+    guardrail_text,
     outcome_sentence,
     requests_sentence,
     rule_sentence,
     simulated_sentence,
     slots_sentence,
+    verdict_text,
+    verdicts_text,
     wins_sentence,
     wins_text,
 )
 
 __all__ = [
+    "COMPARISON_HEADERS", "METRIC_NAMES", "detectable_text", "guardrail_text", "higher_lower", "verdict_text",
+    "verdicts_text",
     "ENGINE_KINDS", "METRIC_TITLES", "arm_labels", "comparison_cells", "comparison_rows", "count", "dash",
     "failure_rows", "failures_text", "faster_slower", "finding_sentence", "gates_sentence", "headline_rows",
     "input_ranges", "interval_text", "metric_headers", "metric_rows", "occupancy", "outcome_sentence", "percent",

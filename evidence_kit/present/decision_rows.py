@@ -16,7 +16,7 @@ from ..analyze.report import Analysis, DecisionSummary, TrialAnalysis
 from ..model import Decision
 from ..model.evidence import DecisionEvidence
 from .format import count, signed_percent
-from .wording import failures_text, outcome_sentence, rule_sentence, wins_text
+from .wording import failures_text, outcome_sentence, rule_sentence, verdicts_text, wins_text
 
 __all__ = [
     "ENGINE_KINDS",
@@ -121,6 +121,10 @@ def headline_rows(analysis: Analysis) -> list[tuple[str, str, str]]:
     wins = _same_or_each([wins_text(t) for t in trials])
     rules = _same_or_each([rule_sentence(t) for t in trials], "")
     rows.append(("Material latency wins", "; ".join(wins), " ".join(rules)))
+    verdicts = _same_or_each([verdicts_text(t) for t in trials])
+    rows.append(("Group verdicts", "; ".join(verdicts),
+                 "one per group and trial: win, no-win, regression or inconclusive, from the predeclared rule and "
+                 "the run-level 95% intervals"))
     for t in trials:
         s = t.slots
         if s.change_pct is None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["seconds", "percent", "signed_percent", "faster_slower", "count", "ratio", "tokens", "recorded", "dash", "MINUS"]
+__all__ = ["seconds", "percent", "signed_percent", "faster_slower", "higher_lower", "count", "ratio", "tokens", "recorded", "dash", "MINUS"]
 
 MINUS = "\u2212"
 dash = "\u2014"
@@ -52,14 +52,23 @@ def signed_percent(value: float | None) -> str:
     return ("+" if value > 0 else MINUS) + text
 
 
-def faster_slower(change_pct: float | None) -> str:
-    """A latency change in words: ``9.24% slower`` or ``14.55% faster`` (sign convention: negative is faster)."""
+def _direction(change_pct: float | None, down: str, up: str) -> str:
     if change_pct is None:
         return "not comparable"
     text = percent(change_pct)
     if text == "0.00%":
         return "no different (0.00%)"
-    return f"{text} {'faster' if change_pct < 0 else 'slower'}"
+    return f"{text} {down if change_pct < 0 else up}"
+
+
+def faster_slower(change_pct: float | None) -> str:
+    """A latency change in words: ``9.24% slower`` or ``14.55% faster`` (sign convention: negative is faster)."""
+    return _direction(change_pct, "faster", "slower")
+
+
+def higher_lower(change_pct: float | None) -> str:
+    """'23.10% higher' or '4.00% lower' (for a statistic that is not a speed: tokens, a tail)."""
+    return _direction(change_pct, "lower", "higher")
 
 
 def ratio(value: float | None) -> str:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from ..analyze.report import GroupResult, Interval, TrialAnalysis
 from ..model import PHASES
 from .format import faster_slower, ratio, recorded, seconds, tokens
+from .wording import detectable_text, verdict_text
 
 __all__ = [
     "METRIC_TITLES",
@@ -22,6 +23,7 @@ __all__ = [
     "metric_headers",
     "metric_rows",
     "interval_text",
+    "COMPARISON_HEADERS",
     "comparison_cells",
     "comparison_rows",
     "run_rows",
@@ -40,6 +42,8 @@ METRIC_FORMAT: dict[str, Callable[[float | None], str]] = {
     "e2e_s": seconds, "ttft_s": seconds, "ttft_content_s": seconds, "completion_tokens": tokens,
 }
 RECONCILED = {True: "yes", False: "no", None: "not recorded"}
+COMPARISON_HEADERS = ["vs original before", "vs original restored", "95% CI ratio vs before", "95% CI ratio vs restored",
+                      "Smallest resolvable change", "Verdict"]
 
 
 def phase_labels(trial: TrialAnalysis) -> dict[str, str]:
@@ -74,10 +78,11 @@ def interval_text(interval: Interval) -> str:
 
 
 def comparison_cells(trial: TrialAnalysis, group: GroupResult) -> list[str]:
-    """The decision metric against each control, the bootstrap interval against each, and the win."""
-    cells = [faster_slower(c.change_pct) for c in group.comparisons[str(trial.rule["metric"])]]
+    """The decision metric against each control, the run-level interval against each, the smallest change
+    the group's data resolve ('9.85%': smaller differences are not resolvable) and the verdict."""
+    cells = [faster_slower(c.change_pct) for c in group.comparisons[trial.rule.metric]]
     cells += [interval_text(interval) for interval in group.intervals]
-    cells.append("yes" if group.verdict.win else "no")
+    cells += [detectable_text(group), verdict_text(group.verdict)]
     return cells
 
 

@@ -2,26 +2,77 @@
 
 from __future__ import annotations
 
-from ..analyze.report import Analysis, Finding, TrialAnalysis
-from .format import count, faster_slower, percent, signed_percent
+from ..analyze.report import VERDICTS, Analysis, Finding, GroupResult, GuardrailRule, TrialAnalysis, Verdict
+from .format import count, faster_slower, higher_lower, percent, signed_percent
 
 __all__ = [
     "finding_sentence", "rule_sentence", "slots_sentence", "requests_sentence", "failures_text", "outcome_sentence",
-    "gates_sentence", "wins_text", "wins_sentence", "simulated_sentence",
+    "gates_sentence", "wins_text", "wins_sentence", "simulated_sentence", "guardrail_text", "verdict_text",
+    "verdicts_text", "detectable_text", "METRIC_NAMES",
 ]
+
+METRIC_NAMES = {
+    "e2e_s": "end-to-end latency", "ttft_s": "time to first token", "ttft_content_s": "visible-content TTFT",
+    "completion_tokens": "output tokens",
+}
+CONFIDENCE_SENTENCES = {
+    "point": "",
+    "significant": " A win must also be significant: each run-level 95% interval of the ratio excludes no change.",
+    "bound": " A win must clear the threshold at the conservative end of each run-level 95% interval of the ratio.",
+}
+VERDICT_WORDS = {
+    ("win", "clears-both"): "win",
+    ("regression", "slower-than-both"): "regression",
+    ("inconclusive", "controls-disagree"): "inconclusive: the controls disagree",
+    ("no-win", "below-threshold"): "no-win",
+    ("inconclusive", "unresolved"): "inconclusive: the intervals cannot resolve the threshold",
+}
+
+
+def guardrail_text(rule: GuardrailRule) -> str:
+    """'p90 time to first token must not regress by more than 10%'."""
+    what = f"{rule.statistic} {METRIC_NAMES.get(rule.metric, rule.metric)}"
+    if rule.kind == "max-change":
+        return f"{what} must not change by more than {rule.bound_pct:g}%"
+    if rule.bound_pct == 0:
+        return f"{what} must not regress"
+    return f"{what} must not regress by more than {rule.bound_pct:g}%"
 
 
 def rule_sentence(trial: TrialAnalysis) -> str:
-    """The predeclared rule in words."""
+    """The predeclared rule in words: threshold, scope, confidence and guardrails."""
     rule = trial.rule
-    metric = {"e2e_s": "end-to-end latency", "ttft_s": "time to first token", "ttft_content_s": "visible-content TTFT"}[
-        str(rule["metric"])
-    ]
-    scope = "one group" if rule["promote_if"] == "any-group" else "every group"
-    return (
-        f"At least {float(rule['min_improvement_pct']):g}% lower pooled median {metric} against both controls "
+    scope = "one group" if rule.promote_if == "any-group" else "every group"
+    text = (
+        f"At least {rule.min_improvement_pct:g}% lower pooled median {METRIC_NAMES[rule.metric]} against both controls "
         f"(original before and original restored); promote when {scope} wins."
     )
+    text += CONFIDENCE_SENTENCES[rule.confidence]
+    if rule.guardrails:
+        text += " Guardrails (against both controls): " + "; ".join(guardrail_text(g) for g in rule.guardrails) + "."
+    return text
+
+
+def verdict_text(verdict: Verdict) -> str:
+    """A group's verdict in words: 'win', 'no-win', 'inconclusive: the controls disagree'…, with a
+    point-estimate win inside the noise and a breached guardrail said next to it."""
+    text = VERDICT_WORDS[(verdict.verdict, verdict.reason)]
+    if verdict.within_noise:
+        text += " (point estimates only: an interval includes no change)" if verdict.win else \
+            " (the point estimates clear the threshold, but an interval includes no change)"
+    if not verdict.guardrails_held:
+        text += "; guardrail breached"
+    return text
+
+
+def verdicts_text(trial: TrialAnalysis) -> str:
+    """'0 win, 2 no-win, 1 regression, 1 inconclusive'."""
+    return ", ".join(f"{trial.verdicts.get(name, 0)} {name}" for name in VERDICTS)
+
+
+def detectable_text(group: GroupResult) -> str:
+    """'9.85%': the smallest change this group's data resolve; differences under it are not resolvable."""
+    return "not estimable" if group.detectable_pct is None else percent(group.detectable_pct)
 
 
 def finding_sentence(finding: Finding, candidate: str) -> str:
@@ -32,6 +83,24 @@ def finding_sentence(finding: Finding, candidate: str) -> str:
         return (
             f"At {g} the {candidate} was {percent(v.improvement_vs_before_pct)} faster than the first control "
             f"and {percent(v.improvement_vs_restored_pct)} faster than the restored control: a win under the rule."
+        )
+    if finding.kind == "win-within-noise":
+        noisy = finding.values
+        return (
+            f"At {g} the {candidate} was {percent(noisy.improvement_vs_before_pct)} and "
+            f"{percent(noisy.improvement_vs_restored_pct)} faster than the two controls, but the run-level 95% interval "
+            f"against the {_controls(noisy.controls)} includes no change: a difference of this size is within the noise "
+            "of this data."
+        )
+    if finding.kind == "guardrail-breached":
+        breach = finding.values
+        noise = " (an interval includes no change: the breach may be noise, and still blocks)" if breach.within_noise else ""
+        what = f"{breach.statistic} {METRIC_NAMES.get(breach.metric, breach.metric)}"
+        return (
+            f"At {g} the guardrail '{guardrail_text(GuardrailRule(**breach.model_dump(exclude=_MEASURED)))}' "
+            f"is breached: the {candidate}'s {what} was {higher_lower(breach.change_vs_before_pct)} than the first "
+            f"control and {higher_lower(breach.change_vs_restored_pct)} than the restored control{noise}. The candidate "
+            "cannot be promoted."
         )
     if finding.kind == "split-verdict":
         v = finding.values
@@ -75,6 +144,16 @@ def finding_sentence(finding: Finding, candidate: str) -> str:
             f"({count(finding.values.original)} before, {count(finding.values.restored)} restored)."
         )
     raise ValueError(f"no sentence for finding kind {finding.kind!r}")
+
+
+_MEASURED = {"change_vs_before_pct", "change_vs_restored_pct", "within_noise"}
+
+
+def _controls(names: str) -> str:
+    """'before, restored' -> 'first and restored controls'."""
+    words = {"before": "first", "restored": "restored"}
+    parts = [words.get(n.strip(), n.strip()) for n in names.split(",") if n.strip()]
+    return " and ".join(parts) + (" controls" if len(parts) > 1 else " control")
 
 
 def _improved(improvement_pct: object) -> str:

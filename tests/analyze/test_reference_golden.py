@@ -114,7 +114,7 @@ def test_cli_json_is_stable_and_complete(reference_decision: Path, run_cli) -> N
     second = run_cli("analyze", "--json", reference_decision)
     assert first.code == 0 and first.out == second.out
     doc = json.loads(first.out)
-    assert doc["schema"] == "evidence-kit/analysis/v1"
+    assert doc["schema"] == "evidence-kit/analysis/v2"
     assert [t["trial_id"] for t in doc["trials"]] == ["cache-layout", "dflash"]
     layout = doc["trials"][0]
     assert len(layout["runs"]) == 36  # 3 arms x 3 repetitions x 4 groups, each with p50/p90/p99

@@ -5,16 +5,22 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evidence_kit.analyze.stats import (
+    Z_LEVEL,
+    Z_POWER,
     SplitMix64,
     bootstrap_ratio_interval,
+    bootstrap_ratios,
     change,
+    detectable_change,
     median,
     nearest_rank,
     seed_for,
+    splitmix64_block,
+    statistic,
 )
 
 finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinity=False)
@@ -61,14 +67,77 @@ def test_splitmix64_reference_sequence() -> None:
 
 
 def test_bootstrap_is_seeded_and_resolves_clear_differences() -> None:
-    fast = [1.0 + 0.01 * i for i in range(12)]
-    slow = [1.5 + 0.01 * i for i in range(12)]
+    fast = [[1.0 + 0.01 * i for i in range(4)], [1.04 + 0.01 * i for i in range(4)], [1.08 + 0.01 * i for i in range(4)]]
+    slow = [[v + 0.5 for v in run] for run in fast]
     seed = seed_for("t", 1)
-    first = bootstrap_ratio_interval(fast, slow, seed)
-    assert first == bootstrap_ratio_interval(fast, slow, seed)
-    assert first != bootstrap_ratio_interval(fast, slow, seed_for("t", 2))
-    low, high = first
-    assert high < 1  # a third faster with twelve samples each is resolvable
-    same_low, same_high = bootstrap_ratio_interval(fast, list(reversed(fast)), seed)
-    assert same_low <= 1 <= same_high
-    assert bootstrap_ratio_interval([], slow, seed) is None
+    for method in ("run", "request"):
+        first = bootstrap_ratio_interval(fast, slow, seed, method=method)
+        assert first == bootstrap_ratio_interval(fast, slow, seed, method=method)
+        assert first != bootstrap_ratio_interval(fast, slow, seed_for("t", 2), method=method)
+        low, high = first
+        assert high < 1  # a third faster with twelve samples each is resolvable
+        same_low, same_high = bootstrap_ratio_interval(fast, list(reversed(fast)), seed, method=method)
+        assert same_low <= 1 <= same_high
+        assert bootstrap_ratio_interval([], slow, seed, method=method) is None
+        assert bootstrap_ratio_interval([[]], slow, seed, method=method) is None
+
+
+def test_splitmix64_block_is_the_generator_one_by_one() -> None:
+    for seed in (0, 1, 2**64 - 1, seed_for("x")):
+        rng = SplitMix64(seed)
+        assert [int(z) for z in splitmix64_block(seed, 50)] == [rng.next() for _ in range(50)]
+
+
+def _reference_ratios(cand_runs, ctrl_runs, seed, method, stat, resamples):
+    """The documented draw layout, one number at a time with the scalar generator."""
+    of = statistic(stat)
+
+    def arm(rng, runs):
+        runs = [r for r in runs if r]
+        if method == "request":
+            runs = [[v for r in runs for v in r]]
+        width = max(len(r) for r in runs)
+        chosen = [rng.below(len(runs)) for _ in runs] if method == "run" else [0]
+        out = []
+        for slot in chosen:
+            run = runs[slot]
+            picks = [rng.below(len(run)) for _ in range(width)]
+            out += [run[i] for i in picks[: len(run)]]
+        return out
+
+    rng = SplitMix64(seed)
+    ratios = []
+    for _ in range(resamples):
+        c = of(arm(rng, cand_runs))
+        k = of(arm(rng, ctrl_runs))
+        ratios.append(c / k)
+    return ratios
+
+
+runs_strategy = st.lists(st.lists(st.floats(min_value=0.01, max_value=100, allow_nan=False), min_size=1, max_size=7),
+                         min_size=1, max_size=5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(runs_strategy, runs_strategy, st.integers(min_value=0, max_value=2**64 - 1),
+       st.sampled_from(["run", "request"]), st.sampled_from(["median", "p90", "p99"]))
+def test_vectorised_bootstrap_is_the_documented_scalar_layout(cand, ctrl, seed, method, stat) -> None:
+    got = bootstrap_ratios(cand, ctrl, seed, method=method, statistic_name=stat, resamples=40)
+    assert got is not None
+    assert got.tolist() == _reference_ratios(cand, ctrl, seed, method, stat, 40)
+
+
+def test_run_level_interval_is_wider_when_runs_differ() -> None:
+    # Runs that differ from each other by more than their requests do: resampling requests as if
+    # independent understates the uncertainty; resampling runs does not.
+    cand = [[1.00, 1.01, 1.02, 1.03], [1.20, 1.21, 1.22, 1.23], [0.90, 0.91, 0.92, 0.93]]
+    ctrl = [[1.05, 1.06, 1.07, 1.08], [0.95, 0.96, 0.97, 0.98], [1.25, 1.26, 1.27, 1.28]]
+    seed = seed_for("width")
+    run_low, run_high = bootstrap_ratio_interval(cand, ctrl, seed, method="run")
+    req_low, req_high = bootstrap_ratio_interval(cand, ctrl, seed, method="request")
+    assert run_high - run_low > 1.3 * (req_high - req_low)
+
+
+def test_detectable_change_scales_the_half_width() -> None:
+    assert math.isclose(detectable_change(0.9, 1.1), 0.1 * (Z_LEVEL + Z_POWER) / Z_LEVEL)
+    assert detectable_change(1.0, 1.0) == 0

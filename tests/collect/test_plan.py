@@ -113,3 +113,33 @@ def test_routed_model_without_a_routed_endpoint_is_refused_at_its_arm(tmp_path: 
     err = _error(tmp_path, text)
     assert "routed_model is set without routed_url" in err.message
     assert err.line == text.splitlines().index("[arms.layout]") + 1
+
+
+def _with_rule(tmp_path: Path, rule_lines: str) -> str:
+    text = write_plan(tmp_path / "p.toml").read_text()
+    return text.replace("[decision_rule]\nmin_improvement = 0.1\n", "[decision_rule]\nmin_improvement = 0.1\n" + rule_lines)
+
+
+@pytest.mark.parametrize(("rule_lines", "said"), [
+    ('confidense = "significant"\n', "confidense"),
+    ('confidence = "sure"\n', "confidence"),
+    ('[[decision_rule.guardrails]]\nmetric = "ttft_s"\nstatistic = "p90"\n', "exactly one of max_regression and max_change"),
+    ('[[decision_rule.guardrails]]\nmetric = "ttft_s"\nmax_regression = 0.1\nmax_change = 0.1\n', "exactly one"),
+    ('[[decision_rule.guardrails]]\nmetric = "ttft_s"\nmax_regresion = 0.1\n', "max_regresion"),
+    ('[[decision_rule.guardrails]]\nmetric = "tokens"\nmax_change = 0.1\n', "metric"),
+])
+def test_a_rule_that_would_not_say_what_was_declared_is_refused_at_its_line(tmp_path: Path, rule_lines: str, said: str) -> None:
+    # A misspelt key must never leave the rule at its default: the trial would be judged by a rule nobody declared.
+    text = _with_rule(tmp_path, rule_lines)
+    err = _error(tmp_path, text)
+    assert said in err.message and err.line is not None
+
+
+def test_confidence_and_guardrails_reach_trial_json(tmp_path: Path) -> None:
+    text = _with_rule(tmp_path, 'confidence = "bound"\n[[decision_rule.guardrails]]\nmetric = "ttft_s"\n'
+                                'statistic = "p90"\nmax_regression = 0.1\n')
+    path = tmp_path / "plan.toml"
+    path.write_text(text)
+    rule = load_plan(path).trial().decision_rule
+    assert rule.confidence == "bound"
+    assert [(g.metric, g.statistic, g.max_regression, g.max_change) for g in rule.guardrails] == [("ttft_s", "p90", 0.1, None)]

@@ -1,0 +1,99 @@
+"""One verdict per group, from a fixed list, by the rule declared before the trial ran.
+
+The verdicts, tried in this order:
+
+- ``win``: the candidate clears the threshold against both controls at the rule's
+  declared confidence — ``point`` (the point estimates clear it: the original rule),
+  ``significant`` (and each run-level interval excludes no change) or ``bound``
+  (and the conservative end of each interval clears it).
+- ``regression``: the candidate is slower than both controls by at least
+  :data:`REGRESSION_FRACTION_OF_THRESHOLD` of the threshold, at the same confidence
+  (``significant``: each interval excludes no change; ``bound``: the interval's
+  faster end is that much slower).
+- ``inconclusive`` (controls disagree): the two controls differ by at least the threshold.
+- ``no-win``: against at least one control the interval excludes an improvement of
+  the threshold's size: the data say it does not win.
+- ``inconclusive`` (unresolved): the intervals cannot resolve the threshold either way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..model.phase import CONTROLS
+from ..model.trial import DecisionRule
+from .report import Comparison, Interval, Verdict
+
+__all__ = ["verdict_for", "regression_floor_pct", "REGRESSION_FRACTION_OF_THRESHOLD"]
+
+# A candidate slower than *both* controls by at least half the rule's threshold is
+# called a regression, even though the rule only asks about improvements.
+REGRESSION_FRACTION_OF_THRESHOLD = 0.5
+_EPS = 1e-12  # far below any displayed digit: a ratio exactly on a bound is on it
+
+
+def regression_floor_pct(threshold_pct: float) -> float:
+    """How much slower than both controls (in percent) makes a regression."""
+    return threshold_pct * REGRESSION_FRACTION_OF_THRESHOLD
+
+
+def _ends(intervals: Sequence[Interval]) -> list[tuple[float, float]] | None:
+    """Every interval's (low, high), or None when one could not be drawn."""
+    ends = [(i.low, i.high) for i in intervals]
+    if any(low is None or high is None for low, high in ends):
+        return None
+    return ends  # type: ignore[return-value]
+
+
+def verdict_for(
+    comparisons: Sequence[Comparison],
+    intervals: Sequence[Interval],
+    rule: DecisionRule,
+    drift_pct: float | None,
+    *,
+    drift_flagged: bool,
+    guardrails_held: bool,
+) -> Verdict:
+    """The verdict of one group from its decision-metric comparisons and run-level median intervals."""
+    by_control = {c.control: c for c in comparisons}
+    clears_before = by_control["before"].clears is True
+    clears_restored = by_control["restored"].clears is True
+    point_win = clears_before and clears_restored
+    ends = _ends(intervals)
+    t = rule.min_improvement
+    win = point_win and (
+        rule.confidence == "point"
+        or (ends is not None and rule.confidence == "significant" and all(high < 1 for _, high in ends))
+        or (ends is not None and rule.confidence == "bound" and all(high <= 1 - t + _EPS for _, high in ends))
+    )
+    floor = regression_floor_pct(t * 100)
+    changes = [by_control[c].change_pct for c in CONTROLS]
+    point_regression = all(c is not None and c >= floor for c in changes)
+    regression = point_regression and (
+        rule.confidence == "point"
+        or (ends is not None and rule.confidence == "significant" and all(low > 1 for low, _ in ends))
+        or (ends is not None and rule.confidence == "bound" and all(low >= 1 + floor / 100 - _EPS for low, _ in ends))
+    )
+    if win:
+        verdict, reason = "win", "clears-both"
+    elif regression:
+        verdict, reason = "regression", "slower-than-both"
+    elif drift_flagged:
+        verdict, reason = "inconclusive", "controls-disagree"
+    elif ends is not None and any(low > 1 - t for low, _ in ends):
+        verdict, reason = "no-win", "below-threshold"
+    else:
+        verdict, reason = "inconclusive", "unresolved"
+    return Verdict(
+        verdict=verdict,  # type: ignore[arg-type]
+        reason=reason,  # type: ignore[arg-type]
+        win=win,
+        point_win=point_win,
+        within_noise=point_win and (ends is None or any(high >= 1 for _, high in ends)),
+        clears_before=clears_before,
+        clears_restored=clears_restored,
+        split=clears_before != clears_restored,
+        control_drift_pct=drift_pct,
+        drift_flagged=drift_flagged,
+        guardrails_held=guardrails_held,
+    )
