@@ -1,4 +1,4 @@
-"""The speculation model: what a step costs and yields, and what it never changes.
+"""The speculation model: what a step costs and yields, and the split it gives the DFlash candidate.
 
 The engine-level tests run the engine's own scheduling in modelled time (``modelled.py``), so
 they pin the model itself, free of wall-clock noise; the last test checks over HTTP that
@@ -18,6 +18,7 @@ from evidence_kit.engine_sim import configure_profile, load_profile, running_sim
 from evidence_kit.engine_sim.profile import Profile
 from evidence_kit.engine_sim.steps import (
     decode_speedup,
+    decode_step_seconds,
     draft_seconds,
     draw_accepted,
     drift_factor,
@@ -26,7 +27,7 @@ from evidence_kit.engine_sim.steps import (
 )
 
 from .conftest import FAST, chat_body
-from .modelled import run_modelled
+from .modelled import median, p90, run_modelled
 
 # Output lengths of three runs of four requests, like the demo's (~190 tokens, 114 to 256).
 RUNS = [[188, 165, 201, 229], [188, 201, 141, 134], [199, 114, 125, 148]]
@@ -75,6 +76,40 @@ def test_drafting_with_a_separate_draft_model_grows_with_the_batch():
     assert draft_seconds(dflash, 0) == 0
 
 
+def test_dflash_decodes_faster_alone_and_slower_in_a_batch_of_four():
+    original, dflash = _shipped("original"), _shipped("dflash-candidate")
+
+    def per_token(profile: Profile, batch: int) -> float:
+        return decode_step_seconds(profile, batch, batch) / expected_tokens_per_step(profile.speculation)
+
+    assert per_token(dflash, 1) < 0.85 * per_token(original, 1)
+    assert per_token(dflash, 4) > 1.05 * per_token(original, 4)
+    assert decode_speedup(dflash, 1) > decode_speedup(original, 1) and decode_speedup(dflash, 4) < decode_speedup(original, 4)
+
+
+@pytest.mark.parametrize("prompt_tokens", [1024, 4096])
+def test_dflash_is_faster_at_concurrency_one(prompt_tokens):
+    original = _group(_shipped("original"), prompt_tokens, 1)
+    dflash = _group(_shipped("dflash-candidate"), prompt_tokens, 1)
+    ratio = median([s.e2e for s in dflash]) / median([s.e2e for s in original])
+    assert 0.65 < ratio < 0.85, ratio
+    assert all(s.queued == 0 for s in dflash + original)
+
+
+def test_dflash_queues_for_kv_blocks_at_concurrency_four_with_long_prompts():
+    original = _group(_shipped("original"), 4096, 4)
+    dflash = _group(_shipped("dflash-candidate"), 4096, 4)
+    # The original's 20,480 slots hold all four ~4.3K-token requests; DFlash's 12,160 hold two.
+    assert all(s.queued == 0 for s in original)
+    assert sum(1 for s in dflash if s.queued > 0) == 6
+    assert p90([s.ttft for s in dflash]) > 1.5 * p90([s.ttft for s in original])
+    assert median([s.e2e for s in dflash]) > 0.9 * median([s.e2e for s in original])
+    # With short prompts nothing queues, and the larger batch's drafting makes DFlash no faster.
+    short_original, short_dflash = _group(_shipped("original"), 1024, 4), _group(_shipped("dflash-candidate"), 1024, 4)
+    assert all(s.queued == 0 for s in short_dflash)
+    assert median([s.e2e for s in short_dflash]) > median([s.e2e for s in short_original])
+
+
 def test_every_planned_token_comes_out_once():
     for name in ("original", "dflash-candidate"):
         for served in _group(_shipped(name), 1024, 4):
@@ -87,6 +122,7 @@ def _drifting(name: str, drift: float) -> Profile:
 
 
 def test_drift_is_small_seeded_and_changes_by_busy_period():
+    assert all(0 < _shipped(name).timing.drift <= 0.05 for name in ("original", "layout-candidate", "dflash-candidate"))
     profile, still = _drifting("original", 0.03), _drifting("original", 0.0)
     factors = [drift_factor(profile, period) for period in range(200)]
     assert all(1 <= f < 1.03 for f in factors) and max(factors) > 1.02
