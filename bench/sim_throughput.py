@@ -31,11 +31,13 @@ from evidence_kit.engine_sim.profile import PROFILE_DIR  # noqa: E402
 
 
 def bench_profile(folder: Path, max_seqs: int) -> Path:
-    """The original profile with room for every stream and no speculation (one chunk per step)."""
+    """The original profile with room for every stream, no speculation (one chunk per step) and no drift."""
     text = (PROFILE_DIR / "original.toml").read_text()
-    text = text.replace("max_num_seqs = 8", f"max_num_seqs = {max_seqs}")
-    text = text.replace("budget_bytes = 335544320", f"budget_bytes = {335544320 * 16}")
-    text = text.replace('method = "mtp"', 'method = "none"')
+    for old, new in (("max_num_seqs = 8", f"max_num_seqs = {max_seqs}"), ("budget_bytes = 167772160", f"budget_bytes = {167772160 * 32}"),
+                     ('method = "mtp"', 'method = "none"'), ("drift = 0.03", "drift = 0.0")):
+        if old not in text:
+            raise SystemExit(f"the original profile no longer says {old!r}; update bench_profile")
+        text = text.replace(old, new)
     path = folder / "bench.toml"
     path.write_text(text)
     return path

@@ -3,10 +3,14 @@
 One asyncio task runs engine steps. Each step admits waiting sequences in arrival order while
 a sequence slot is free (``max_num_seqs``) and the pool has the blocks for the sequence's
 prompt and whole planned output (no preemption: a sequence never loses its blocks), prefills
-the admitted ones (time grows with their input), and decodes one step for the rest (time grows
-with the batch; with speculation each sequence drafts ``k`` tokens and keeps each in turn with
-the acceptance rate, so a step yields ``1 + accepted`` tokens). Model seconds are divided by
-the time scale. Counters are updated as tokens are produced, so they are exact sums.
+the admitted ones (time grows with their input), and decodes one step for the rest: with
+speculation each sequence drafts ``k`` tokens, the target verifies them, and each is kept in
+turn with the acceptance rate, so a step yields ``1 + accepted`` tokens. What a step costs
+(memory- or compute-bound, drafting, drift) is :mod:`.steps`. Model seconds are divided by the
+time scale. Counters are updated as tokens are produced, so they are exact sums.
+
+The clock is injectable: ``start_step`` and ``finish_step`` are the loop's two halves, so a
+test can run the same scheduling in modelled time without sleeping.
 """
 
 from __future__ import annotations
@@ -16,12 +20,14 @@ import math
 import random
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..aio import cancel_and_wait
 from .generation import Plan
 from .metrics import EngineMetrics
 from .profile import Profile
+from .steps import decode_step_seconds, draw_accepted, drift_factor, prefill_seconds
 
 __all__ = ["Engine", "Sequence"]
 
@@ -56,11 +62,13 @@ class Sequence:
 class Engine:
     """The scheduler and its step loop; ``submit`` a sequence, read its ``outbox``."""
 
-    def __init__(self, profile: Profile, *, time_scale: float = 1.0):
+    def __init__(self, profile: Profile, *, time_scale: float = 1.0, clock: Callable[[], float] = time.monotonic):
         if time_scale <= 0:
             raise ValueError("time scale must be positive")
         self.profile = profile
         self.time_scale = time_scale
+        self.clock = clock
+        self.busy_s = 0.0  # modelled seconds of steps so far, before drift: what drift periods count
         self.total_blocks = profile.num_gpu_blocks
         self.used_blocks = 0
         self.waiting: deque[Sequence] = deque()
@@ -105,7 +113,7 @@ class Engine:
         self.aborted += 1
         if seq in self.waiting:
             self.waiting.remove(seq)
-        self._finish(seq, "abort", time.monotonic())
+        self._finish(seq, "abort", self.clock())
 
     # -- the step loop -----------------------------------------------------------------------
     async def _loop(self) -> None:
@@ -119,14 +127,26 @@ class Engine:
                 await self._wake.wait()
                 due = None
                 continue
-            admitted = self._admit()
-            now = time.monotonic()
+            admitted, seconds = self.start_step()
+            now = self.clock()
             if due is None or now - due > _MAX_LAG_S:
                 due = now
-            due += self._step_seconds(admitted) / self.time_scale
-            await asyncio.sleep(max(0.0, due - time.monotonic()))
-            self._produce(admitted)
-            self.steps += 1
+            due += seconds / self.time_scale
+            await asyncio.sleep(max(0.0, due - self.clock()))
+            self.finish_step(admitted)
+
+    def start_step(self) -> tuple[list[Sequence], float]:
+        """Admit what fits and price the step: the sequences admitted and the step's modelled seconds."""
+        admitted = self._admit()
+        seconds = self._step_seconds(admitted)
+        period = int(self.busy_s // self.profile.timing.drift_period_s)
+        self.busy_s += seconds
+        return admitted, seconds * drift_factor(self.profile, period)
+
+    def finish_step(self, admitted: list[Sequence]) -> None:
+        """The step's time has passed: its tokens come out."""
+        self._produce(admitted)
+        self.steps += 1
 
     def _admit(self) -> list[Sequence]:
         admitted: list[Sequence] = []
@@ -137,18 +157,18 @@ class Engine:
                 break  # first come, first served: the head waits for blocks, nobody overtakes it
             self.waiting.popleft()
             self.used_blocks += head.blocks
-            head.admitted_at = time.monotonic()
+            head.admitted_at = self.clock()
             self.running.append(head)
             admitted.append(head)
         return admitted
 
     def _step_seconds(self, admitted: list[Sequence]) -> float:
-        timing, spec = self.profile.timing, self.profile.speculation
-        seconds = timing.decode_base_s + timing.decode_per_seq_s * len(self.running)
-        if spec.enabled:
-            seconds += spec.draft_step_s * spec.k
+        """One pass over every running sequence: decoding ones score 1 + k tokens, admitted ones prefill."""
+        now = self.clock()
+        decoding = sum(1 for s in self.running if s.prefilled and now >= s.paused_until)
+        seconds = decode_step_seconds(self.profile, len(self.running), decoding)
         if admitted:
-            seconds += timing.prefill_base_s + timing.prefill_per_token_s * sum(s.prompt_tokens for s in admitted)
+            seconds += prefill_seconds(self.profile.timing, sum(s.prompt_tokens for s in admitted))
         return seconds
 
     def _tokens_this_step(self, seq: Sequence) -> int:
@@ -156,15 +176,12 @@ class Engine:
         remaining = len(seq.plan) - seq.produced
         if not seq.prefilled or not spec.enabled:
             return min(1, remaining)
-        accepted = 0
-        while accepted < spec.k and seq.spec_rng.random() < spec.acceptance_rate:
-            accepted += 1
-        accepted = min(accepted, remaining - 1)
+        accepted = min(draw_accepted(spec, seq.spec_rng), remaining - 1)
         self.metrics.on_draft(spec.k, accepted)
         return 1 + accepted
 
     def _produce(self, admitted: list[Sequence]) -> None:
-        now = time.monotonic()
+        now = self.clock()
         metrics = self.metrics
         for seq in admitted:
             assert seq.admitted_at is not None  # _admit stamps every sequence it admits

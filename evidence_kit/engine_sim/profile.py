@@ -73,12 +73,15 @@ class KvCache(_Section):
 
 
 class Timing(_Section):
-    """Model seconds (before the time scale): prefill grows with input, decode with batch."""
+    """Model seconds (before the time scale): prefill grows with input, decode with batch (see ``steps``)."""
 
     prefill_base_s: float = Field(default=0.01, ge=0)
     prefill_per_token_s: float = Field(default=0.00004, ge=0)
-    decode_base_s: float = Field(default=0.010, ge=0)
-    decode_per_seq_s: float = Field(default=0.0015, ge=0)
+    decode_base_s: float = Field(default=0.010, ge=0, description="a decode pass's memory time for the weights")
+    decode_per_seq_s: float = Field(default=0.0015, ge=0, description="a decode pass's memory time per running sequence (its KV)")
+    verify_per_token_s: float = Field(default=0.00004, ge=0, description="a decode pass's compute time per scored token")
+    drift: float = Field(default=0.0, ge=0, le=0.2, description="largest slowdown of a busy period (0.03: up to 3%)")
+    drift_period_s: float = Field(default=2.0, gt=0, description="modelled busy seconds between drift draws")
 
 
 class Speculation(_Section):
@@ -87,7 +90,7 @@ class Speculation(_Section):
     method: Literal["none", "mtp", "draft_model"] = "none"
     k: int = Field(default=0, ge=0, le=16)
     acceptance_rate: float = Field(default=0.0, ge=0, le=1)
-    draft_step_s: float = Field(default=0.0, ge=0, description="model seconds per drafted token")
+    draft_step_s: float = Field(default=0.0, ge=0, description="model seconds per draft pass (k passes a step)")
     draft_model: str = ""
     draft_kv_dtype: str = ""
     draft_kv_bytes_per_token: int = Field(default=0, ge=0, description="draft KV bytes sharing the pool")

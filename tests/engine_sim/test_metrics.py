@@ -70,7 +70,7 @@ def test_counters_reconcile_exactly_with_served_usage():
     assert ("vllm:prefix_cache_hits_total", (("engine", "0"), ("model_name", MODEL))) in after
 
 
-@pytest.mark.parametrize("profile, blocks", [("original", 2560), ("layout-candidate", 3548), ("dflash-candidate", 1520)])
+@pytest.mark.parametrize("profile, blocks", [("original", 1280), ("layout-candidate", 1774), ("dflash-candidate", 760)])
 def test_cache_config_info_and_speculation_counters(profile, blocks):
     with running_simulator(profile, time_scale=FAST) as url:
         httpx.post(url + "/v1/chat/completions", json=chat_body(max_tokens=64, ignore_eos=True), timeout=30)

@@ -23,7 +23,7 @@ def test_sim_subprocess_prints_url_logs_pool_and_serves(tmp_path):
         assert reply.status_code == 200 and reply.json()["usage"]["completion_tokens"] <= 8
     log.close()
     text = (tmp_path / "sim.log").read_text()
-    assert "GPU KV cache size: 56,768 tokens" in text and "# GPU blocks: 3548" in text
+    assert "GPU KV cache size: 28,384 tokens" in text and "# GPU blocks: 1774" in text
     assert "canary/sub-5e1f" in text and "GPU-canary-2" in text and "SIMULATED" in text
     assert (tmp_path / "truth.jsonl").read_text().count("\n") == 1
 
