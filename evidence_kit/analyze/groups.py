@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from ..model import CONTROLS, PHASES, DecisionRule, Request
 from ..model.evidence import TrialEvidence
+from .design import design_result
 from .report import Comparison, GroupResult, Interval, Pooled, Verdict
 from .stats import bootstrap_ratio_interval, change, median, seed_for
 
@@ -41,10 +42,11 @@ def _values(requests: Sequence[Request], metric: str) -> list[float]:
     return out
 
 
-def _by_group(evidence: TrialEvidence) -> dict[str, dict[tuple[int, int], list[Request]]]:
-    table: dict[str, dict[tuple[int, int], list[Request]]] = {}
+def _by_group(evidence: TrialEvidence) -> dict[int, dict[tuple[int, int], list[Request]]]:
+    """Arm seq -> group -> the arm's timed requests."""
+    table: dict[int, dict[tuple[int, int], list[Request]]] = {}
     for arm in evidence.arms:
-        cells = table.setdefault(arm.ref.phase, {})
+        cells = table.setdefault(arm.ref.seq, {})
         for r in arm.requests:
             if not r.warmup:
                 cells.setdefault((r.input_nominal, r.concurrency), []).append(r)
@@ -63,14 +65,19 @@ def group_results(evidence: TrialEvidence) -> list[GroupResult]:
     rule = trial.decision_rule
     cells = _by_group(evidence)
     prompt_tokens: dict[int, list[int]] = {}
-    for phase_cells in cells.values():
-        for (inp, _), requests in phase_cells.items():
+    for arm_cells in cells.values():
+        for (inp, _), requests in arm_cells.items():
             prompt_tokens.setdefault(inp, []).extend(
                 r.prompt_tokens for r in requests if r.ok and r.prompt_tokens is not None
             )
     results: list[GroupResult] = []
     for inp, conc in trial.workload.groups():
-        per_phase: dict[str, list[Request]] = {phase: cells.get(phase, {}).get((inp, conc), []) for phase in PHASES}
+        per_arm = [cells.get(ref.seq, {}).get((inp, conc), []) for ref in trial.arms]
+        # Pooled: before the first control block, candidate every candidate block, restored the last control block.
+        per_phase: dict[str, list[Request]] = {
+            phase: [r for ref, rs in zip(trial.arms, per_arm) if trial.pooled_in(ref) == phase for r in rs]
+            for phase in PHASES
+        }
         pooled: dict[str, dict[str, Pooled]] = {
             metric: {phase: _pooled(per_phase[phase], metric) for phase in per_phase} for metric in METRICS
         }
@@ -101,6 +108,7 @@ def group_results(evidence: TrialEvidence) -> list[GroupResult]:
                 comparisons=comparisons,
                 intervals=_intervals(evidence, per_phase, inp, conc),
                 verdict=verdict,
+                design=design_result(trial.arms, [_values(rs, rule.metric) for rs in per_arm]),
             )
         )
     return results
