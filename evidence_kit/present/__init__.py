@@ -16,19 +16,26 @@ from .decision_rows import ENGINE_KINDS, headline_rows, input_ranges, pooled_siz
 from .format import count, dash, faster_slower, percent, ratio, recorded, seconds, signed_percent, tokens
 from .tables import (
     METRIC_TITLES,
+    arm_label_map,
     arm_labels,
+    arm_phases,
     comparison_cells,
     comparison_rows,
+    design_headers,
+    design_rows,
+    design_title,
     failure_rows,
     interval_text,
     metric_headers,
     metric_rows,
     occupancy,
+    occupancy_text,
     phase_labels,
     run_rows,
     telemetry_summary_rows,
 )
 from .wording import (
+    design_sentence,
     failures_text,
     finding_sentence,
     gates_sentence,
@@ -42,9 +49,10 @@ from .wording import (
 )
 
 __all__ = [
-    "ENGINE_KINDS", "METRIC_TITLES", "arm_labels", "comparison_cells", "comparison_rows", "count", "dash",
+    "ENGINE_KINDS", "METRIC_TITLES", "arm_label_map", "arm_labels", "arm_phases", "comparison_cells",
+    "comparison_rows", "count", "dash", "design_headers", "design_rows", "design_sentence", "design_title",
     "failure_rows", "failures_text", "faster_slower", "finding_sentence", "gates_sentence", "headline_rows",
-    "input_ranges", "interval_text", "metric_headers", "metric_rows", "occupancy", "outcome_sentence", "percent",
+    "input_ranges", "interval_text", "metric_headers", "metric_rows", "occupancy", "occupancy_text", "outcome_sentence", "percent",
     "phase_labels", "pooled_sizes", "prose_sections", "ratio", "recorded", "requests_sentence", "rule_sentence",
     "run_rows", "seconds", "setup_rows", "signed_percent", "simulated_sentence", "slots_sentence",
     "telemetry_summary_rows", "tokens", "wins_sentence", "wins_text",

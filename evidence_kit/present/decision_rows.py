@@ -16,6 +16,7 @@ from ..analyze.report import Analysis, DecisionSummary, TrialAnalysis
 from ..model import Decision
 from ..model.evidence import DecisionEvidence
 from .format import count, signed_percent
+from .tables import arm_phases
 from .wording import failures_text, outcome_sentence, rule_sentence, wins_text
 
 __all__ = [
@@ -107,7 +108,8 @@ def setup_rows(evidence: DecisionEvidence, analysis: Analysis, withheld: list[st
 
 def _split_text(trial: TrialAnalysis) -> str:
     """'48 before, 48 candidate, 48 restored; no request failures'."""
-    split = ", ".join(f"{a.timed_ok} {a.phase}" for a in trial.arms)
+    phases = arm_phases(trial)
+    split = ", ".join(f"{a.timed_ok} {phases[a.seq]}" for a in trial.arms)
     return f"{split}; {failures_text(trial)}"
 
 
