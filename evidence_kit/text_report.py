@@ -13,8 +13,13 @@ from .analyze.report import Analysis, TrialAnalysis
 from .present import (
     COMPARISON_HEADERS,
     METRIC_TITLES,
+    arm_phases,
     comparison_cells,
     count,
+    design_headers,
+    design_rows,
+    design_sentence,
+    design_title,
     finding_sentence,
     gates_sentence,
     metric_headers,
@@ -55,8 +60,12 @@ def _trial_text(trial: TrialAnalysis) -> list[str]:
     out.append(f"Gates passed: {gates_sentence(trial)}")
     out.append(f"KV token slots: {slots_sentence(trial)}")
     out.append("")
+    if design_sentence(trial):
+        out += [design_sentence(trial), ""]
     for metric in METRIC_TITLES:
         out += _metric_table(trial, metric) + [""]
+    if trial.design != "A/B/A":
+        out += [design_title(trial), *table(design_headers(trial), design_rows(trial)), ""]
     out.append(wins_sentence(trial))
     out.append(f"Group verdicts: {verdicts_text(trial)}.")
     for reason in trial.blocked_by:
@@ -64,7 +73,7 @@ def _trial_text(trial: TrialAnalysis) -> list[str]:
     for finding in trial.findings:
         out.append(f"- {finding_sentence(finding, trial.candidate_label)}")
     for failure in trial.failures:
-        out.append(f"  failed: {failure.phase} {failure.run} #{failure.index}: {failure.error}")
+        out.append(f"  failed: {arm_phases(trial)[failure.seq]} {failure.run} #{failure.index}: {failure.error}")
     out.append("")
     return out
 

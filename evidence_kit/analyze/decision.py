@@ -57,8 +57,24 @@ DEFINITIONS: dict[str, str] = {
     "95% confidence: (high - low) / 2 x (z_0.975 + z_0.80) / z_0.975 x 100 of its run-level interval, the "
     "larger of the two controls",
     "slot_change_pct": "(candidate kv_token_slots / before kv_token_slots - 1) x 100",
-    "restored_ok": "restoration held: the restored arm's gates and lifecycle checks passed and its kv_token_slots "
+    "restored_ok": "restoration held: every restored arm's gates and lifecycle checks passed and its kv_token_slots "
     "equal the before arm's (slots not recorded do not count against it); a decision's held when every trial's did",
+    "design": "the arms in run order, control A and candidate B: A/B/A, A/B/A/B/A, A/B/B/A, ...; each arm is one "
+    "block. The pooled figures, the comparisons, the intervals and the rule take before = the first control block, "
+    "candidate = every candidate block pooled, restored = the last control block; control blocks between them "
+    "enter the design analysis only",
+    "block_median": "pooled median of the decision metric of one group in one arm (one block of the design)",
+    "drift_pct_per_arm": "least-squares slope of the control blocks' block medians against their seq, divided by "
+    "the first control block's median, x 100: percent per arm position; positive is the control getting slower",
+    "corrected_control": "the least-squares line through the control blocks' medians over seq, evaluated at the "
+    "mean seq of the candidate blocks (for A/B/A the mean of before and restored)",
+    "change_vs_corrected_pct": "(candidate / corrected_control - 1) x 100, the candidate pooled over every "
+    "candidate block",
+    "change_vs_control_block_pct": "(candidate / block median - 1) x 100 for each control block, the candidate "
+    "pooled over every candidate block",
+    "run_order": "fixed: each repetition runs the groups in plan order; randomised: each repetition's groups "
+    "sorted by sha256 of 'evidence-kit/order/v1', seed, repetition, input_nominal, concurrency (joined by "
+    "U+001F), the same in every arm; a randomised journal whose run records leave that order is refused",
     "group_label": "median actual prompt tokens of the input group (all arms), to the nearest thousand, "
     "and the concurrency: '~6K/C4'",
 }

@@ -3,11 +3,12 @@ guardrails, the detectable change and the verdict."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ..model import CONTROLS, PHASES, DecisionRule, Request
 from ..model.evidence import TrialEvidence
 from ..model.trial import Guardrail
+from .design import design_result
 from .report import Comparison, GroupResult, GuardrailResult, GuardrailRule, Interval, Pooled
 from .stats import (
     bootstrap_ratio_interval,
@@ -52,22 +53,27 @@ def _values(requests: Sequence[Request], metric: str) -> list[float]:
     return out
 
 
-def _by_group(evidence: TrialEvidence) -> dict[str, dict[tuple[int, int], list[Request]]]:
-    table: dict[str, dict[tuple[int, int], list[Request]]] = {}
+def _by_group(evidence: TrialEvidence) -> dict[int, dict[tuple[int, int], list[Request]]]:
+    """Arm seq -> group -> the arm's timed requests."""
+    table: dict[int, dict[tuple[int, int], list[Request]]] = {}
     for arm in evidence.arms:
-        cells = table.setdefault(arm.ref.phase, {})
+        cells = table.setdefault(arm.ref.seq, {})
         for r in arm.requests:
             if not r.warmup:
                 cells.setdefault((r.input_nominal, r.concurrency), []).append(r)
     return table
 
 
-def _runs(requests: Sequence[Request], metric: str) -> list[list[float]]:
-    """The metric's values run by run (ordered by repetition, then run id): the units the default interval resamples."""
-    by_run: dict[tuple[int, str], list[Request]] = {}
-    for r in requests:
-        by_run.setdefault((r.repetition, r.run), []).append(r)
-    return [_values(by_run[key], metric) for key in sorted(by_run)]
+def _runs(arms: Sequence[Sequence[Request]], metric: str) -> list[list[float]]:
+    """The metric's values run by run, arm by arm in run order and within an arm by repetition, then run
+    id: the units the default interval resamples (two candidate blocks' runs of one id are two runs)."""
+    out: list[list[float]] = []
+    for requests in arms:
+        by_run: dict[tuple[int, str], list[Request]] = {}
+        for r in requests:
+            by_run.setdefault((r.repetition, r.run), []).append(r)
+        out += [_values(by_run[key], metric) for key in sorted(by_run)]
+    return out
 
 
 def reaches(pct_value: float | None, threshold_pct: float) -> bool:
@@ -89,9 +95,9 @@ def guardrail_rule(guardrail: Guardrail) -> GuardrailRule:
 class _Group:
     """One group's requests per phase, and the seeded intervals drawn from them."""
 
-    def __init__(self, evidence: TrialEvidence, per_phase: dict[str, list[Request]], inp: int, conc: int):
+    def __init__(self, evidence: TrialEvidence, per_phase: Mapping[str, list[list[Request]]], inp: int, conc: int):
         self.trial_id = evidence.trial.trial_id
-        self.per_phase = per_phase
+        self.per_phase = per_phase  # phase -> its arms' requests, arm by arm
         self.inp, self.conc = inp, conc
 
     def intervals(self, metric: str, stat: str, method: str) -> list[Interval]:
@@ -170,17 +176,22 @@ def group_results(evidence: TrialEvidence) -> list[GroupResult]:
     threshold_pct = rule.min_improvement * 100
     cells = _by_group(evidence)
     prompt_tokens: dict[int, list[int]] = {}
-    for phase_cells in cells.values():
-        for (inp, _), requests in phase_cells.items():
+    for arm_cells in cells.values():
+        for (inp, _), requests in arm_cells.items():
             prompt_tokens.setdefault(inp, []).extend(
                 r.prompt_tokens for r in requests if r.ok and r.prompt_tokens is not None
             )
     results: list[GroupResult] = []
     for inp, conc in trial.workload.groups():
-        per_phase: dict[str, list[Request]] = {phase: cells.get(phase, {}).get((inp, conc), []) for phase in PHASES}
+        per_arm = [cells.get(ref.seq, {}).get((inp, conc), []) for ref in trial.arms]
+        # Pooled: before the first control block, candidate every candidate block, restored the last control block.
+        per_phase: dict[str, list[list[Request]]] = {
+            phase: [rs for ref, rs in zip(trial.arms, per_arm) if trial.pooled_in(ref) == phase] for phase in PHASES
+        }
         group = _Group(evidence, per_phase, inp, conc)
         pooled: dict[str, dict[str, Pooled]] = {
-            metric: {phase: _pooled(per_phase[phase], metric) for phase in per_phase} for metric in METRICS
+            metric: {phase: _pooled([r for rs in per_phase[phase] for r in rs], metric) for phase in PHASES}
+            for metric in METRICS
         }
         comparisons = {metric: _comparisons(pooled[metric], metric == rule.metric, rule) for metric in METRICS}
         intervals = group.intervals(rule.metric, "median", "run")
@@ -210,6 +221,7 @@ def group_results(evidence: TrialEvidence) -> list[GroupResult]:
                 detectable_pct=pct(max(widths)) if len(widths) == len(intervals) else None,
                 guardrails=guardrails,
                 verdict=verdict,
+                design=design_result(trial.arms, [_values(rs, rule.metric) for rs in per_arm]),
             )
         )
     return results

@@ -21,8 +21,11 @@ __all__ = [
     "ANALYSIS_SCHEMA",
     "Analysis",
     "ArmSummary",
+    "BlockComparison",
     "Comparison",
     "DecisionSummary",
+    "DesignBlock",
+    "DesignResult",
     "Failure",
     "Finding",
     "GroupResult",
@@ -52,6 +55,7 @@ class _Doc(BaseModel):
 class Failure(_Doc):
     """A timed request that failed, and why."""
 
+    seq: int = Field(description="the arm's seq")
     phase: Phase
     run: str
     index: int
@@ -138,6 +142,37 @@ class Verdict(_Doc):
     guardrails_held: bool = Field(description="no guardrail breached at this group")
 
 
+class DesignBlock(_Doc):
+    """One arm of the design (a block) in one group: the pooled median of the decision metric."""
+
+    seq: int
+    phase: Phase
+    block: int = Field(description="the arm's place among the arms of its phase (1, 2, ...)")
+    median: float | None
+    n: int
+
+
+class BlockComparison(_Doc):
+    """The pooled candidate against one control block, for the decision metric."""
+
+    seq: int = Field(description="the control block's arm")
+    change_pct: float | None = Field(description="(candidate / control block - 1) x 100; negative is faster")
+
+
+class DesignResult(_Doc):
+    """One group's decision metric block by block: the control blocks' linear drift, and the candidate
+    against the drift-corrected control and against each control block."""
+
+    blocks: list[DesignBlock] = Field(description="every arm, in run order")
+    drift_pct_per_arm: float | None = Field(
+        description="least-squares slope of the control blocks' medians over seq, in percent of the first "
+                    "control block's median per arm position; positive is the control getting slower")
+    corrected_at_seq: float = Field(description="the mean seq of the candidate blocks")
+    corrected_control: float | None = Field(description="the fitted control line at corrected_at_seq")
+    change_vs_corrected_pct: float | None = Field(description="(candidate / corrected_control - 1) x 100")
+    vs_controls: list[BlockComparison] = Field(description="the candidate against each control block, in run order")
+
+
 class GroupResult(_Doc):
     """One workload group: pooled medians per arm, comparisons, verdict."""
 
@@ -156,11 +191,13 @@ class GroupResult(_Doc):
                                                      "with 80% power at 95% confidence, in percent")
     guardrails: list[GuardrailResult]
     verdict: Verdict
+    design: DesignResult = Field(description="the design analysis of the decision metric")
 
 
 class RunStats(_Doc):
     """Nearest-rank percentiles of one run (one group, one repetition, one arm)."""
 
+    seq: int = Field(description="the arm's seq")
     phase: Phase
     run: str
     repetition: int
@@ -214,6 +251,8 @@ class TrialAnalysis(_Doc):
     title: str
     engine_kind: str
     simulated: bool
+    design: str = Field(description="the arms' roles in run order, control A and candidate B: 'A/B/A', 'A/B/A/B/A'")
+    order: Literal["fixed", "randomised"] = Field(description="the order of the groups within a repetition")
     rule: RuleSummary
     candidate_label: str
     arms: list[ArmSummary]

@@ -5,7 +5,6 @@ from __future__ import annotations
 from ..model.evidence import ArmEvidence, TrialEvidence
 from ..model.findings import Finding, TelemetryFields, TelemetryMismatchFinding
 from ..model.journal import Request
-from ..model.phase import PHASES
 from .findings import findings_for
 from .groups import METRICS, group_results, guardrail_rule, pct
 from .report import VERDICTS, ArmSummary, Failure, GroupResult, RuleSummary, RunStats, SlotChange, TrialAnalysis
@@ -63,6 +62,7 @@ def _run_stats(arm: ArmEvidence) -> list[RunStats]:
             percentiles[metric] = {f"p{p}": nearest_rank(values, p) for p in PERCENTILES}
         out.append(
             RunStats(
+                seq=arm.ref.seq,
                 phase=arm.ref.phase,
                 run=run.run,
                 repetition=run.repetition,
@@ -78,7 +78,9 @@ def _run_stats(arm: ArmEvidence) -> list[RunStats]:
 
 
 def _slots(evidence: TrialEvidence) -> SlotChange:
-    before, candidate, restored = (evidence.arm(p).header.engine.kv_token_slots for p in PHASES)
+    """The first control block's slots, the (first) candidate block's and the last control block's."""
+    before, candidate, restored = (arm.header.engine.kv_token_slots
+                                   for arm in (evidence.arms[0], evidence.arm("candidate"), evidence.arms[-1]))
     return SlotChange(
         original=before,
         candidate=candidate,
@@ -88,14 +90,15 @@ def _slots(evidence: TrialEvidence) -> SlotChange:
     )
 
 
-def _restored_ok(arms: list[ArmSummary], slots: SlotChange) -> bool:
-    """Restoration held: the restored arm's gates and lifecycle checks passed, and its KV token
+def _restored_ok(arms: list[ArmSummary]) -> bool:
+    """Restoration held: every restored arm's gates and lifecycle checks passed, and its KV token
     slots are the original's (slots that were not recorded do not count against it)."""
-    restored = next(a for a in arms if a.phase == "restored")
-    return (
-        restored.gates_passed == restored.gates_total
-        and all(restored.checks.values())
-        and slots.restored_matches_original is not False
+    original = arms[0].kv_token_slots
+    return all(
+        a.gates_passed == a.gates_total
+        and all(a.checks.values())
+        and (original is None or a.kv_token_slots is None or a.kv_token_slots == original)
+        for a in arms if a.phase == "restored"
     )
 
 
@@ -113,7 +116,7 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
     arms = [_arm_summary(arm, planned) for arm in evidence.arms]
     groups = group_results(evidence)
     failures = [
-        Failure(phase=arm.ref.phase, run=r.run, index=r.index, error=r.error or "")
+        Failure(seq=arm.ref.seq, phase=arm.ref.phase, run=r.run, index=r.index, error=r.error or "")
         for arm in evidence.arms
         for r in arm.timed
         if not r.ok
@@ -138,6 +141,8 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
         title=trial.title,
         engine_kind=trial.engine_kind,
         simulated=trial.simulated,
+        design=trial.design,
+        order=trial.workload.order or "fixed",
         rule=RuleSummary(
             metric=rule.metric,
             statistic=rule.statistic,
@@ -165,7 +170,7 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
         outcome="promote" if rule_met and not blocked_by else "no-promotion",
         blocked_by=blocked_by if rule_met else [],
         slots=slots,
-        restored_ok=_restored_ok(arms, slots),
+        restored_ok=_restored_ok(arms),
         findings=[],
     )
     analysis.findings = findings_for(analysis) + _telemetry_mismatches(evidence, arms)

@@ -1,9 +1,10 @@
 """The trial plan (TOML): what to run, against which engines, judged by which rule.
 
-A plan names its arm configurations under ``[arms.<name>]`` and the A/B/A
-``sequence`` of three of them (control, candidate, control). Everything a
-plan says about endpoints and commands is private: it goes into journal
-``private`` fields and never into ``trial.json``.
+A plan names its arm configurations under ``[arms.<name>]`` and the ``sequence``
+they run in: two of them, alternating, starting and ending with the control
+(A/B/A by default; A/B/A/B/A, A/B/B/A, ...). Everything a plan says about
+endpoints and commands is private: it goes into journal ``private`` fields and
+never into ``trial.json``.
 """
 
 from __future__ import annotations
@@ -27,9 +28,9 @@ from pydantic import (
 )
 
 from ..errors import BadInput
-from ..model import PHASES, ArmRef, DecisionRule, Trial, Workload
+from ..model import ArmRef, DecisionRule, Trial, Workload
 from ..model._base import Slug
-from ..model.trial import Guardrail
+from ..model.trial import Guardrail, Order, design_name, phase_of
 from ..read import read_text, read_toml_model
 from ..read.validation import describe_validation_error
 
@@ -75,6 +76,7 @@ class PlanWorkload(_Strict):
     )
     extra_body: dict[str, Any] = Field(default_factory=dict)
     request_timeout_s: PositiveFloat = 600.0
+    order: Order = "fixed"
 
     @model_validator(mode="after")
     def _body_fields(self) -> PlanWorkload:
@@ -156,28 +158,32 @@ class Plan(_Strict):
     # ``arms`` before ``sequence``: the sequence's check reads the arms, and as a field check
     # its error is located at the ``sequence =`` line.
     arms: dict[Slug, ArmPlan] = Field(min_length=2)
-    sequence: list[Slug] = Field(min_length=3, max_length=3)
+    sequence: list[Slug] = Field(min_length=3)
     gates: GatePlan = Field(default_factory=GatePlan)
     telemetry: TelemetryPlan = Field(default_factory=TelemetryPlan)
 
     @field_validator("sequence")
     @classmethod
-    def _a_b_a(cls, sequence: list[str], info: ValidationInfo) -> list[str]:
-        before, candidate, restored = sequence
-        if before != restored:
-            raise ValueError("sequence must end with the arm it starts with (A/B/A)")
-        if candidate == before:
-            raise ValueError("the candidate (second) arm must differ from the control arm")
+    def _design(cls, sequence: list[str], info: ValidationInfo) -> list[str]:
+        control = sequence[0]
+        if sequence[-1] != control:
+            raise ValueError("sequence must end with the arm it starts with (the control: A/B/A, A/B/A/B/A, A/B/B/A, ...)")
+        others = sorted(set(sequence) - {control})
+        if not others:
+            raise ValueError("sequence names no candidate arm (it must differ from the control arm)")
+        if len(others) > 1:
+            raise ValueError(f"sequence alternates two arms, the control {control!r} and one candidate; "
+                             f"it names {len(others)} others ({', '.join(others)})")
         arms = info.data.get("arms")
-        missing = [name for name in (before, candidate) if arms is not None and name not in arms]
+        missing = [name for name in (control, others[0]) if arms is not None and name not in arms]
         if missing:
             raise ValueError(f"sequence names arm {missing[0]!r}, which has no [arms.{missing[0]}] table")
         return sequence
 
-    def trial(self) -> Trial:
-        """The ``trial.json`` model of this plan: public fields only."""
+    def public_workload(self) -> Workload:
+        """The ``trial.json`` workload: the plan's, less the instruction and the timeout."""
         wl = self.workload
-        workload = Workload(
+        return Workload(
             input_nominal=wl.input_nominal,
             concurrency=wl.concurrency,
             repetitions=wl.repetitions,
@@ -185,30 +191,31 @@ class Plan(_Strict):
             max_tokens=wl.max_tokens,
             temperature=wl.temperature,
             warmup_requests=wl.warmup_requests,
-            # Not declared by the contract's Workload (its records allow extra fields).
-            **_extras(seed=wl.seed, extra_body=wl.extra_body),
+            seed=wl.seed,
+            extra_body=wl.extra_body,
+            # Absent means fixed: a trial in plan order keeps the trial.json it always had.
+            order=None if wl.order == "fixed" else wl.order,
         )
-        roles: tuple[Role, Role, Role] = ("control", "candidate", "control")
-        arms = [
-            ArmRef(
-                seq=seq,
-                arm=name,
-                role=role,
-                phase=phase,
-                journal=f"journals/{seq:02d}-{name}-{phase}.jsonl",
-                label=self.arms[name].label,
-            )
-            for seq, (name, role, phase) in enumerate(
-                zip(self.sequence, roles, PHASES), start=1
-            )
-        ]
+
+    def trial(self) -> Trial:
+        """The ``trial.json`` model of this plan: public fields only."""
+        control = self.sequence[0]
+        roles: list[Role] = ["control" if name == control else "candidate" for name in self.sequence]
+        aba = design_name(roles) == "A/B/A"
+        arms: list[ArmRef] = []
+        for seq, (name, role) in enumerate(zip(self.sequence, roles), start=1):
+            phase = phase_of(seq - 1, role)
+            block = sum(a.phase == phase for a in arms) + 1
+            arms.append(ArmRef(seq=seq, arm=name, role=role, phase=phase,
+                               journal=f"journals/{seq:02d}-{name}-{phase}.jsonl", label=self.arms[name].label,
+                               block=None if aba else block))
         return Trial(
             schema="evidence-kit/trial/v1",
             trial_id=self.trial_id,
             title=self.title,
             engine_kind=self.engine_kind,
             decision_rule=DecisionRule.model_validate(self.decision_rule.model_dump()),
-            workload=workload,
+            workload=self.public_workload(),
             arms=arms,
             **_extras(gates=list(self.gates.run)),
         )

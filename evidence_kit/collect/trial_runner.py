@@ -1,4 +1,4 @@
-"""Collect a whole A/B/A trial into a raw evidence folder (``collect_trial``)."""
+"""Collect a whole trial (A/B/A, or the plan's longer design) into a raw evidence folder (``collect_trial``)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 from ..canonical import canonical_json
 from ..errors import BadInput
 from ..fsutil import atomic_write
-from ..model import Header, Trial
+from ..model import ArmRef, Header, Trial
 from ..read import read_json_model
 from .arm import ArmResult, ArmSetup, run_arm
 from .client import Clock
@@ -42,11 +42,16 @@ class TrialResult:
     @property
     def ok(self) -> bool:
         """Every arm passed its gates and checks (an unreconciled run is shown, not failed)."""
-        return len(self.arms) == 3 and all(a.ok for a in self.arms)
+        return len(self.arms) == len(self.trial.arms) and all(a.ok for a in self.arms)
 
     @property
     def problems(self) -> list[str]:
-        return [f"{a.ref.phase} arm: {p}" for a in self.arms for p in a.problems]
+        return [f"{_arm_name(a.ref)}: {p}" for a in self.arms for p in a.problems]
+
+
+def _arm_name(ref: ArmRef) -> str:
+    """'restored arm', or with the block of a longer design 'restored arm 2'."""
+    return f"{ref.phase} arm" + (f" {ref.block}" if ref.block else "")
 
 
 def _trial_bytes(trial: Trial) -> bytes:
@@ -129,7 +134,7 @@ def collect_trial(
     plan: Plan | str | Path, out_dir: str | Path, *, resume: bool = False, progress: Progress | None = None,
     clock: Clock = time.monotonic, wall: Callable[[], str] = utc_now,
 ) -> TrialResult:
-    """Run the plan's A/B/A trial and write ``trial.json``, journals, telemetry and logs to ``out_dir``.
+    """Run the plan's trial, arm by arm in its sequence, and write ``trial.json``, journals, telemetry and logs to ``out_dir``.
 
     With ``resume`` an interrupted trial continues from its last complete run.
     Raises :class:`~evidence_kit.errors.BadInput` for a bad plan or output folder;

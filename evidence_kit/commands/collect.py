@@ -1,4 +1,4 @@
-"""``evidence-kit collect``: drive an A/B/A trial from a plan and write its raw evidence."""
+"""``evidence-kit collect``: drive a trial (A/B/A, or the plan's longer design) from a plan and write its raw evidence."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from ..errors import EXIT_FAILED, EXIT_OK
 @click.option("--resume", is_flag=True, help="Continue an interrupted trial in OUT from its last complete run.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars; print only the final summary.")
 def collect(plan: Path, out: Path, resume: bool, quiet: bool) -> int:
-    """Run the trial PLAN (TOML) before -> candidate -> restored and write native journals to OUT.
+    """Run the trial PLAN (TOML) before -> candidate -> restored (or its longer sequence) and write native journals to OUT.
 
     Exit 0 when every arm passed its gates and checks, 1 when a gate, check or
     arm failed (recorded in the journals), 2 for a bad plan or output folder,

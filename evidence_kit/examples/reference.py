@@ -113,14 +113,20 @@ def _journal(trial_id: str, seq: int, arm: str, phase: str, slots: int, e2e: dic
     return "".join(lines)
 
 
-def write_trial_bundle(folder: Path, trial_id: str, spec: dict[str, Any], *, promote_if: str = "any-group") -> Path:
-    """Write one trial bundle from a spec shaped like a :data:`REFERENCE_TRIALS` entry."""
+def write_trial_bundle(folder: Path, trial_id: str, spec: dict[str, Any], *, promote_if: str = "any-group",
+                       design: str = "ABA") -> Path:
+    """Write one trial bundle from a spec shaped like a :data:`REFERENCE_TRIALS` entry.
+
+    ``design`` spells the arms in run order (``ABA``, ``ABABA``, ``ABBA``: A the original, B the
+    candidate); ``spec``'s medians and slots then hold one value per arm, in that order.
+    """
     cand_arm, cand_label = spec["candidate"]
-    arms = [
-        ("original", "control", "before", "Original before"),
-        (cand_arm, "candidate", "candidate", cand_label),
-        ("original", "control", "restored", "Original restored"),
-    ]
+    arms = []
+    for seq, letter in enumerate(design, start=1):
+        phase = "before" if seq == 1 else "candidate" if letter == "B" else "restored"
+        label = cand_label if letter == "B" else f"Original {phase}"
+        arms.append(("original" if letter == "A" else cand_arm, "control" if letter == "A" else "candidate", phase, label))
+    blocks = [sum(a[2] == arm[2] for a in arms[:i + 1]) for i, arm in enumerate(arms)]
     trial = {
         "schema": "evidence-kit/trial/v1", "trial_id": trial_id, "title": spec["title"],
         "engine_kind": "simulated",
@@ -131,7 +137,8 @@ def write_trial_bundle(folder: Path, trial_id: str, spec: dict[str, Any], *, pro
                      "warmup_requests": 2},
         "arms": [
             {"seq": seq, "arm": arm, "role": role, "phase": phase,
-             "journal": f"journals/0{seq}-{arm}-{phase}.jsonl", "label": label}
+             "journal": f"journals/{seq:02d}-{arm}-{phase}.jsonl", "label": label,
+             **({} if design == "ABA" else {"block": blocks[seq - 1]})}
             for seq, (arm, role, phase, label) in enumerate(arms, start=1)
         ],
     }
@@ -141,7 +148,7 @@ def write_trial_bundle(folder: Path, trial_id: str, spec: dict[str, Any], *, pro
     for seq, (arm, _, phase, _) in enumerate(arms, start=1):
         e2e = {group: spec["e2e"][group][seq - 1] for group in GROUPS}
         text = _journal(trial_id, seq, arm, phase, spec["slots"][seq - 1], e2e, phase == "candidate")
-        (bundle / f"journals/0{seq}-{arm}-{phase}.jsonl").write_text(text)
+        (bundle / f"journals/{seq:02d}-{arm}-{phase}.jsonl").write_text(text)
     return bundle
 
 

@@ -35,13 +35,14 @@ class ArmEvidence:
 
 @dataclass
 class TrialEvidence:
-    """A trial bundle: ``trial.json`` and its three arms in run order."""
+    """A trial bundle: ``trial.json`` and its arms in run order."""
 
     trial: Trial
     arms: list[ArmEvidence]
     source: str = ""
 
     def arm(self, phase: str) -> ArmEvidence:
+        """The first arm of ``phase``."""
         return next(a for a in self.arms if a.ref.phase == phase)
 
 

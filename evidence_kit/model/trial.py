@@ -1,18 +1,27 @@
-"""``trial.json``: the plan as run, its decision rule and its arms."""
+"""``trial.json``: the plan as run, its decision rule and its arms.
+
+A trial alternates two arms, the control (A) and the candidate (B): A/B/A by default,
+or a longer design such as A/B/A/B/A or A/B/B/A that starts and ends with the control.
+"""
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import Field, NonNegativeInt, PositiveInt, model_validator
 
 from ._base import Record, RelPath, Slug
-from .phase import PHASES, Phase
+from .phase import Phase
 
-__all__ = ["DecisionRule", "Guardrail", "Workload", "ArmRef", "Trial", "TRIAL_SCHEMA", "CONFIDENCES"]
+__all__ = ["DecisionRule", "Guardrail", "Workload", "ArmRef", "Trial", "TRIAL_SCHEMA", "CONFIDENCES", "ORDER_KEY", "Order",
+           "design_name", "phase_of"]
 
 TRIAL_SCHEMA = "evidence-kit/trial/v1"
 Metric = Literal["e2e_s", "ttft_s", "ttft_content_s"]
+Order = Literal["fixed", "randomised"]
+ORDER_KEY = "evidence-kit/order/v1"  # the first part of every randomised run order's sort key
 GuardedMetric = Literal["e2e_s", "ttft_s", "ttft_content_s", "completion_tokens"]
 Confidence = Literal["point", "significant", "bound"]
 CONFIDENCES: tuple[str, ...] = ("point", "significant", "bound")
@@ -65,6 +74,8 @@ class Workload(Record):
     warmup_requests: NonNegativeInt = 0
     seed: int | None = Field(default=None, description="base of every prompt's text and every request's seed")
     extra_body: dict[str, Any] | None = Field(default=None, description="the plan's other request-body fields")
+    order: Order | None = Field(default=None, description="the order of the groups within a repetition: fixed "
+                                "(plan order; also when absent) or randomised (shuffled per repetition from seed)")
 
     @model_validator(mode="after")
     def _unique(self) -> Workload:
@@ -72,11 +83,32 @@ class Workload(Record):
             values = getattr(self, name)
             if len(set(values)) != len(values):
                 raise ValueError(f"{name} lists a value twice")
+        if self.order == "randomised" and self.seed is None:
+            raise ValueError("order randomised needs a seed to shuffle from")
         return self
 
     def groups(self) -> list[tuple[int, int]]:
         """Every (input_nominal, concurrency) cell, in plan order."""
         return [(i, c) for i in self.input_nominal for c in self.concurrency]
+
+    def groups_in(self, repetition: int) -> list[tuple[int, int]]:
+        """The groups in the order repetition ``repetition`` of every arm runs them: plan order, or for
+        ``order`` randomised, sorted by the sha256 of ``ORDER_KEY``, seed, repetition, input and
+        concurrency joined by U+001F (a shuffle any reader can redo, the same in every arm)."""
+        groups = self.groups()
+        if self.order != "randomised":
+            return groups
+
+        def key(group: tuple[int, int]) -> bytes:
+            parts = (ORDER_KEY, str(self.seed), str(repetition), str(group[0]), str(group[1]))
+            return hashlib.sha256("\x1f".join(parts).encode()).digest()
+
+        return sorted(groups, key=key)
+
+    def run_order(self) -> list[tuple[int, int, int]]:
+        """Every timed run as (repetition, input_nominal, concurrency), in the order an arm runs them:
+        repetition by repetition, the groups of each in :meth:`groups_in` order."""
+        return [(rep, i, c) for rep in range(1, self.repetitions + 1) for i, c in self.groups_in(rep)]
 
     @property
     def planned_per_arm(self) -> int:
@@ -85,7 +117,7 @@ class Workload(Record):
 
 
 class ArmRef(Record):
-    """One arm of the A/B/A sequence and the journal it wrote."""
+    """One arm of the trial's sequence (one block of its design) and the journal it wrote."""
 
     seq: PositiveInt
     arm: Slug
@@ -93,10 +125,23 @@ class ArmRef(Record):
     phase: Phase
     journal: RelPath
     label: str | None = Field(default=None, max_length=200)
+    block: PositiveInt | None = Field(default=None, description="the arm's place among the arms of its phase "
+                                      "(1, 2, ...); present in every arm of a design other than A/B/A")
+
+
+def design_name(roles: Sequence[str]) -> str:
+    """'A/B/A', 'A/B/A/B/A', 'A/B/B/A': the control (A) and candidate (B) arms in run order."""
+    return "/".join("A" if role == "control" else "B" for role in roles)
+
+
+def phase_of(position: int, role: str) -> Phase:
+    """The phase of the arm at ``position`` (0-based) with ``role``: the first arm is before, every
+    candidate arm is candidate, every later control arm is restored."""
+    return "before" if position == 0 else "candidate" if role == "candidate" else "restored"
 
 
 class Trial(Record):
-    """A whole A/B/A trial as it was run."""
+    """A whole trial as it was run: A/B/A, or a longer alternation of the same two arms."""
 
     schema_: Literal["evidence-kit/trial/v1"] = Field(alias="schema")
     trial_id: Slug
@@ -104,32 +149,61 @@ class Trial(Record):
     engine_kind: Literal["vllm", "openai-compatible", "simulated"]
     decision_rule: DecisionRule
     workload: Workload
-    arms: list[ArmRef] = Field(min_length=3, max_length=3)
+    arms: list[ArmRef] = Field(min_length=3)
     gates: list[str] | None = Field(default=None, description="the functional gates every arm ran, by name")
 
     model_config = Record.model_config | {"populate_by_name": True}
 
     @model_validator(mode="after")
-    def _a_b_a(self) -> Trial:
-        phases = [a.phase for a in self.arms]
-        if phases != list(PHASES):
-            raise ValueError("arms must be before, candidate, restored, in that order")
-        if [a.seq for a in self.arms] != [1, 2, 3]:
-            raise ValueError("arm seq must be 1, 2, 3")
-        before, candidate, restored = self.arms
-        if before.role != "control" or restored.role != "control" or candidate.role != "candidate":
-            raise ValueError("before and restored arms are controls, the candidate arm is the candidate")
-        if before.arm != restored.arm:
-            raise ValueError("the restored arm must be the same arm as the before arm")
-        if candidate.arm == before.arm:
+    def _design(self) -> Trial:
+        arms = self.arms
+        if [a.seq for a in arms] != list(range(1, len(arms) + 1)):
+            raise ValueError("arm seq must be 1, 2, 3, ... in list order")
+        if arms[0].role != "control" or arms[-1].role != "control":
+            raise ValueError("the first and the last arm must be the control")
+        if not any(a.role == "candidate" for a in arms):
+            raise ValueError("the arms must include a candidate arm")
+        for position, a in enumerate(arms):
+            if a.phase != phase_of(position, a.role):
+                raise ValueError(f"arm {a.seq} must have phase {phase_of(position, a.role)} (the first arm is before, "
+                                 "every candidate arm candidate, every later control arm restored)")
+        if len({a.arm for a in arms if a.role == "control"}) != 1:
+            raise ValueError("the restored arm must be the same arm as the before arm (every control arm is one arm)")
+        if len({a.arm for a in arms if a.role == "candidate"}) != 1:
+            raise ValueError("every candidate arm must be the same arm")
+        if arms[0].arm in {a.arm for a in arms if a.role == "candidate"}:
             raise ValueError("the candidate arm must differ from the control arm")
-        if len({a.journal for a in self.arms}) != 3:
+        if len({a.journal for a in arms}) != len(arms):
             raise ValueError("each arm needs its own journal")
+        aba = self.design == "A/B/A"
+        for a in arms:
+            place = sum(b.phase == a.phase for b in arms[: a.seq])
+            if a.block is None and not aba:
+                raise ValueError(f"arm {a.seq} has no block; in a design other than A/B/A every arm has one")
+            if a.block is not None and a.block != place:
+                raise ValueError(f"arm {a.seq} has block {a.block}; it is arm {place} of phase {a.phase}")
         return self
 
+    @property
+    def design(self) -> str:
+        """'A/B/A', 'A/B/A/B/A', 'A/B/B/A': the control (A) and candidate (B) arms in run order."""
+        return design_name([a.role for a in self.arms])
+
     def arm(self, phase: str) -> ArmRef:
-        """The arm measured in ``phase``."""
+        """The first arm measured in ``phase`` (every arm of one phase is the same configuration)."""
         return next(a for a in self.arms if a.phase == phase)
+
+    def arms_of(self, phase: str) -> list[ArmRef]:
+        """Every arm measured in ``phase``, in run order."""
+        return [a for a in self.arms if a.phase == phase]
+
+    def pooled_in(self, ref: ArmRef) -> Phase | None:
+        """The pooled entry an arm's requests enter: ``before`` for the first control block,
+        ``candidate`` for every candidate block, ``restored`` for the last control block; None for a
+        control block between them, which only the design analysis reads."""
+        if ref.phase == "restored" and ref.seq != len(self.arms):
+            return None
+        return ref.phase
 
     @property
     def simulated(self) -> bool:

@@ -15,6 +15,7 @@ import re
 from ..analyze.report import Analysis, DecisionSummary, TrialAnalysis
 from ..model import Decision
 from ..model.evidence import DecisionEvidence
+from .arms import arm_phases
 from .format import count, signed_percent
 from .wording import failures_text, outcome_sentence, rule_sentence, verdicts_text, wins_text
 
@@ -107,7 +108,8 @@ def setup_rows(evidence: DecisionEvidence, analysis: Analysis, withheld: list[st
 
 def _split_text(trial: TrialAnalysis) -> str:
     """'48 before, 48 candidate, 48 restored; no request failures'."""
-    split = ", ".join(f"{a.timed_ok} {a.phase}" for a in trial.arms)
+    phases = arm_phases(trial)
+    split = ", ".join(f"{a.timed_ok} {phases[a.seq]}" for a in trial.arms)
     return f"{split}; {failures_text(trial)}"
 
 

@@ -13,13 +13,19 @@ from collections.abc import Callable
 
 from ..analyze.report import GroupResult, Interval, TrialAnalysis
 from ..model import PHASES
-from .format import faster_slower, ratio, recorded, seconds, tokens
+from .arms import arm_label_map, arm_labels, arm_phases, phase_labels
+from .format import faster_slower, ratio, recorded, seconds, signed_percent, tokens
 from .wording import detectable_text, verdict_text
 
 __all__ = [
     "METRIC_TITLES",
     "phase_labels",
+    "arm_phases",
+    "arm_label_map",
     "arm_labels",
+    "design_title",
+    "design_headers",
+    "design_rows",
     "metric_headers",
     "metric_rows",
     "interval_text",
@@ -30,6 +36,7 @@ __all__ = [
     "failure_rows",
     "telemetry_summary_rows",
     "occupancy",
+    "occupancy_text",
 ]
 
 METRIC_TITLES = {
@@ -46,23 +53,9 @@ COMPARISON_HEADERS = ["vs original before", "vs original restored", "95% CI rati
                       "Smallest resolvable change", "Verdict"]
 
 
-def phase_labels(trial: TrialAnalysis) -> dict[str, str]:
-    """Phase -> the label the tables use ('Original before', candidate label, 'Original restored')."""
-    return {
-        "before": "Original before",
-        "candidate": trial.candidate_label,
-        "restored": "Original restored",
-    }
-
-
-def arm_labels(trial: TrialAnalysis) -> list[str]:
-    """The arms' column headers, in phase order."""
-    return list(phase_labels(trial).values())
-
-
 def metric_headers(trial: TrialAnalysis) -> list[str]:
-    """Headers of a pooled-median table: input, concurrency, then one column per arm."""
-    return ["Actual input", "Concurrency", *arm_labels(trial)]
+    """Headers of a pooled-median table: input, concurrency, then one column per pooled phase."""
+    return ["Actual input", "Concurrency", *phase_labels(trial).values()]
 
 
 def metric_rows(trial: TrialAnalysis, metric: str) -> list[list[str]]:
@@ -91,23 +84,50 @@ def comparison_rows(trial: TrialAnalysis) -> list[list[str]]:
     return [[g.label, *comparison_cells(trial, g)] for g in trial.groups]
 
 
+def design_title(trial: TrialAnalysis) -> str:
+    """The design table's title: the design and the decision metric's title."""
+    return f"Design {trial.design}, block by block. {METRIC_TITLES[trial.rule.metric]}"
+
+
+def design_headers(trial: TrialAnalysis) -> list[str]:
+    """Headers of the design table: group, each control block's median, the drift, the corrected control,
+    the candidate against it and against each control block."""
+    labels = arm_label_map(trial)
+    controls = [a.seq for a in trial.arms if a.role == "control"]
+    return ["Group", *(labels[seq] for seq in controls), "Control drift per arm", "Drift-corrected control",
+            "vs corrected control", *(f"vs {labels[seq]}" for seq in controls)]
+
+
+def design_rows(trial: TrialAnalysis) -> list[list[str]]:
+    """One row per group: the decision metric block by block, as :func:`design_headers` names the columns."""
+    fmt = METRIC_FORMAT[trial.rule.metric]
+    rows = []
+    for g in trial.groups:
+        d = g.design
+        controls = [b.median for b in d.blocks if b.phase != "candidate"]
+        rows.append([g.label, *(fmt(m) for m in controls), signed_percent(d.drift_pct_per_arm), fmt(d.corrected_control),
+                     faster_slower(d.change_vs_corrected_pct), *(faster_slower(c.change_pct) for c in d.vs_controls)])
+    return rows
+
+
 def run_rows(trial: TrialAnalysis) -> list[list[str]]:
     """Per run: arm, run, group, requests ok / recorded, reconciled, nearest-rank p50 / p90 / p99 seconds."""
-    labels = phase_labels(trial)
+    labels = arm_label_map(trial)
     return [
-        [labels[r.phase], r.run, f"{r.input_nominal}/C{r.concurrency}", f"{r.ok}/{r.requests}", RECONCILED[r.reconciled],
+        [labels[r.seq], r.run, f"{r.input_nominal}/C{r.concurrency}", f"{r.ok}/{r.requests}", RECONCILED[r.reconciled],
          *(seconds(r.percentiles["e2e_s"][p]) for p in ("p50", "p90", "p99"))]
         for r in trial.runs
     ]
 
 
 def failure_rows(trial: TrialAnalysis) -> list[list[str]]:
-    """Every failed timed request: phase, run, index, the error as recorded."""
-    return [[f.phase, f.run, str(f.index), f.error] for f in trial.failures]
+    """Every failed timed request: phase (and block), run, index, the error as recorded."""
+    phases = arm_phases(trial)
+    return [[phases[f.seq], f.run, str(f.index), f.error] for f in trial.failures]
 
 
 def telemetry_summary_rows(trial: TrialAnalysis) -> list[list[str]]:
-    """Rows (summary key, before, candidate, restored) of each arm's telemetry summary, as ``analyze``
+    """Rows (summary key, then each arm in run order) of each arm's telemetry summary, as ``analyze``
     recomputed it from the sampled series; empty when no arm has samples."""
     summaries = [arm.telemetry.model_dump() if arm.telemetry else {} for arm in trial.arms]
     keys = sorted({k for summary in summaries for k in summary})
@@ -119,3 +139,16 @@ def occupancy(trial: TrialAnalysis) -> list[str] | None:
     if all(arm.telemetry is None for arm in trial.arms):
         return None
     return [recorded(arm.telemetry.max_running if arm.telemetry else None) for arm in trial.arms]
+
+
+def occupancy_text(trial: TrialAnalysis) -> str | None:
+    """'4 running requests before, 4 in the candidate and 3 restored' (A/B/A), or arm by arm for a longer
+    design ('4 running requests before, 4 in candidate 1, 3 in restored 1, …'); None when no arm was sampled."""
+    running = occupancy(trial)
+    if running is None:
+        return None
+    if trial.design == "A/B/A":
+        return f"{running[0]} running requests before, {running[1]} in the candidate and {running[2]} restored"
+    phases = arm_phases(trial)
+    later = [f"{n} in {phases[a.seq]}" for a, n in zip(trial.arms[1:], running[1:])]
+    return f"{running[0]} running requests before, {', '.join(later[:-1])} and {later[-1]}"

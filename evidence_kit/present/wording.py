@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from ..analyze.report import VERDICTS, Analysis, Finding, GroupResult, GuardrailRule, TrialAnalysis, Verdict
+from .arms import arm_phases
 from .format import count, faster_slower, higher_lower, percent, signed_percent
 
 __all__ = [
     "finding_sentence", "rule_sentence", "slots_sentence", "requests_sentence", "failures_text", "outcome_sentence",
     "gates_sentence", "wins_text", "wins_sentence", "simulated_sentence", "guardrail_text", "verdict_text",
-    "verdicts_text", "detectable_text", "METRIC_NAMES",
+    "verdicts_text", "detectable_text", "METRIC_NAMES", "design_sentence",
 ]
 
 METRIC_NAMES = {
@@ -174,7 +175,8 @@ def slots_sentence(trial: TrialAnalysis) -> str:
 
 def requests_sentence(trial: TrialAnalysis) -> str:
     """'144/144 (before 48/48, candidate 48/48, restored 48/48); no request failures'."""
-    parts = ", ".join(f"{a.phase} {a.timed_ok}/{a.timed_planned}" for a in trial.arms)
+    phases = arm_phases(trial)
+    parts = ", ".join(f"{phases[a.seq]} {a.timed_ok}/{a.timed_planned}" for a in trial.arms)
     return f"{trial.timed_ok}/{trial.timed_planned} ({parts}); {failures_text(trial)}"
 
 
@@ -190,7 +192,8 @@ def outcome_sentence(outcome: str) -> str:
 
 def gates_sentence(trial: TrialAnalysis) -> str:
     """'before 6/6, candidate 6/6, restored 12/12': gates passed per arm."""
-    return ", ".join(f"{a.phase} {a.gates_passed}/{a.gates_total}" for a in trial.arms)
+    phases = arm_phases(trial)
+    return ", ".join(f"{phases[a.seq]} {a.gates_passed}/{a.gates_total}" for a in trial.arms)
 
 
 def wins_text(trial: TrialAnalysis) -> str:
@@ -208,3 +211,21 @@ def simulated_sentence(analysis: Analysis) -> str:
     names = ", ".join(t.title for t in analysis.trials if t.simulated)
     return (f"Simulated evidence: {names} ran on a simulated engine (engine_kind simulated). Its numbers describe "
             "the simulator, not measurements of real hardware.")
+
+
+def design_sentence(trial: TrialAnalysis) -> str:
+    """How the arms ran, when not the default (A/B/A in plan order); '' for the default."""
+    parts = []
+    if trial.design != "A/B/A":
+        candidates = sum(a.role == "candidate" for a in trial.arms)
+        controls = len(trial.arms) - candidates
+        parts.append(
+            f"Design {trial.design}: {controls} blocks of the original and {candidates} of the candidate, "
+            "alternating. The rule compares the candidate, pooled over its blocks, with the first and the last "
+            "original block; the design table also fits a line through every original block's median over the "
+            "arms' positions (the control's drift) and compares the candidate with that line where the candidate "
+            "ran, and with each original block.")
+    if trial.order == "randomised":
+        parts.append("Each repetition ran the workload groups in an order shuffled from the plan's seed, the "
+                     "same in every arm and recorded in trial.json; the journals were checked against it.")
+    return " ".join(parts)

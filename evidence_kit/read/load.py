@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import BadInput
-from ..model import PHASES, Check, Decision, Footer, Gate, Header, Request, Run, Trial
+from ..model import ArmRef, Check, Decision, Footer, Gate, Header, Request, Run, Trial
 from ..model.evidence import ArmEvidence, DecisionEvidence, TrialEvidence
 from .files import read_json_model, read_toml_model
 from .journal import JournalReader
@@ -14,13 +14,13 @@ from .telemetry import read_telemetry
 __all__ = ["load_trial", "load_decision", "load_any", "read_arm"]
 
 
-def read_arm(bundle: Path, trial: Trial, phase: str, *, require_footer: bool = True) -> ArmEvidence:
-    """Read one arm's journal and check it belongs to ``trial`` as ``phase``."""
-    ref = trial.arm(phase)
+def read_arm(bundle: Path, trial: Trial, ref: ArmRef, *, require_footer: bool = True) -> ArmEvidence:
+    """Read one arm's journal and check it belongs to ``trial`` as the arm ``ref``."""
     path = bundle / ref.journal
     if not path.is_file():
-        raise BadInput(f"journal of the {phase} arm is missing (trial.json names {ref.journal})", path)
+        raise BadInput(f"journal of the {ref.phase} arm is missing (trial.json names {ref.journal})", path)
     groups = set(trial.workload.groups())
+    order = _RunOrder(trial)
     reader = JournalReader(path, require_footer=require_footer)
     arm: ArmEvidence | None = None
     for line, record in reader:
@@ -44,6 +44,7 @@ def read_arm(bundle: Path, trial: Trial, phase: str, *, require_footer: bool = T
         if isinstance(record, Request):
             arm.requests.append(record)
         elif isinstance(record, Run):
+            order.check(record, path, line)
             arm.runs.append(record)
         elif isinstance(record, Gate):
             arm.gates.append(record)
@@ -57,6 +58,27 @@ def read_arm(bundle: Path, trial: Trial, phase: str, *, require_footer: bool = T
     return arm
 
 
+class _RunOrder:
+    """A randomised trial's runs must come in the order trial.json's workload gives (some may be
+    missing: an arm stopped early); a trial in fixed order is not checked (its order was never recorded)."""
+
+    def __init__(self, trial: Trial):
+        wl = trial.workload
+        self.places = {run: i for i, run in enumerate(wl.run_order())} if wl.order == "randomised" else None
+        self.last: tuple[int, Run] | None = None
+
+    def check(self, run: Run, path: Path, line: int) -> None:
+        if self.places is None:
+            return
+        place = self.places.get((run.repetition, run.input_nominal, run.concurrency))
+        if place is None:
+            return  # outside the workload: refused above
+        if self.last is not None and place <= self.last[0]:
+            raise BadInput(f"run {run.run!r} comes after run {self.last[1].run!r}, out of the randomised order "
+                           "trial.json's workload gives (order, seed)", path, line)
+        self.last = (place, run)
+
+
 def load_trial(bundle: str | Path, *, require_footer: bool = True) -> TrialEvidence:
     """Load a trial bundle (a folder holding ``trial.json``)."""
     bundle = Path(bundle)
@@ -66,7 +88,7 @@ def load_trial(bundle: str | Path, *, require_footer: bool = True) -> TrialEvide
     if not trial_file.is_file():
         raise BadInput("not a trial bundle (no trial.json)", bundle)
     trial = read_json_model(trial_file, Trial)
-    arms = [read_arm(bundle, trial, phase, require_footer=require_footer) for phase in PHASES]
+    arms = [read_arm(bundle, trial, ref, require_footer=require_footer) for ref in trial.arms]
     return TrialEvidence(trial=trial, arms=arms, source=str(bundle))
 
 

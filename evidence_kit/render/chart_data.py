@@ -16,7 +16,7 @@ from ..analyze.report import TrialAnalysis
 from ..canonical import canonical_json
 from ..model.evidence import TrialEvidence
 from ..model.telemetry import EngineSample, GpuSample, Reading
-from ..present import phase_labels
+from ..present import arm_label_map, phase_labels
 
 __all__ = [
     "telemetry_rows", "TELEMETRY_SERIES", "GPU_SERIES", "phase_labels", "group_labels",
@@ -36,8 +36,8 @@ def group_labels(trial: TrialAnalysis) -> dict[tuple[int, int], str]:
 
 def per_run_rows(trial: TrialAnalysis) -> list[dict[str, Any]]:
     """One row per run: its nearest-rank percentiles and its journal's hash, in journal order."""
-    arms = {a.phase: a for a in trial.arms}
-    labels = phase_labels(trial)
+    arms = {a.seq: a for a in trial.arms}
+    labels = arm_label_map(trial)
     groups = group_labels(trial)
     rows = []
     for run in trial.runs:
@@ -48,7 +48,7 @@ def per_run_rows(trial: TrialAnalysis) -> list[dict[str, Any]]:
             "input_nominal": run.input_nominal,
             "concurrency": run.concurrency,
             "phase": run.phase,
-            "arm_label": labels[run.phase],
+            "arm_label": labels[run.seq],
             "run": run.run,
             "repetition": run.repetition,
             "requests": run.requests,
@@ -57,8 +57,8 @@ def per_run_rows(trial: TrialAnalysis) -> list[dict[str, Any]]:
             "e2e_p50_s": e2e["p50"],
             "e2e_p90_s": e2e["p90"],
             "e2e_p99_s": e2e["p99"],
-            "journal": arms[run.phase].journal,
-            "journal_sha256": arms[run.phase].sha256,
+            "journal": arms[run.seq].journal,
+            "journal_sha256": arms[run.seq].sha256,
         })
     return rows
 
@@ -118,11 +118,11 @@ def telemetry_rows(trial: TrialAnalysis, evidence: TrialEvidence) -> list[dict[s
     The samples are the ones the loader read (and validated) from each arm's
     ``telemetry/<journal name>``, the same ``analyze`` summarised; values are copied as recorded.
     """
-    labels = phase_labels(trial)
+    labels = arm_label_map(trial)
     rows: list[dict[str, Any]] = []
     for arm in evidence.arms:
         for sample in arm.telemetry or ():
-            base = {"arm_label": labels[arm.ref.phase], "t_s": sample.t_s}
+            base = {"arm_label": labels[arm.ref.seq], "t_s": sample.t_s}
             if sample.engine is not None:
                 for name, read in TELEMETRY_SERIES.items():
                     value = read(sample.engine)

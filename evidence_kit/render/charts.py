@@ -18,7 +18,7 @@ import pandas as pd
 import vl_convert
 
 from ..analyze.report import TrialAnalysis
-from ..present import phase_labels
+from ..present import arm_labels, phase_labels
 from .chart_data import GPU_SERIES, TELEMETRY_SERIES, interval_rows, per_run_rows, ttft_rows
 
 __all__ = ["Chart", "trial_charts", "telemetry_chart", "render_svg", "vendored_script", "VEGA_SCRIPT"]
@@ -26,6 +26,10 @@ __all__ = ["Chart", "trial_charts", "telemetry_chart", "render_svg", "vendored_s
 VEGA_SCRIPT = "vega-bundle.js"
 WIDTH = 520
 PHASE_COLOURS = ["#4c78a8", "#e45756", "#72b7b2"]
+# The arms of a longer design: candidate blocks in warm colours, control blocks between the first
+# and the last in cool ones (the first and last keep before's and restored's colours).
+CANDIDATE_BLOCK_COLOURS = ["#e45756", "#f58518", "#b279a2", "#ff9da6"]
+CONTROL_BLOCK_COLOURS = ["#9ecae9", "#54a24b", "#88d27a", "#bab0ac"]
 
 
 @dataclass
@@ -52,14 +56,34 @@ def _phase_scale(trial: TrialAnalysis) -> alt.Scale:
     return alt.Scale(domain=list(phase_labels(trial).values()), range=PHASE_COLOURS)
 
 
+def _arm_scale(trial: TrialAnalysis) -> alt.Scale:
+    """Colours of the arms in run order: the phases' own for A/B/A."""
+    if trial.design == "A/B/A":
+        return _phase_scale(trial)
+    colours = []
+    candidates = controls = 0
+    for position, arm in enumerate(trial.arms):
+        if position == 0 or position == len(trial.arms) - 1:
+            colours.append(PHASE_COLOURS[0 if position == 0 else 2])
+        elif arm.role == "candidate":
+            colours.append(CANDIDATE_BLOCK_COLOURS[candidates % len(CANDIDATE_BLOCK_COLOURS)])
+            candidates += 1
+        else:
+            colours.append(CONTROL_BLOCK_COLOURS[controls % len(CONTROL_BLOCK_COLOURS)])
+            controls += 1
+    return alt.Scale(domain=arm_labels(trial), range=colours)
+
+
 def _group_order(trial: TrialAnalysis) -> list[str]:
     return [g.label for g in trial.groups]
 
 
 def _points_by_group(trial: TrialAnalysis, rows: list[dict[str, Any]], y: str, y_title: str, height: int,
-                     tooltip: list[str], **extra: Any) -> dict[str, Any]:
-    """Points per workload group, offset and coloured by arm: the shape of the per-run and TTFT charts."""
-    labels = list(phase_labels(trial).values())
+                     tooltip: list[str], *, per_arm: bool, **extra: Any) -> dict[str, Any]:
+    """Points per workload group, offset and coloured by arm (``per_arm``) or by pooled phase: the shape of
+    the per-run and TTFT charts."""
+    labels = arm_labels(trial) if per_arm else list(phase_labels(trial).values())
+    scale = _arm_scale(trial) if per_arm else _phase_scale(trial)
     chart = (
         alt.Chart(pd.DataFrame(rows))
         .mark_point(filled=True, size=70, opacity=0.85)
@@ -68,7 +92,7 @@ def _points_by_group(trial: TrialAnalysis, rows: list[dict[str, Any]], y: str, y
                     axis=alt.Axis(labelAngle=0)),
             xOffset=alt.XOffset("arm_label:N", sort=labels),
             y=alt.Y(f"{y}:Q", title=y_title),
-            color=alt.Color("arm_label:N", scale=_phase_scale(trial), sort=labels, title="Arm"),
+            color=alt.Color("arm_label:N", scale=scale, sort=labels, title="Arm"),
             tooltip=tooltip,
             **extra,
         )
@@ -82,7 +106,7 @@ def per_run_chart(trial: TrialAnalysis) -> Chart:
     """Per-run nearest-rank p50 end-to-end latency by group and arm (one point per run)."""
     spec = _points_by_group(
         trial, per_run_rows(trial), "e2e_p50_s", "Per-run p50 end-to-end seconds", 300,
-        ["group", "arm_label", "run", "repetition", "e2e_p50_s", "journal_sha256"],
+        ["group", "arm_label", "run", "repetition", "e2e_p50_s", "journal_sha256"], per_arm=True,
     )
     return Chart(
         name="per-run",
@@ -127,7 +151,7 @@ def ttft_chart(trial: TrialAnalysis) -> Chart:
     """Pooled median TTFT against visible-content TTFT, per group and arm."""
     spec = _points_by_group(
         trial, ttft_rows(trial), "median_s", "Pooled median seconds", 260,
-        ["group", "arm_label", "metric", "median_s", "n"], shape=alt.Shape("metric:N", title="Metric"),
+        ["group", "arm_label", "metric", "median_s", "n"], per_arm=False, shape=alt.Shape("metric:N", title="Metric"),
     )
     return Chart(
         name="ttft",
@@ -143,7 +167,7 @@ def ttft_chart(trial: TrialAnalysis) -> Chart:
 def telemetry_chart(trial: TrialAnalysis, rows: list[dict[str, Any]]) -> Chart:
     """Sampled engine gauges and GPU series over each arm's time, one panel per series, a line
     per arm and device (each GPU its own line in the GPU panels)."""
-    labels = list(phase_labels(trial).values())
+    labels = arm_labels(trial)
     gpus = sorted({r["device"] for r in rows if r["device"] != "engine"})
     chart = (
         alt.Chart(pd.DataFrame(rows))
@@ -151,7 +175,7 @@ def telemetry_chart(trial: TrialAnalysis, rows: list[dict[str, Any]]) -> Chart:
         .encode(
             x=alt.X("t_s:Q", title="Seconds since the arm's sampler started"),
             y=alt.Y("value:Q", title=None),
-            color=alt.Color("arm_label:N", scale=_phase_scale(trial), sort=labels, title="Arm"),
+            color=alt.Color("arm_label:N", scale=_arm_scale(trial), sort=labels, title="Arm"),
             detail="device:N",
             tooltip=["arm_label", "series", "device", "t_s", "value"],
         )

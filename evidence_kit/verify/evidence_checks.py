@@ -53,7 +53,7 @@ def check_contract(ctx: Context) -> CheckResult:
         ctx.evidence[unit] = evidence
         for journal, problem in evidence_problems(evidence):
             problems.append(Problem(ctx.where(_rel(ctx, journal)), problem))
-        journals += 3 * len(trial_folders(ctx, unit))
+        journals += sum(len(trial.arms) for _, trial in trial_folders(ctx, unit))
     if problems:
         return CheckResult(name, "fail", f"{len(problems)} contract violation(s)", problems)
     return CheckResult(

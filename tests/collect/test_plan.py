@@ -19,8 +19,9 @@ EXAMPLES = sorted([*(REPO / "examples" / "plans").glob("*.toml"), *(REPO / "evid
 def test_shipped_plans_load(path: Path) -> None:
     plan = load_plan(path)
     trial = plan.trial()
-    assert [a.phase for a in trial.arms] == ["before", "candidate", "restored"]
-    assert trial.arms[0].arm == trial.arms[2].arm != trial.arms[1].arm
+    designs = {"sim-layout-ababa.toml": "A/B/A/B/A"}
+    assert trial.design == designs.get(path.name, "A/B/A")
+    assert trial.arms[0].arm == trial.arms[-1].arm != trial.arm("candidate").arm
 
 
 def test_trial_json_has_no_private_plan_fields(tmp_path: Path) -> None:
@@ -143,3 +144,51 @@ def test_confidence_and_guardrails_reach_trial_json(tmp_path: Path) -> None:
     rule = load_plan(path).trial().decision_rule
     assert rule.confidence == "bound"
     assert [(g.metric, g.statistic, g.max_regression, g.max_change) for g in rule.guardrails] == [("ttft_s", "p90", 0.1, None)]
+
+
+@pytest.mark.parametrize(("sequence", "phases", "blocks"), [
+    ("ABABA", ["before", "candidate", "restored", "candidate", "restored"], [1, 1, 1, 2, 2]),
+    ("ABBA", ["before", "candidate", "candidate", "restored"], [1, 1, 2, 1]),
+    ("ABBAABBA", ["before", "candidate", "candidate", "restored", "restored", "candidate", "candidate", "restored"],
+     [1, 1, 2, 1, 2, 3, 4, 3]),
+])
+def test_longer_designs_are_plans(tmp_path: Path, sequence: str, phases: list[str], blocks: list[int]) -> None:
+    names = ["original" if letter == "A" else "layout" for letter in sequence]
+    trial = load_plan(write_plan(tmp_path / "p.toml", sequence=names)).trial()
+    assert trial.design == "/".join(sequence)
+    assert [a.phase for a in trial.arms] == phases and [a.block for a in trial.arms] == blocks
+    assert [a.seq for a in trial.arms] == list(range(1, len(sequence) + 1))
+    assert [a.journal for a in trial.arms][-1] == f"journals/{len(sequence):02d}-original-restored.jsonl"
+    assert [a.role for a in trial.arms] == ["control" if n == "original" else "candidate" for n in names]
+    assert "block" in trial.model_dump_json(by_alias=True, exclude_none=True)
+
+
+def test_a_b_a_trial_json_names_no_block_and_no_order(tmp_path: Path) -> None:
+    text = load_plan(write_plan(tmp_path / "p.toml")).trial().model_dump_json(by_alias=True, exclude_none=True)
+    assert '"block"' not in text and '"order"' not in text
+
+
+@pytest.mark.parametrize(("sequence", "message"), [
+    (["original", "layout", "original", "layout"], "must end with the arm it starts with"),
+    (["original", "layout", "other", "original"], "alternates two arms"),
+    (["original", "original", "original"], "names no candidate arm"),
+    (["original", "layout"], "at least 3"),
+    (["layout", "original", "layout", "nowhere"], "must end with the arm it starts with"),
+])
+def test_invalid_sequences_exit_2_with_file_and_line(tmp_path: Path, run_cli, sequence: list[str], message: str) -> None:
+    arms = {"original": sim_arm("original"), "layout": sim_arm("layout-candidate"), "other": sim_arm("original")}
+    plan = write_plan(tmp_path / "p.toml", arms=arms, sequence=sequence)
+    line = next(i for i, text in enumerate(plan.read_text().splitlines(), 1) if text.startswith("sequence ="))
+    result = run_cli("collect", plan, "--out", tmp_path / "raw", "-q")
+    assert result.code == 2 and result.err.startswith(f"evidence-kit: {plan}:{line}: "), result.err
+    assert message in result.err
+    assert not (tmp_path / "raw").exists()
+
+
+def test_randomised_order_is_recorded_and_needs_nothing_else(tmp_path: Path) -> None:
+    plan = load_plan(write_plan(tmp_path / "p.toml", workload={"order": "randomised"}))
+    workload = plan.trial().workload
+    assert workload.order == "randomised" and workload.seed == 7
+    assert '"order":"randomised"' in plan.trial().model_dump_json(by_alias=True, exclude_none=True)
+    err = _error(tmp_path, write_plan(tmp_path / "q.toml", workload={"order": "shuffled"}).read_text())
+    assert "workload.order" in err.message and err.line is not None

@@ -37,7 +37,7 @@ class ArmEngine:
             return None
         self._stopped = True
         arm, cfg = self.arm, self.arm.cfg
-        if cfg.keep_serving and arm.setup.ref.phase == "restored":
+        if cfg.keep_serving and arm.setup.ref.seq == len(arm.setup.plan.sequence):  # the last arm only
             arm.setup.state.forget()  # it serves on purpose: no later --resume may end it as an orphan
             return None
         if self.process is not None:

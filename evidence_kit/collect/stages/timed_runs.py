@@ -21,10 +21,10 @@ __all__ = ["runs_to_do", "start_telemetry", "measure_run"]
 
 
 def runs_to_do(plan: Plan, done: set[str]) -> list[RunSpec]:
-    """The plan's matrix of runs in order (repetition, input size, concurrency), less those done."""
-    wl = plan.workload
-    return [spec for spec in (RunSpec(rep, i, c) for rep in range(1, wl.repetitions + 1)
-                              for i in wl.input_nominal for c in wl.concurrency) if spec.id not in done]
+    """The plan's matrix of runs in run order, less those done: repetition by repetition, its groups
+    in plan order or, for ``order = "randomised"``, in the repetition's shuffled order (the same in
+    every arm, and in trial.json's workload for the reader to check)."""
+    return [spec for spec in (RunSpec(*run) for run in plan.public_workload().run_order()) if spec.id not in done]
 
 
 def start_telemetry(arm: ArmContext, engine: ArmEngine) -> TelemetrySampler:
