@@ -22,6 +22,7 @@ from evidence_kit.redact import redact_bundle
 
 from ..guarded import GUARDED_ID, write_guarded_decision
 from .test_site_tamper import DECISION, _failed, _verify
+from .test_toolchain import _resign
 
 pytestmark = pytest.mark.slow  # each case runs the whole verify of a real site
 
@@ -177,8 +178,11 @@ def test_a_threshold_line_moved_in_the_chart_is_caught(run_cli, site: Path, keyp
     assert any(line.startswith(f"{page}:") and ".ratio: published 0.95, recomputed 0.9" in line for line in lines), lines
 
 
-def test_the_verdict_colours_swapped_in_the_chart_are_caught(run_cli, site: Path, keypair) -> None:
-    """The colour is the verdict: a scale that draws a regression in the win's colour shows another verdict."""
+@pytest.mark.parametrize("toolchain", ["installed", "another"])
+def test_the_verdict_colours_swapped_in_the_chart_are_caught(run_cli, site: Path, keypair, toolchain: str) -> None:
+    """The colour is the verdict: a scale that draws a regression in the win's colour shows another verdict.
+    Caught by ``figures`` whatever is installed: under another recorded toolchain (the rebuild skipped) this
+    passed before the chart's scales were compared."""
     def swap(spec: dict) -> None:
         text = json.dumps(spec)
         assert text.count('"#D55E00"') == text.count('"#009E73"') > 0
@@ -187,6 +191,8 @@ def test_the_verdict_colours_swapped_in_the_chart_are_caught(run_cli, site: Path
                                .replace('"#TMP"', '"#009E73"')))
 
     page = _respec(site, keypair[0], swap)
+    if toolchain == "another":
+        _resign(site, keypair[0])  # records a Material the auditor does not have: only the text and data are compared
     lines = _only_figures(run_cli, site, keypair)
     assert any(line.startswith(f"{page}: chart ") and " spec scales[" in line
                and '"range": ["#D55E00", ' in line.split("recomputed")[0] for line in lines), lines
