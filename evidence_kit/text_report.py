@@ -12,7 +12,10 @@ from collections.abc import Sequence
 from .analyze.report import Analysis, TrialAnalysis
 from .present import (
     COMPARISON_HEADERS,
+    GUARDRAIL_HEADERS,
+    GUARDRAIL_TITLE,
     METRIC_TITLES,
+    TAIL_HEADERS,
     arm_phases,
     comparison_cells,
     count,
@@ -20,14 +23,18 @@ from .present import (
     design_rows,
     design_sentence,
     design_title,
+    detectable_sentence,
     finding_sentence,
     gates_sentence,
+    guardrail_rows,
     metric_headers,
     metric_rows,
     outcome_sentence,
     requests_sentence,
     rule_sentence,
     slots_sentence,
+    tail_rows,
+    tail_title,
     verdicts_text,
     wins_sentence,
 )
@@ -64,6 +71,10 @@ def _trial_text(trial: TrialAnalysis) -> list[str]:
         out += [design_sentence(trial), ""]
     for metric in METRIC_TITLES:
         out += _metric_table(trial, metric) + [""]
+        if metric == trial.rule.metric:  # its resolution, tails and guardrails beside it
+            out += [detectable_sentence(trial), "", tail_title(trial), *table(TAIL_HEADERS, tail_rows(trial)), ""]
+            if trial.rule.guardrails:
+                out += [GUARDRAIL_TITLE, *table(GUARDRAIL_HEADERS, guardrail_rows(trial)), ""]
     if trial.design != "A/B/A":
         out += [design_title(trial), *table(design_headers(trial), design_rows(trial)), ""]
     out.append(wins_sentence(trial))

@@ -109,6 +109,10 @@ class RuleSummary(_Doc):
     metric: str
     statistic: str
     min_improvement_pct: float
+    threshold_low_ratio: float = Field(description="1 - min_improvement: a candidate / control ratio at or below it "
+                                                   "clears the threshold (drawn on the interval charts)")
+    threshold_high_ratio: float = Field(description="1 + min_improvement: the same change the slower way "
+                                                    "(drawn on the interval charts)")
     against: str
     promote_if: str
     confidence: Literal["point", "significant", "bound"]

@@ -147,6 +147,8 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
             metric=rule.metric,
             statistic=rule.statistic,
             min_improvement_pct=rule.min_improvement * 100,
+            threshold_low_ratio=1 - rule.min_improvement,
+            threshold_high_ratio=1 + rule.min_improvement,
             against=rule.against,
             promote_if=rule.promote_if,
             confidence=rule.confidence,

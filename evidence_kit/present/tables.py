@@ -14,8 +14,8 @@ from collections.abc import Callable
 from ..analyze.report import GroupResult, Interval, TrialAnalysis
 from ..model import PHASES
 from .arms import arm_label_map, arm_labels, arm_phases, phase_labels
-from .format import faster_slower, ratio, recorded, seconds, signed_percent, tokens
-from .wording import detectable_text, verdict_text
+from .format import faster_slower, higher_lower, ratio, recorded, seconds, signed_percent, tokens
+from .wording import METRIC_NAMES, detectable_text, guardrail_result_text, guardrail_text, verdict_text
 
 __all__ = [
     "METRIC_TITLES",
@@ -32,6 +32,12 @@ __all__ = [
     "COMPARISON_HEADERS",
     "comparison_cells",
     "comparison_rows",
+    "TAIL_HEADERS",
+    "tail_title",
+    "tail_rows",
+    "GUARDRAIL_TITLE",
+    "GUARDRAIL_HEADERS",
+    "guardrail_rows",
     "run_rows",
     "failure_rows",
     "telemetry_summary_rows",
@@ -51,6 +57,12 @@ METRIC_FORMAT: dict[str, Callable[[float | None], str]] = {
 RECONCILED = {True: "yes", False: "no", None: "not recorded"}
 COMPARISON_HEADERS = ["vs original before", "vs original restored", "95% CI ratio vs before", "95% CI ratio vs restored",
                       "Smallest resolvable change", "Verdict"]
+TAIL_HEADERS = ["Group", "Statistic", "Ratio vs before", "95% CI ratio vs before", "Ratio vs restored",
+                "95% CI ratio vs restored"]
+GUARDRAIL_TITLE = ("Guardrails, checked at every group against both controls on the point estimates (a breach "
+                   "against both blocks promotion, whatever the intervals say):")
+GUARDRAIL_HEADERS = ["Guardrail", "Group", "vs original before", "vs original restored", "95% CI ratio vs before",
+                     "95% CI ratio vs restored", "Result"]
 
 
 def metric_headers(trial: TrialAnalysis) -> list[str]:
@@ -107,6 +119,38 @@ def design_rows(trial: TrialAnalysis) -> list[list[str]]:
         controls = [b.median for b in d.blocks if b.phase != "candidate"]
         rows.append([g.label, *(fmt(m) for m in controls), signed_percent(d.drift_pct_per_arm), fmt(d.corrected_control),
                      faster_slower(d.change_vs_corrected_pct), *(faster_slower(c.change_pct) for c in d.vs_controls)])
+    return rows
+
+
+def tail_title(trial: TrialAnalysis) -> str:
+    """What the tail table shows."""
+    return (f"Tail latency: the candidate / control ratio of the pooled p90 and p99 {METRIC_NAMES[trial.rule.metric]} "
+            "(nearest-rank percentiles of the pooled requests) with its run-level 95% interval.")
+
+
+def tail_rows(trial: TrialAnalysis) -> list[list[str]]:
+    """Per group and tail statistic (p90, p99 of the decision metric): the candidate / control ratio and its
+    run-level 95% interval against each control, in the order the analysis holds them."""
+    rows = []
+    for g in trial.groups:
+        for stat in dict.fromkeys(i.statistic for i in g.tail_intervals):
+            cells = [g.label, stat]
+            for interval in (i for i in g.tail_intervals if i.statistic == stat):
+                cells += [ratio(interval.ratio), interval_text(interval)]
+            rows.append(cells)
+    return rows
+
+
+def guardrail_rows(trial: TrialAnalysis) -> list[list[str]]:
+    """Per declared guardrail and group: the guardrail in words, the change against each control, the
+    run-level intervals, held or BREACHED (and whether within the noise)."""
+    rows = []
+    for k, _ in enumerate(trial.rule.guardrails):
+        for g in trial.groups:
+            result = g.guardrails[k]
+            rows.append([guardrail_text(result.rule), g.label,
+                         higher_lower(result.change_vs_before_pct), higher_lower(result.change_vs_restored_pct),
+                         *(interval_text(i) for i in result.intervals), guardrail_result_text(result)])
     return rows
 
 

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
-from ..analyze.report import VERDICTS, Analysis, Finding, GroupResult, GuardrailRule, TrialAnalysis, Verdict
+from ..analyze.report import (
+    VERDICTS,
+    Analysis,
+    Finding,
+    GroupResult,
+    GuardrailResult,
+    GuardrailRule,
+    TrialAnalysis,
+    Verdict,
+)
 from .arms import arm_phases
 from .format import count, faster_slower, higher_lower, percent, signed_percent
 
 __all__ = [
     "finding_sentence", "rule_sentence", "slots_sentence", "requests_sentence", "failures_text", "outcome_sentence",
     "gates_sentence", "wins_text", "wins_sentence", "simulated_sentence", "guardrail_text", "verdict_text",
-    "verdicts_text", "detectable_text", "METRIC_NAMES", "design_sentence",
+    "verdicts_text", "detectable_text", "detectable_sentence", "verdict_definitions", "interval_method_sentence",
+    "guardrail_result_text", "threshold_labels", "METRIC_NAMES", "design_sentence",
 ]
 
 METRIC_NAMES = {
@@ -64,6 +74,61 @@ def verdict_text(verdict: Verdict) -> str:
     if not verdict.guardrails_held:
         text += "; guardrail breached"
     return text
+
+
+# What each confidence asks of a win, as the verdict list says it.
+WIN_CONFIDENCE = {
+    "point": "on the point estimates (the rule's confidence is point)",
+    "significant": "on the point estimates, and each run-level 95% interval excludes no change (the rule's "
+                   "confidence is significant)",
+    "bound": "at the conservative end of each run-level 95% interval (the rule's confidence is bound)",
+}
+
+
+def verdict_definitions(trial: TrialAnalysis) -> list[str]:
+    """The verdicts in the order they are tried (the first that applies is the group's), each with its meaning."""
+    threshold = f"{trial.rule.min_improvement_pct:g}%"
+    return [
+        f"win: at least {threshold} faster than both controls, {WIN_CONFIDENCE[trial.rule.confidence]};",
+        "regression: slower than both controls by at least half the threshold, at the same confidence;",
+        "inconclusive, the controls disagree: the original before and the original restored differ by at least "
+        f"{threshold}, so the row cannot be decided cleanly;",
+        f"no-win: against at least one control the interval excludes an improvement of {threshold}: the data say "
+        "the candidate does not win;",
+        "inconclusive, unresolved: the intervals can resolve the threshold neither way.",
+    ]
+
+
+def interval_method_sentence() -> str:
+    """How the intervals of the tables were drawn, and where the other method's are."""
+    return ("Intervals are 95% bootstrap intervals of the candidate / control ratio, run-level: each resample draws an "
+            "arm's runs, then requests within each drawn run, because the run, not the request, is the unit that "
+            "repeats (Kalibera & Jones 2013). Request-level intervals, which treat every request as independent, are "
+            "in analysis.json for comparison. n.s. marks an interval that includes a ratio of 1 (no change).")
+
+
+def detectable_sentence(trial: TrialAnalysis) -> str:
+    """'Differences under 9.88% (~6K/C1), … are not resolvable with this data (80% power at 95% confidence…)'."""
+    parts = [f"{detectable_text(g)} ({g.label})" for g in trial.groups]
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return (f"Smallest resolvable change: differences under {listed} are not resolvable with this data: 80% power at "
+            "95% confidence, from the wider of each group's two run-level intervals.")
+
+
+def guardrail_result_text(result: GuardrailResult) -> str:
+    """'held', 'BREACHED', or 'BREACHED (within the noise: …)'."""
+    if not result.breached:
+        return "held"
+    if result.within_noise:
+        return "BREACHED (within the noise: an interval includes no change; it still blocks)"
+    return "BREACHED"
+
+
+def threshold_labels(trial: TrialAnalysis) -> list[tuple[float, str]]:
+    """The interval charts' lines: (candidate / control ratio, words), the threshold either way and no change."""
+    threshold = f"{trial.rule.min_improvement_pct:g}%"
+    return [(trial.rule.threshold_low_ratio, f"{threshold} faster"), (1.0, "no change"),
+            (trial.rule.threshold_high_ratio, f"{threshold} slower")]
 
 
 def verdicts_text(trial: TrialAnalysis) -> str:

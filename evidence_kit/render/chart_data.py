@@ -16,11 +16,11 @@ from ..analyze.report import TrialAnalysis
 from ..canonical import canonical_json
 from ..model.evidence import TrialEvidence
 from ..model.telemetry import EngineSample, GpuSample, Reading
-from ..present import arm_label_map, phase_labels
+from ..present import arm_label_map, phase_labels, threshold_labels
 
 __all__ = [
     "telemetry_rows", "TELEMETRY_SERIES", "GPU_SERIES", "phase_labels", "group_labels",
-    "per_run_rows", "interval_rows", "ttft_rows", "rows_csv", "rows_json",
+    "per_run_rows", "interval_rows", "threshold_rows", "ttft_rows", "rows_csv", "rows_json",
 ]
 
 PER_RUN_FIELDS = (
@@ -64,7 +64,7 @@ def per_run_rows(trial: TrialAnalysis) -> list[dict[str, Any]]:
 
 
 def interval_rows(trial: TrialAnalysis) -> list[dict[str, Any]]:
-    """One row per group and control: the bootstrap interval of the decision metric's ratio."""
+    """One row per group and control: the run-level interval of the decision metric's ratio and the group's verdict."""
     rows = []
     for g in trial.groups:
         for interval in g.intervals:
@@ -75,8 +75,14 @@ def interval_rows(trial: TrialAnalysis) -> list[dict[str, Any]]:
                 "low": interval.low,
                 "high": interval.high,
                 "resolvable": interval.resolvable,
+                "verdict": g.verdict.verdict,
             })
     return rows
+
+
+def threshold_rows(trial: TrialAnalysis) -> list[dict[str, Any]]:
+    """The interval chart's lines: the rule's threshold as a ratio either way (from the analysis) and no change."""
+    return [{"ratio": value, "line": words} for value, words in threshold_labels(trial)]
 
 
 def ttft_rows(trial: TrialAnalysis) -> list[dict[str, Any]]:

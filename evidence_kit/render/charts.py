@@ -17,9 +17,9 @@ import altair as alt
 import pandas as pd
 import vl_convert
 
-from ..analyze.report import TrialAnalysis
-from ..present import arm_labels, phase_labels
-from .chart_data import GPU_SERIES, TELEMETRY_SERIES, interval_rows, per_run_rows, ttft_rows
+from ..analyze.report import VERDICTS, TrialAnalysis
+from ..present import arm_labels, phase_labels, ratio
+from .chart_data import GPU_SERIES, TELEMETRY_SERIES, interval_rows, per_run_rows, threshold_rows, ttft_rows
 
 __all__ = ["Chart", "trial_charts", "telemetry_chart", "render_svg", "vendored_script", "VEGA_SCRIPT"]
 
@@ -30,6 +30,8 @@ PHASE_COLOURS = ["#4c78a8", "#e45756", "#72b7b2"]
 # and the last in cool ones (the first and last keep before's and restored's colours).
 CANDIDATE_BLOCK_COLOURS = ["#e45756", "#f58518", "#b279a2", "#ff9da6"]
 CONTROL_BLOCK_COLOURS = ["#9ecae9", "#54a24b", "#88d27a", "#bab0ac"]
+# One fixed colour per verdict, from Okabe & Ito's colour-blind-safe palette (grey for "no verdict reached").
+VERDICT_COLOURS = {"win": "#009E73", "no-win": "#0072B2", "regression": "#D55E00", "inconclusive": "#999999"}
 
 
 @dataclass
@@ -121,27 +123,40 @@ def per_run_chart(trial: TrialAnalysis) -> Chart:
 
 
 def interval_chart(trial: TrialAnalysis) -> Chart:
-    """Candidate / control ratio of pooled medians with its bootstrap interval, per group and control."""
-    data = pd.DataFrame(interval_rows(trial))
-    base = alt.Chart(data).encode(
+    """Candidate / control ratio of pooled medians with its run-level interval, per group and control, coloured by
+    the group's verdict, over lines at the rule's threshold either way and at no change (all from the analysis)."""
+    rows = interval_rows(trial)
+    controls = list(dict.fromkeys(r["control"] for r in rows))
+    base = alt.Chart(pd.DataFrame(rows)).encode(
         y=alt.Y("group:N", sort=_group_order(trial), title=None),
-        yOffset=alt.YOffset("control:N"),
-        color=alt.Color("control:N", title="Ratio", scale=alt.Scale(range=[PHASE_COLOURS[0], PHASE_COLOURS[2]])),
+        yOffset=alt.YOffset("control:N", sort=controls),
+        color=alt.Color("verdict:N", title="Verdict", scale=alt.Scale(domain=list(VERDICTS),
+                                                                     range=[VERDICT_COLOURS[v] for v in VERDICTS])),
     )
     bars = base.mark_rule(strokeWidth=2).encode(
-        x=alt.X("low:Q", title="Candidate / control pooled median (below 1 is faster)", scale=alt.Scale(zero=False)),
+        x=alt.X("low:Q", title="Candidate / control pooled median (below 1 is faster)", scale=alt.Scale(zero=False),
+                axis=alt.Axis(tickMinStep=0.05, format=".2f")),
         x2="high:Q",
     )
-    points = base.mark_point(filled=True, size=60).encode(x="ratio:Q", tooltip=["group", "control", "ratio", "low", "high"])
-    one = alt.Chart(pd.DataFrame({"x": [1.0]})).mark_rule(strokeDash=[4, 3], color="#888").encode(x="x:Q")
-    chart = alt.layer(bars, points, one).properties(width=WIDTH, height=200)
+    points = base.mark_point(filled=True, size=70, opacity=1).encode(
+        x="ratio:Q", shape=alt.Shape("control:N", title="Against", sort=controls),
+        tooltip=["group", "control", "ratio", "low", "high", "verdict"],
+    )
+    lines = alt.Chart(pd.DataFrame(threshold_rows(trial))).encode(x="ratio:Q")
+    rules = lines.mark_rule(color="#333333", strokeDash=[4, 3]).encode(tooltip=["line", "ratio"])
+    labels = lines.mark_text(align="center", baseline="bottom", dy=-4, fontSize=10, color="#333333").encode(
+        text="line:N", y=alt.value(0))
+    chart = alt.layer(rules, labels, bars, points).properties(width=WIDTH, height=220)
+    low, high = trial.rule.threshold_low_ratio, trial.rule.threshold_high_ratio
     return Chart(
         name="intervals",
-        title="Pooled median ratio with bootstrap interval",
+        title="Pooled median ratio with run-level interval and verdict",
         alt=(
             f"Interval plot of {trial.title}: for each workload group, the candidate's pooled median end-to-end "
-            "latency divided by each control's, as a point, with its bootstrap interval as a line; the dashed line "
-            "marks a ratio of 1 (no difference). The data table below lists every value."
+            "latency divided by each control's, as a point (its shape marks the control), with its run-level 95% "
+            "interval as a line, both coloured by the group's verdict (win, no-win, regression, inconclusive); "
+            f"dashed lines mark the rule's threshold ratios {ratio(low)} (faster) and {ratio(high)} (slower) and "
+            "a ratio of 1 (no change). The data table below lists every value."
         ),
         spec=chart.to_dict(),
     )

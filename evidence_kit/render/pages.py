@@ -43,9 +43,9 @@ def _chart_tables(trial: TrialAnalysis, samples: list[dict[str, Any]]) -> dict[s
          for r in per_run_rows(trial)],
     )
     intervals = table(
-        ["Group", "Control", "Ratio", "95% low", "95% high", "Resolvable"],
+        ["Group", "Control", "Ratio", "95% low", "95% high", "Resolvable", "Verdict (colour)"],
         [[r["group"], r["control"], ratio(r["ratio"]), ratio(r["low"]), ratio(r["high"]),
-          "yes" if r["resolvable"] else "no (n.s.)"] for r in interval_rows(trial)],
+          "yes" if r["resolvable"] else "no (n.s.)", r["verdict"]] for r in interval_rows(trial)],
     )
     ttft = table(
         ["Group", "Metric", "Arm", "Pooled median s", "Requests"],

@@ -257,10 +257,34 @@ def page_mismatches(published: PageText, expected: PageText) -> list[Mismatch]:
     return [m for m, _, _ in found] + _missing_blocks(published, spans, named)
 
 
-def spec_mismatches(published: list[str], expected: list[str]) -> list[Mismatch]:
-    """Differences in the data each interactive chart draws (its spec's ``datasets``), ``chart N spec datasets...``.
+def _scales(spec: Any) -> list[str]:
+    """Every explicit scale of a spec (its ``domain`` and ``range``: which verdict or arm is drawn in which colour),
+    as distinct key-sorted JSON texts, sorted: where a chart library places them, and how often, is its own."""
+    found: set[str] = set()
 
-    The rest of a spec (encodings, scales, Altair's defaults) is the chart library's; a rebuild with the
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            scale = node.get("scale")
+            if isinstance(scale, dict):
+                picked = {k: scale[k] for k in ("domain", "range") if k in scale}
+                if picked:
+                    found.add(json.dumps(picked, sort_keys=True))
+            for key, value in node.items():
+                if key != "datasets":  # data rows are compared as data
+                    walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(spec)
+    return sorted(found)
+
+
+def spec_mismatches(published: list[str], expected: list[str]) -> list[Mismatch]:
+    """Differences in what each interactive chart draws: its data (the spec's ``datasets``) and its explicit
+    scales (which value is drawn in which colour: a verdict is a point's colour), ``chart N spec datasets...``.
+
+    The rest of a spec (encodings, marks, Altair's defaults) is the chart library's; a rebuild with the
     recorded toolchain compares it byte for byte with the page."""
     out: list[Mismatch] = []
     for i in range(max(len(published), len(expected))):
@@ -276,9 +300,10 @@ def spec_mismatches(published: list[str], expected: list[str]) -> list[Mismatch]
         except ValueError as err:
             out.append((f"{name} spec", f"not JSON ({err})", "a Vega-Lite spec"))
             continue
-        data = {"datasets": doc.get("datasets") if isinstance(doc, dict) else doc}
+        want = json.loads(expected[i])
+        data = {"datasets": doc.get("datasets") if isinstance(doc, dict) else doc, "scales": _scales(doc)}
         out += [(f"{name} spec {figure}", pub, rec)
-                for figure, pub, rec in json_mismatches(data, {"datasets": json.loads(expected[i]).get("datasets")})]
+                for figure, pub, rec in json_mismatches(data, {"datasets": want.get("datasets"), "scales": _scales(want)})]
     return out
 
 

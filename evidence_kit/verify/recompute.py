@@ -6,8 +6,9 @@ analyses with the site's own rendering code (:mod:`evidence_kit.render`) and
 compared with the published files in ways no MkDocs, Material or vl-convert
 version changes: the analysis and chart data field by field, the site's own
 scripts and styles byte for byte, and each page by the text a reader sees
-(:mod:`.page_text`), its charts by the data they draw. What those versions
-write (markup, theme files, chart SVGs, the vendored Vega scripts) is compared
+(:mod:`.page_text`), its charts by the data they draw and the colour scales
+that say what each colour means. What those versions write (markup, theme
+files, chart SVGs, the vendored Vega scripts) is compared
 by the ``sources`` check's rebuild, when the toolchain that built the site is
 installed.
 """

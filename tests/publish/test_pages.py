@@ -133,3 +133,45 @@ def test_recorded_telemetry_summary_reaches_the_pages(tmp_path: Path) -> None:
     spec = json.dumps([line for line in hardware.splitlines() if "data-vl-spec" in line])
     assert "device" in spec and "GPU 1" in spec
     assert f"site/decisions/{DECISION_ID}/cache-layout/telemetry.svg" not in files
+
+
+def test_a_win_a_guardrail_blocks_on_the_decision_page(tmp_path: Path) -> None:
+    """The guarded decision: the page says which guardrail blocks and by how much, a win inside the noise says
+    so next to it, and the interval chart draws every verdict and the rule's lines from the analysis."""
+    import html
+
+    from evidence_kit.present import GUARDRAIL_TITLE
+    from evidence_kit.publish import load_decisions
+    from evidence_kit.render import docs_files
+
+    from ..guarded import GUARDED_ID, write_guarded_decision
+
+    decision = write_guarded_decision(tmp_path / "guarded")
+    analysis = analyze(load_decision(decision))
+    files = docs_files(load_decisions([decision]))
+    folder = f"site/decisions/{GUARDED_ID}"
+    page = files[f"{folder}/index.md"].decode()
+    assert GUARDRAIL_TITLE in page
+    assert ("| p90 time to first token must not regress by more than 10% | ~6K/C4 | 23.28% higher | 37.62% higher "
+            "| 1.146–1.330 | 1.282–1.487 | BREACHED |") in page
+    assert ("| median output tokens must not change by more than 5% | ~6K/C1 | 9.91% higher | 9.91% higher "
+            "| 0.744–1.605 (n.s.) | 0.744–1.643 (n.s.) | BREACHED (within the noise: an interval includes no change; "
+            "it still blocks) |") in page
+    assert "Cannot promote: guardrails breached at ~6K/C1, ~6K/C4, ~25K/C1, ~25K/C4." in page
+    assert "Material latency wins: 2/4 workload groups. Trial outcome: no-promotion" in page
+    assert ("| ~25K/C1 | 10.39% faster | 12.11% faster | 0.714–1.129 (n.s.) | 0.707–1.099 (n.s.) | 29.63% "
+            "| win (point estimates only: an interval includes no change); guardrail breached |") in page
+    assert "within the noise of this data." in page
+    assert "| Group verdicts | 2 win, 0 no-win, 1 regression, 1 inconclusive |" in page
+    trial = analysis.trials[0]
+    spec = json.loads(html.unescape(page.split('data-vl-spec="', 1)[1].split('"', 1)[0]))
+    datasets = list(spec["datasets"].values())
+    lines = next(rows for rows in datasets if "line" in rows[0])
+    assert [(row["ratio"], row["line"]) for row in lines] == [
+        (trial.rule.threshold_low_ratio, "10% faster"), (1.0, "no change"), (trial.rule.threshold_high_ratio, "10% slower")]
+    points = next(rows for rows in datasets if "verdict" in rows[0])
+    assert [(row["group"], row["verdict"]) for row in points] == [
+        (g.label, g.verdict.verdict) for g in trial.groups for _ in g.intervals]
+    for name, data in files.items():
+        if name.startswith(folder) and name.endswith(".md"):
+            assert '!!! warning "Simulated evidence"' in data.decode(), name

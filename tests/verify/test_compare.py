@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from evidence_kit.verify.compare import json_mismatches
 from evidence_kit.verify.page_text import (
     external_urls,
@@ -78,6 +80,21 @@ def test_title_and_chart_data() -> None:
     assert spec_mismatches([restyled], [spec]) == []  # the chart library's part is the rebuild's
     assert spec_mismatches([spec.replace("1.5", "9.9")], [spec]) == [
         ("chart 1 spec datasets.per-run-0[0].e2e_p50_s", "9.9", "1.5")]
+
+
+def test_a_chart_s_colours_are_what_it_says() -> None:
+    """Which verdict a point's colour shows is the spec's explicit scale: compared wherever, and however often,
+    the chart library writes it; a swap is named."""
+    colour = {"field": "verdict", "scale": {"domain": ["win", "regression"], "range": ["#009E73", "#D55E00"]}}
+    spec = json.dumps({"datasets": {"intervals-0": [{"verdict": "win", "scale": 1}]},
+                       "layer": [{"encoding": {"color": colour}}, {"encoding": {"color": colour}}]})
+    hoisted = json.dumps({"datasets": {"intervals-0": [{"verdict": "win", "scale": 1}]}, "encoding": {"color": colour},
+                          "layer": [{"mark": "rule"}, {"mark": "point"}]})
+    assert spec_mismatches([hoisted], [spec]) == []
+    swapped = spec.replace("#009E73", "#TMP").replace("#D55E00", "#009E73").replace("#TMP", "#D55E00")
+    assert spec_mismatches([swapped], [spec]) == [
+        ("chart 1 spec scales[0]", '{"domain": ["win", "regression"], "range": ["#D55E00", "#009E73"]}',
+         '{"domain": ["win", "regression"], "range": ["#009E73", "#D55E00"]}')]
 
 
 def test_external_urls() -> None:
