@@ -42,7 +42,8 @@ DEFINITIONS: dict[str, str] = {
     "guardrail": "a declared bound on a metric's pooled statistic (median, p90, p99) of the candidate against "
     "each control: max_regression (change_pct may be at most the bound) or max_change (|change_pct| at most "
     "the bound); breached when exceeded against both controls, judged on point estimates whatever the "
-    "confidence (noise can block a promotion, never excuse one); a breach blocks promotion; failed gates "
+    "confidence (noise can block a promotion, never excuse one); a breach blocks promotion, and so does a "
+    "guardrail that cannot be checked (its statistic missing or zero in an arm); failed gates "
     "always block",
     "control_drift_pct": "(restored / before - 1) x 100 of the decision metric; flagged at |drift| >= threshold",
     "split_verdict": "a group that clears the threshold against one control but not the other",

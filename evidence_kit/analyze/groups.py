@@ -164,6 +164,7 @@ def _guardrail(group: _Group, pooled: dict[str, dict[str, Pooled]], guardrail: G
         change_vs_before_pct=before,
         change_vs_restored_pct=restored,
         intervals=intervals,
+        checked=before is not None and restored is not None,
         breached=breached,
         within_noise=breached and any(not i.resolvable for i in intervals),
     )
@@ -200,7 +201,7 @@ def group_results(evidence: TrialEvidence) -> list[GroupResult]:
         verdict = verdict_for(
             comparisons[rule.metric], intervals, rule, drift,
             drift_flagged=drift is not None and reaches(abs(drift), threshold_pct),
-            guardrails_held=not any(g.breached for g in guardrails),
+            guardrails_held=all(g.checked and not g.breached for g in guardrails),
         )
         widths = [detectable_change(i.low, i.high) for i in intervals if i.low is not None and i.high is not None]
         tokens = prompt_tokens.get(inp, [])

@@ -126,6 +126,8 @@ class GuardrailResult(_Doc):
     change_vs_before_pct: float | None
     change_vs_restored_pct: float | None
     intervals: list[Interval] = Field(description="run-level intervals of the guarded statistic against each control")
+    checked: bool = Field(description="the guarded statistic was compared against both controls (it exists in "
+                                      "every arm and no control's is zero); an unchecked guardrail is not held")
     breached: bool = Field(description="the change exceeds the bound against both controls")
     within_noise: bool = Field(description="breached, yet an interval includes no change")
 
@@ -143,7 +145,7 @@ class Verdict(_Doc):
     split: bool = Field(description="clears the threshold against one control but not the other")
     control_drift_pct: float | None = Field(description="(restored / before - 1) x 100 of the decision metric")
     drift_flagged: bool = Field(description="|control_drift_pct| >= the rule's threshold")
-    guardrails_held: bool = Field(description="no guardrail breached at this group")
+    guardrails_held: bool = Field(description="every guardrail checked and none breached at this group")
 
 
 class DesignBlock(_Doc):

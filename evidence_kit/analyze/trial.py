@@ -131,9 +131,13 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
     failed_gates = [f"{a.phase}:{g}" for a in arms for g in a.failed_gates]
     if failed_gates:
         blocked_by.append("failed gates: " + ", ".join(failed_gates))
-    breached = [f"{g.label}" for g in groups if not g.verdict.guardrails_held]
+    breached = [g.label for g in groups if any(r.breached for r in g.guardrails)]
     if breached:
         blocked_by.append("guardrails breached at " + ", ".join(breached))
+    unchecked = [g.label for g in groups if not all(r.checked for r in g.guardrails)]
+    if unchecked:
+        blocked_by.append("guardrails could not be checked (the guarded statistic is missing or zero in an arm) at "
+                          + ", ".join(unchecked))
     slots = _slots(evidence)
     pooled_n_min, pooled_n_max = _pooled_sizes(groups, rule.metric)
     analysis = TrialAnalysis(

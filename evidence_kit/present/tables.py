@@ -87,7 +87,7 @@ def comparison_cells(trial: TrialAnalysis, group: GroupResult) -> list[str]:
     the group's data resolve ('9.85%': smaller differences are not resolvable) and the verdict."""
     cells = [faster_slower(c.change_pct) for c in group.comparisons[trial.rule.metric]]
     cells += [interval_text(interval) for interval in group.intervals]
-    cells += [detectable_text(group), verdict_text(group.verdict)]
+    cells += [detectable_text(group), verdict_text(group)]
     return cells
 
 

@@ -10,7 +10,6 @@ from ..analyze.report import (
     GuardrailResult,
     GuardrailRule,
     TrialAnalysis,
-    Verdict,
 )
 from .arms import arm_phases
 from .format import count, faster_slower, higher_lower, percent, signed_percent
@@ -64,15 +63,18 @@ def rule_sentence(trial: TrialAnalysis) -> str:
     return text
 
 
-def verdict_text(verdict: Verdict) -> str:
+def verdict_text(group: GroupResult) -> str:
     """A group's verdict in words: 'win', 'no-win', 'inconclusive: the controls disagree'…, with a
-    point-estimate win inside the noise and a breached guardrail said next to it."""
+    point-estimate win inside the noise and a breached or uncheckable guardrail said next to it."""
+    verdict = group.verdict
     text = VERDICT_WORDS[(verdict.verdict, verdict.reason)]
     if verdict.within_noise:
         text += " (point estimates only: an interval includes no change)" if verdict.win else \
             " (the point estimates clear the threshold, but an interval includes no change)"
-    if not verdict.guardrails_held:
+    if any(r.breached for r in group.guardrails):
         text += "; guardrail breached"
+    elif not verdict.guardrails_held:
+        text += "; guardrail not checkable"
     return text
 
 
@@ -116,7 +118,9 @@ def detectable_sentence(trial: TrialAnalysis) -> str:
 
 
 def guardrail_result_text(result: GuardrailResult) -> str:
-    """'held', 'BREACHED', or 'BREACHED (within the noise: …)'."""
+    """'held', 'BREACHED', 'BREACHED (within the noise: …)', or 'NOT CHECKED' (which blocks like a breach)."""
+    if not result.checked:
+        return "NOT CHECKED: the guarded statistic is missing or zero in an arm; it blocks"
     if not result.breached:
         return "held"
     if result.within_noise:
