@@ -51,6 +51,7 @@ __all__ = [
     "Plan",
     "PowerReport",
     "TrialPower",
+    "control_noise",
     "detectable_from_se",
     "power_report",
     "power_trial",
@@ -260,24 +261,58 @@ def detectable_from_se(se: float) -> float:
 
 
 def _plan(simulation: _Simulation, requests: int, effect: float, max_repetitions: int) -> Plan:
-    """The smallest R in MIN_REPETITIONS..max_repetitions resolving ``effect``: doubling R until one
-    does, then bisecting (se falls with R)."""
+    """The smallest R in MIN_REPETITIONS..max_repetitions resolving ``effect``.
 
-    def detectable(r: int) -> float:
-        return detectable_from_se(simulation.standard_error(r))
+    se(R) falls about as 1/sqrt(R), so R is guessed from se(MIN_REPETITIONS) and guessed again from the
+    guess (at most three times); from there the search gallops (steps of 1, 2, 4, ...) to a failing and
+    a resolving R and bisects between them: a few simulations, near the answer, whatever the pilot.
+    """
+    wanted = -math.log1p(-effect) / (Z_LEVEL + Z_POWER)  # the se that resolves the effect exactly
+    se: dict[int, float] = {}
 
-    low, high = MIN_REPETITIONS - 1, MIN_REPETITIONS  # detectable(low) > effect, or low is below the range
-    while (found := detectable(high)) > effect:
-        if high == max_repetitions:
-            return Plan(requests_per_run=requests, repetitions=None, detectable_pct=found * 100)
-        low, high = high, min(2 * high, max_repetitions)
+    def resolves(r: int) -> bool:
+        if r not in se:
+            se[r] = simulation.standard_error(r)
+        return se[r] <= wanted
+
+    def plan(r: int | None) -> Plan:
+        return Plan(requests_per_run=requests, repetitions=r,
+                    detectable_pct=detectable_from_se(se[r or max_repetitions]) * 100)
+
+    if resolves(MIN_REPETITIONS):
+        return plan(MIN_REPETITIONS)
+    high = MIN_REPETITIONS
+    for _ in range(3):  # guess again from the last guess's se, by the 1/sqrt(R) law
+        resolves(high)
+        guess = min(max(math.ceil(high * (se[high] / wanted) ** 2), MIN_REPETITIONS + 1), max_repetitions)
+        if guess == high:
+            break
+        high = guess
+    low, step = MIN_REPETITIONS, 1
+    if resolves(high):  # gallop down to a failing R
+        while high - step > low and resolves(high - step):
+            high, step = high - step, step * 2
+        low = max(low, high - step)
+    else:  # gallop up to a resolving R
+        low = high
+        while True:
+            high = min(low + step, max_repetitions)
+            if resolves(high):
+                break
+            if high == max_repetitions:
+                return plan(None)
+            low, step = high, step * 2
     while high - low > 1:
         mid = (low + high) // 2
-        if (at_mid := detectable(mid)) <= effect:
-            high, found = mid, at_mid
-        else:
-            low = mid
-    return Plan(requests_per_run=requests, repetitions=high, detectable_pct=found * 100)
+        low, high = (low, mid) if resolves(mid) else (mid, high)
+    return plan(high)
+
+
+def control_noise(evidence: TrialEvidence, input_nominal: int, concurrency: int) -> NoiseComponents:
+    """The noise of one group's control arms, in the rule's metric (the population every plan resamples)."""
+    cells = _by_group(evidence)
+    metric = evidence.trial.decision_rule.metric
+    return NoiseComponents([_runs(cells.get(c, {}).get((input_nominal, concurrency), []), metric) for c in CONTROLS])
 
 
 def power_trial(
@@ -297,12 +332,11 @@ def power_trial(
     trial = evidence.trial
     metric = trial.decision_rule.metric
     workload = trial.workload
-    cells = _by_group(evidence)
     analysed = {(g.input_nominal, g.concurrency): g for g in group_results(evidence)}
     groups = []
     for inp, conc in workload.groups():
         result = analysed[(inp, conc)]
-        noise = NoiseComponents([_runs(cells.get(c, {}).get((inp, conc), []), metric) for c in CONTROLS])
+        noise = control_noise(evidence, inp, conc)
         plans: list[Plan] = []
         predicted: float | None = None
         drift = result.verdict.control_drift_pct

@@ -16,6 +16,10 @@ def _pct(value: float) -> str:
     return f"{value:.1f}%"
 
 
+def _requests(n: int) -> str:
+    return f"{n} request" if n == 1 else f"{n} requests"
+
+
 def _group_lines(group: GroupPower, effect: str, max_repetitions: int) -> list[str]:
     if not group.plans:
         return [f"  {group.label}: no timed values in the control arms: nothing to plan from"]
@@ -23,15 +27,15 @@ def _group_lines(group: GroupPower, effect: str, max_repetitions: int) -> list[s
     resolves = "the analysis drew no interval" if group.detectable_pct is None else f"this data resolves {_pct(group.detectable_pct)}"
     at_least = "at least " if group.run_df == 0 else "about "
     if first.repetitions is None:
-        need = f"more than {max_repetitions} repetitions of {first.requests_per_run} requests " \
+        need = f"more than {max_repetitions} repetitions of {_requests(first.requests_per_run)} " \
                f"({max_repetitions} resolve {_pct(first.detectable_pct)})"
     else:
-        need = f"{at_least}{first.repetitions} repetitions of {first.requests_per_run} requests"
+        need = f"{at_least}{first.repetitions} repetitions of {_requests(first.requests_per_run)}"
     lines = [f"  {group.label}: to resolve a {effect} change with 95% confidence and 80% power you need {need} ({resolves})"]
     run_sd = "unknown" if group.run_sd_pct is None else f"{_pct(group.run_sd_pct)} ({group.run_df} degrees of freedom)"
     request_sd = "not separable" if group.request_sd_pct is None else _pct(group.request_sd_pct)
     others = "; ".join(
-        f"{p.requests_per_run} requests per run: "
+        f"{_requests(p.requests_per_run)} per run: "
         + (f"more than {max_repetitions}" if p.repetitions is None else f"{p.repetitions}") + " repetitions"
         for p in more
     )

@@ -11,11 +11,21 @@ import numpy as np
 import pytest
 
 from evidence_kit.analyze import analyze, analyze_trial
-from evidence_kit.analyze.power import NoiseComponents, PowerReport, TrialPower, detectable_from_se, power_trial, standard_error
+from evidence_kit.analyze.power import (
+    NoiseComponents,
+    PowerReport,
+    TrialPower,
+    control_noise,
+    detectable_from_se,
+    power_trial,
+    standard_error,
+)
+from evidence_kit.analyze.stats import seed_for
 from evidence_kit.commands.power import render_power
 from evidence_kit.examples.synthetic import synthetic_trial
 from evidence_kit.model import PHASES
 from evidence_kit.read import load_decision
+from tests.conftest import REPO
 
 
 def _lognormal_runs(rng: np.random.Generator, repetitions: int, requests: int, run_sd: float, request_sd: float,
@@ -68,6 +78,33 @@ def test_run_to_run_noise_needs_more_repetitions() -> None:
     # More requests per run shrink request noise, not run noise: the noisy trial still needs many runs.
     assert quiet.plans[2].repetitions == 2  # the floor
     assert noisy.plans[2].repetitions is not None and noisy.plans[2].repetitions >= 0.6 * n
+
+
+@pytest.mark.parametrize(("seed", "run_sd", "request_sd", "effect"), [
+    (1, 0.05, 0.05, 0.03), (1, 0.05, 0.05, 0.05), (1, 0.05, 0.05, 0.10), (1, 0.05, 0.05, 0.20),
+    # Run-heavy pilots, where the first guesses miss: the search must still land on the smallest R.
+    (3, 0.08, 0.01, 0.05), (3, 0.08, 0.01, 0.08), (4, 0.08, 0.01, 0.05), (5, 0.08, 0.01, 0.08),
+])
+def test_a_plan_is_the_smallest_resolving_number_of_repetitions(seed: int, run_sd: float, request_sd: float,
+                                                                 effect: float) -> None:
+    """Recomputed from the documented seed: the planned R resolves the effect and R - 1 does not."""
+    evidence = _trial(f"search-{seed}", run_sd, request_sd, seed=seed)
+    [group] = power_trial(evidence, effect).groups
+    noise = control_noise(evidence, 8192, 4)
+
+    def detectable(r: int, requests: int) -> float:
+        parts = ("evidence-kit/power/v1", evidence.trial.trial_id, "e2e_s", 8192, 4, requests)
+        return detectable_from_se(standard_error(noise, r, requests, seed_for(*parts)))
+
+    for plan in group.plans:
+        m = plan.requests_per_run
+        if plan.repetitions is None:
+            assert detectable(50, m) > effect
+            continue
+        assert math.isclose(detectable(plan.repetitions, m) * 100, plan.detectable_pct)
+        assert detectable(plan.repetitions, m) <= effect
+        assert plan.repetitions == 2 or detectable(plan.repetitions - 1, m) > effect
+    assert effect >= 0.2 or group.plans[0].repetitions > 2  # type: ignore[operator]  # the search had work to do
 
 
 def test_plans_are_deterministic_and_monotone(reference_decision: Path) -> None:
@@ -170,7 +207,12 @@ def test_power_cli_answers_per_group(run_cli, reference_decision: Path) -> None:
         for group, analysed_group in zip(trial["groups"], analysed.groups):
             assert group["detectable_pct"] == analysed_group.detectable_pct
             assert [p["requests_per_run"] for p in group["plans"]] == [4, 8, 16]
-    assert run_cli("power", reference_decision / "dflash").out.startswith("dflash: ")
+    dflash = run_cli("power", reference_decision / "dflash").out
+    assert dflash.startswith("dflash: ")
+    # docs/cli.md shows one group of this output: it is what the command prints.
+    section = (REPO / "docs" / "cli.md").read_text().split("## `evidence-kit power")[1].split("\n## ")[0]
+    example = [line.strip() for line in section.splitlines() if line.startswith("    ~") or line.startswith("        ")]
+    assert len(example) == 3 and set(example) <= {line.strip() for line in dflash.splitlines()}, example
 
 
 def test_power_cli_bad_input(run_cli, reference_decision: Path, tmp_path: Path) -> None:
@@ -194,3 +236,23 @@ def test_synthetic_trial_is_what_the_analysis_reads() -> None:
     assert evidence.trial.workload.repetitions == 2 and evidence.trial.workload.requests_per_run == 2
     with pytest.raises(ValueError, match="same, positive number of runs"):
         synthetic_trial("uneven", {**runs, "restored": [[1.0]]})
+
+
+def test_the_text_says_what_the_pilot_cannot_tell() -> None:
+    rng = np.random.default_rng(5)
+    single = {p: _lognormal_runs(rng, 5, 1, 0.03, 0.05) for p in PHASES}
+    text = _text(power_trial(synthetic_trial("single", single), 0.10))
+    assert "repetitions of 1 request (" in text and "request-to-request not separable" in text
+    assert "more requests per run do not help it" in text
+
+    empty = {"before": [[]], "candidate": [[1.0, 2.0]], "restored": [[]]}
+    [group] = power_trial(synthetic_trial("empty", empty), 0.10).groups
+    assert group.plans == [] and group.control_requests == 0
+    assert "no timed values in the control arms: nothing to plan from" in _text(power_trial(synthetic_trial("empty", empty), 0.10))
+
+    zeros = {"before": [[0.0, 1.0, 1.1], [1.2, 0.0]], "candidate": [[1.0], [1.0]], "restored": [[1.0, 1.05], [0.0, 0.98]]}
+    assert "3 values that are not positive were left out" in _text(power_trial(synthetic_trial("zeros", zeros), 0.10))
+
+    wild = {p: _lognormal_runs(rng, 3, 4, 0.3, 0.5) for p in PHASES}
+    text = _text(power_trial(synthetic_trial("wild", wild), 0.10))
+    assert "you need more than 50 repetitions of 4 requests (50 resolve " in text
