@@ -16,13 +16,13 @@ Pure, no I/O. For each group of a trial, on the log scale of the rule's metric:
    rescaling them so their spread is the estimated component (the adjusted two-stage
    bootstrap of Davison & Hinkley 1997, section 3.8, and Carpenter, Goldstein & Rasbash 2003:
    resampling raw runs and raw requests would count the request noise twice and shrink the
-   run noise by (K-1)/K). Two arms drawn alike (no true change) give the log ratio of their
-   pooled medians; its standard deviation over the resamples is the standard error ``se(R, M)``
+   run noise by (K-1)/K); residuals are smoothed (see :class:`_Simulation`). Two arms drawn
+   alike (no true change) give the log ratio of their pooled medians; its standard deviation over the resamples is the standard error ``se(R, M)``
    of the comparison a trial of that shape makes.
 3. **Answer.** The smallest change resolved with 80 % power at 95 % confidence is
    ``1 - exp(-(z_0.975 + z_0.80) x se(R, M))`` (an improvement: the candidate that much faster);
-   the plan is the smallest R (1 to ``max_repetitions``) whose change is at most the asked
-   effect, for the pilot's M, 2M and 4M requests per run.
+   the plan is the smallest R (``MIN_REPETITIONS`` = 2 to ``max_repetitions``) whose change is at
+   most the asked effect, for the pilot's M, 2M and 4M requests per run.
 
 The same evidence always gives the same answer: the resamples come from SplitMix64 seeded with
 :func:`~evidence_kit.analyze.stats.seed_for`. The candidate arm is assumed as noisy as the
