@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "redact": "evidence_kit.commands.redact:redact",
     "scan": "evidence_kit.commands.scan:scan",
     "analyze": "evidence_kit.commands.analyze:analyze",
+    "power": "evidence_kit.commands.power:power",
     "build": "evidence_kit.commands.build:build",
     "serve": "evidence_kit.commands.serve:serve",
     "verify": "evidence_kit.commands.verify:verify",

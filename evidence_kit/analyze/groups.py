@@ -21,7 +21,8 @@ from .stats import (
 )
 from .verdicts import verdict_for
 
-__all__ = ["METRICS", "CONTROLS", "group_results", "input_label", "pct", "guardrail_rule", "reaches"]
+__all__ = ["METRICS", "CONTROLS", "group_results", "input_label", "pct", "guardrail_rule", "reaches", "requests_by_arm",
+           "run_values"]
 
 METRICS: tuple[str, ...] = ("e2e_s", "ttft_s", "ttft_content_s", "completion_tokens")
 
@@ -53,7 +54,7 @@ def _values(requests: Sequence[Request], metric: str) -> list[float]:
     return out
 
 
-def _by_group(evidence: TrialEvidence) -> dict[int, dict[tuple[int, int], list[Request]]]:
+def requests_by_arm(evidence: TrialEvidence) -> dict[int, dict[tuple[int, int], list[Request]]]:
     """Arm seq -> group -> the arm's timed requests."""
     table: dict[int, dict[tuple[int, int], list[Request]]] = {}
     for arm in evidence.arms:
@@ -64,7 +65,7 @@ def _by_group(evidence: TrialEvidence) -> dict[int, dict[tuple[int, int], list[R
     return table
 
 
-def _runs(arms: Sequence[Sequence[Request]], metric: str) -> list[list[float]]:
+def run_values(arms: Sequence[Sequence[Request]], metric: str) -> list[list[float]]:
     """The metric's values run by run, arm by arm in run order and within an arm by repetition, then run
     id: the units the default interval resamples (two candidate blocks' runs of one id are two runs)."""
     out: list[list[float]] = []
@@ -103,10 +104,10 @@ class _Group:
     def intervals(self, metric: str, stat: str, method: str) -> list[Interval]:
         of = statistic(stat)
         out = []
-        cand_runs = _runs(self.per_phase["candidate"], metric)
+        cand_runs = run_values(self.per_phase["candidate"], metric)
         for control in CONTROLS:
             seed = seed_for("evidence-kit/bootstrap/v2", self.trial_id, metric, stat, method, self.inp, self.conc, control)
-            ctrl_runs = _runs(self.per_phase[control], metric)
+            ctrl_runs = run_values(self.per_phase[control], metric)
             interval = bootstrap_ratio_interval(cand_runs, ctrl_runs, seed, method=method, statistic_name=stat)
             mc = of([v for run in cand_runs for v in run])
             mk = of([v for run in ctrl_runs for v in run])
@@ -175,7 +176,7 @@ def group_results(evidence: TrialEvidence) -> list[GroupResult]:
     trial = evidence.trial
     rule = trial.decision_rule
     threshold_pct = rule.min_improvement * 100
-    cells = _by_group(evidence)
+    cells = requests_by_arm(evidence)
     prompt_tokens: dict[int, list[int]] = {}
     for arm_cells in cells.values():
         for (inp, _), requests in arm_cells.items():

@@ -126,13 +126,13 @@ def test_restoration_covers_every_restored_block(tmp_path: Path) -> None:
 def test_the_run_level_interval_resamples_each_candidate_block_s_runs_apart(tmp_path: Path) -> None:
     # Two candidate blocks share run ids (r1-..., r2-..., r3-...): they are six runs, not three runs of eight
     # requests; merging them would hide the blocks' difference from the interval.
-    from evidence_kit.analyze.groups import _runs
+    from evidence_kit.analyze.groups import run_values
 
     _, bundle = _trial(tmp_path, "ABABA", (2.0, 1.8, 2.0, 2.2, 2.0))
     evidence = load_trial(bundle)
     group = (GROUPS[0][0], GROUPS[0][1])
     blocks = [[r for r in arm.timed if (r.input_nominal, r.concurrency) == group]
               for arm in evidence.arms if arm.ref.phase == "candidate"]
-    runs = _runs(blocks, "e2e_s")
+    runs = run_values(blocks, "e2e_s")
     assert len(runs) == 6 and all(len(run) == 4 for run in runs)
     assert max(runs[0] + runs[1] + runs[2]) < min(runs[3] + runs[4] + runs[5])  # the 1.8 s block, then the 2.2 s block
