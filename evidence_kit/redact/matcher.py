@@ -22,12 +22,11 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from typing import NamedTuple
-from urllib.parse import urlsplit
 
 from .detectors import compile_detectors, find, find_labelled
 from .pseudonyms import Pseudonyms, is_pseudonym
 from .spellings import DIGIT_RUN, compile_spellings
-from .variants import KnownValue, Variant, canonical, variants
+from .variants import KnownValue, Variant, canonical, split_url, variants
 from .views import View, views
 
 __all__ = ["Matcher", "Hit", "Examined", "lowered"]
@@ -105,7 +104,10 @@ def _teaches(cls: str, value: str) -> Iterable[KnownValue]:
     if cls not in _DISCOVER:
         return ()
     if cls == "url":
-        host = urlsplit(value).hostname
+        try:
+            host = split_url(value).hostname
+        except ValueError:  # not a URL even in its NFKC form: the detector's hit itself is masked
+            return []
         return [KnownValue("host", host)] if host else []
     if cls == "path":
         parts = re.split(r"[/\\]", value)

@@ -20,7 +20,7 @@ import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import NamedTuple
-from urllib.parse import quote, quote_plus, urlsplit
+from urllib.parse import SplitResult, quote, quote_plus, urlsplit
 
 from .detectors import _TLDS, is_public
 from .pseudonyms import CLASSES
@@ -293,6 +293,17 @@ _OBJECT_SCHEMES = frozenset({"s3", "s3a", "s3n", "gs", "gcs", "az", "abfs", "abf
 _SCHEMELESS = re.compile(r"^(?:\[[0-9A-Fa-f:.%]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(:[0-9]{1,5})?(?:/.*)?$")
 
 
+def split_url(value: str) -> SplitResult:
+    """``urlsplit``, and for a URL whose host holds characters that NFKC turns into URL syntax
+    (fullwidth ``／``, ``：``: ``urlsplit`` refuses those with ValueError), ``urlsplit`` of its NFKC
+    form, so the host is still found (in the spelling the variants hunt every width of).
+    Raises ValueError only where the NFKC form is no URL either."""
+    try:
+        return urlsplit(value)
+    except ValueError:
+        return urlsplit(unicodedata.normalize("NFKC", value))
+
+
 def _url(value: str) -> Iterator[tuple[str, str, str]]:
     """A URL's spellings: itself, its host (every host variant), ``host:port``, its user and its
     password, and, for a model hub or an object store, the identifying parts of its path (a hub's
@@ -302,7 +313,7 @@ def _url(value: str) -> Iterator[tuple[str, str, str]]:
     yield value, "endpoint", value
     yield value.rstrip("/"), "endpoint", value
     try:
-        parts = urlsplit(value if "://" in value else "//" + value)
+        parts = split_url(value if "://" in value else "//" + value)
         hostname, port = parts.hostname, parts.port
     except ValueError:  # a port that is not a number, an unbalanced bracket: the whole value stays hunted
         return
