@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..analyze.report import GroupResult, Interval, TrialAnalysis
+from ..analyze.verdicts import regression_floor_pct
 from ..model import PHASES
 from .arms import arm_label_map, arm_labels, arm_phases, phase_labels
 from .format import faster_slower, higher_lower, ratio, recorded, seconds, signed_percent, tokens
@@ -85,7 +86,9 @@ def interval_text(interval: Interval) -> str:
 def comparison_cells(trial: TrialAnalysis, group: GroupResult) -> list[str]:
     """The decision metric against each control, the run-level interval against each, the smallest change
     the group's data resolve ('9.85%': smaller differences are not resolvable) and the verdict."""
-    cells = [faster_slower(c.change_pct) for c in group.comparisons[trial.rule.metric]]
+    threshold = trial.rule.min_improvement_pct
+    cells = [faster_slower(c.change_pct, faster_bound=threshold, slower_bound=regression_floor_pct(threshold))
+             for c in group.comparisons[trial.rule.metric]]
     cells += [interval_text(interval) for interval in group.intervals]
     cells += [detectable_text(group), verdict_text(group)]
     return cells
