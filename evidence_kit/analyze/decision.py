@@ -53,7 +53,9 @@ DEFINITIONS: dict[str, str] = {
     f"percentiles; {_SEED}; resolvable when the interval excludes 1",
     "interval_method": "run (the default, used by every verdict): each resample draws an arm's runs with "
     "replacement, then requests with replacement within each drawn run, candidate arm first (Kalibera & "
-    "Jones); request (for comparison): each arm's requests with replacement, as if independent",
+    "Jones); request (for comparison): each arm's requests with replacement, as if independent; either way "
+    "each run's values ascending and the runs in ascending order of those lists, so the journal's line order "
+    "does not matter",
     "detectable_pct": "the smallest change of the pooled median the group's data resolve with 80% power at "
     "95% confidence: (high - low) / 2 x (z_0.975 + z_0.80) / z_0.975 x 100 of its run-level interval, the "
     "larger of the two controls",
