@@ -50,7 +50,8 @@ DEFINITIONS: dict[str, str] = {
     "regression": "a group whose verdict is regression",
     "bootstrap_interval": f"{BOOTSTRAP_LEVEL:.0%} percentile bootstrap of statistic(candidate) / "
     f"statistic(control), {BOOTSTRAP_RESAMPLES} resamples, ends at the nearest-rank 2.5th and 97.5th "
-    f"percentiles; {_SEED}; resolvable when the interval excludes 1",
+    f"percentiles; {_SEED}; resolvable when the interval excludes 1; not estimable (null) when an arm holds "
+    "fewer than two values or, run-level, fewer than two runs with values",
     "interval_method": "run (the default, used by every verdict): each resample draws an arm's runs with "
     "replacement, then requests with replacement within each drawn run, candidate arm first (Kalibera & "
     "Jones); request (for comparison): each arm's requests with replacement, as if independent; either way "
