@@ -71,7 +71,7 @@ DEFINITIONS: dict[str, str] = {
     "drift_pct_per_arm": "least-squares slope of the control blocks' block medians against their seq, divided by "
     "the first control block's median, x 100: percent per arm position; positive is the control getting slower",
     "corrected_control": "the least-squares line through the control blocks' medians over seq, evaluated at the "
-    "mean seq of the candidate blocks (for A/B/A the mean of before and restored)",
+    "mean seq of the candidate blocks that hold values of the group (for A/B/A the mean of before and restored)",
     "change_vs_corrected_pct": "(candidate / corrected_control - 1) x 100, the candidate pooled over every "
     "candidate block",
     "change_vs_control_block_pct": "(candidate / block median - 1) x 100 for each control block, the candidate "

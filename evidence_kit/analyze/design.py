@@ -41,7 +41,10 @@ def design_result(arms: Sequence[ArmRef], values: Sequence[Sequence[float]]) -> 
         for i, (ref, m, v) in enumerate(zip(arms, medians, values))
     ]
     controls = [(ref.seq, m) for ref, m in zip(arms, medians) if ref.role == "control"]
-    candidate_seqs = [ref.seq for ref in arms if ref.role == "candidate"]
+    # Where the candidate ran *with data*: a candidate block with no ok value adds nothing to the pooled
+    # candidate, so the line is not evaluated at its position either (all of them if none has data).
+    candidate_seqs = ([ref.seq for ref, v in zip(arms, values) if ref.role == "candidate" and v]
+                      or [ref.seq for ref in arms if ref.role == "candidate"])
     candidate = median([x for ref, v in zip(arms, values) if ref.role == "candidate" for x in v])
     at = sum(candidate_seqs) / len(candidate_seqs)
     drift: float | None = None
