@@ -12,6 +12,7 @@ Pure: no I/O.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from ..model.trial import ArmRef
@@ -53,7 +54,7 @@ def design_result(arms: Sequence[ArmRef], values: Sequence[Sequence[float]]) -> 
     if len(known) == len(controls):
         slope, intercept = linear_fit([float(s) for s, _ in controls], known)
         corrected = intercept + slope * at
-        drift = _pct(slope / known[0]) if known[0] else None
+        drift = _pct(slope / known[0]) if known[0] and math.isfinite(slope / known[0]) else None
     return DesignResult(
         blocks=blocks,
         drift_pct_per_arm=drift,

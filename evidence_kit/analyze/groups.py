@@ -3,6 +3,7 @@ guardrails, the detectable change and the verdict."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 from ..model import CONTROLS, PHASES, DecisionRule, Request
@@ -119,7 +120,7 @@ class _Group:
                     control=control,
                     statistic=stat,  # type: ignore[arg-type]
                     method=method,  # type: ignore[arg-type]
-                    ratio=None if mc is None or not mk else mc / mk,
+                    ratio=None if mc is None or not mk or not math.isfinite(mc / mk) else mc / mk,
                     low=low,
                     high=high,
                     resolvable=low is not None and high is not None and (high < 1 or low > 1),

@@ -80,11 +80,13 @@ def change(candidate: float | None, control: float | None) -> float | None:
     """Relative change of the candidate against a control: ``candidate / control - 1``.
 
     For latencies a negative change is faster. ``None`` when either side is
-    missing or the control is zero.
+    missing, the control is zero or the ratio is not finite (a subnormal control:
+    the analysis document is JSON, which has no infinity).
     """
     if candidate is None or control is None or control == 0:
         return None
-    return candidate / control - 1
+    relative = candidate / control - 1
+    return relative if math.isfinite(relative) else None
 
 
 def statistic(name: str) -> Statistic:
@@ -230,7 +232,8 @@ def bootstrap_ratios(
     run, ``below(runs)``), then ``width`` outputs per slot (which request,
     ``below(size of the drawn run)``; those past the drawn run's size are unused),
     ``width`` being the arm's largest run. ``None`` when an arm has fewer than two values,
-    (run-level) fewer than two runs with values, or a resampled control statistic is zero.
+    (run-level) fewer than two runs with values, or a resampled control statistic is zero
+    or a ratio not finite.
     """
     if method not in ("run", "request"):
         raise ValueError(f"unknown interval method {method!r}")
@@ -245,8 +248,9 @@ def bootstrap_ratios(
     denominator = _row_statistic(ctrl_values, ctrl_counts, statistic_name)
     if np.any(denominator == 0):
         return None
-    ratios: np.ndarray = numerator / denominator
-    return ratios
+    with np.errstate(over="ignore"):
+        ratios: np.ndarray = numerator / denominator
+    return ratios if bool(np.all(np.isfinite(ratios))) else None
 
 
 def bootstrap_ratio_interval(
