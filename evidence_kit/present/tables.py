@@ -78,7 +78,10 @@ def metric_rows(trial: TrialAnalysis, metric: str) -> list[list[str]]:
 
 
 def interval_text(interval: Interval) -> str:
-    """'1.031–1.155', or '0.989–1.113 (n.s.)' when the interval includes a ratio of 1."""
+    """'1.031–1.155', or '0.989–1.113 (n.s.)' when the interval includes a ratio of 1, or 'not estimable'
+    when none could be drawn (fewer than two runs or values in an arm, a control at zero)."""
+    if interval.low is None or interval.high is None:
+        return "not estimable"
     text = f"{ratio(interval.low)}–{ratio(interval.high)}"
     return text if interval.resolvable else text + " (n.s.)"
 

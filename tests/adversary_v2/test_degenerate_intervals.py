@@ -40,3 +40,12 @@ def test_one_run_per_arm_still_wins_on_a_point_rule_said_within_the_noise(tmp_pa
     verdict = trial.groups[0].verdict
     assert verdict.win and verdict.within_noise and trial.groups[0].detectable_pct is None
     assert [f.kind for f in trial.findings][:2] == ["win", "win-within-noise"]
+
+
+def test_an_interval_that_could_not_be_drawn_is_not_estimable_not_n_s(tmp_path: Path) -> None:
+    from evidence_kit.present import comparison_rows
+
+    runs = lambda v: [[v - 0.02, v - 0.01, v + 0.01, v + 0.02]]  # noqa: E731
+    bundle = write_bundle(tmp_path, "t", "ABA", [{G: runs(2.0)}, {G: runs(1.7)}, {G: runs(2.0)}])
+    row = comparison_rows(analyze(load_trial(bundle)).trials[0])[0]
+    assert row[3:5] == ["not estimable", "not estimable"], row  # was '—–— (n.s.)'
