@@ -49,3 +49,17 @@ def test_an_interval_that_could_not_be_drawn_is_not_estimable_not_n_s(tmp_path: 
     bundle = write_bundle(tmp_path, "t", "ABA", [{G: runs(2.0)}, {G: runs(1.7)}, {G: runs(2.0)}])
     row = comparison_rows(analyze(load_trial(bundle)).trials[0])[0]
     assert row[3:5] == ["not estimable", "not estimable"], row  # was '—–— (n.s.)'
+
+
+def test_the_words_say_the_interval_could_not_be_drawn(tmp_path: Path) -> None:
+    from evidence_kit.present import comparison_rows
+    from evidence_kit.present.wording import detectable_sentence
+
+    runs = lambda v: [[v - 0.02, v - 0.01, v + 0.01, v + 0.02]]  # noqa: E731
+    bundle = write_bundle(tmp_path, "t", "ABA", [{G: runs(2.0)}, {G: runs(1.7)}, {G: runs(2.0)}])
+    trial = analyze(load_trial(bundle)).trials[0]
+    # was 'win (point estimates only: an interval includes no change)' with no interval at all
+    assert comparison_rows(trial)[0][-1] == "win (point estimates only: no run-level interval could be drawn)"
+    # was 'differences under not estimable (~8K/C1) are not resolvable with this data'
+    assert "under not estimable" not in detectable_sentence(trial)
+    assert "not estimable at ~8K/C1" in detectable_sentence(trial)
