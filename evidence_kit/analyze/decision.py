@@ -50,10 +50,13 @@ DEFINITIONS: dict[str, str] = {
     "regression": "a group whose verdict is regression",
     "bootstrap_interval": f"{BOOTSTRAP_LEVEL:.0%} percentile bootstrap of statistic(candidate) / "
     f"statistic(control), {BOOTSTRAP_RESAMPLES} resamples, ends at the nearest-rank 2.5th and 97.5th "
-    f"percentiles; {_SEED}; resolvable when the interval excludes 1",
+    f"percentiles; {_SEED}; resolvable when the interval excludes 1; not estimable (null) when an arm holds "
+    "fewer than two values or, run-level, fewer than two runs with values",
     "interval_method": "run (the default, used by every verdict): each resample draws an arm's runs with "
     "replacement, then requests with replacement within each drawn run, candidate arm first (Kalibera & "
-    "Jones); request (for comparison): each arm's requests with replacement, as if independent",
+    "Jones); request (for comparison): each arm's requests with replacement, as if independent; either way "
+    "each run's values ascending and the runs in ascending order of those lists, so the journal's line order "
+    "does not matter",
     "detectable_pct": "the smallest change of the pooled median the group's data resolve with 80% power at "
     "95% confidence: (high - low) / 2 x (z_0.975 + z_0.80) / z_0.975 x 100 of its run-level interval, the "
     "larger of the two controls",
@@ -68,7 +71,7 @@ DEFINITIONS: dict[str, str] = {
     "drift_pct_per_arm": "least-squares slope of the control blocks' block medians against their seq, divided by "
     "the first control block's median, x 100: percent per arm position; positive is the control getting slower",
     "corrected_control": "the least-squares line through the control blocks' medians over seq, evaluated at the "
-    "mean seq of the candidate blocks (for A/B/A the mean of before and restored)",
+    "mean seq of the candidate blocks that hold values of the group (for A/B/A the mean of before and restored)",
     "change_vs_corrected_pct": "(candidate / corrected_control - 1) x 100, the candidate pooled over every "
     "candidate block",
     "change_vs_control_block_pct": "(candidate / block median - 1) x 100 for each control block, the candidate "

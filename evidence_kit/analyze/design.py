@@ -12,6 +12,7 @@ Pure: no I/O.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from ..model.trial import ArmRef
@@ -41,7 +42,10 @@ def design_result(arms: Sequence[ArmRef], values: Sequence[Sequence[float]]) -> 
         for i, (ref, m, v) in enumerate(zip(arms, medians, values))
     ]
     controls = [(ref.seq, m) for ref, m in zip(arms, medians) if ref.role == "control"]
-    candidate_seqs = [ref.seq for ref in arms if ref.role == "candidate"]
+    # Where the candidate ran *with data*: a candidate block with no ok value adds nothing to the pooled
+    # candidate, so the line is not evaluated at its position either (all of them if none has data).
+    candidate_seqs = ([ref.seq for ref, v in zip(arms, values) if ref.role == "candidate" and v]
+                      or [ref.seq for ref in arms if ref.role == "candidate"])
     candidate = median([x for ref, v in zip(arms, values) if ref.role == "candidate" for x in v])
     at = sum(candidate_seqs) / len(candidate_seqs)
     drift: float | None = None
@@ -50,7 +54,7 @@ def design_result(arms: Sequence[ArmRef], values: Sequence[Sequence[float]]) -> 
     if len(known) == len(controls):
         slope, intercept = linear_fit([float(s) for s, _ in controls], known)
         corrected = intercept + slope * at
-        drift = _pct(slope / known[0]) if known[0] else None
+        drift = _pct(slope / known[0]) if known[0] and math.isfinite(slope / known[0]) else None
     return DesignResult(
         blocks=blocks,
         drift_pct_per_arm=drift,

@@ -3,6 +3,7 @@ guardrails, the detectable change and the verdict."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 from ..model import CONTROLS, PHASES, DecisionRule, Request
@@ -66,15 +67,18 @@ def requests_by_arm(evidence: TrialEvidence) -> dict[int, dict[tuple[int, int], 
 
 
 def run_values(arms: Sequence[Sequence[Request]], metric: str) -> list[list[float]]:
-    """The metric's values run by run, arm by arm in run order and within an arm by repetition, then run
-    id: the units the default interval resamples (two candidate blocks' runs of one id are two runs)."""
+    """The metric's values run by run: the units the default interval resamples (two candidate blocks' runs
+    of one id are two runs). In a canonical order, so the interval is a function of the measurements alone,
+    not of the order their lines were written in: each run's values ascending, the runs in ascending
+    (lexicographic) order of those lists. Before, reordering a run's request lines drew another interval
+    and could flip a ``significant`` verdict."""
     out: list[list[float]] = []
     for requests in arms:
         by_run: dict[tuple[int, str], list[Request]] = {}
         for r in requests:
             by_run.setdefault((r.repetition, r.run), []).append(r)
-        out += [_values(by_run[key], metric) for key in sorted(by_run)]
-    return out
+        out += [sorted(_values(by_run[key], metric)) for key in by_run]
+    return sorted(out)
 
 
 def reaches(pct_value: float | None, threshold_pct: float) -> bool:
@@ -117,7 +121,7 @@ class _Group:
                     control=control,
                     statistic=stat,  # type: ignore[arg-type]
                     method=method,  # type: ignore[arg-type]
-                    ratio=None if mc is None or not mk else mc / mk,
+                    ratio=None if mc is None or not mk or not math.isfinite(mc / mk) else mc / mk,
                     low=low,
                     high=high,
                     resolvable=low is not None and high is not None and (high < 1 or low > 1),

@@ -80,11 +80,13 @@ def change(candidate: float | None, control: float | None) -> float | None:
     """Relative change of the candidate against a control: ``candidate / control - 1``.
 
     For latencies a negative change is faster. ``None`` when either side is
-    missing or the control is zero.
+    missing, the control is zero or the ratio is not finite (a subnormal control:
+    the analysis document is JSON, which has no infinity).
     """
     if candidate is None or control is None or control == 0:
         return None
-    return candidate / control - 1
+    relative = candidate / control - 1
+    return relative if math.isfinite(relative) else None
 
 
 def statistic(name: str) -> Statistic:
@@ -180,7 +182,11 @@ class _Arm:
         self.draws = (len(self.runs) if by_run else 0) + len(self.runs) * self.width
 
     def empty(self) -> bool:
-        return not self.runs or self.width == 0
+        """Nothing to resample: no values, one value, or (run-level) fewer than two runs with values. One run
+        says nothing of how runs differ (its interval would be the request-level one under another name), and
+        one value nothing of how requests do (its interval is the point, 0.750-0.750)."""
+        values = sum(len(run) for run in self.runs)
+        return values < 2 or (self.by_run and len(self.runs) < 2)
 
     def pooled(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The pooled values of every resample (rows padded with +inf) and how many each holds."""
@@ -225,8 +231,9 @@ def bootstrap_ratios(
     an arm's part, the run-level method first takes one output per run slot (which
     run, ``below(runs)``), then ``width`` outputs per slot (which request,
     ``below(size of the drawn run)``; those past the drawn run's size are unused),
-    ``width`` being the arm's largest run. ``None`` when an arm has no values or a
-    resampled control statistic is zero.
+    ``width`` being the arm's largest run. ``None`` when an arm has fewer than two values,
+    (run-level) fewer than two runs with values, or a resampled control statistic is zero
+    or a ratio not finite.
     """
     if method not in ("run", "request"):
         raise ValueError(f"unknown interval method {method!r}")
@@ -241,8 +248,9 @@ def bootstrap_ratios(
     denominator = _row_statistic(ctrl_values, ctrl_counts, statistic_name)
     if np.any(denominator == 0):
         return None
-    ratios: np.ndarray = numerator / denominator
-    return ratios
+    with np.errstate(over="ignore"):
+        ratios: np.ndarray = numerator / denominator
+    return ratios if bool(np.all(np.isfinite(ratios))) else None
 
 
 def bootstrap_ratio_interval(

@@ -30,6 +30,7 @@ __all__ = ["verdict_for", "regression_floor_pct", "REGRESSION_FRACTION_OF_THRESH
 # called a regression, even though the rule only asks about improvements.
 REGRESSION_FRACTION_OF_THRESHOLD = 0.5
 _EPS = 1e-12  # far below any displayed digit: a ratio exactly on a bound is on it
+_PCT_EPS = 1e-9  # the same in percent (groups.reaches)
 
 
 def regression_floor_pct(threshold_pct: float) -> float:
@@ -68,7 +69,9 @@ def verdict_for(
     )
     floor = regression_floor_pct(t * 100)
     changes = [by_control[c].change_pct for c in CONTROLS]
-    point_regression = all(c is not None and c >= floor for c in changes)
+    # In percent with the tolerance ``groups.reaches`` gives the threshold: a row exactly half the threshold
+    # slower (3.5% of 7%, 3.4999999999999916 in binary) is a regression, as one exactly at it faster is a win.
+    point_regression = all(c is not None and c >= floor - _PCT_EPS for c in changes)
     regression = point_regression and (
         rule.confidence == "point"
         or (ends is not None and rule.confidence == "significant" and all(low > 1 for low, _ in ends))

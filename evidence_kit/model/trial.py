@@ -35,6 +35,10 @@ class Guardrail(Record):
     or ``max_change`` (a fraction, either direction: "must not change by more than").
     """
 
+    # The rule is the decision: a field this reader does not know (a typo, or a clause a newer writer
+    # added) cannot be applied, so it is refused rather than left at the default.
+    model_config = Record.model_config | {"extra": "forbid"}
+
     metric: GuardedMetric
     statistic: Literal["median", "p90", "p99"] = "median"
     max_regression: float | None = Field(default=None, ge=0, lt=10)
@@ -48,7 +52,10 @@ class Guardrail(Record):
 
 
 class DecisionRule(Record):
-    """The predeclared rule that turns medians into a verdict."""
+    """The predeclared rule that turns medians into a verdict. Unknown fields are refused (a misspelt
+    ``confidence`` or ``promote_if`` must not leave the rule at its laxer default)."""
+
+    model_config = Record.model_config | {"extra": "forbid"}
 
     metric: Metric = "e2e_s"
     statistic: Literal["median"] = "median"

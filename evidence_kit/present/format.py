@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["seconds", "percent", "signed_percent", "faster_slower", "higher_lower", "count", "ratio", "tokens", "recorded", "dash", "MINUS"]
+__all__ = ["seconds", "percent", "percent_beside", "signed_percent", "faster_slower", "higher_lower", "count", "ratio",
+           "tokens", "recorded", "dash", "MINUS"]
 
 MINUS = "\u2212"
 dash = "\u2014"
@@ -61,9 +62,31 @@ def _direction(change_pct: float | None, down: str, up: str) -> str:
     return f"{text} {down if change_pct < 0 else up}"
 
 
-def faster_slower(change_pct: float | None) -> str:
-    """A latency change in words: ``9.24% slower`` or ``14.55% faster`` (sign convention: negative is faster)."""
-    return _direction(change_pct, "faster", "slower")
+def percent_beside(value: float, bound: float | None) -> str:
+    """:func:`percent`, with as many more decimals (up to nine) as it takes for the text to fall on the
+    same side of ``bound`` as the value does under the rule's tolerance (``groups.reaches``): 9.996%
+    under a 10% threshold is ``9.996%``, never ``10.00%`` beside a verdict that says it did not clear."""
+    size = abs(value)
+    if bound is None:
+        return percent(value)
+    reached = size >= bound - 1e-9
+    for decimals in range(2, 10):
+        text = f"{size:.{decimals}f}"
+        if (float(text) >= bound) == reached:
+            return text + "%"
+    return f"{size:.9f}%"
+
+
+def faster_slower(change_pct: float | None, *, faster_bound: float | None = None,
+                  slower_bound: float | None = None) -> str:
+    """A latency change in words: ``9.24% slower`` or ``14.55% faster`` (sign convention: negative is faster).
+    With a bound (in percent) on its side, the figure never rounds onto or across it (:func:`percent_beside`)."""
+    if change_pct is None or change_pct == 0:
+        return _direction(change_pct, "faster", "slower")
+    bound = faster_bound if change_pct < 0 else slower_bound
+    if bound is None:
+        return _direction(change_pct, "faster", "slower")
+    return f"{percent_beside(change_pct, bound)} {'faster' if change_pct < 0 else 'slower'}"
 
 
 def higher_lower(change_pct: float | None) -> str:

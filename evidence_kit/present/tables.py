@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..analyze.report import GroupResult, Interval, TrialAnalysis
+from ..analyze.verdicts import regression_floor_pct
 from ..model import PHASES
 from .arms import arm_label_map, arm_labels, arm_phases, phase_labels
 from .format import faster_slower, higher_lower, ratio, recorded, seconds, signed_percent, tokens
@@ -77,7 +78,10 @@ def metric_rows(trial: TrialAnalysis, metric: str) -> list[list[str]]:
 
 
 def interval_text(interval: Interval) -> str:
-    """'1.031–1.155', or '0.989–1.113 (n.s.)' when the interval includes a ratio of 1."""
+    """'1.031–1.155', or '0.989–1.113 (n.s.)' when the interval includes a ratio of 1, or 'not estimable'
+    when none could be drawn (fewer than two runs or values in an arm, a control at zero)."""
+    if interval.low is None or interval.high is None:
+        return "not estimable"
     text = f"{ratio(interval.low)}–{ratio(interval.high)}"
     return text if interval.resolvable else text + " (n.s.)"
 
@@ -85,7 +89,9 @@ def interval_text(interval: Interval) -> str:
 def comparison_cells(trial: TrialAnalysis, group: GroupResult) -> list[str]:
     """The decision metric against each control, the run-level interval against each, the smallest change
     the group's data resolve ('9.85%': smaller differences are not resolvable) and the verdict."""
-    cells = [faster_slower(c.change_pct) for c in group.comparisons[trial.rule.metric]]
+    threshold = trial.rule.min_improvement_pct
+    cells = [faster_slower(c.change_pct, faster_bound=threshold, slower_bound=regression_floor_pct(threshold))
+             for c in group.comparisons[trial.rule.metric]]
     cells += [interval_text(interval) for interval in group.intervals]
     cells += [detectable_text(group), verdict_text(group)]
     return cells

@@ -69,8 +69,10 @@ def verdict_text(group: GroupResult) -> str:
     verdict = group.verdict
     text = VERDICT_WORDS[(verdict.verdict, verdict.reason)]
     if verdict.within_noise:
-        text += " (point estimates only: an interval includes no change)" if verdict.win else \
-            " (the point estimates clear the threshold, but an interval includes no change)"
+        why = ("no run-level interval could be drawn" if any(i.low is None or i.high is None for i in group.intervals)
+               else "an interval includes no change")
+        text += f" (point estimates only: {why})" if verdict.win else \
+            f" (the point estimates clear the threshold, but {why})"
     if any(r.breached for r in group.guardrails):
         text += "; guardrail breached"
     elif not verdict.guardrails_held:
@@ -111,10 +113,21 @@ def interval_method_sentence() -> str:
 
 def detectable_sentence(trial: TrialAnalysis) -> str:
     """'Differences under 9.88% (~6K/C1), … are not resolvable with this data (80% power at 95% confidence…)'."""
-    parts = [f"{detectable_text(g)} ({g.label})" for g in trial.groups]
-    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    return (f"Smallest resolvable change: differences under {listed} are not resolvable with this data: 80% power at "
-            "95% confidence, from the wider of each group's two run-level intervals.")
+    parts = [f"{detectable_text(g)} ({g.label})" for g in trial.groups if g.detectable_pct is not None]
+    missing = [g.label for g in trial.groups if g.detectable_pct is None]
+    text = "Smallest resolvable change: "
+    if parts:
+        text += (f"differences under {_listed(parts)} are not resolvable with this data: 80% power at 95% confidence, "
+                 "from the wider of each group's two run-level intervals.")
+    if missing:
+        text += (" " if parts else "") + (f"not estimable at {_listed(missing)}: a run-level interval needs at least "
+                                          "two runs with values in each arm.")
+    return text
+
+
+def _listed(parts: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def guardrail_result_text(result: GuardrailResult) -> str:

@@ -23,6 +23,11 @@ def read_arm(bundle: Path, trial: Trial, ref: ArmRef, *, require_footer: bool = 
     order = _RunOrder(trial)
     reader = JournalReader(path, require_footer=require_footer)
     arm: ArmEvidence | None = None
+    # A run holds at most the plan's requests, and each (repetition, group) is run once per arm: extra
+    # requests would let one arm's surplus hide another's failures in the planned-vs-ok count.
+    per_run = trial.workload.requests_per_run
+    runs_seen: dict[tuple[int, int, int], str] = {}
+    unclosed: dict[str, int] = {}  # timed requests' run -> the line of its first request, until its run record
     for line, record in reader:
         if isinstance(record, Header):
             for name, want in (("trial_id", trial.trial_id), ("arm", ref.arm), ("phase", ref.phase), ("seq", ref.seq)):
@@ -43,8 +48,19 @@ def read_arm(bundle: Path, trial: Trial, ref: ArmRef, *, require_footer: bool = 
                 )
         if isinstance(record, Request):
             arm.requests.append(record)
+            if not record.warmup:
+                unclosed.setdefault(record.run, line)
         elif isinstance(record, Run):
             order.check(record, path, line)
+            if record.requests > per_run:
+                raise BadInput(f"run {record.run!r} holds {record.requests} timed requests; the workload plans "
+                               f"{per_run} per run", path, line)
+            cell = (record.repetition, record.input_nominal, record.concurrency)
+            if cell in runs_seen:
+                raise BadInput(f"run {record.run!r} repeats repetition {cell[0]} of group ({cell[1]}, {cell[2]}), "
+                               f"already run as {runs_seen[cell]!r}", path, line)
+            runs_seen[cell] = record.run
+            unclosed.pop(record.run, None)
             arm.runs.append(record)
         elif isinstance(record, Gate):
             arm.gates.append(record)
@@ -53,6 +69,9 @@ def read_arm(bundle: Path, trial: Trial, ref: ArmRef, *, require_footer: bool = 
         elif isinstance(record, Footer):
             arm.footer = record
     assert arm is not None
+    if arm.footer is not None and unclosed:
+        run, first = next(iter(unclosed.items()))
+        raise BadInput(f"timed requests of run {run!r} have no run record before the footer", path, first)
     arm.sha256, arm.size = reader.sha256, reader.size
     arm.telemetry = read_telemetry(bundle / "telemetry" / Path(ref.journal).name)
     return arm
