@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from .detectors import compile_detectors, find, find_labelled
-from .pseudonyms import Pseudonyms, is_pseudonym
+from .pseudonyms import PSEUDONYM_ANYWHERE, Pseudonyms, is_pseudonym
 from .spellings import DIGIT_RUN, compile_spellings
 from .variants import KnownValue, Variant, canonical, split_url, variants
 from .views import View, views
@@ -268,11 +268,36 @@ class Matcher:
         found = [h for h in find(self.detectors, text) if not self._is_allowed(text[h[0]:h[1]].lower())]
         if self.labels:
             found.extend(h for h in find_labelled(text) if not self._is_allowed(text[h[0]:h[1]].lower()))
+        if self.redacted_text and found:
+            found = self._outside_pseudonyms(text, found)
         found.sort(key=lambda h: (h[0], -(h[1] - h[0])))
         kept: list[tuple[int, int, str]] = []
         for hit in found:
             if not kept or hit[0] >= kept[-1][1]:
                 kept.append(hit)
+        return kept
+
+    def _outside_pseudonyms(self, text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+        """In redacted text, drop a detector hit that a pseudonym's own characters helped make: one that
+        overlaps a pseudonym without lying inside it, unless the detectors still find a hit there with every
+        pseudonym spelled as ``x``s (a word, as the name it replaced was). ``host-1::000`` is no address:
+        ``1::000`` takes the pseudonym's ``1``; the input's ``…internal::000`` showed the detectors nothing."""
+        spans = [m.span() for m in PSEUDONYM_ANYWHERE.finditer(text)]
+        if not spans:
+            return found
+        plain: list[tuple[int, int, str]] | None = None
+        kept = []
+        for start, end, cls in found:
+            if not any(a < end and start < b and not (a <= start and end <= b) for a, b in spans):
+                kept.append((start, end, cls))
+                continue
+            if plain is None:
+                letters = list(text)
+                for a, b in spans:
+                    letters[a:b] = "x" * (b - a)
+                plain = list(find(self.detectors, "".join(letters)))
+            if any(a < end and start < b for a, b, _ in plain):
+                kept.append((start, end, cls))
         return kept
 
     def _is_allowed(self, hit: str) -> bool:

@@ -23,6 +23,7 @@ from ..errors import BadInput
 __all__ = [
     "CLASSES",
     "PSEUDONYM",
+    "PSEUDONYM_ANYWHERE",
     "Pseudonyms",
     "is_pseudonym",
     "key_id",
@@ -41,6 +42,10 @@ MIN_KEY_BYTES = 16
 PSEUDONYM = re.compile(
     r"(?<![A-Za-z0-9])(?:%s)-(?:[1-9][0-9]{0,6}|[%s]{8,16})(?![A-Za-z0-9])" % ("|".join(CLASSES), ALPHABET)
 )
+
+# A pseudonym's spelling wherever it stands, even run into other letters or digits (``0host-1``): what the
+# scan of redacted output looks for where a detector hit may have borrowed a pseudonym's characters.
+PSEUDONYM_ANYWHERE = re.compile(r"(?:%s)-(?:[1-9][0-9]{0,6}|[%s]{8,16})" % ("|".join(CLASSES), ALPHABET))
 
 
 def letters(digest: bytes) -> str:

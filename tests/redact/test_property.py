@@ -114,6 +114,9 @@ def _readings(text: str) -> list[str]:
 # redaction stopped with a traceback.
 @example(document=None, log=["a0://\uff41\uff43\uff4d\uff45\uff0d\uff4c\uff41\uff42\uff53\uff0f\uff46\uff41\uff4c\uff43"
                              "\uff4f\uff4e\uff0d\uff53\uff45\uff43\uff52\uff45\uff54\uff0d\uff17\uff10\uff42"], key=None)
+# And a pseudonym ending in a digit before an input's "::000" made "1::000", an address to the output's scan.
+@example(document=None, log=["gpu-07.cluster.acme-corp.internal::000"], key=None)
+@example(document=None, log=["0gpu-07.cluster.acme-corp.internal::000"], key=None)
 def test_planted_private_values_never_survive_and_numbers_stay(tmp_path_factory: pytest.TempPathFactory,
                                                               document: object, log: list[str], key: bytes | None) -> None:
     raw = tmp_path_factory.mktemp("raw") / "trial"
