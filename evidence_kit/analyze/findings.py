@@ -49,8 +49,9 @@ def findings_for(analysis: TrialAnalysis) -> list[Finding]:
         elif g.verdict.split:
             out.append(SplitVerdictFinding(kind="split-verdict", group=g.label, values=improvements))
         if g.verdict.within_noise:
-            noisy = ", ".join(i.control for i in g.intervals if i.high is None or i.high >= 1)
-            within = WithinNoise(**improvements.model_dump(), controls=noisy)
+            noisy = ", ".join(i.control for i in g.intervals if i.high is not None and i.high >= 1)
+            undrawn = ", ".join(i.control for i in g.intervals if i.high is None)
+            within = WithinNoise(**improvements.model_dump(), controls=noisy, undrawn=undrawn)
             out.append(NoiseFinding(kind="win-within-noise", group=g.label, values=within))
         for guard in g.guardrails:
             if guard.breached:

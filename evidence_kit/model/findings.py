@@ -62,6 +62,8 @@ class WithinNoise(_Part):
     improvement_vs_before_pct: float | None = Field(description="improvement_pct against the original before")
     improvement_vs_restored_pct: float | None = Field(description="improvement_pct against the original restored")
     controls: str = Field(description="the controls whose run-level interval includes no change, comma-separated")
+    undrawn: str = Field(default="", description="the controls against which no run-level interval could be drawn "
+                                                 "(fewer than two runs with values in an arm), comma-separated")
 
 
 class GuardrailBreach(_Part):

@@ -169,11 +169,16 @@ def finding_sentence(finding: Finding, candidate: str) -> str:
         )
     if finding.kind == "win-within-noise":
         noisy = finding.values
+        reasons = []
+        if noisy.controls:
+            reasons.append(f"the run-level 95% interval against the {_controls(noisy.controls)} includes no change")
+        if noisy.undrawn:
+            reasons.append(f"no run-level interval against the {_controls(noisy.undrawn)} could be drawn (fewer than two "
+                           "runs with values in an arm)")
         return (
             f"At {g} the {candidate} was {percent(noisy.improvement_vs_before_pct)} and "
-            f"{percent(noisy.improvement_vs_restored_pct)} faster than the two controls, but the run-level 95% interval "
-            f"against the {_controls(noisy.controls)} includes no change: a difference of this size is within the noise "
-            "of this data."
+            f"{percent(noisy.improvement_vs_restored_pct)} faster than the two controls, but {' and '.join(reasons)}: "
+            "a difference of this size is within the noise of this data."
         )
     if finding.kind == "guardrail-breached":
         breach = finding.values

@@ -113,3 +113,14 @@ def test_a_point_estimate_win_inside_the_noise_says_so_next_to_it(guarded: Analy
             "95% interval against the first and restored controls includes no change: a difference of this size is "
             "within the noise of this data.") in text.splitlines()
     assert "differences under 7.87% (~6K/C1), 9.82% (~6K/C4), 29.63% (~25K/C1) and 9.71% (~25K/C4)" in text
+
+
+def test_a_win_without_an_interval_says_none_could_be_drawn() -> None:
+    from evidence_kit.model.findings import NoiseFinding, WithinNoise
+    from evidence_kit.present import finding_sentence
+
+    finding = NoiseFinding(kind="win-within-noise", group="~6K/C1", values=WithinNoise(
+        improvement_vs_before_pct=20.0, improvement_vs_restored_pct=21.0, controls="", undrawn="before, restored"))
+    text = finding_sentence(finding, "Layout candidate")
+    assert "includes no change" not in text
+    assert "no run-level interval against the first and restored controls could be drawn" in text
