@@ -227,7 +227,21 @@ def _extras(**fields: Any) -> dict[str, Any]:
 
 
 def _line_in_table(text: str, loc: tuple[Any, ...]) -> int | None:
-    """Line of ``key`` inside a dotted table header such as ``[arms.original]``."""
+    """Line of ``key`` inside a dotted table header such as ``[arms.original]``, or inside the n-th
+    table of an array of tables such as ``[[decision_rule.guardrails]]``."""
+    index = next((i for i, k in enumerate(loc) if isinstance(k, int)), None)
+    if index:
+        name = ".".join(str(k) for k in loc[:index])
+        headers = list(re.finditer(rf"(?m)^[ \t]*\[\[[ \t]*{re.escape(name)}[ \t]*\]\]", text))
+        if loc[index] < len(headers):
+            header = headers[loc[index]]
+            found = header.start()
+            if index + 1 < len(loc) and isinstance(loc[index + 1], str):
+                following = re.compile(r"(?m)^[ \t]*\[").search(text, header.end())
+                key = re.compile(rf"(?m)^[ \t]*\"?{re.escape(loc[index + 1])}\"?[ \t]*=").search(
+                    text, header.end(), following.start() if following else len(text))
+                found = key.start() if key else found
+            return text.count("\n", 0, found) + 1
     keys = [str(k) for k in loc if isinstance(k, str)]
     for split in range(len(keys), 0, -1):
         header = re.search(
@@ -249,12 +263,15 @@ def load_plan(path: str | Path) -> Plan:
     try:
         return read_toml_model(path, Plan)
     except BadInput as err:
-        if err.line is None and err.path == str(path):
-            # The generic locator knows ``[table]`` and ``key =``; plans also use
-            # dotted headers (``[arms.original]``), found here from the same error.
+        if err.path == str(path):
+            # The generic locator knows ``[table]`` and ``key =``; plans also use dotted headers
+            # (``[arms.original]``) and arrays of tables (``[[decision_rule.guardrails]]``, where the
+            # generic answer would be the ``[decision_rule]`` line), found here from the same error.
             text = read_text(path)
             try:
                 Plan.model_validate(tomllib.loads(text))
-            except ValidationError as again:
-                err.line = _line_in_table(text, describe_validation_error(again)[1])
+            except (ValidationError, tomllib.TOMLDecodeError) as again:
+                loc = describe_validation_error(again)[1] if isinstance(again, ValidationError) else ()
+                if err.line is None or any(isinstance(k, int) for k in loc):
+                    err.line = _line_in_table(text, loc) or err.line
         raise

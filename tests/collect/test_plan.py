@@ -192,3 +192,18 @@ def test_randomised_order_is_recorded_and_needs_nothing_else(tmp_path: Path) -> 
     assert '"order":"randomised"' in plan.trial().model_dump_json(by_alias=True, exclude_none=True)
     err = _error(tmp_path, write_plan(tmp_path / "q.toml", workload={"order": "shuffled"}).read_text())
     assert "workload.order" in err.message and err.line is not None
+
+
+def test_a_guardrail_error_names_the_line_in_its_own_table(tmp_path: Path) -> None:
+    # The second guardrail's bad metric is at its own line, not at [decision_rule].
+    text = _with_rule(tmp_path, '[[decision_rule.guardrails]]\nmetric = "ttft_s"\nmax_regression = 0.1\n'
+                                '[[decision_rule.guardrails]]\nmetric = "tokens"\nmax_change = 0.1\n')
+    err = _error(tmp_path, text)
+    assert err.line == text.splitlines().index('metric = "tokens"') + 1, (err.line, err.message)
+    # A guardrail with no bound: its table's header line.
+    text = _with_rule(tmp_path, '[[decision_rule.guardrails]]\nmetric = "ttft_s"\nmax_regression = 0.1\n'
+                                '[[decision_rule.guardrails]]\nmetric = "e2e_s"\n')
+    err = _error(tmp_path, text)
+    lines = text.splitlines()
+    second = lines.index("[[decision_rule.guardrails]]", lines.index("[[decision_rule.guardrails]]") + 1)
+    assert err.line == second + 1, (err.line, err.message)
