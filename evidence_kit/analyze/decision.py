@@ -52,11 +52,16 @@ DEFINITIONS: dict[str, str] = {
     f"statistic(control), {BOOTSTRAP_RESAMPLES} resamples, ends at the nearest-rank 2.5th and 97.5th "
     f"percentiles; {_SEED}; resolvable when the interval excludes 1; not estimable (null) when an arm holds "
     "fewer than two values or, run-level, fewer than two runs with values",
-    "interval_method": "run (the default, used by every verdict): each resample draws an arm's runs with "
-    "replacement, then requests with replacement within each drawn run, candidate arm first (Kalibera & "
-    "Jones); request (for comparison): each arm's requests with replacement, as if independent; either way "
-    "each run's values ascending and the runs in ascending order of those lists, so the journal's line order "
-    "does not matter",
+    "interval_method": "run (the default, used by every verdict): the adjusted two-stage bootstrap (Davison & "
+    "Hinkley 1997, section 3.8), per arm on the linear scale: run means m_i, centre c = mean of m_i, effects "
+    "e_i = m_i - c, residuals r_ij = x_ij - m_i; s_w^2 = sum r^2 / (N - k), s_b^2 = max(0, sum e^2 / (k - 1) "
+    "- s_w^2 / n_h) (n_h the harmonic mean run size; 0 for one run); effects scaled by sqrt(s_b^2 / (sum e^2 / "
+    "k)), residuals by sqrt(s_w^2 / (sum r^2 / N)); each resample draws an arm's runs with replacement and, for "
+    "each drawn run i, as many values as it holds, c + e_i + r with r drawn with replacement from all the arm's "
+    "rescaled residuals; candidate arm first (Kalibera & Jones: the run is the unit that repeats); run-plain "
+    "(for comparison, not in the analysis): runs, then the drawn run's own requests, with replacement; request "
+    "(for comparison): each arm's requests with replacement, as if independent; either way each run's values "
+    "ascending and the runs in ascending order of those lists, so the journal's line order does not matter",
     "detectable_pct": "the smallest change of the pooled median the group's data resolve with 80% power at "
     "95% confidence: (high - low) / 2 x (z_0.975 + z_0.80) / z_0.975 x 100 of its run-level interval, the "
     "larger of the two controls",

@@ -85,8 +85,10 @@ class Interval(_Doc):
 
     control: Control
     statistic: StatisticName
-    method: Literal["run", "request"] = Field(description="run: runs, then requests within them, are resampled "
-                                                          "(the default); request: requests alone")
+    method: Literal["run", "request"] = Field(description="run (the default): runs, then requests, are resampled "
+                                                          "as the adjusted two-stage bootstrap (run effects and "
+                                                          "residuals rescaled to their estimated variance "
+                                                          "components); request: requests alone")
     ratio: float | None
     low: float | None
     high: float | None

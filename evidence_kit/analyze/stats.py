@@ -6,9 +6,13 @@
   ``p`` percent of the values at or below it, used for *per-run* statistics.
 - ``bootstrap_ratio_interval``: a seeded percentile-bootstrap interval of the ratio
   of a statistic of two arms. By default two-level (hierarchical): runs are
-  resampled within each arm, then requests within each drawn run (Kalibera &
-  Jones: the run, not the request, is the unit that repeats); the request-level
-  method, every request resampled as if independent, is kept for comparison.
+  resampled within each arm, then requests (Kalibera & Jones: the run, not the
+  request, is the unit that repeats), as the adjusted two-stage bootstrap (Davison
+  & Hinkley 1997, section 3.8): run effects and request residuals rescaled to the
+  estimated run-to-run and request-to-request variances, so neither is counted
+  twice. The plain two-level bootstrap (raw runs, raw requests within them) and the
+  request-level one (every request resampled as if independent) are kept for
+  comparison.
 - ``detectable_change``: the smallest change an interval of that width resolves.
 
 Every interval is reproducible bit for bit from the same inputs on any platform
@@ -39,6 +43,7 @@ __all__ = [
     "Z_POWER",
     "BOOTSTRAP_RESAMPLES",
     "BOOTSTRAP_LEVEL",
+    "METHODS",
 ]
 
 BOOTSTRAP_RESAMPLES = 2000
@@ -170,13 +175,55 @@ def _row_statistic(values: np.ndarray, counts: np.ndarray, name: str) -> np.ndar
     return np.take_along_axis(ordered, index[:, None], axis=1)[:, 0]
 
 
+METHODS: tuple[str, ...] = ("run", "run-plain", "request")
+
+
+def _adjusted_components(runs: Sequence[Sequence[float]]) -> tuple[float, list[float], list[float]]:
+    """An arm's centre, its run effects and its residuals rescaled to the estimated variance components
+    (the adjusted two-stage bootstrap, Davison & Hinkley 1997, section 3.8), on the linear scale, with
+    + - x / and sqrt only (each IEEE-exact) and every sum a :func:`math.fsum` (exactly rounded), so the
+    figures are the same on any platform.
+
+    Run ``i`` (``n_i`` values ``x_ij``) has mean ``m_i = fsum(x_i.) / n_i``; the centre is
+    ``c = fsum(m) / k``, effects ``e_i = m_i - c``, residuals ``r_ij = x_ij - m_i`` (run by run, in
+    order). Components: ``s_w^2 = fsum(r^2) / (N - k)`` (0 when ``N = k``: every run a single value) and
+    ``s_b^2 = max(0, fsum(e^2) / (k - 1) - s_w^2 / n_h)``, ``n_h = k / fsum(1 / n_i)`` (0 for one run:
+    with no second run there is no between-run estimate, and the method falls back to resampling the
+    run's rescaled residuals). Effects are scaled by ``sqrt(s_b^2 / (fsum(e^2) / k))``, residuals by
+    ``sqrt(s_w^2 / (fsum(r^2) / N))``: a value drawn uniformly from the rescaled effects (residuals) has
+    variance ``s_b^2`` (``s_w^2``). A set with no spread stays all zero.
+    """
+    means = [math.fsum(run) / len(run) for run in runs]
+    k, sizes = len(runs), [len(run) for run in runs]
+    total = sum(sizes)
+    centre = math.fsum(means) / k
+    effects = [m - centre for m in means]
+    residuals = [x - m for run, m in zip(runs, means, strict=True) for x in run]
+    effect_square, residual_square = math.fsum(e * e for e in effects), math.fsum(r * r for r in residuals)
+    within = residual_square / (total - k) if total > k else 0.0
+    between = 0.0
+    if k > 1:
+        harmonic = k / math.fsum(1 / n for n in sizes)
+        between = max(0.0, effect_square / (k - 1) - within / harmonic)
+    return centre, _scaled(effects, between, effect_square), _scaled(residuals, within, residual_square)
+
+
+def _scaled(values: list[float], variance: float, square: float) -> list[float]:
+    """``values`` times ``sqrt(variance / (square / len(values)))``; all zero when either is zero."""
+    if square == 0.0 or variance == 0.0:
+        return [0.0] * len(values)
+    factor = math.sqrt(variance / (square / len(values)))
+    return [v * factor for v in values]
+
+
 class _Arm:
     """One arm's values for resampling: its runs (run-level) or one flat sample (request-level)."""
 
-    def __init__(self, runs: Sequence[Sequence[float]], by_run: bool):
-        kept = [list(run) for run in runs if run]
+    def __init__(self, runs: Sequence[Sequence[float]], method: str):
+        kept = [[float(v) for v in run] for run in runs if run]
+        by_run = method != "request"
         self.runs = kept if by_run else [[v for run in kept for v in run]]
-        self.by_run = by_run
+        self.by_run, self.adjusted = by_run, method == "run"
         self.width = max((len(run) for run in self.runs), default=0)
         # Per resample: one number per run slot (which run), then `width` per slot (which requests).
         self.draws = (len(self.runs) if by_run else 0) + len(self.runs) * self.width
@@ -192,9 +239,6 @@ class _Arm:
         """The pooled values of every resample (rows padded with +inf) and how many each holds."""
         slots = len(self.runs)
         sizes = np.array([len(run) for run in self.runs], dtype=np.int64)
-        table = np.full((slots, self.width), np.inf)
-        for i, run in enumerate(self.runs):
-            table[i, : len(run)] = run
         if self.by_run:
             chosen = _below(z[:, :slots], np.full(slots, slots)).astype(np.int64)
             z = z[:, slots:]
@@ -202,8 +246,17 @@ class _Arm:
             chosen = np.zeros((z.shape[0], 1), dtype=np.int64)
         z = z.reshape(z.shape[0], slots, self.width)
         chosen_sizes = sizes[chosen]  # (resamples, slots)
-        picks = _below(z, chosen_sizes[:, :, None]).astype(np.int64)
-        values = table[chosen[:, :, None], picks]
+        if self.adjusted:
+            centre, effects, residuals = _adjusted_components(self.runs)
+            # Residuals are drawn from the arm's whole pool (every run's), not from the drawn run's.
+            picks = _below(z, np.full(chosen.shape + (self.width,), len(residuals))).astype(np.int64)
+            values = (centre + np.array(effects)[chosen])[:, :, None] + np.array(residuals)[picks]
+        else:
+            table = np.full((slots, self.width), np.inf)
+            for i, run in enumerate(self.runs):
+                table[i, : len(run)] = run
+            picks = _below(z, chosen_sizes[:, :, None]).astype(np.int64)
+            values = table[chosen[:, :, None], picks]
         used = np.arange(self.width)[None, None, :] < chosen_sizes[:, :, None]
         values = np.where(used, values, np.inf).reshape(z.shape[0], slots * self.width)
         return values, chosen_sizes.sum(axis=1)
@@ -221,24 +274,33 @@ def bootstrap_ratios(
     """The ``resamples`` bootstrap ratios ``statistic(candidate) / statistic(control)``, in draw order.
 
     Each arm is a list of runs, each run the values of its requests (runs without
-    values are left out). ``method="run"`` draws, per arm, as many runs as it has
-    with replacement and then, within each drawn run, as many requests as it holds
-    with replacement, pooling them; ``method="request"`` pools each arm's requests
-    and draws them with replacement, as if independent.
+    values are left out). Methods, per arm:
+
+    - ``"run"`` (the default), the adjusted two-stage bootstrap: with the arm's centre ``c``, rescaled
+      run effects ``e~`` and rescaled residuals ``r~`` of :func:`_adjusted_components`, a resample draws
+      as many run slots as the arm has runs, each an effect ``e~_i*`` (``i*`` with replacement), and
+      within each slot as many values as run ``i*`` holds, each ``(c + e~_i*) + r~_j*``, ``j*`` drawn
+      with replacement from *all* the arm's residuals (pooled across its runs);
+    - ``"run-plain"``: the same draws of runs and requests, but raw: run ``i*``'s own values, drawn with
+      replacement within it (resampling both levels raw counts the request noise twice: it overcovers
+      with many runs and undercovers when the runs differ most);
+    - ``"request"``: the arm's requests pooled and drawn with replacement, as if independent.
 
     The random numbers are SplitMix64's outputs in a fixed layout: resample ``i``
     takes the ``i``-th block of ``draws(candidate) + draws(control)`` outputs; within
-    an arm's part, the run-level method first takes one output per run slot (which
-    run, ``below(runs)``), then ``width`` outputs per slot (which request,
-    ``below(size of the drawn run)``; those past the drawn run's size are unused),
-    ``width`` being the arm's largest run. ``None`` when an arm has fewer than two values,
+    an arm's part, the run-level methods first take one output per run slot (which
+    run, ``below(runs)``), then ``width`` outputs per slot, ``width`` being the arm's
+    largest run: which request, ``below(size of the drawn run)`` (``run-plain``) or which
+    residual, ``below(number of the arm's values)`` (``run``); those past the drawn run's
+    size are unused. The request-level method takes ``width`` (= the arm's values)
+    outputs, ``below(width)`` each. ``None`` when an arm has fewer than two values,
     (run-level) fewer than two runs with values, or a resampled control statistic is zero
     or a ratio not finite.
     """
-    if method not in ("run", "request"):
+    if method not in METHODS:
         raise ValueError(f"unknown interval method {method!r}")
     statistic(statistic_name)  # refuses an unknown name
-    cand, ctrl = _Arm(candidate_runs, method == "run"), _Arm(control_runs, method == "run")
+    cand, ctrl = _Arm(candidate_runs, method), _Arm(control_runs, method)
     if cand.empty() or ctrl.empty():
         return None
     z = splitmix64_block(seed, resamples * (cand.draws + ctrl.draws)).reshape(resamples, cand.draws + ctrl.draws)

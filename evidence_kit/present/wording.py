@@ -106,9 +106,11 @@ def verdict_definitions(trial: TrialAnalysis) -> list[str]:
 def interval_method_sentence() -> str:
     """How the intervals of the tables were drawn, and where the other method's are."""
     return ("Intervals are 95% bootstrap intervals of the candidate / control ratio, run-level: each resample draws an "
-            "arm's runs, then requests within each drawn run, because the run, not the request, is the unit that "
-            "repeats (Kalibera & Jones 2013). Request-level intervals, which treat every request as independent, are "
-            "in analysis.json for comparison. n.s. marks an interval that includes a ratio of 1 (no change).")
+            "arm's runs, then requests, because the run, not the request, is the unit that repeats (Kalibera & Jones "
+            "2013), with the run-to-run and the request-to-request spreads rescaled to their estimated variances so "
+            "neither is counted twice (the adjusted two-stage bootstrap, Davison & Hinkley 1997). Request-level "
+            "intervals, which treat every request as independent, are in analysis.json for comparison. n.s. marks an "
+            "interval that includes a ratio of 1 (no change).")
 
 
 def detectable_sentence(trial: TrialAnalysis) -> str:

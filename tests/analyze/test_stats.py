@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -70,7 +71,7 @@ def test_bootstrap_is_seeded_and_resolves_clear_differences() -> None:
     fast = [[1.0 + 0.01 * i for i in range(4)], [1.04 + 0.01 * i for i in range(4)], [1.08 + 0.01 * i for i in range(4)]]
     slow = [[v + 0.5 for v in run] for run in fast]
     seed = seed_for("t", 1)
-    for method in ("run", "request"):
+    for method in ("run", "run-plain", "request"):
         first = bootstrap_ratio_interval(fast, slow, seed, method=method)
         assert first == bootstrap_ratio_interval(fast, slow, seed, method=method)
         assert first != bootstrap_ratio_interval(fast, slow, seed_for("t", 2), method=method)
@@ -88,6 +89,22 @@ def test_splitmix64_block_is_the_generator_one_by_one() -> None:
         assert [int(z) for z in splitmix64_block(seed, 50)] == [rng.next() for _ in range(50)]
 
 
+def _reference_adjusted(runs):
+    """The adjusted bootstrap's centre, rescaled effects and residuals, from their definitions, scalar."""
+    k = len(runs)
+    n_total = sum(len(r) for r in runs)
+    means = [math.fsum(r) / len(r) for r in runs]
+    centre = math.fsum(means) / k
+    effects = [m - centre for m in means]
+    residuals = [x - m for r, m in zip(runs, means) for x in r]
+    ss_e, ss_r = math.fsum(e * e for e in effects), math.fsum(x * x for x in residuals)
+    s_w = ss_r / (n_total - k) if n_total > k else 0.0
+    s_b = max(0.0, ss_e / (k - 1) - s_w / (k / math.fsum(1 / len(r) for r in runs))) if k > 1 else 0.0
+    e_factor = math.sqrt(s_b / (ss_e / k)) if ss_e and s_b else 0.0
+    r_factor = math.sqrt(s_w / (ss_r / n_total)) if ss_r and s_w else 0.0
+    return centre, [e * e_factor for e in effects], [x * r_factor for x in residuals]
+
+
 def _reference_ratios(cand_runs, ctrl_runs, seed, method, stat, resamples):
     """The documented draw layout, one number at a time with the scalar generator."""
     of = statistic(stat)
@@ -97,8 +114,14 @@ def _reference_ratios(cand_runs, ctrl_runs, seed, method, stat, resamples):
         if method == "request":
             runs = [[v for r in runs for v in r]]
         width = max(len(r) for r in runs)
-        chosen = [rng.below(len(runs)) for _ in runs] if method == "run" else [0]
+        chosen = [rng.below(len(runs)) for _ in runs] if method != "request" else [0]
         out = []
+        if method == "run":
+            centre, effects, residuals = _reference_adjusted(runs)
+            for slot in chosen:
+                picks = [rng.below(len(residuals)) for _ in range(width)]
+                out += [(centre + effects[slot]) + residuals[j] for j in picks[: len(runs[slot])]]
+            return out
         for slot in chosen:
             run = runs[slot]
             picks = [rng.below(len(run)) for _ in range(width)]
@@ -120,10 +143,10 @@ runs_strategy = st.lists(st.lists(st.floats(min_value=0.01, max_value=100, allow
 
 @settings(max_examples=60, deadline=None)
 @given(runs_strategy, runs_strategy, st.integers(min_value=0, max_value=2**64 - 1),
-       st.sampled_from(["run", "request"]), st.sampled_from(["median", "p90", "p99"]))
+       st.sampled_from(["run", "run-plain", "request"]), st.sampled_from(["median", "p90", "p99"]))
 def test_vectorised_bootstrap_is_the_documented_scalar_layout(cand, ctrl, seed, method, stat) -> None:
     got = bootstrap_ratios(cand, ctrl, seed, method=method, statistic_name=stat, resamples=40)
-    if any(sum(map(len, arm)) < 2 or (method == "run" and len(arm) < 2) for arm in (cand, ctrl)):
+    if any(sum(map(len, arm)) < 2 or (method != "request" and len(arm) < 2) for arm in (cand, ctrl)):
         assert got is None  # one value, or one run, says nothing of the variation an interval is about
         return
     assert got is not None
@@ -144,3 +167,58 @@ def test_run_level_interval_is_wider_when_runs_differ() -> None:
 def test_detectable_change_scales_the_half_width() -> None:
     assert math.isclose(detectable_change(0.9, 1.1), 0.1 * (Z_LEVEL + Z_POWER) / Z_LEVEL)
     assert detectable_change(1.0, 1.0) == 0
+
+
+def test_adjusted_components_match_the_variance_components() -> None:
+    from evidence_kit.analyze.stats import _adjusted_components
+
+    runs = [[1.0, 1.2, 1.1, 1.3], [2.0, 2.1], [1.5, 1.4, 1.6]]
+    centre, effects, residuals = _adjusted_components(runs)
+    means = [sum(r) / len(r) for r in runs]
+    assert math.isclose(centre, sum(means) / 3)
+    ss_r = sum((x - m) ** 2 for r, m in zip(runs, means) for x in r)
+    within = ss_r / (9 - 3)
+    between = sum((m - centre) ** 2 for m in means) / 2 - within / (3 / sum(1 / len(r) for r in runs))
+    # A value drawn uniformly from the rescaled sets has the estimated component as its variance.
+    assert math.isclose(sum(e * e for e in effects) / 3, between)
+    assert math.isclose(sum(r * r for r in residuals) / 9, within)
+    assert math.isclose(sum(effects), 0, abs_tol=1e-12) and math.isclose(sum(residuals), 0, abs_tol=1e-12)
+
+
+def test_adjusted_degenerate_arms() -> None:
+    from evidence_kit.analyze.stats import _adjusted_components
+
+    # One run: no between-run estimate; its effect is 0 and its residuals keep the within variance.
+    centre, effects, residuals = _adjusted_components([[1.0, 2.0, 3.0]])
+    assert (centre, effects) == (2.0, [0.0]) and math.isclose(sum(r * r for r in residuals) / 3, 1.0)
+    # Runs of one value each: no within estimate; the run means' variance is the between component.
+    centre, effects, residuals = _adjusted_components([[1.0], [2.0], [3.0]])
+    assert residuals == [0.0, 0.0, 0.0] and math.isclose(sum(e * e for e in effects) / 3, 1.0)
+    # No spread at all: every resample is the centre, so the interval is a point.
+    assert _adjusted_components([[2.0, 2.0], [2.0, 2.0]]) == (2.0, [0.0, 0.0], [0.0] * 4)
+    assert bootstrap_ratio_interval([[2.0, 2.0], [2.0, 2.0]], [[4.0], [4.0]], seed_for("flat")) == (0.5, 0.5)
+    # Runs that differ less than their requests imply: the between component is 0, effects vanish.
+    _, effects, _ = _adjusted_components([[1.0, 3.0], [1.1, 2.9]])
+    assert effects == [0.0, 0.0]
+
+
+def test_plain_two_level_counts_the_request_noise_twice() -> None:
+    # Ten runs of four that differ only by request noise: the plain two-level bootstrap adds the request
+    # noise on top of run means that already carry it, so its intervals are wider than the adjusted
+    # bootstrap's, on average over datasets (one dataset's estimated between component can be large).
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    widths = {"run": 0.0, "run-plain": 0.0}
+    for index in range(20):
+        cand = [list(1 + 0.05 * rng.standard_normal(4)) for _ in range(10)]
+        ctrl = [list(1 + 0.05 * rng.standard_normal(4)) for _ in range(10)]
+        for method in widths:
+            low, high = bootstrap_ratio_interval(cand, ctrl, seed_for("twice", index), method=method, resamples=400)
+            widths[method] += high - low
+    assert widths["run-plain"] > 1.1 * widths["run"]
+
+
+def test_unknown_method_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown interval method"):
+        bootstrap_ratios([[1.0]], [[1.0]], 0, method="adjusted")
