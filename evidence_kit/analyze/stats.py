@@ -53,6 +53,7 @@ _MASK64 = (1 << 64) - 1
 Z_LEVEL = 1.959963984540054
 Z_POWER = 0.8416212335729143
 STATISTICS: tuple[str, ...] = ("median", "p90", "p99")
+CHUNK_VALUES = 1 << 20  # random numbers drawn per chunk of resamples (a few tens of MB of working arrays)
 Statistic = Callable[[Sequence[float]], float | None]
 
 
@@ -141,10 +142,10 @@ _M1, _M2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 _LOW32 = np.uint64(0xFFFFFFFF)
 
 
-def splitmix64_block(seed: int, count: int) -> np.ndarray:
-    """The first ``count`` outputs of ``SplitMix64(seed)``, computed at once (output k mixes
+def splitmix64_block(seed: int, count: int, start: int = 0) -> np.ndarray:
+    """Outputs ``start + 1`` to ``start + count`` of ``SplitMix64(seed)``, computed at once (output k mixes
     ``seed + k x gamma``): the very numbers :meth:`SplitMix64.next` gives one by one."""
-    state = np.uint64(seed & _MASK64) + _GAMMA * np.arange(1, count + 1, dtype=np.uint64)
+    state = np.uint64(seed & _MASK64) + _GAMMA * np.arange(start + 1, start + count + 1, dtype=np.uint64)
     z = (state ^ (state >> np.uint64(30))) * _M1
     z = (z ^ (z >> np.uint64(27))) * _M2
     return z ^ (z >> np.uint64(31))
@@ -303,11 +304,19 @@ def bootstrap_ratios(
     cand, ctrl = _Arm(candidate_runs, method), _Arm(control_runs, method)
     if cand.empty() or ctrl.empty():
         return None
-    z = splitmix64_block(seed, resamples * (cand.draws + ctrl.draws)).reshape(resamples, cand.draws + ctrl.draws)
-    cand_values, cand_counts = cand.pooled(z[:, : cand.draws])
-    ctrl_values, ctrl_counts = ctrl.pooled(z[:, cand.draws :])
-    numerator = _row_statistic(cand_values, cand_counts, statistic_name)
-    denominator = _row_statistic(ctrl_values, ctrl_counts, statistic_name)
+    draws = cand.draws + ctrl.draws
+    # Resamples in chunks of about CHUNK_VALUES drawn numbers, so memory stays flat however many requests an
+    # arm holds; chunk c draws outputs c x rows x draws + 1 onwards: the same numbers as one block.
+    rows = max(1, min(resamples, CHUNK_VALUES // max(1, draws)))
+    numerators, denominators = [], []
+    for first in range(0, resamples, rows):
+        count = min(rows, resamples - first)
+        z = splitmix64_block(seed, count * draws, first * draws).reshape(count, draws)
+        cand_values, cand_counts = cand.pooled(z[:, : cand.draws])
+        ctrl_values, ctrl_counts = ctrl.pooled(z[:, cand.draws :])
+        numerators.append(_row_statistic(cand_values, cand_counts, statistic_name))
+        denominators.append(_row_statistic(ctrl_values, ctrl_counts, statistic_name))
+    numerator, denominator = np.concatenate(numerators), np.concatenate(denominators)
     if np.any(denominator == 0):
         return None
     with np.errstate(over="ignore"):

@@ -222,3 +222,15 @@ def test_plain_two_level_counts_the_request_noise_twice() -> None:
 def test_unknown_method_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown interval method"):
         bootstrap_ratios([[1.0]], [[1.0]], 0, method="adjusted")
+
+
+def test_chunked_resamples_draw_the_same_numbers_as_one_block(monkeypatch) -> None:
+    import evidence_kit.analyze.stats as stats
+
+    runs = [[1.0 + 0.01 * i + 0.1 * r for i in range(7)] for r in range(5)]
+    other = [[1.2 + 0.02 * i + 0.05 * r for i in range(6)] for r in range(4)]
+    whole = bootstrap_ratios(runs, other, 11, resamples=333)
+    monkeypatch.setattr(stats, "CHUNK_VALUES", 97)  # a few resamples per chunk, the last one short
+    chunked = stats.bootstrap_ratios(runs, other, 11, resamples=333)
+    assert whole is not None and chunked is not None and whole.tolist() == chunked.tolist()
+    assert [int(z) for z in splitmix64_block(5, 4, 3)] == [int(z) for z in splitmix64_block(5, 7)][3:]
