@@ -174,6 +174,9 @@ class Plan(_Strict):
         if len(others) > 1:
             raise ValueError(f"sequence alternates two arms, the control {control!r} and one candidate; "
                              f"it names {len(others)} others ({', '.join(others)})")
+        if sequence[1] == control:
+            raise ValueError("sequence must run the candidate second (A/B/...): a second control block before it "
+                             "would be measured as a restoration that never followed a candidate")
         arms = info.data.get("arms")
         missing = [name for name in (control, others[0]) if arms is not None and name not in arms]
         if missing:

@@ -170,6 +170,9 @@ class Trial(Record):
             raise ValueError("the first and the last arm must be the control")
         if not any(a.role == "candidate" for a in arms):
             raise ValueError("the arms must include a candidate arm")
+        if arms[1].role != "candidate":
+            raise ValueError("the second arm must be the candidate (A/B/...): a control arm before it would be a "
+                             "restoration that never followed a candidate")
         for position, a in enumerate(arms):
             if a.phase != phase_of(position, a.role):
                 raise ValueError(f"arm {a.seq} must have phase {phase_of(position, a.role)} (the first arm is before, "

@@ -174,6 +174,7 @@ def test_a_b_a_trial_json_names_no_block_and_no_order(tmp_path: Path) -> None:
     (["original", "original", "original"], "names no candidate arm"),
     (["original", "layout"], "at least 3"),
     (["layout", "original", "layout", "nowhere"], "must end with the arm it starts with"),
+    (["original", "original", "layout", "original"], "must run the candidate second"),
 ])
 def test_invalid_sequences_exit_2_with_file_and_line(tmp_path: Path, run_cli, sequence: list[str], message: str) -> None:
     arms = {"original": sim_arm("original"), "layout": sim_arm("layout-candidate"), "other": sim_arm("original")}

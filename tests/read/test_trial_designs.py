@@ -46,6 +46,10 @@ CASES = {
                                 "the first and the last arm must be the control"),
     "seq out of order": (_edit(1, seq=4), "arm seq must be 1, 2, 3, ... in list order"),
     "shared journal": (_edit(4, journal="journals/03-original-restored.jsonl"), "each arm needs its own journal"),
+    "a control second": (lambda trial: (trial["arms"][1].update(arm=trial["arms"][0]["arm"], role="control",
+                                                                phase="restored", block=1),
+                                        trial["arms"][2].update(block=2), trial["arms"][4].update(block=3)),
+                         "the second arm must be the candidate"),
 }
 
 
