@@ -82,7 +82,7 @@ def _trial_text(trial: TrialAnalysis) -> list[str]:
     for reason in trial.blocked_by:
         out.append(f"Cannot promote: {reason}.")
     for finding in trial.findings:
-        out.append(f"- {finding_sentence(finding, trial.candidate_label)}")
+        out.append(f"- {finding_sentence(finding, trial.candidate_label, trial.rule.min_improvement_pct)}")
     for failure in trial.failures:
         out.append(f"  failed: {arm_phases(trial)[failure.seq]} {failure.run} #{failure.index}: {failure.error}")
     out.append("")

@@ -12,7 +12,7 @@ from ..analyze.report import (
     TrialAnalysis,
 )
 from .arms import arm_phases
-from .format import count, faster_slower, higher_lower, percent, signed_percent
+from .format import count, faster_slower, higher_lower, percent, percent_beside, signed_percent
 
 __all__ = [
     "finding_sentence", "rule_sentence", "slots_sentence", "requests_sentence", "failures_text", "outcome_sentence",
@@ -160,8 +160,9 @@ def detectable_text(group: GroupResult) -> str:
     return "not estimable" if group.detectable_pct is None else percent(group.detectable_pct)
 
 
-def finding_sentence(finding: Finding, candidate: str) -> str:
-    """One sentence per finding, naming the group."""
+def finding_sentence(finding: Finding, candidate: str, threshold_pct: float | None = None) -> str:
+    """One sentence per finding, naming the group. Given the rule's threshold, a split verdict's
+    improvements never round onto or across it (``only 10.00%`` for a 9.996% that did not clear)."""
     g = finding.group
     if finding.kind == "win":
         v = finding.values
@@ -199,9 +200,10 @@ def finding_sentence(finding: Finding, candidate: str) -> str:
             key=lambda side: -(side[1] or 0),
         )
         (strong_name, strong), (weak_name, weak) = sides
-        weak_text = f"only {percent(weak)}" if (weak or 0) >= 0 else _improved(weak)
+        shown = percent(weak) if weak is None else percent_beside(weak, threshold_pct)
+        weak_text = f"only {shown}" if (weak or 0) >= 0 else _improved(weak)
         return (
-            f"The {g} result {_improved(strong)} against {strong_name} but {weak_text} against {weak_name}. "
+            f"The {g} result {_improved(strong, threshold_pct)} against {strong_name} but {weak_text} against {weak_name}. "
             "It therefore fails the predeclared requirement to improve against both."
         )
     if finding.kind == "regression":
@@ -246,9 +248,9 @@ def _controls(names: str) -> str:
     return " and ".join(parts) + (" controls" if len(parts) > 1 else " control")
 
 
-def _improved(improvement_pct: object) -> str:
+def _improved(improvement_pct: object, threshold_pct: float | None = None) -> str:
     value = float(improvement_pct)  # type: ignore[arg-type]
-    return f"improved {percent(value)}" if value >= 0 else f"worsened {percent(value)}"
+    return f"improved {percent_beside(value, threshold_pct)}" if value >= 0 else f"worsened {percent(value)}"
 
 
 def slots_sentence(trial: TrialAnalysis) -> str:

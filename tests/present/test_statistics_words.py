@@ -124,3 +124,13 @@ def test_a_win_without_an_interval_says_none_could_be_drawn() -> None:
     text = finding_sentence(finding, "Layout candidate")
     assert "includes no change" not in text
     assert "no run-level interval against the first and restored controls could be drawn" in text
+
+
+def test_a_split_verdict_never_rounds_onto_the_threshold() -> None:
+    from evidence_kit.model.findings import Improvements, SplitVerdictFinding
+    from evidence_kit.present import finding_sentence
+
+    finding = SplitVerdictFinding(kind="split-verdict", group="~6K/C4", values=Improvements(
+        improvement_vs_before_pct=9.996, improvement_vs_restored_pct=14.55))
+    assert "but only 9.996% against the first control" in finding_sentence(finding, "C", 10.0)
+    assert "but only 10.00% against" in finding_sentence(finding, "C")  # without the rule, as before
