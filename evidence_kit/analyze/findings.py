@@ -29,7 +29,20 @@ from ..model.findings import (
 from ..model.phase import CONTROLS
 from .report import TrialAnalysis
 
-__all__ = ["findings_for"]
+__all__ = ["findings_for", "phase_blocks"]
+
+
+def phase_blocks(arms: list[tuple[int, str]]) -> dict[int, int | None]:
+    """Arm seq -> its place among the arms of its phase where the phase has several, else None."""
+    per_phase: dict[str, int] = {}
+    for _, phase in arms:
+        per_phase[phase] = per_phase.get(phase, 0) + 1
+    seen: dict[str, int] = {}
+    out: dict[int, int | None] = {}
+    for seq, phase in arms:
+        seen[phase] = seen.get(phase, 0) + 1
+        out[seq] = seen[phase] if per_phase[phase] > 1 else None
+    return out
 
 
 def findings_for(analysis: TrialAnalysis) -> list[Finding]:
@@ -73,15 +86,19 @@ def findings_for(analysis: TrialAnalysis) -> list[Finding]:
     if analysis.runs_reconciled < analysis.runs_total:
         unreconciled = Count(count=analysis.runs_total - analysis.runs_reconciled)
         out.append(UnreconciledFinding(kind="unreconciled", values=unreconciled))
+    blocks = phase_blocks([(a.seq, a.phase) for a in analysis.arms])
     for arm in analysis.arms:
+        block = blocks[arm.seq]
         for gate in arm.failed_gates:
-            out.append(GateFailedFinding(kind="gate-failed", values=ArmGate(phase=arm.phase, gate=gate)))
+            out.append(GateFailedFinding(kind="gate-failed", values=ArmGate(phase=arm.phase, block=block, gate=gate)))
         for name, ok in sorted(arm.checks.items()):
             if not ok:
-                out.append(CheckFailedFinding(kind="check-failed", values=ArmCheck(phase=arm.phase, check=name)))
+                failed = ArmCheck(phase=arm.phase, block=block, check=name)
+                out.append(CheckFailedFinding(kind="check-failed", values=failed))
         for name, ok in sorted(arm.warnings.items()):
             if not ok:
-                out.append(CheckWarningFinding(kind="check-warning", values=ArmCheck(phase=arm.phase, check=name)))
+                warned = ArmCheck(phase=arm.phase, block=block, check=name)
+                out.append(CheckWarningFinding(kind="check-warning", values=warned))
     slots = analysis.slots
     if slots.restored_matches_original is False and slots.original is not None and slots.restored is not None:
         values = Slots(original=slots.original, restored=slots.restored)

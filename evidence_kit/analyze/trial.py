@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..model.evidence import ArmEvidence, TrialEvidence
 from ..model.findings import Finding, TelemetryFields, TelemetryMismatchFinding
 from ..model.journal import Request
-from .findings import findings_for
+from .findings import findings_for, phase_blocks
 from .groups import METRICS, group_results, guardrail_rule, pct
 from .report import VERDICTS, ArmSummary, Failure, GroupResult, RuleSummary, RunStats, SlotChange, TrialAnalysis
 from .stats import change, nearest_rank
@@ -194,6 +194,7 @@ def _telemetry_mismatches(evidence: TrialEvidence, arms: list[ArmSummary]) -> li
         want = summary.telemetry.model_dump() if summary.telemetry else {}
         fields = sorted(k for k in {*have, *want} if have.get(k) != want.get(k))
         if fields:
-            values = TelemetryFields(phase=arm.ref.phase, fields=", ".join(fields))
+            block = phase_blocks([(a.ref.seq, a.ref.phase) for a in evidence.arms])[arm.ref.seq]
+            values = TelemetryFields(phase=arm.ref.phase, block=block, fields=", ".join(fields))
             out.append(TelemetryMismatchFinding(kind="telemetry-mismatch", values=values))
     return out

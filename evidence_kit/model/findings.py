@@ -86,11 +86,15 @@ class Count(_Part):
 
 class ArmGate(_Part):
     phase: Phase
+    block: int | None = Field(default=None, description="the arm's place among the arms of its phase where the phase "
+                                                    "has several (the second candidate block is 2); null otherwise")
     gate: str = Field(description="the failed gate as name@target")
 
 
 class ArmCheck(_Part):
     phase: Phase
+    block: int | None = Field(default=None, description="the arm's place among the arms of its phase where the phase "
+                                                    "has several (the second candidate block is 2); null otherwise")
     check: str = Field(description="the check's name")
 
 
@@ -101,6 +105,8 @@ class Slots(_Part):
 
 class TelemetryFields(_Part):
     phase: Phase
+    block: int | None = Field(default=None, description="the arm's place among the arms of its phase where the phase "
+                                                    "has several (the second candidate block is 2); null otherwise")
     fields: str = Field(description="the summary fields that disagree, comma-separated")
 
 

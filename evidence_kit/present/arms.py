@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
+from ..analyze.findings import phase_blocks
 from ..analyze.report import TrialAnalysis
 
 __all__ = ["phase_labels", "arm_phases", "arm_label_map", "arm_labels"]
@@ -20,13 +19,7 @@ def phase_labels(trial: TrialAnalysis) -> dict[str, str]:
 
 def _blocks(trial: TrialAnalysis) -> dict[int, int | None]:
     """Arm seq -> its block (place among the arms of its phase) where its phase has several arms, else None."""
-    arms_per_phase = Counter(a.phase for a in trial.arms)
-    seen: Counter[str] = Counter()
-    out: dict[int, int | None] = {}
-    for a in trial.arms:
-        seen[a.phase] += 1
-        out[a.seq] = seen[a.phase] if arms_per_phase[a.phase] > 1 else None
-    return out
+    return phase_blocks([(a.seq, a.phase) for a in trial.arms])
 
 
 def arm_phases(trial: TrialAnalysis) -> dict[int, str]:

@@ -11,6 +11,7 @@ from ..analyze.report import (
     GuardrailRule,
     TrialAnalysis,
 )
+from ..model.findings import ArmCheck, ArmGate, TelemetryFields
 from .arms import arm_phases
 from .format import count, faster_slower, higher_lower, percent, percent_beside, signed_percent
 
@@ -221,14 +222,14 @@ def finding_sentence(finding: Finding, candidate: str, threshold_pct: float | No
     if finding.kind == "unreconciled":
         return f"{finding.values.count} run(s) did not reconcile the engine's counters with the client's sums."
     if finding.kind == "gate-failed":
-        return f"The {finding.values.gate} gate failed in the {finding.values.phase} arm."
+        return f"The {finding.values.gate} gate failed in the {_arm(finding.values)} arm."
     if finding.kind == "check-failed":
-        return f"The {finding.values.check} check failed in the {finding.values.phase} arm."
+        return f"The {finding.values.check} check failed in the {_arm(finding.values)} arm."
     if finding.kind == "check-warning":
-        return (f"Warning: the {finding.values.check} check did not pass in the {finding.values.phase} arm "
+        return (f"Warning: the {finding.values.check} check did not pass in the {_arm(finding.values)} arm "
                 "(shown, not failing the arm).")
     if finding.kind == "telemetry-mismatch":
-        return (f"The {finding.values.phase} journal's footer records a telemetry summary that its own samples do not "
+        return (f"The {_arm(finding.values)} journal's footer records a telemetry summary that its own samples do not "
                 f"give ({finding.values.fields}); the pages show the figures recomputed from the samples.")
     if finding.kind == "slots-not-restored":
         return (
@@ -239,6 +240,11 @@ def finding_sentence(finding: Finding, candidate: str, threshold_pct: float | No
 
 
 _MEASURED = {"change_vs_before_pct", "change_vs_restored_pct", "within_noise"}
+
+
+def _arm(values: ArmGate | ArmCheck | TelemetryFields) -> str:
+    """'candidate', or 'candidate 2' where the phase has several arms (as the tables name them)."""
+    return values.phase if values.block is None else f"{values.phase} {values.block}"
 
 
 def _controls(names: str) -> str:

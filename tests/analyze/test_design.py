@@ -136,3 +136,18 @@ def test_the_run_level_interval_resamples_each_candidate_block_s_runs_apart(tmp_
     runs = run_values(blocks, "e2e_s")
     assert len(runs) == 6 and all(len(run) == 4 for run in runs)
     assert max(runs[0] + runs[1] + runs[2]) < min(runs[3] + runs[4] + runs[5])  # the 1.8 s block, then the 2.2 s block
+
+
+def test_a_finding_names_the_block_of_an_arm_whose_phase_has_several(tmp_path: Path) -> None:
+    from evidence_kit.present import finding_sentence
+
+    _, bundle = _trial(tmp_path, "ABABA", (2.0, 1.8, 2.0, 1.8, 2.0))
+    [journal] = sorted((bundle / "journals").glob("04-*.jsonl"))
+    lines = [json.loads(line) for line in journal.read_text().splitlines()]
+    gate = next(r for r in lines if r["type"] == "gate")
+    gate["ok"] = False
+    journal.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in lines))
+    trial = analyze(load_trial(bundle)).trials[0]
+    [failed] = [f for f in trial.findings if f.kind == "gate-failed"]
+    assert (failed.values.phase, failed.values.block) == ("candidate", 2)
+    assert finding_sentence(failed, trial.candidate_label).endswith("gate failed in the candidate 2 arm.")
