@@ -30,6 +30,9 @@ _B = r"(?<![A-Za-z0-9])"  # not inside a word; '_' and '-' count as separators
 _E = r"(?![A-Za-z0-9])"
 _H = "[0-9a-fA-F]"
 _OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+# Where an IPv6 address may start: not inside a word or another address, but after a label and one
+# colon ("peer:2001:db8::1", a pseudonym's letters then ":fe80::1"), which no other branch sees.
+_V6 = r"(?:(?<![0-9A-Za-z:])|(?<=[G-Zg-z_.\-]:))"
 _PATHCHARS = r"[^\s\"'<>|;,=()\[\]{}`]"
 _TREES = (
     "home", "Users", "mnt", "media", "data[0-9]*", "opt", "root", "tmp", "srv", "scratch", "nfs",
@@ -63,8 +66,8 @@ DETECTORS: tuple[tuple[str, str], ...] = (
     ("mac", _B + _H + "{2}(?::" + _H + "{2}){5}" + _E + "|" + _B + _H + "{2}(?:-" + _H + "{2}){5}" + _E
             + "|" + _B + _H + r"{4}\." + _H + r"{4}\." + _H + "{4}" + _E),  # Cisco: 0242.ac11.0003
     ("ip", r"(?<![0-9A-Za-z.])(?:" + _OCTET + r"\.){4}(?i:in-addr\.arpa)(?![A-Za-z0-9-]|\.[A-Za-z0-9])"  # reverse DNS
-           r"|(?<![0-9A-Za-z:])(?:" + _H + "{1,4}:){7}" + _H + r"{1,4}(?![0-9A-Za-z:])"
-           r"|(?<![0-9A-Za-z:])(?:" + _H + "{1,4}:){1,6}:(?:" + _H + "{1,4}:){0,5}" + _H
+           r"|" + _V6 + r"(?:" + _H + "{1,4}:){7}" + _H + r"{1,4}(?![0-9A-Za-z:])"
+           r"|" + _V6 + r"(?:" + _H + "{1,4}:){1,6}:(?:" + _H + "{1,4}:){0,5}" + _H
            + r"{1,4}(?:%[A-Za-z0-9]+)?(?![0-9A-Za-z:])"
            r"|(?<![0-9A-Za-z:])::(?:" + _H + "{1,4}:){0,5}" + _H + r"{1,4}(?:%[A-Za-z0-9]+)?(?![0-9A-Za-z:.])"
            r"|(?<![0-9A-Za-z.])(?:" + _OCTET + r"\.){3}" + _OCTET + r"(?![0-9A-Za-z]|\.[0-9])"),
