@@ -194,6 +194,12 @@ def _adjusted_components(runs: Sequence[Sequence[float]]) -> tuple[float, list[f
     ``sqrt(s_w^2 / (fsum(r^2) / N))``: a value drawn uniformly from the rescaled effects (residuals) has
     variance ``s_b^2`` (``s_w^2``). A set with no spread stays all zero.
     """
+    # On the scale of the largest value, a power of two (each step exact): squares of values far from 1
+    # neither overflow (fsum raised at 1e308) nor underflow to zero (1e-300s lost all their spread).
+    peak = max((abs(x) for run in runs for x in run), default=0.0)
+    exponent = math.frexp(peak)[1] if math.isfinite(peak) and peak > 0 else 0
+    if exponent:
+        runs = [[math.ldexp(x, -exponent) for x in run] for run in runs]
     means = [math.fsum(run) / len(run) for run in runs]
     k, sizes = len(runs), [len(run) for run in runs]
     total = sum(sizes)
@@ -206,14 +212,27 @@ def _adjusted_components(runs: Sequence[Sequence[float]]) -> tuple[float, list[f
     if k > 1:
         harmonic = k / math.fsum(1 / n for n in sizes)
         between = max(0.0, effect_square / (k - 1) - within / harmonic)
-    return centre, _scaled(effects, between, effect_square), _scaled(residuals, within, residual_square)
+    effects, residuals = _scaled(effects, between, effect_square), _scaled(residuals, within, residual_square)
+    if exponent:
+        centre, effects, residuals = _ldexp(centre, exponent), [_ldexp(e, exponent) for e in effects], \
+            [_ldexp(r, exponent) for r in residuals]
+    return centre, effects, residuals
+
+
+def _ldexp(value: float, exponent: int) -> float:
+    """``value x 2**exponent``, infinite where it overflows (a resample that holds it has no finite ratio)."""
+    try:
+        return math.ldexp(value, exponent)
+    except OverflowError:
+        return math.copysign(math.inf, value)
 
 
 def _scaled(values: list[float], variance: float, square: float) -> list[float]:
     """``values`` times ``sqrt(variance / (square / len(values)))``; all zero when either is zero."""
-    if square == 0.0 or variance == 0.0:
+    mean_square = square / len(values)
+    if mean_square == 0.0 or variance == 0.0:  # a square of subnormals over a count can round to zero
         return [0.0] * len(values)
-    factor = math.sqrt(variance / (square / len(values)))
+    factor = math.sqrt(variance / mean_square)
     return [v * factor for v in values]
 
 
@@ -295,8 +314,8 @@ def bootstrap_ratios(
     residual, ``below(number of the arm's values)`` (``run``); those past the drawn run's
     size are unused. The request-level method takes ``width`` (= the arm's values)
     outputs, ``below(width)`` each. ``None`` when an arm has fewer than two values,
-    (run-level) fewer than two runs with values, or a resampled control statistic is zero
-    or a ratio not finite.
+    (run-level) fewer than two runs with values, a resampled control statistic is zero or
+    below, a candidate one below zero, or a ratio not finite.
     """
     if method not in METHODS:
         raise ValueError(f"unknown interval method {method!r}")
@@ -314,12 +333,15 @@ def bootstrap_ratios(
         z = splitmix64_block(seed, count * draws, first * draws).reshape(count, draws)
         cand_values, cand_counts = cand.pooled(z[:, : cand.draws])
         ctrl_values, ctrl_counts = ctrl.pooled(z[:, cand.draws :])
-        numerators.append(_row_statistic(cand_values, cand_counts, statistic_name))
-        denominators.append(_row_statistic(ctrl_values, ctrl_counts, statistic_name))
+        with np.errstate(over="ignore", invalid="ignore"):  # values near the float limit: no finite ratio
+            numerators.append(_row_statistic(cand_values, cand_counts, statistic_name))
+            denominators.append(_row_statistic(ctrl_values, ctrl_counts, statistic_name))
     numerator, denominator = np.concatenate(numerators), np.concatenate(denominators)
-    if np.any(denominator == 0):
+    # A resampled statistic of zero or below (the adjusted method's rescaled values can fall below zero) has
+    # no ratio that means anything: no interval, rather than one reaching below -100 %.
+    if np.any(denominator <= 0) or np.any(numerator < 0):
         return None
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):
         ratios: np.ndarray = numerator / denominator
     return ratios if bool(np.all(np.isfinite(ratios))) else None
 
