@@ -128,7 +128,9 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
     timed_planned = sum(a.timed_planned for a in arms)
     if timed_ok < timed_planned:
         blocked_by.append(f"{timed_planned - timed_ok} of {timed_planned} planned timed requests did not complete")
-    failed_gates = [f"{a.phase}:{g}" for a in arms for g in a.failed_gates]
+    blocks = phase_blocks([(a.seq, a.phase) for a in arms])  # 'candidate 2:smoke', as the findings name it
+    failed_gates = [f"{a.phase}{'' if blocks[a.seq] is None else f' {blocks[a.seq]}'}:{g}"
+                    for a in arms for g in a.failed_gates]
     if failed_gates:
         blocked_by.append("failed gates: " + ", ".join(failed_gates))
     breached = [g.label for g in groups if any(r.breached for r in g.guardrails)]
