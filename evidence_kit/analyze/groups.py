@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 
 from ..model import CONTROLS, PHASES, DecisionRule, Request
 from ..model.evidence import TrialEvidence
@@ -151,6 +152,12 @@ def _comparisons(pooled: dict[str, Pooled], decisive: bool, rule: DecisionRule) 
     return out
 
 
+def _carrying(arms: Sequence[Sequence[Request]], metric: str) -> Fraction | None:
+    """The share (exact) of the ok timed requests that carry ``metric``; None without any ok timed request."""
+    ok = [r for requests in arms for r in requests if r.ok and not r.warmup]
+    return Fraction(sum(getattr(r, metric) is not None for r in ok), len(ok)) if ok else None
+
+
 def _guardrail(group: _Group, pooled: dict[str, dict[str, Pooled]], guardrail: Guardrail) -> GuardrailResult:
     rule = guardrail_rule(guardrail)
     stats = {phase: getattr(pooled[rule.metric][phase], rule.statistic) for phase in PHASES}
@@ -164,12 +171,17 @@ def _guardrail(group: _Group, pooled: dict[str, dict[str, Pooled]], guardrail: G
         return worse > rule.bound_pct + 1e-9
 
     breached = beyond(before) and beyond(restored)
+    # The share of each arm's ok timed requests that carry the metric: a statistic over the candidate's
+    # carriers alone would excuse the requests that lack it (a visible-content TTFT never reached).
+    shares = {phase: _carrying(group.per_phase[phase], rule.metric) for phase in PHASES}
+    covered = shares["candidate"] is not None and all(
+        shares[c] is not None and shares["candidate"] >= shares[c] for c in CONTROLS)  # type: ignore[operator]
     return GuardrailResult(
         rule=rule,
         change_vs_before_pct=before,
         change_vs_restored_pct=restored,
         intervals=intervals,
-        checked=before is not None and restored is not None,
+        checked=before is not None and restored is not None and covered,
         breached=breached,
         within_noise=breached and any(not i.resolvable for i in intervals),
     )

@@ -129,7 +129,8 @@ class GuardrailResult(_Doc):
     change_vs_restored_pct: float | None
     intervals: list[Interval] = Field(description="run-level intervals of the guarded statistic against each control")
     checked: bool = Field(description="the guarded statistic was compared against both controls (it exists in "
-                                      "every arm and no control's is zero); an unchecked guardrail is not held")
+                                      "every arm, no control's is zero, and the candidate's ok requests carry the "
+                                      "metric at least as often as each control's); an unchecked guardrail is not held")
     breached: bool = Field(description="the change exceeds the bound against both controls")
     within_noise: bool = Field(description="breached, yet an interval includes no change")
 

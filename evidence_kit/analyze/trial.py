@@ -138,7 +138,8 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
         blocked_by.append("guardrails breached at " + ", ".join(breached))
     unchecked = [g.label for g in groups if not all(r.checked for r in g.guardrails)]
     if unchecked:
-        blocked_by.append("guardrails could not be checked (the guarded statistic is missing or zero in an arm) at "
+        blocked_by.append("guardrails could not be checked (the guarded statistic is missing or zero in an arm, or the candidate's "
+                          "requests carry its metric less often than a control's) at "
                           + ", ".join(unchecked))
     slots = _slots(evidence)
     pooled_n_min, pooled_n_max = _pooled_sizes(groups, rule.metric)
