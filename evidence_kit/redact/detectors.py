@@ -9,6 +9,7 @@ too, because the redactor and the scanner must agree on them exactly.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Callable, Iterator
 
@@ -70,6 +71,10 @@ DETECTORS: tuple[tuple[str, str], ...] = (
            r"|" + _V6 + r"(?:" + _H + "{1,4}:){1,6}:(?:" + _H + "{1,4}:){0,5}" + _H
            + r"{1,4}(?:%[A-Za-z0-9]+)?(?![0-9A-Za-z:])"
            r"|(?<![0-9A-Za-z:])::(?:" + _H + "{1,4}:){0,5}" + _H + r"{1,4}(?:%[A-Za-z0-9]+)?(?![0-9A-Za-z:.])"
+           # "::"-led right after a word ("internal::9f:1"), holding a digit ("Foo::add" is C++, not an
+           # address): a name replaced by a pseudonym ending in a digit would make it one in the output.
+           r"|(?<=[G-Zg-z_.-])::(?=[0-9A-Fa-f:]*[0-9])(?:" + _H + "{1,4}:){0,5}" + _H
+           + r"{1,4}(?:%[A-Za-z0-9]+)?(?![0-9A-Za-z:.])"
            r"|(?<![0-9A-Za-z.])(?:" + _OCTET + r"\.){3}" + _OCTET + r"(?![0-9A-Za-z]|\.[0-9])"),
     ("path", r"/(?<![A-Za-z0-9_./~-]/)(?:" + "|".join(_TREES) + r")/" + _PATHCHARS + "+"
              r"|(?<![A-Za-z0-9_./~-])(?:~|\$HOME)/" + _PATHCHARS + "+"
@@ -189,6 +194,14 @@ def is_public(text: str) -> bool:
     return folded in PUBLIC_WORDS or folded in format_words()
 
 
+def _nobodys(text: str) -> bool:
+    try:
+        address = ipaddress.IPv6Address(text)
+    except ValueError:
+        return False
+    return address.is_unspecified or address.is_loopback
+
+
 def _guarded(cls: str, text: str, start: int, whole: str) -> bool:
     """True when a detector hit is not private after all (numbers, public words)."""
     if cls == "hex":
@@ -200,6 +213,8 @@ def _guarded(cls: str, text: str, start: int, whole: str) -> bool:
         return False
     if cls == "ip" and ":" in text and not re.search(r"[0-9a-fA-F]{3}", text) and text.count(":") < 7:
         return True  # "12::30"-like fragments, not an address anyone owns
+    if cls == "ip" and ":" in text and _nobodys(text):
+        return True  # "::000", "::001": the unspecified and the loopback address, however spelled: no one's
     if cls == "mac" and "." in text and not re.search(r"[a-fA-F]", text):
         return True  # 2024.1105.1230: a date or a version in groups of four, not a Cisco-style MAC
     return is_public(text)

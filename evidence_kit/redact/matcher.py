@@ -278,24 +278,29 @@ class Matcher:
         return kept
 
     def _outside_pseudonyms(self, text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
-        """In redacted text, drop a detector hit that a pseudonym's own characters helped make: one that
-        overlaps a pseudonym without lying inside it, unless the detectors still find a hit there with every
-        pseudonym spelled as ``x``s (a word, as the name it replaced was). ``host-1::000`` is no address:
-        ``1::000`` takes the pseudonym's ``1``; the input's ``…internal::000`` showed the detectors nothing."""
+        """In redacted text, drop an address hit that a pseudonym's own characters made: an ``ip`` hit that
+        overlaps a pseudonym without lying inside it, unless the detectors still find one there with every
+        pseudonym spelled as ``x``s (a word, as the name it replaced was) or as spaces (nothing at all).
+        ``host-1::000`` is no address: ``1::000`` takes the pseudonym's ``1`` and ``::000`` alone is the
+        unspecified address; ``host-1::1234:5678:9abc:def0`` still is one (``::1234:…`` alone), so it
+        stays a finding, and so does every other class of hit (a MAC's octets beside a pseudonym): the
+        scan fails closed wherever the allowance is not needed."""
         spans = [m.span() for m in PSEUDONYM_ANYWHERE.finditer(text)]
         if not spans:
             return found
         plain: list[tuple[int, int, str]] | None = None
         kept = []
         for start, end, cls in found:
-            if not any(a < end and start < b and not (a <= start and end <= b) for a, b in spans):
+            if cls != "ip" or not any(a < end and start < b and not (a <= start and end <= b) for a, b in spans):
                 kept.append((start, end, cls))
                 continue
             if plain is None:
-                letters = list(text)
-                for a, b in spans:
-                    letters[a:b] = "x" * (b - a)
-                plain = list(find(self.detectors, "".join(letters)))
+                plain = []
+                for fill in ("x", " "):
+                    letters = list(text)
+                    for a, b in spans:
+                        letters[a:b] = fill * (b - a)
+                    plain += find(self.detectors, "".join(letters))
             if any(a < end and start < b for a, b, _ in plain):
                 kept.append((start, end, cls))
         return kept

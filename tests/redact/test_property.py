@@ -117,6 +117,8 @@ def _readings(text: str) -> list[str]:
 # And a pseudonym ending in a digit before an input's "::000" made "1::000", an address to the output's scan.
 @example(document=None, log=["gpu-07.cluster.acme-corp.internal::000"], key=None)
 @example(document=None, log=["0gpu-07.cluster.acme-corp.internal::000"], key=None)
+@example(document=None, log=["gpu-07::001"], key=None)
+@example(document=None, log=["gpu-07.cluster.acme-corp.internal::009"], key=None)
 def test_planted_private_values_never_survive_and_numbers_stay(tmp_path_factory: pytest.TempPathFactory,
                                                               document: object, log: list[str], key: bytes | None) -> None:
     raw = tmp_path_factory.mktemp("raw") / "trial"
