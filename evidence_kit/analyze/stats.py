@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Callable, Sequence
+from functools import cached_property
 
 import numpy as np
 
@@ -255,6 +256,20 @@ class _Arm:
         values = sum(len(run) for run in self.runs)
         return values < 2 or (self.by_run and len(self.runs) < 2)
 
+    @cached_property
+    def _components(self) -> tuple[float, np.ndarray, np.ndarray]:
+        """The adjusted method's centre, rescaled effects and residuals: once per arm, not once per chunk."""
+        centre, effects, residuals = _adjusted_components(self.runs)
+        return centre, np.array(effects), np.array(residuals)
+
+    @cached_property
+    def _table(self) -> np.ndarray:
+        """The runs as rows padded with +inf (the plain and request-level methods draw from it)."""
+        table = np.full((len(self.runs), self.width), np.inf)
+        for i, run in enumerate(self.runs):
+            table[i, : len(run)] = run
+        return table
+
     def pooled(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The pooled values of every resample (rows padded with +inf) and how many each holds."""
         slots = len(self.runs)
@@ -267,16 +282,13 @@ class _Arm:
         z = z.reshape(z.shape[0], slots, self.width)
         chosen_sizes = sizes[chosen]  # (resamples, slots)
         if self.adjusted:
-            centre, effects, residuals = _adjusted_components(self.runs)
+            centre, effects, residuals = self._components
             # Residuals are drawn from the arm's whole pool (every run's), not from the drawn run's.
             picks = _below(z, np.full(chosen.shape + (self.width,), len(residuals))).astype(np.int64)
-            values = (centre + np.array(effects)[chosen])[:, :, None] + np.array(residuals)[picks]
+            values = (centre + effects[chosen])[:, :, None] + residuals[picks]
         else:
-            table = np.full((slots, self.width), np.inf)
-            for i, run in enumerate(self.runs):
-                table[i, : len(run)] = run
             picks = _below(z, chosen_sizes[:, :, None]).astype(np.int64)
-            values = table[chosen[:, :, None], picks]
+            values = self._table[chosen[:, :, None], picks]
         used = np.arange(self.width)[None, None, :] < chosen_sizes[:, :, None]
         values = np.where(used, values, np.inf).reshape(z.shape[0], slots * self.width)
         return values, chosen_sizes.sum(axis=1)

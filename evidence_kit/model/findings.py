@@ -84,17 +84,19 @@ class Count(_Part):
     count: NonNegativeInt = Field(description="how many")
 
 
-class ArmGate(_Part):
+class _InArm(_Part):
+    """Values about one arm: its phase, and its block where the phase has several."""
+
     phase: Phase
     block: int | None = Field(default=None, description="the arm's place among the arms of its phase where the phase "
                                                     "has several (the second candidate block is 2); null otherwise")
+
+
+class ArmGate(_InArm):
     gate: str = Field(description="the failed gate as name@target")
 
 
-class ArmCheck(_Part):
-    phase: Phase
-    block: int | None = Field(default=None, description="the arm's place among the arms of its phase where the phase "
-                                                    "has several (the second candidate block is 2); null otherwise")
+class ArmCheck(_InArm):
     check: str = Field(description="the check's name")
 
 
@@ -103,10 +105,7 @@ class Slots(_Part):
     restored: int = Field(description="KV token slots of the original restored")
 
 
-class TelemetryFields(_Part):
-    phase: Phase
-    block: int | None = Field(default=None, description="the arm's place among the arms of its phase where the phase "
-                                                    "has several (the second candidate block is 2); null otherwise")
+class TelemetryFields(_InArm):
     fields: str = Field(description="the summary fields that disagree, comma-separated")
 
 
