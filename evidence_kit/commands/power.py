@@ -10,6 +10,7 @@ from ..analyze.power import MAX_REPETITIONS, GroupPower, PowerReport, TrialPower
 from ..canonical import canonical_json
 from ..model.evidence import TrialEvidence
 from ..read import load_any
+from .params import FiniteFloatRange
 
 
 def _pct(value: float) -> str:
@@ -74,7 +75,7 @@ def render_power(report: PowerReport) -> str:
 
 @click.command()
 @click.argument("path", type=click.Path(path_type=Path))
-@click.option("--effect", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.10, show_default=True,
+@click.option("--effect", type=FiniteFloatRange(0, 1, min_open=True, max_open=True), default=0.10, show_default=True,
               help="The change to resolve, as a fraction (0.10 is 10%).")
 @click.option("--json", "as_json", is_flag=True, help="Print the plan (evidence-kit/power/v1) as JSON.")
 def power(path: Path, effect: float, as_json: bool) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ..errors import BadInput
+from .params import FiniteFloatRange
 
 
 def _identity(items: tuple[str, ...]) -> dict[str, str]:
@@ -25,7 +26,7 @@ def _identity(items: tuple[str, ...]) -> dict[str, str]:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (loopback by default).")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
               help="Port to listen on; 0 picks a free one (the URL printed names it).")
-@click.option("--time-scale", default=1.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+@click.option("--time-scale", default=1.0, show_default=True, type=FiniteFloatRange(min=0, min_open=True),
               help="Run the modelled engine this many times faster (tests use 10-100).")
 @click.option("--ground-truth", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Append one JSON line per request with the server's monotonic send times of every event.")

@@ -226,6 +226,9 @@ def test_power_cli_bad_input(run_cli, reference_decision: Path, tmp_path: Path) 
     assert line.startswith(f"evidence-kit: {reference_decision / 'dflash' / 'trial.json'}:")
     assert run_cli("power", reference_decision / "cache-layout", "--effect", "0").code == 2
     assert run_cli("power", reference_decision / "cache-layout", "--effect", "1").code == 2
+    for value in ("nan", "inf", "-nan"):  # NaN compares false with every bound: FloatRange alone let it through
+        result = run_cli("power", reference_decision / "cache-layout", "--effect", value)
+        assert result.code == 2 and "Traceback" not in result.err and "--effect" in result.err, result.err
 
 
 def test_synthetic_trial_is_what_the_analysis_reads() -> None:

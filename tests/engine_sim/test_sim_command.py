@@ -58,6 +58,9 @@ def test_unknown_profile_name_and_bad_fault_exit_2():
     assert result.returncode == 2 and "unknown profile 'fastest'" in result.stderr and result.stderr.count("\n") == 1
     result = _run("--fault", "meteor=0.5")
     assert result.returncode == 2 and "meteor" in result.stderr and result.stderr.count("\n") == 1
+    for scale in ("nan", "inf"):  # NaN passed the range check and ran a simulator "nanx faster"
+        result = _run("--time-scale", scale)
+        assert result.returncode == 2 and "not a finite number" in result.stderr, result.stderr
 
 
 def test_listening_socket_is_tcp_so_chunks_are_not_held_by_nagle():
