@@ -59,7 +59,13 @@ DETECTORS: tuple[tuple[str, str], ...] = (
               r"|" + _B + r"AKIA[0-9A-Z]{16}" + _E +
               r"|" + _B + r"xox[abpr]-[A-Za-z0-9-]{10,}"
               r"|" + _B + r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-    ("url", _B + r"[A-Za-z][A-Za-z0-9+.-]{1,15}://[^\s\"'<>`]+"),
+    # A scheme may start with a digit here (RFC 3986 says a letter): "0132…5a://h" must be one URL
+    # in raw text, or its hex run alone becomes "hex-1" and the output reads "hex-1://h" as a URL.
+    # A scheme from the start of its run of scheme characters may be any length (one scan per run);
+    # one that starts after a '.', '-' or '+' inside a run ("log-http://h") is bounded, so a long
+    # dotted run with no "://" after it costs linear time, not quadratic.
+    ("url", r"(?:(?<![A-Za-z0-9+.-])[A-Za-z0-9][A-Za-z0-9+.-]*+|" + _B + r"[A-Za-z0-9][A-Za-z0-9+.-]{1,62})"
+            r"://[^\s\"'<>`]+"),
     ("email", _B + r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}" + _E),
     ("gpu", _B + r"(?:GPU|MIG)-(?:GPU-)?" + _H + "{8}-" + _H + "{4}-" + _H + "{4}-" + _H + "{4}-"
             + _H + r"{12}(?:/[0-9]+/[0-9]+)?" + _E),

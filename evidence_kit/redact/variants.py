@@ -299,9 +299,13 @@ def split_url(value: str) -> SplitResult:
     form, so the host is still found (in the spelling the variants hunt every width of).
     Raises ValueError only where the NFKC form is no URL either."""
     try:
-        return urlsplit(value)
+        parts = urlsplit(value)
     except ValueError:
-        return urlsplit(unicodedata.normalize("NFKC", value))
+        parts = urlsplit(unicodedata.normalize("NFKC", value))
+    if not parts.scheme and re.match(r"[^/?#]+://", value):
+        # A scheme urlsplit refuses ("0132a://host/x" starts with a digit): the host is still a host.
+        return split_url("//" + value.split("://", 1)[1])
+    return parts
 
 
 def _url(value: str) -> Iterator[tuple[str, str, str]]:

@@ -33,6 +33,7 @@ from pydantic_core import from_json
 from ..errors import BadInput
 from .detectors import LABELS
 from .harvest import NotText, harvest_text
+from .keys import distinct_keys, may_collide
 from .ledger import Ledger
 from .matcher import Matcher
 from .pseudonyms import Pseudonyms
@@ -421,13 +422,23 @@ class _Literals:
             return self._numbers(text, counts)  # the common journal line: every string known to be clean
         pieces: list[str] = []
         last = 0
+        changed: dict[str, str] = {}
+        unchanged: set[str] = set()
         for match in _LITERAL.finditer(text):
             replaced, found = self._literal(match.group())
             if replaced is not None:
                 pieces += [text[last:match.start()], replaced]
                 last = match.end()
                 counts.update(dict(found))
-        return self._numbers("".join(pieces) + text[last:] if pieces else text, counts)
+                changed[_decoded(match.group())] = _decoded(replaced)
+            else:
+                unchanged.add(_decoded(match.group()))
+        if not pieces:
+            return self._numbers(text, counts)
+        out = "".join(pieces) + text[last:]
+        if may_collide(changed, unchanged):
+            out = distinct_keys(text, out)
+        return self._numbers(out, counts)
 
     def unchanged(self, contents: frozenset[str]) -> bool:
         """Whether no literal of ``contents`` (contents without escapes) changes."""
@@ -454,7 +465,8 @@ class _Literals:
         if not new:
             return text
         pieces[1::2] = [new.get(content, content) for content in contents]
-        return '"'.join(pieces)
+        out = '"'.join(pieces)
+        return distinct_keys(text, out) if may_collide(new, set(contents) - new.keys()) else out
 
     def _numbers(self, text: str, counts: Counter[str]) -> str:
         """An identifying number under ``private`` (a serial harvested as a value) becomes its pseudonym."""
