@@ -23,7 +23,7 @@ from .stats import (
 )
 from .verdicts import verdict_for
 
-__all__ = ["METRICS", "CONTROLS", "group_results", "input_label", "pct", "guardrail_rule", "reaches", "requests_by_arm",
+__all__ = ["METRICS", "CONTROLS", "fewest_runs", "group_results", "input_label", "pct", "guardrail_rule", "reaches", "requests_by_arm",
            "run_values"]
 
 METRICS: tuple[str, ...] = ("e2e_s", "ttft_s", "ttft_content_s", "completion_tokens")
@@ -187,6 +187,28 @@ def _guardrail(group: _Group, pooled: dict[str, dict[str, Pooled]], guardrail: G
     )
 
 
+def _group_arms(evidence: TrialEvidence, cells: dict[int, dict[tuple[int, int], list[Request]]], inp: int,
+                conc: int) -> tuple[list[list[Request]], dict[str, list[list[Request]]]]:
+    """One group's requests arm by arm, and per pooled entry (arm by arm): before the first control block,
+    candidate every candidate block, restored the last control block."""
+    trial = evidence.trial
+    per_arm = [cells.get(ref.seq, {}).get((inp, conc), []) for ref in trial.arms]
+    per_phase: dict[str, list[list[Request]]] = {
+        phase: [rs for ref, rs in zip(trial.arms, per_arm) if trial.pooled_in(ref) == phase] for phase in PHASES}
+    return per_arm, per_phase
+
+
+def fewest_runs(evidence: TrialEvidence) -> int | None:
+    """The fewest runs with values of the rule's metric that one pooled entry of one group holds: the units
+    the default interval resamples (two candidate blocks' runs of one id are two). None without groups."""
+    cells = requests_by_arm(evidence)
+    metric = evidence.trial.decision_rule.metric
+    counts = [sum(1 for run in run_values(per_phase[phase], metric) if run)
+              for _, per_phase in (_group_arms(evidence, cells, inp, conc) for inp, conc in evidence.trial.workload.groups())
+              for phase in PHASES]
+    return min(counts, default=None)
+
+
 def group_results(evidence: TrialEvidence) -> list[GroupResult]:
     """Every group of the trial's workload, in plan order."""
     trial = evidence.trial
@@ -201,11 +223,7 @@ def group_results(evidence: TrialEvidence) -> list[GroupResult]:
             )
     results: list[GroupResult] = []
     for inp, conc in trial.workload.groups():
-        per_arm = [cells.get(ref.seq, {}).get((inp, conc), []) for ref in trial.arms]
-        # Pooled: before the first control block, candidate every candidate block, restored the last control block.
-        per_phase: dict[str, list[list[Request]]] = {
-            phase: [rs for ref, rs in zip(trial.arms, per_arm) if trial.pooled_in(ref) == phase] for phase in PHASES
-        }
+        per_arm, per_phase = _group_arms(evidence, cells, inp, conc)
         group = _Group(evidence, per_phase, inp, conc)
         pooled: dict[str, dict[str, Pooled]] = {
             metric: {phase: _pooled([r for rs in per_phase[phase] for r in rs], metric) for phase in PHASES}

@@ -6,7 +6,7 @@ from ..model.evidence import ArmEvidence, TrialEvidence
 from ..model.findings import Finding, TelemetryFields, TelemetryMismatchFinding
 from ..model.journal import Request
 from .findings import findings_for, phase_blocks
-from .groups import METRICS, group_results, guardrail_rule, pct
+from .groups import METRICS, fewest_runs, group_results, guardrail_rule, pct
 from .report import VERDICTS, ArmSummary, Failure, GroupResult, RuleSummary, RunStats, SlotChange, TrialAnalysis
 from .stats import change, nearest_rank
 from .telemetry import telemetry_summary
@@ -182,7 +182,7 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
         restored_ok=_restored_ok(arms),
         findings=[],
     )
-    analysis.findings = findings_for(analysis) + _telemetry_mismatches(evidence, arms)
+    analysis.findings = findings_for(analysis, fewest_runs(evidence)) + _telemetry_mismatches(evidence, arms)
     return analysis
 
 

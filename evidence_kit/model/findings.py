@@ -24,6 +24,8 @@ __all__ = [
     "Count",
     "Drift",
     "FailuresFinding",
+    "FewRepetitions",
+    "FewRepetitionsFinding",
     "Finding",
     "GateFailedFinding",
     "GuardrailBreach",
@@ -103,6 +105,13 @@ class ArmCheck(_InArm):
 class Slots(_Part):
     original: int = Field(description="KV token slots of the original before")
     restored: int = Field(description="KV token slots of the original restored")
+
+
+class FewRepetitions(_Part):
+    confidence: Literal["significant", "bound"] = Field(description="the rule's confidence, which reads the intervals")
+    runs: NonNegativeInt = Field(description="the fewest runs with values that any arm holds in any group")
+    advised: NonNegativeInt = Field(description="the runs per arm from which the default interval measured at least "
+                                                "93% coverage in every scenario and shape (docs/benchmarks.md)")
 
 
 class TelemetryFields(_InArm):
@@ -197,6 +206,13 @@ class SlotsNotRestoredFinding(_InTrial):
     values: Slots
 
 
+class FewRepetitionsFinding(_InTrial):
+    """The rule reads the intervals, and an arm holds fewer runs than the intervals are measured to need."""
+
+    kind: Literal["few-repetitions"]
+    values: FewRepetitions
+
+
 class TelemetryMismatchFinding(_InTrial):
     """A journal footer records a telemetry summary its own samples do not give."""
 
@@ -207,6 +223,7 @@ class TelemetryMismatchFinding(_InTrial):
 Finding = Annotated[
     WinFinding | NoiseFinding | GuardrailBreachedFinding | SplitVerdictFinding | RegressionFinding | ControlDriftFinding
     | FailuresFinding | UnreconciledFinding
-    | GateFailedFinding | CheckFailedFinding | CheckWarningFinding | SlotsNotRestoredFinding | TelemetryMismatchFinding,
+    | GateFailedFinding | CheckFailedFinding | CheckWarningFinding | SlotsNotRestoredFinding | TelemetryMismatchFinding
+    | FewRepetitionsFinding,
     Field(discriminator="kind"),
 ]

@@ -231,6 +231,13 @@ def finding_sentence(finding: Finding, candidate: str, threshold_pct: float | No
     if finding.kind == "telemetry-mismatch":
         return (f"The {_arm(finding.values)} journal's footer records a telemetry summary that its own samples do not "
                 f"give ({finding.values.fields}); the pages show the figures recomputed from the samples.")
+    if finding.kind == "few-repetitions":
+        few = finding.values
+        return (f"The rule ({few.confidence}) reads the run-level intervals, and an arm holds only {few.runs} run(s) of a "
+                f"group: with fewer than {few.advised} runs per arm the 95% interval held the true change in as few as 91% of "
+                "synthetic trials whose noise was mostly between runs, so a verdict read off it is less certain than it "
+                "says. "
+                "Plan the repetitions with evidence-kit power.")
     if finding.kind == "slots-not-restored":
         return (
             f"Engine-reported token slots did not return to the original value after restoration "
