@@ -50,8 +50,10 @@ def _gap(run: Run, requests: Sequence[Request], metric: TimingMetric, bound_ms: 
     observed, seconds = count_after - count_before, sum_after - sum_before
     if len(run.process_start_times_s or ()) > 1:
         return gap("engine-restarted", observed)  # the deltas span two processes' counters
-    if observed < 0 or seconds < 0:
-        return gap("counter-reset", observed)
+    readings = (sum_before, sum_after, count_before, count_after)
+    if observed < 0 or seconds < 0 or min(readings) < 0 or not math.isfinite(observed + seconds):
+        # Gone backwards (a reset), or values no histogram gives (below 0; a delta that overflows to infinity).
+        return gap("counter-reset", observed if math.isfinite(observed) else None)
     if observed != len(values):
         return gap("count-mismatch", observed)  # a failed request the engine timed, or another client's
     if client_mean is None:

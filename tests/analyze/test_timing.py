@@ -98,6 +98,9 @@ def test_a_gap_beyond_the_declared_bound_either_way_is_a_finding_and_blocks_prom
     ({"process_start_times_s": [1000.0, 2000.0]}, "engine-restarted"),
     ({"counters": {**BASE, **_histograms((1.0, 2.0), (2.0, 2.0)), "ttft_seconds_count": [100.0, 3.0]}}, "counter-reset"),
     ({"counters": {**BASE, **_histograms((1.0, 2.0), (2.0, 2.0)), "ttft_seconds_sum": [50.0, 10.0]}}, "counter-reset"),
+    ({"counters": {**BASE, **_histograms((1.0, 2.0), (2.0, 2.0)), "ttft_seconds_sum": [-1.7e308, 1.7e308]}},
+     "counter-reset"),  # finite readings whose delta overflows: no histogram gives them
+    ({"counters": {**BASE, **_histograms((1.0, 2.0), (2.0, 2.0)), "ttft_seconds_sum": [-3.0, -2.0]}}, "counter-reset"),
     ({"counters": {**BASE, **_histograms((1.0, 3.0), (2.0, 3.0))}}, "count-mismatch"),
     ({"counters": {k: v for k, v in {**BASE, **_histograms((1.0, 2.0), (2.0, 2.0))}.items()
                    if k != "ttft_seconds_sum"}}, "no-histogram"),
