@@ -30,11 +30,13 @@ from .present import (
     metric_headers,
     metric_rows,
     outcome_sentence,
+    reconciled_text,
     requests_sentence,
     rule_sentence,
     slots_sentence,
     tail_rows,
     tail_title,
+    timing_sentences,
     verdicts_text,
     wins_sentence,
 )
@@ -63,9 +65,10 @@ def _trial_text(trial: TrialAnalysis) -> list[str]:
     out = [f"## {trial.title} ({trial.trial_id}){label}", ""]
     out.append(f"Rule: {rule_sentence(trial)}")
     out.append(f"Timed requests completed: {requests_sentence(trial)}")
-    out.append(f"Runs reconciled: {trial.runs_reconciled}/{trial.runs_total}")
+    out.append(f"Runs reconciled: {reconciled_text(trial)}")
     out.append(f"Gates passed: {gates_sentence(trial)}")
     out.append(f"KV token slots: {slots_sentence(trial)}")
+    out += timing_sentences(trial)
     out.append("")
     if design_sentence(trial):
         out += [design_sentence(trial), ""]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..model.findings import (
     ArmCheck,
     ArmGate,
+    ArmTimingGap,
     CheckFailedFinding,
     CheckWarningFinding,
     ControlDriftFinding,
@@ -24,6 +25,8 @@ from ..model.findings import (
     SlotsNotRestoredFinding,
     SlowerThanBoth,
     SplitVerdictFinding,
+    TimingGapFinding,
+    UnreconcilableFinding,
     UnreconciledFinding,
     WinFinding,
     WithinNoise,
@@ -54,9 +57,9 @@ def phase_blocks(arms: list[tuple[int, str]]) -> dict[int, int | None]:
 
 def findings_for(analysis: TrialAnalysis, fewest_runs: int | None = None) -> list[Finding]:
     """Per group: wins, wins within the noise, breached guardrails, split verdicts, regressions and
-    control drift; then failures, unreconciled runs, failed gates, failed checks and warnings, few
-    repetitions (``fewest_runs``: the fewest runs with values of any pooled entry of any group) and slots
-    not restored — in that order."""
+    control drift; then failures, unreconciled and unreconcilable runs; arm by arm, failed gates,
+    failed checks, warnings and timing gaps beyond the bound; then few repetitions (``fewest_runs``: the
+    fewest runs with values of any pooled entry of any group) and slots not restored — in that order."""
     metric = analysis.rule.metric
     out: list[Finding] = []
     for g in analysis.groups:
@@ -91,9 +94,11 @@ def findings_for(analysis: TrialAnalysis, fewest_runs: int | None = None) -> lis
             out.append(ControlDriftFinding(kind="control-drift", group=g.label, values=drift))
     if analysis.failures:
         out.append(FailuresFinding(kind="failures", values=Count(count=len(analysis.failures))))
-    if analysis.runs_reconciled < analysis.runs_total:
-        unreconciled = Count(count=analysis.runs_total - analysis.runs_reconciled)
-        out.append(UnreconciledFinding(kind="unreconciled", values=unreconciled))
+    disagreed = analysis.runs_total - analysis.runs_reconciled - analysis.runs_unreconcilable
+    if disagreed:
+        out.append(UnreconciledFinding(kind="unreconciled", values=Count(count=disagreed)))
+    if analysis.runs_unreconcilable:  # nothing compared, so nothing disagreed: never "did not reconcile"
+        out.append(UnreconcilableFinding(kind="not-reconcilable", values=Count(count=analysis.runs_unreconcilable)))
     blocks = phase_blocks([(a.seq, a.phase) for a in analysis.arms])
     for arm in analysis.arms:
         block = blocks[arm.seq]
@@ -107,6 +112,11 @@ def findings_for(analysis: TrialAnalysis, fewest_runs: int | None = None) -> lis
             if not ok:
                 warned = ArmCheck(phase=arm.phase, block=block, check=name)
                 out.append(CheckWarningFinding(kind="check-warning", values=warned))
+        for timing in arm.timing:
+            if timing.runs_beyond_bound and timing.largest_gap_ms is not None and analysis.rule.max_timing_gap_ms:
+                gap = ArmTimingGap(phase=arm.phase, block=block, metric=timing.metric, runs=timing.runs_beyond_bound,
+                                largest_gap_ms=timing.largest_gap_ms, bound_ms=analysis.rule.max_timing_gap_ms)
+                out.append(TimingGapFinding(kind="timing-gap", values=gap))
     confidence = analysis.rule.confidence
     if confidence != "point" and fewest_runs is not None and fewest_runs < ADVISED_REPETITIONS:
         few = FewRepetitions(confidence=confidence, runs=fewest_runs, advised=ADVISED_REPETITIONS)

@@ -21,6 +21,7 @@ __all__ = [
     "ANALYSIS_SCHEMA",
     "Analysis",
     "ArmSummary",
+    "ArmTiming",
     "BlockComparison",
     "Comparison",
     "DecisionSummary",
@@ -36,6 +37,8 @@ __all__ = [
     "RuleSummary",
     "RunStats",
     "SlotChange",
+    "TIMING_METRICS",
+    "TimingGap",
     "TrialAnalysis",
     "Verdict",
     "VERDICTS",
@@ -46,6 +49,12 @@ ANALYSIS_SCHEMA: Final = "evidence-kit/analysis/v2"
 VerdictName = Literal["win", "no-win", "regression", "inconclusive"]
 VERDICTS: tuple[VerdictName, ...] = ("win", "no-win", "regression", "inconclusive")
 StatisticName = Literal["median", "p90", "p99"]
+TimingMetric = Literal["ttft_s", "e2e_s"]
+TIMING_METRICS: tuple[TimingMetric, ...] = ("ttft_s", "e2e_s")
+# Why a run's client time was, or was not, set against the engine's own: compared; not reconcilable (no
+# counters around the run, or none of the metric's histogram); not comparable (the rest).
+TimingStatus = Literal["compared", "no-counters", "no-histogram", "engine-restarted", "counter-reset", "count-mismatch",
+                       "no-requests"]
 
 
 class _Doc(BaseModel):
@@ -119,6 +128,8 @@ class RuleSummary(_Doc):
     promote_if: str
     confidence: Literal["point", "significant", "bound"]
     guardrails: list[GuardrailRule]
+    max_timing_gap_ms: float | None = Field(description="the most a run's mean client time may differ from the "
+                                                        "engine's own, either way, in ms; null: shown, not checked")
 
 
 class GuardrailResult(_Doc):
@@ -203,6 +214,37 @@ class GroupResult(_Doc):
     design: DesignResult = Field(description="the design analysis of the decision metric")
 
 
+class TimingGap(_Doc):
+    """One run's mean client time of one metric against the engine's own mean over the same requests:
+    the deltas of the engine's histogram (sum and count) between the scrapes around the run."""
+
+    metric: TimingMetric
+    status: TimingStatus = Field(description="compared; no-counters or no-histogram (not reconcilable); "
+                                             "engine-restarted, counter-reset, count-mismatch or no-requests "
+                                             "(not comparable)")
+    engine_count: float | None = Field(description="the histogram's count delta over the run; null without it")
+    engine_mean_s: float | None = Field(description="the histogram's sum delta / its count delta; null unless compared")
+    client_count: int = Field(description="the run's ok requests carrying the metric")
+    client_mean_s: float | None = Field(description="their mean; null without one")
+    gap_ms: float | None = Field(description="(client_mean_s - engine_mean_s) x 1000, milliseconds; null unless compared")
+    beyond_bound: bool = Field(description="|gap_ms| exceeds the rule's max_timing_gap_ms")
+
+
+class ArmTiming(_Doc):
+    """One metric's timing gaps over an arm's runs."""
+
+    metric: TimingMetric
+    runs_compared: int
+    runs_not_comparable: int = Field(description="runs with the histogram whose counts or counters forbid a comparison")
+    runs_not_reconcilable: int = Field(description="runs without the histogram's values around them")
+    requests_compared: int = Field(description="client requests in the compared runs")
+    mean_gap_ms: float | None = Field(description="the compared runs' gaps weighted by their requests: the sum of "
+                                                  "gap_ms x client_count over requests_compared; null when none was "
+                                                  "compared")
+    largest_gap_ms: float | None = Field(description="the compared runs' gap_ms of the largest size, with its sign")
+    runs_beyond_bound: int
+
+
 class RunStats(_Doc):
     """Nearest-rank percentiles of one run (one group, one repetition, one arm)."""
 
@@ -216,6 +258,7 @@ class RunStats(_Doc):
     ok: int
     reconciled: bool | None
     percentiles: dict[str, dict[str, float | None]] = Field(description="metric -> {p50, p90, p99}")
+    timing: list[TimingGap] = Field(description="TTFT, then end-to-end: the client's mean against the engine's")
 
 
 class ArmSummary(_Doc):
@@ -235,6 +278,7 @@ class ArmSummary(_Doc):
     timed_planned: int
     warmup: int
     runs_reconciled: int
+    runs_unreconcilable: int = Field(description="runs whose record has no reconciliation verdict: no counters to compare")
     runs_total: int
     gates_passed: int
     gates_total: int
@@ -243,6 +287,7 @@ class ArmSummary(_Doc):
     warnings: dict[str, bool] = Field(description="checks at level warning: shown, never failing the arm")
     telemetry: TelemetrySummary | None = Field(
         description="extremes over the arm's sampled telemetry series, recomputed; null without telemetry")
+    timing: list[ArmTiming] = Field(description="TTFT, then end-to-end: the client's times against the engine's")
 
 
 class SlotChange(_Doc):
@@ -272,6 +317,7 @@ class TrialAnalysis(_Doc):
     timed_planned: int
     timed_failed: int = Field(description="timed requests recorded as failed (the length of failures)")
     runs_reconciled: int
+    runs_unreconcilable: int = Field(description="runs with no counters to reconcile (reconciled null)")
     runs_total: int
     groups_total: int = Field(description="workload groups of the plan (the length of groups)")
     pooled_n_min: int = Field(description="fewest requests in one pooled entry of the decision metric")

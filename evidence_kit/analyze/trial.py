@@ -10,13 +10,14 @@ from .groups import METRICS, fewest_runs, group_results, guardrail_rule, pct
 from .report import VERDICTS, ArmSummary, Failure, GroupResult, RuleSummary, RunStats, SlotChange, TrialAnalysis
 from .stats import change, nearest_rank
 from .telemetry import telemetry_summary
+from .timing import arm_timing, run_timing
 
 __all__ = ["analyze_trial", "PERCENTILES"]
 
 PERCENTILES: tuple[int, ...] = (50, 90, 99)
 
 
-def _arm_summary(arm: ArmEvidence, planned: int) -> ArmSummary:
+def _arm_summary(arm: ArmEvidence, planned: int, runs: list[RunStats]) -> ArmSummary:
     timed = arm.timed
     checks: dict[str, bool] = {}
     warnings: dict[str, bool] = {}
@@ -38,6 +39,7 @@ def _arm_summary(arm: ArmEvidence, planned: int) -> ArmSummary:
         timed_planned=planned,
         warmup=sum(r.warmup for r in arm.requests),
         runs_reconciled=sum(run.reconciled is True for run in arm.runs),
+        runs_unreconcilable=sum(run.reconciled is None for run in arm.runs),
         runs_total=len(arm.runs),
         gates_passed=sum(g.ok for g in arm.gates),
         gates_total=len(arm.gates),
@@ -45,10 +47,11 @@ def _arm_summary(arm: ArmEvidence, planned: int) -> ArmSummary:
         checks=checks,
         warnings=warnings,
         telemetry=None if arm.telemetry is None else telemetry_summary(arm.telemetry),
+        timing=arm_timing([gap for run in runs for gap in run.timing]),
     )
 
 
-def _run_stats(arm: ArmEvidence) -> list[RunStats]:
+def _run_stats(arm: ArmEvidence, timing_bound_ms: float | None) -> list[RunStats]:
     by_run: dict[str, list[Request]] = {}
     for r in arm.timed:
         by_run.setdefault(r.run, []).append(r)
@@ -72,6 +75,7 @@ def _run_stats(arm: ArmEvidence) -> list[RunStats]:
                 ok=len(ok),
                 reconciled=run.reconciled,
                 percentiles=percentiles,
+                timing=run_timing(run, requests, timing_bound_ms),
             )
         )
     return out
@@ -113,7 +117,8 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
     trial = evidence.trial
     rule = trial.decision_rule
     planned = trial.workload.planned_per_arm
-    arms = [_arm_summary(arm, planned) for arm in evidence.arms]
+    runs = {arm.ref.seq: _run_stats(arm, rule.max_timing_gap_ms) for arm in evidence.arms}
+    arms = [_arm_summary(arm, planned, runs[arm.ref.seq]) for arm in evidence.arms]
     groups = group_results(evidence)
     failures = [
         Failure(seq=arm.ref.seq, phase=arm.ref.phase, run=r.run, index=r.index, error=r.error or "")
@@ -141,6 +146,10 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
         blocked_by.append("guardrails could not be checked (the guarded statistic is missing or zero in an arm, or the candidate's "
                           "requests carry its metric less often than a control's) at "
                           + ", ".join(unchecked))
+    beyond = sum(any(gap.beyond_bound for gap in run.timing) for arm_runs in runs.values() for run in arm_runs)
+    if beyond:
+        blocked_by.append(f"in {beyond} run(s) the client's mean TTFT or end-to-end time differs from the engine's own "
+                          f"by more than the declared {rule.max_timing_gap_ms:g} ms")
     slots = _slots(evidence)
     pooled_n_min, pooled_n_max = _pooled_sizes(groups, rule.metric)
     analysis = TrialAnalysis(
@@ -160,16 +169,18 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
             promote_if=rule.promote_if,
             confidence=rule.confidence,
             guardrails=[guardrail_rule(g) for g in rule.guardrails],
+            max_timing_gap_ms=rule.max_timing_gap_ms,
         ),
         candidate_label=trial.arm("candidate").label or trial.arm("candidate").arm,
         arms=arms,
         groups=groups,
-        runs=[stats for arm in evidence.arms for stats in _run_stats(arm)],
+        runs=[stats for arm in evidence.arms for stats in runs[arm.ref.seq]],
         failures=failures,
         timed_ok=timed_ok,
         timed_planned=timed_planned,
         timed_failed=len(failures),
         runs_reconciled=sum(a.runs_reconciled for a in arms),
+        runs_unreconcilable=sum(a.runs_unreconcilable for a in arms),
         runs_total=sum(a.runs_total for a in arms),
         groups_total=len(groups),
         pooled_n_min=pooled_n_min,

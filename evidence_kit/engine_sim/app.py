@@ -257,7 +257,10 @@ def _generation_route(chat: bool) -> Callable[[Request], Awaitable[Response]]:
                 return _error("simulated internal server error", 500, "InternalServerError")
             return _error("simulated: the engine is overloaded, retry later", 503, "ServiceUnavailableError")
         plan = plan_output(parsed.plan_request, state.profile.output, state.profile.seed)
-        seq = Sequence(request_id, parsed.prompt_tokens, plan, arrival=arrival,
+        # The engine's clock starts here, as vLLM's does: its arrival_time is stamped when the API server
+        # hands the request to the engine, after parsing the body, the chat template and tokenisation
+        # (vllm/v1/engine/input_processor.py); the ground-truth record keeps the HTTP arrival.
+        seq = Sequence(request_id, parsed.prompt_tokens, plan, arrival=time.monotonic(),
                        spec_rng=request_rng("accept", state.profile.seed, parsed.plan_request.seed,
                                             parsed.plan_request.prompt))
         state.engine.submit(seq)

@@ -218,10 +218,11 @@ class Engine:
             self.used_blocks -= seq.blocks
         metrics = self.metrics
         # vLLM counts a tool call's end as "stop"; a request aborted because its client went away
-        # never reaches request_success (measured on vLLM 0.32: its tokens are counted, it is not).
+        # never reaches request_success (measured on vLLM 0.32: its tokens are counted, it is not),
+        # nor any per-request histogram observed with it (vllm/v1/engine/output_processor.py: an abort
+        # records no finished-request stats): its TTFT, observed at its first token, stays counted.
         if reason != "abort":
             metrics.success["length" if reason == "length" else "stop"].inc()
-        if reason != "abort" or seq.first_token_at is not None:
             metrics.e2e.observe(now - seq.arrival)
             metrics.generation_hist.observe(seq.produced)
             if seq.first_token_at is not None:

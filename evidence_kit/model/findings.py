@@ -40,6 +40,9 @@ __all__ = [
     "SplitVerdictFinding",
     "TelemetryFields",
     "TelemetryMismatchFinding",
+    "ArmTimingGap",
+    "TimingGapFinding",
+    "UnreconcilableFinding",
     "UnreconciledFinding",
     "WinFinding",
 ]
@@ -118,6 +121,14 @@ class TelemetryFields(_InArm):
     fields: str = Field(description="the summary fields that disagree, comma-separated")
 
 
+class ArmTimingGap(_InArm):
+    metric: Literal["ttft_s", "e2e_s"] = Field(description="the client time compared: ttft_s or e2e_s")
+    runs: NonNegativeInt = Field(description="the arm's runs whose gap exceeds the bound")
+    largest_gap_ms: float = Field(description="the arm's compared gap of the largest size (client mean - engine "
+                                              "mean, milliseconds), with its sign")
+    bound_ms: float = Field(description="the rule's max_timing_gap_ms")
+
+
 class _InGroup(_Part):
     group: str = Field(description="the group's label, e.g. '~6K/C4'")
 
@@ -182,6 +193,20 @@ class UnreconciledFinding(_InTrial):
     values: Count
 
 
+class UnreconcilableFinding(_InTrial):
+    """Runs with no counters to reconcile (no /metrics around them, or none of the request and token counters)."""
+
+    kind: Literal["not-reconcilable"]
+    values: Count
+
+
+class TimingGapFinding(_InTrial):
+    """An arm's runs whose mean client time differs from the engine's own by more than the declared bound."""
+
+    kind: Literal["timing-gap"]
+    values: ArmTimingGap
+
+
 class GateFailedFinding(_InTrial):
     kind: Literal["gate-failed"]
     values: ArmGate
@@ -222,8 +247,8 @@ class TelemetryMismatchFinding(_InTrial):
 
 Finding = Annotated[
     WinFinding | NoiseFinding | GuardrailBreachedFinding | SplitVerdictFinding | RegressionFinding | ControlDriftFinding
-    | FailuresFinding | UnreconciledFinding
-    | GateFailedFinding | CheckFailedFinding | CheckWarningFinding | SlotsNotRestoredFinding | TelemetryMismatchFinding
-    | FewRepetitionsFinding,
+    | FailuresFinding | UnreconciledFinding | UnreconcilableFinding
+    | GateFailedFinding | CheckFailedFinding | CheckWarningFinding | TimingGapFinding | SlotsNotRestoredFinding
+    | TelemetryMismatchFinding | FewRepetitionsFinding,
     Field(discriminator="kind"),
 ]

@@ -87,6 +87,16 @@ class EngineCounters(Record):
         "tokens drafted by speculative decoding", "vllm:spec_decode_num_draft_tokens_total")
     spec_decode_accepted_tokens: Reading | None = _prometheus(
         "drafted tokens the model accepted", "vllm:spec_decode_num_accepted_tokens_total")
+    # The engine's own timing histograms, as their sum (seconds) and count (observations): a run's
+    # deltas give the engine's mean TTFT and end-to-end time, which analyze sets against the client's.
+    ttft_seconds_sum: Reading | None = _prometheus(
+        "seconds of time to first token observed, summed", "vllm:time_to_first_token_seconds_sum")
+    ttft_seconds_count: Reading | None = _prometheus(
+        "times to first token observed", "vllm:time_to_first_token_seconds_count")
+    e2e_seconds_sum: Reading | None = _prometheus(
+        "seconds of end-to-end request latency observed, summed", "vllm:e2e_request_latency_seconds_sum")
+    e2e_seconds_count: Reading | None = _prometheus(
+        "end-to-end request latencies observed", "vllm:e2e_request_latency_seconds_count")
 
 
 class EngineSample(EngineGauges, EngineCounters):

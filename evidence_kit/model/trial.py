@@ -67,6 +67,11 @@ class DecisionRule(Record):
         description="point: the point estimates clear the threshold (the original rule); significant: and each "
         "interval excludes no change; bound: the conservative end of each interval clears the threshold")
     guardrails: list[Guardrail] = Field(default_factory=list)
+    max_timing_gap_ms: float | None = Field(
+        default=None, gt=0,
+        description="the most a run's mean client time may differ from the engine's own (its TTFT and end-to-end "
+        "histograms), in milliseconds, either way; a run beyond it blocks promotion. Absent: the gap is shown, "
+        "not checked")
 
 
 class Workload(Record):

@@ -41,6 +41,16 @@ from .tables import (
     tail_title,
     telemetry_summary_rows,
 )
+from .timing import (
+    TIMING_RUN_HEADERS,
+    TIMING_TITLE,
+    milliseconds,
+    reconciled_text,
+    timing_compared,
+    timing_gap_text,
+    timing_run_rows,
+    timing_sentences,
+)
 from .wording import (
     METRIC_NAMES,
     design_sentence,
@@ -76,4 +86,6 @@ __all__ = [
     "phase_labels", "pooled_sizes", "prose_sections", "ratio", "recorded", "requests_sentence", "rule_sentence",
     "run_rows", "seconds", "setup_rows", "signed_percent", "simulated_sentence", "slots_sentence",
     "telemetry_summary_rows", "tokens", "wins_sentence", "wins_text",
+    "TIMING_RUN_HEADERS", "TIMING_TITLE", "milliseconds", "reconciled_text", "timing_compared", "timing_gap_text",
+    "timing_run_rows", "timing_sentences",
 ]

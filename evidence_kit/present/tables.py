@@ -55,7 +55,7 @@ METRIC_TITLES = {
 METRIC_FORMAT: dict[str, Callable[[float | None], str]] = {
     "e2e_s": seconds, "ttft_s": seconds, "ttft_content_s": seconds, "completion_tokens": tokens,
 }
-RECONCILED = {True: "yes", False: "no", None: "not recorded"}
+RECONCILED = {True: "yes", False: "no", None: "not reconcilable"}
 COMPARISON_HEADERS = ["vs original before", "vs original restored", "95% CI ratio vs before", "95% CI ratio vs restored",
                       "Smallest resolvable change", "Verdict"]
 TAIL_HEADERS = ["Group", "Statistic", "Ratio vs before", "95% CI ratio vs before", "Ratio vs restored",

@@ -11,9 +11,10 @@ from ..analyze.report import (
     GuardrailRule,
     TrialAnalysis,
 )
-from ..model.findings import ArmCheck, ArmGate, TelemetryFields
+from ..model.findings import ArmCheck, ArmGate, ArmTimingGap, TelemetryFields
 from .arms import arm_phases
 from .format import count, faster_slower, higher_lower, percent, percent_beside, signed_percent
+from .timing import milliseconds
 
 __all__ = [
     "finding_sentence", "rule_sentence", "slots_sentence", "requests_sentence", "failures_text", "outcome_sentence",
@@ -61,6 +62,9 @@ def rule_sentence(trial: TrialAnalysis) -> str:
     text += CONFIDENCE_SENTENCES[rule.confidence]
     if rule.guardrails:
         text += " Guardrails (against both controls): " + "; ".join(guardrail_text(g) for g in rule.guardrails) + "."
+    if rule.max_timing_gap_ms is not None:
+        text += (f" Client and engine must agree: each run's mean client TTFT and end-to-end time within "
+                 f"{rule.max_timing_gap_ms:g} ms of the engine's own, either way.")
     return text
 
 
@@ -221,6 +225,15 @@ def finding_sentence(finding: Finding, candidate: str, threshold_pct: float | No
         return f"{finding.values.count} timed request(s) failed; they are listed with their reasons and enter no statistic."
     if finding.kind == "unreconciled":
         return f"{finding.values.count} run(s) did not reconcile the engine's counters with the client's sums."
+    if finding.kind == "not-reconcilable":
+        return (f"{finding.values.count} run(s) are not reconcilable: the engine exposed no counters around them (no "
+                "/metrics, or none of the request and token counters), so nothing could be compared.")
+    if finding.kind == "timing-gap":
+        gap = finding.values
+        name = {"ttft_s": "TTFT", "e2e_s": "end-to-end time"}[gap.metric]
+        return (f"In the {_arm(gap)} arm, {gap.runs} run(s) had a mean client {name} that differs from the engine's "
+                f"own by more than the declared {gap.bound_ms:g} ms (largest {milliseconds(gap.largest_gap_ms)}): "
+                "the client's times are not what the engine saw. The candidate cannot be promoted.")
     if finding.kind == "gate-failed":
         return f"The {finding.values.gate} gate failed in the {_arm(finding.values)} arm."
     if finding.kind == "check-failed":
@@ -249,7 +262,7 @@ def finding_sentence(finding: Finding, candidate: str, threshold_pct: float | No
 _MEASURED = {"change_vs_before_pct", "change_vs_restored_pct", "within_noise"}
 
 
-def _arm(values: ArmGate | ArmCheck | TelemetryFields) -> str:
+def _arm(values: ArmGate | ArmCheck | TelemetryFields | ArmTimingGap) -> str:
     """'candidate', or 'candidate 2' where the phase has several arms (as the tables name them)."""
     return values.phase if values.block is None else f"{values.phase} {values.block}"
 

@@ -12,7 +12,7 @@ import jinja2
 
 from ..analyze.report import Analysis, TrialAnalysis, analysis_json
 from ..model.evidence import DecisionEvidence
-from ..present import count, ratio, seconds, setup_rows, simulated_sentence
+from ..present import count, ratio, reconciled_text, seconds, setup_rows, simulated_sentence
 from .chart_data import interval_rows, per_run_rows, rows_csv, rows_json, telemetry_rows, ttft_rows
 from .charts import Chart, trial_charts
 from .escape import Markup
@@ -30,7 +30,7 @@ def decision_folder(analysis: Analysis) -> str:
 def _index_rows(trial: TrialAnalysis, prefix: str) -> list[list[Any]]:
     return [
         [str(a.seq), a.arm, a.phase, link(a.journal, f"{prefix}evidence/{trial.trial_id}/{a.journal}"),
-         f"{a.timed_ok}/{a.timed_planned}", str(a.warmup), f"{a.runs_reconciled}/{a.runs_total}",
+         f"{a.timed_ok}/{a.timed_planned}", str(a.warmup), reconciled_text(a),
          f"{a.gates_passed}/{a.gates_total}", Markup(f"`{a.sha256}`")]
         for a in trial.arms
     ]

@@ -136,6 +136,25 @@ def test_a_rule_that_would_not_say_what_was_declared_is_refused_at_its_line(tmp_
     assert said in err.message and err.line is not None
 
 
+@pytest.mark.parametrize("value", ["0", "-5", "nan", "inf", '"50"', "true"])
+def test_a_bad_timing_bound_is_one_located_line_exit_2(tmp_path: Path, run_cli, value: str) -> None:
+    plan = tmp_path / "plan.toml"
+    plan.write_text(_with_rule(tmp_path, f"max_timing_gap_ms = {value}\n"))
+    line = plan.read_text().splitlines().index(f"max_timing_gap_ms = {value}") + 1
+    result = run_cli("collect", plan, "--out", tmp_path / "raw", "-q")
+    assert result.code == 2 and result.err.startswith(f"evidence-kit: {plan}:{line}: "), result.err
+    assert "max_timing_gap_ms" in result.err and result.err.strip().count("\n") == 0 and "Traceback" not in result.err
+    assert not (tmp_path / "raw").exists()
+
+
+def test_a_timing_bound_reaches_trial_json_and_none_leaves_it_out(tmp_path: Path) -> None:
+    path = tmp_path / "plan.toml"
+    path.write_text(_with_rule(tmp_path, "max_timing_gap_ms = 50\n"))
+    assert load_plan(path).trial().decision_rule.max_timing_gap_ms == 50
+    plain = load_plan(write_plan(tmp_path / "q.toml")).trial().model_dump_json(by_alias=True, exclude_none=True)
+    assert "max_timing_gap_ms" not in plain  # an older reader, which refuses unknown rule fields, still reads it
+
+
 def test_confidence_and_guardrails_reach_trial_json(tmp_path: Path) -> None:
     text = _with_rule(tmp_path, 'confidence = "bound"\n[[decision_rule.guardrails]]\nmetric = "ttft_s"\n'
                                 'statistic = "p90"\nmax_regression = 0.1\n')

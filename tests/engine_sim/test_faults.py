@@ -54,6 +54,24 @@ def test_drop_cuts_the_stream_mid_response(faulty):
     assert _finished(faulty.url) == finished
 
 
+def test_an_abandoned_request_is_timed_to_its_first_token_but_has_no_end_to_end_time(faulty):
+    # vLLM observes TTFT at a request's first token and its end-to-end time only when it finishes in the
+    # engine (an abort records no finished-request stats): the collector's counts must see the same.
+    names = ("vllm:time_to_first_token_seconds_count", "vllm:e2e_request_latency_seconds_count",
+             "vllm:request_generation_tokens_count")
+    before = scrape(faulty.url)
+    with pytest.raises(httpx.RemoteProtocolError):
+        with httpx.stream("POST", faulty.url + "/v1/chat/completions", headers={"X-Sim-Fault": "drop"},
+                          json=chat_body(stream=True, max_tokens=60, ignore_eos=True)) as response:
+            for _ in response.iter_lines():
+                pass
+    after = scrape(faulty.url)
+    assert [total(after, n) - total(before, n) for n in names] == [1, 0, 0]
+    stream_events(faulty.url, chat_body(max_tokens=8))
+    done = scrape(faulty.url)
+    assert [total(done, n) - total(after, n) for n in names] == [1, 1, 1]
+
+
 def test_drop_cuts_a_non_streamed_body(faulty):
     with pytest.raises(httpx.RemoteProtocolError):
         httpx.post(faulty.url + "/v1/chat/completions", json=chat_body(), headers={"X-Sim-Fault": "drop"})
