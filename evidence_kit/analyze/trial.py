@@ -5,6 +5,8 @@ from __future__ import annotations
 from ..model.evidence import ArmEvidence, TrialEvidence
 from ..model.findings import Finding, TelemetryFields, TelemetryMismatchFinding
 from ..model.journal import Request
+from ..model.trial import ClientBounds
+from .client_health import run_client, saturated_text, saturation_findings
 from .findings import findings_for, phase_blocks
 from .groups import METRICS, group_results, guardrail_rule, pct
 from .report import VERDICTS, ArmSummary, Failure, GroupResult, RuleSummary, RunStats, SlotChange, TrialAnalysis
@@ -48,7 +50,7 @@ def _arm_summary(arm: ArmEvidence, planned: int) -> ArmSummary:
     )
 
 
-def _run_stats(arm: ArmEvidence) -> list[RunStats]:
+def _run_stats(arm: ArmEvidence, bounds: ClientBounds) -> list[RunStats]:
     by_run: dict[str, list[Request]] = {}
     for r in arm.timed:
         by_run.setdefault(r.run, []).append(r)
@@ -72,6 +74,7 @@ def _run_stats(arm: ArmEvidence) -> list[RunStats]:
                 ok=len(ok),
                 reconciled=run.reconciled,
                 percentiles=percentiles,
+                client=run_client(run, requests, bounds),
             )
         )
     return out
@@ -141,6 +144,10 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
         blocked_by.append("guardrails could not be checked (the guarded statistic is missing or zero in an arm, or the candidate's "
                           "requests carry its metric less often than a control's) at "
                           + ", ".join(unchecked))
+    runs = [stats for arm in evidence.arms for stats in _run_stats(arm, trial.client)]
+    saturated = saturated_text(runs, blocks)
+    if saturated:
+        blocked_by.append(saturated)
     slots = _slots(evidence)
     pooled_n_min, pooled_n_max = _pooled_sizes(groups, rule.metric)
     analysis = TrialAnalysis(
@@ -164,7 +171,7 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
         candidate_label=trial.arm("candidate").label or trial.arm("candidate").arm,
         arms=arms,
         groups=groups,
-        runs=[stats for arm in evidence.arms for stats in _run_stats(arm)],
+        runs=runs,
         failures=failures,
         timed_ok=timed_ok,
         timed_planned=timed_planned,
@@ -181,8 +188,12 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
         slots=slots,
         restored_ok=_restored_ok(arms),
         findings=[],
+        client_bounds=trial.client,
+        client_runs_recorded=sum(r.client is not None for r in runs),
+        client_runs_saturated=sum(r.client is not None and r.client.saturated for r in runs),
     )
-    analysis.findings = findings_for(analysis) + _telemetry_mismatches(evidence, arms)
+    analysis.findings = (findings_for(analysis) + _telemetry_mismatches(evidence, arms)
+                         + saturation_findings(runs, blocks))
     return analysis
 
 
