@@ -114,19 +114,19 @@ def test_processes_are_combined_as_their_bottleneck() -> None:
     run = _run({"wall_s": 2.0, "processes": [
         _process(cpu_s=0.5, loop_cpu_s=0.4, loop_lag_p50_s=0.001, loop_lag_max_s=0.05, loop_lag_samples=180),
         _process(cpu_s=1.9, loop_cpu_s=1.9, loop_lag_p50_s=0.004, loop_lag_max_s=0.25, loop_lag_samples=150)]})
-    requests = [_request(0, 0.0, 1.0, 0.002), _request(1, 0.5, 1.0, 0.6)]
+    requests = [_request(0, 0.0, 1.0, 0.002), _request(1, 0.5, 1.0, 1.2)]
     health = run_client(run, requests, ClientBounds())
     assert health is not None
     assert (health.processes, health.cpu_s, health.loop_lag_samples) == (2, 2.4, 330)
     assert (health.loop_cpu_share, health.loop_lag_p50_s, health.loop_lag_max_s) == (0.95, 0.004, 0.25)
-    assert (health.send_wait_p50_s, health.send_wait_max_s) == (0.002, 0.6)
+    assert (health.send_wait_p50_s, health.send_wait_max_s) == (0.002, 1.2)
     assert health.achieved_concurrency == pytest.approx(2.0 / 1.5)
     assert [e.bound for e in health.exceeded] == ["loop-lag", "send-wait", "loop-cpu"] and health.saturated
 
 
 def test_a_value_on_its_bound_is_within_it() -> None:
     run = _run({"wall_s": 1.0, "processes": [_process(loop_cpu_s=0.9, loop_lag_max_s=0.2, loop_lag_p50_s=0.2)]})
-    health = run_client(run, [_request(0, 0.0, 1.0, 0.5)], ClientBounds())
+    health = run_client(run, [_request(0, 0.0, 1.0, 1.0)], ClientBounds())
     assert health is not None and health.exceeded == [] and not health.saturated
 
 
@@ -135,7 +135,7 @@ def test_what_cannot_be_derived_is_not_judged() -> None:
     # before it had an end: nothing to judge on lag or CPU, no achieved concurrency, and the send waits still count.
     run = _run({"wall_s": 0.0, "processes": [_process(loop_lag_samples=0, loop_lag_p50_s=None, loop_lag_max_s=None,
                                                       loop_cpu_s=0.001)]})
-    failed = [_request(0, 0.0, None, 0.0, ok=False), _request(1, 0.0, None, 0.7, ok=False)]
+    failed = [_request(0, 0.0, None, 0.0, ok=False), _request(1, 0.0, None, 1.7, ok=False)]
     health = run_client(run, failed, ClientBounds())
     assert health is not None
     assert (health.loop_lag_max_s, health.loop_cpu_share, health.achieved_concurrency) == (None, None, None)

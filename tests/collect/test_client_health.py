@@ -83,7 +83,7 @@ def test_a_healthy_trial_journals_its_client_and_nothing_fires(tmp_path: Path) -
     assert result.ok
     evidence = load_trial(tmp_path / "raw")
     trial_json = json.loads((tmp_path / "raw" / "trial.json").read_text())
-    assert trial_json["client"] == {"max_loop_lag_s": 0.2, "max_send_wait_s": 0.5, "max_cpu_share": 0.9}
+    assert trial_json["client"] == {"max_loop_lag_s": 0.2, "max_send_wait_s": 1.0, "max_cpu_share": 0.9}
     for arm in evidence.arms:
         assert len(arm.runs) == 4
         for run in arm.runs:

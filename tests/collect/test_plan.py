@@ -230,4 +230,4 @@ def test_declared_client_bounds_go_into_trial_json(tmp_path: Path) -> None:
     path = write_plan(tmp_path / "p.toml")
     path.write_text(path.read_text() + "[client]\nmax_loop_lag_s = 0.05\n")
     bounds = load_plan(path).trial().client
-    assert (bounds.max_loop_lag_s, bounds.max_send_wait_s, bounds.max_cpu_share) == (0.05, 0.5, 0.9)
+    assert (bounds.max_loop_lag_s, bounds.max_send_wait_s, bounds.max_cpu_share) == (0.05, 1.0, 0.9)
