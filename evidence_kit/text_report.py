@@ -17,6 +17,7 @@ from .present import (
     METRIC_TITLES,
     TAIL_HEADERS,
     arm_phases,
+    client_health_sentence,
     comparison_cells,
     count,
     design_headers,
@@ -67,6 +68,7 @@ def _trial_text(trial: TrialAnalysis) -> list[str]:
     out.append(f"Timed requests completed: {requests_sentence(trial)}")
     out.append(f"Runs reconciled: {reconciled_text(trial)}")
     out.append(f"Gates passed: {gates_sentence(trial)}")
+    out.append(f"Client health: {client_health_sentence(trial)}")
     out.append(f"KV token slots: {slots_sentence(trial)}")
     out += timing_sentences(trial)
     out.append("")

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from evidence_kit.canonical import canonical_json
 from evidence_kit.collect.plan import ArmPlan, GatePlan, Plan, PlanWorkload, TelemetryPlan
-from evidence_kit.model import DecisionRule
+from evidence_kit.model import ClientBounds, DecisionRule
 from evidence_kit.schemas import MODELS, schemas
 
 from .conftest import REPO
@@ -97,7 +97,7 @@ def _default_as_documented(cell: str) -> Any:
 
 
 PLAN_SECTIONS = {PlanWorkload: "[workload]", GatePlan: "[gates]", TelemetryPlan: "[telemetry]",
-                 ArmPlan: "[arms.<name>]", DecisionRule: "[decision_rule]"}
+                 ArmPlan: "[arms.<name>]", DecisionRule: "[decision_rule]", ClientBounds: "[client]"}
 
 
 @pytest.mark.parametrize("model", list(PLAN_SECTIONS), ids=lambda m: m.__name__)

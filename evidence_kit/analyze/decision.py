@@ -45,6 +45,13 @@ DEFINITIONS: dict[str, str] = {
     "confidence (noise can block a promotion, never excuse one); a breach blocks promotion, and so does a "
     "guardrail that cannot be checked (its statistic missing or zero in an arm); failed gates "
     "always block",
+    "client_saturated": "a run whose client exceeded a bound trial.json's client declares: the largest loop lag of "
+    "any client process > max_loop_lag_s, the largest send_wait_s of its timed requests > max_send_wait_s, or the "
+    "busiest process's loop_cpu_s / wall_s > max_cpu_share; it blocks promotion. A run record without client "
+    "health is not recorded and not checked; a value that cannot be derived (no lag sample, wall_s 0, no "
+    "send_wait_s) is not judged",
+    "achieved_concurrency": "sum of e2e_s of a run's timed requests with t_send_s and e2e_s, divided by the span "
+    "from the first t_send_s to the last t_send_s + e2e_s: the time-averaged requests on the wire",
     "control_drift_pct": "(restored / before - 1) x 100 of the decision metric; flagged at |drift| >= threshold",
     "split_verdict": "a group that clears the threshold against one control but not the other",
     "regression": "a group whose verdict is regression",

@@ -13,9 +13,10 @@ from typing import Final, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..canonical import canonical_json
-from ..model.findings import Finding
+from ..model.findings import ClientExceedance, Finding
 from ..model.phase import Control, Phase
 from ..model.telemetry import TelemetrySummary
+from ..model.trial import ClientBounds
 
 __all__ = [
     "ANALYSIS_SCHEMA",
@@ -35,6 +36,7 @@ __all__ = [
     "Interval",
     "Pooled",
     "RuleSummary",
+    "RunClient",
     "RunStats",
     "SlotChange",
     "TIMING_METRICS",
@@ -245,6 +247,26 @@ class ArmTiming(_Doc):
     runs_beyond_bound: int
 
 
+class RunClient(_Doc):
+    """The client's own health over one run, derived from the run record and its requests, and judged."""
+
+    wall_s: float = Field(description="the run's wall time on the collector's clock")
+    processes: int = Field(description="the client's processes the run record lists")
+    cpu_s: float = Field(description="CPU seconds of every process, summed")
+    loop_cpu_share: float | None = Field(description="the busiest event loop's CPU seconds / wall_s: the share of one "
+                                         "core its thread used; null when wall_s is 0")
+    loop_lag_samples: int = Field(description="lag samples, summed over the processes")
+    loop_lag_p50_s: float | None = Field(description="the highest of the processes' median loop lags")
+    loop_lag_max_s: float | None = Field(description="the highest loop lag of any process; null without a sample")
+    send_wait_p50_s: float | None = Field(description="nearest-rank median send_wait_s of the run's timed requests")
+    send_wait_max_s: float | None = Field(description="the longest send_wait_s of the run's timed requests")
+    achieved_concurrency: float | None = Field(
+        description="time-averaged requests on the wire: the sum of send -> end of the requests with both, over "
+                    "the span from the first send to the last end (the planned concurrency is the run's)")
+    exceeded: list[ClientExceedance] = Field(description="each declared client bound the run exceeded")
+    saturated: bool = Field(description="a bound was exceeded: the client may have been the bottleneck")
+
+
 class RunStats(_Doc):
     """Nearest-rank percentiles of one run (one group, one repetition, one arm)."""
 
@@ -259,6 +281,8 @@ class RunStats(_Doc):
     reconciled: bool | None
     percentiles: dict[str, dict[str, float | None]] = Field(description="metric -> {p50, p90, p99}")
     timing: list[TimingGap] = Field(description="TTFT, then end-to-end: the client's mean against the engine's")
+    client: RunClient | None = Field(default=None, description="the client's health over the run; null when its "
+                                     "run record holds none (journals that predate it)")
 
 
 class ArmSummary(_Doc):
@@ -330,6 +354,9 @@ class TrialAnalysis(_Doc):
     restored_ok: bool = Field(description="the restored arm's gates and lifecycle checks passed and its KV token "
                                           "slots matched the original's (or were not recorded)")
     findings: list[Finding]
+    client_bounds: ClientBounds = Field(description="the declared bounds of the client's health (trial.json's client)")
+    client_runs_recorded: int = Field(description="runs whose record holds the client's health")
+    client_runs_saturated: int = Field(description="runs whose client exceeded a declared bound")
 
 
 class DecisionSummary(_Doc):

@@ -5,6 +5,8 @@ from __future__ import annotations
 from ..model.evidence import ArmEvidence, TrialEvidence
 from ..model.findings import Finding, TelemetryFields, TelemetryMismatchFinding
 from ..model.journal import Request
+from ..model.trial import ClientBounds
+from .client_health import run_client, saturated_text, saturation_findings
 from .findings import findings_for, phase_blocks
 from .groups import METRICS, fewest_runs, group_results, guardrail_rule, pct
 from .report import VERDICTS, ArmSummary, Failure, GroupResult, RuleSummary, RunStats, SlotChange, TrialAnalysis
@@ -51,7 +53,7 @@ def _arm_summary(arm: ArmEvidence, planned: int, runs: list[RunStats]) -> ArmSum
     )
 
 
-def _run_stats(arm: ArmEvidence, timing_bound_ms: float | None) -> list[RunStats]:
+def _run_stats(arm: ArmEvidence, timing_bound_ms: float | None, bounds: ClientBounds) -> list[RunStats]:
     by_run: dict[str, list[Request]] = {}
     for r in arm.timed:
         by_run.setdefault(r.run, []).append(r)
@@ -76,6 +78,7 @@ def _run_stats(arm: ArmEvidence, timing_bound_ms: float | None) -> list[RunStats
                 reconciled=run.reconciled,
                 percentiles=percentiles,
                 timing=run_timing(run, requests, timing_bound_ms),
+                client=run_client(run, requests, bounds),
             )
         )
     return out
@@ -117,7 +120,7 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
     trial = evidence.trial
     rule = trial.decision_rule
     planned = trial.workload.planned_per_arm
-    runs = {arm.ref.seq: _run_stats(arm, rule.max_timing_gap_ms) for arm in evidence.arms}
+    runs = {arm.ref.seq: _run_stats(arm, rule.max_timing_gap_ms, trial.client) for arm in evidence.arms}
     arms = [_arm_summary(arm, planned, runs[arm.ref.seq]) for arm in evidence.arms]
     groups = group_results(evidence)
     failures = [
@@ -150,6 +153,10 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
     if beyond:
         blocked_by.append(f"in {beyond} run(s) the client's mean TTFT or end-to-end time differs from the engine's own "
                           f"by more than the declared {rule.max_timing_gap_ms:g} ms")
+    all_runs = [stats for arm in evidence.arms for stats in runs[arm.ref.seq]]
+    saturated = saturated_text(all_runs, blocks)
+    if saturated:
+        blocked_by.append(saturated)
     slots = _slots(evidence)
     pooled_n_min, pooled_n_max = _pooled_sizes(groups, rule.metric)
     analysis = TrialAnalysis(
@@ -174,7 +181,7 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
         candidate_label=trial.arm("candidate").label or trial.arm("candidate").arm,
         arms=arms,
         groups=groups,
-        runs=[stats for arm in evidence.arms for stats in runs[arm.ref.seq]],
+        runs=all_runs,
         failures=failures,
         timed_ok=timed_ok,
         timed_planned=timed_planned,
@@ -192,8 +199,12 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
         slots=slots,
         restored_ok=_restored_ok(arms),
         findings=[],
+        client_bounds=trial.client,
+        client_runs_recorded=sum(r.client is not None for r in all_runs),
+        client_runs_saturated=sum(r.client is not None and r.client.saturated for r in all_runs),
     )
-    analysis.findings = findings_for(analysis, fewest_runs(evidence)) + _telemetry_mismatches(evidence, arms)
+    analysis.findings = (findings_for(analysis, fewest_runs(evidence)) + _telemetry_mismatches(evidence, arms)
+                         + saturation_findings(all_runs, blocks))
     return analysis
 
 

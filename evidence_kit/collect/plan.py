@@ -28,7 +28,7 @@ from pydantic import (
 )
 
 from ..errors import BadInput
-from ..model import ArmRef, DecisionRule, Trial, Workload
+from ..model import ArmRef, ClientBounds, DecisionRule, Trial, Workload
 from ..model._base import Slug
 from ..model.trial import Guardrail, Order, design_name, phase_of
 from ..read import read_text, read_toml_model
@@ -161,6 +161,7 @@ class Plan(_Strict):
     sequence: list[Slug] = Field(min_length=3)
     gates: GatePlan = Field(default_factory=GatePlan)
     telemetry: TelemetryPlan = Field(default_factory=TelemetryPlan)
+    client: ClientBounds = Field(default_factory=ClientBounds)
 
     @field_validator("sequence")
     @classmethod
@@ -221,6 +222,7 @@ class Plan(_Strict):
             workload=self.public_workload(),
             arms=arms,
             **_extras(gates=list(self.gates.run)),
+            client=ClientBounds.model_validate(self.client.model_dump()),
         )
 
 

@@ -19,7 +19,7 @@ from .journal import (
 from .manifest import MANIFEST_SCHEMA, RECEIPT_NAME, RECEIPT_SCHEMA, Manifest, ManifestEntry, Receipt
 from .phase import CONTROLS, PHASES, Control, Phase
 from .telemetry import TelemetrySample, TelemetrySummary
-from .trial import TRIAL_SCHEMA, ArmRef, DecisionRule, Trial, Workload
+from .trial import TRIAL_SCHEMA, ArmRef, ClientBounds, DecisionRule, Trial, Workload
 
 __all__ = [
     "ArmRef",
@@ -27,6 +27,7 @@ __all__ = [
     "Check",
     "Control",
     "Decision",
+    "ClientBounds",
     "DecisionRule",
     "EngineInfo",
     "Finding",

@@ -20,6 +20,9 @@ __all__ = [
     "ArmGate",
     "CheckFailedFinding",
     "CheckWarningFinding",
+    "ClientExceedance",
+    "ClientSaturatedFinding",
+    "ClientSaturation",
     "ControlDriftFinding",
     "Count",
     "Drift",
@@ -103,6 +106,20 @@ class ArmGate(_InArm):
 
 class ArmCheck(_InArm):
     check: str = Field(description="the check's name")
+
+
+class ClientExceedance(_Part):
+    bound: Literal["loop-lag", "send-wait", "loop-cpu"] = Field(
+        description="which declared client bound: loop-lag (max_loop_lag_s), send-wait (max_send_wait_s), loop-cpu "
+        "(max_cpu_share)")
+    value: float = Field(description="what the run measured: loop_lag_max_s, send_wait_max_s or loop_cpu_share")
+    limit: float = Field(description="the declared bound")
+    over_pct: float = Field(description="(value / limit - 1) x 100: how far over the bound")
+
+
+class ClientSaturation(_InArm):
+    run: str = Field(description="the run's id")
+    exceeded: list[ClientExceedance] = Field(description="each bound the run's client exceeded")
 
 
 class Slots(_Part):
@@ -224,6 +241,14 @@ class CheckWarningFinding(_InTrial):
     values: ArmCheck
 
 
+class ClientSaturatedFinding(_InTrial):
+    """The client exceeded a declared bound of its own health in a run: its timings may be inflated, and
+    the trial cannot promote."""
+
+    kind: Literal["client-saturated"]
+    values: ClientSaturation
+
+
 class SlotsNotRestoredFinding(_InTrial):
     """The engine-reported KV token slots did not return to the original value."""
 
@@ -249,6 +274,6 @@ Finding = Annotated[
     WinFinding | NoiseFinding | GuardrailBreachedFinding | SplitVerdictFinding | RegressionFinding | ControlDriftFinding
     | FailuresFinding | UnreconciledFinding | UnreconcilableFinding
     | GateFailedFinding | CheckFailedFinding | CheckWarningFinding | TimingGapFinding | SlotsNotRestoredFinding
-    | TelemetryMismatchFinding | FewRepetitionsFinding,
+    | TelemetryMismatchFinding | FewRepetitionsFinding | ClientSaturatedFinding,
     Field(discriminator="kind"),
 ]

@@ -21,6 +21,8 @@ __all__ = [
     "Header",
     "Request",
     "Run",
+    "ClientHealth",
+    "ProcessHealth",
     "Gate",
     "Check",
     "Footer",
@@ -135,6 +137,42 @@ class Request(Record):
         return self
 
 
+class ProcessHealth(Record):
+    """One process of the client over one run: the CPU it used and how late its event loop ran.
+
+    Raw values: ``analyze`` derives the CPU share and judges the lag against the trial's bounds.
+    """
+
+    cpu_s: Seconds = Field(description="CPU seconds (user and system, every thread) the process used over the run")
+    loop_cpu_s: Seconds = Field(description="CPU seconds of the thread that runs the process's event loop")
+    loop_lag_interval_s: float = Field(gt=0, description="the lag sampler's interval: a timer set this far ahead")
+    loop_lag_samples: NonNegativeInt = Field(description="how many times the sampler woke (a wake still overdue "
+                                             "when the run ended counts as one)")
+    loop_lag_p50_s: Seconds | None = Field(description="nearest-rank median of how late the sampler woke; null "
+                                           "without a sample")
+    loop_lag_max_s: Seconds | None = Field(description="the latest the sampler woke; null without a sample")
+
+    @model_validator(mode="after")
+    def _lag_summary(self) -> ProcessHealth:
+        if (self.loop_lag_samples == 0) != (self.loop_lag_p50_s is None) or \
+                (self.loop_lag_p50_s is None) != (self.loop_lag_max_s is None):
+            raise ValueError("loop_lag_p50_s and loop_lag_max_s are numbers exactly when loop_lag_samples is above 0")
+        if self.loop_lag_p50_s is not None and self.loop_lag_max_s is not None and \
+                self.loop_lag_p50_s > self.loop_lag_max_s:
+            raise ValueError(f"loop_lag_p50_s {self.loop_lag_p50_s!r} is greater than loop_lag_max_s "
+                             f"{self.loop_lag_max_s!r}")
+        return self
+
+
+class ClientHealth(Record):
+    """The client's own health over one run: its wall time and each of its processes."""
+
+    wall_s: Seconds = Field(description="the run's wall time on the collector's clock, from before its first "
+                            "request to after its last")
+    processes: list[ProcessHealth] = Field(min_length=1, description="the collector's process first, then any "
+                                           "worker processes")
+
+
 class Run(Record):
     """Closes one run: how many requests it had and whether counters reconciled."""
 
@@ -158,6 +196,9 @@ class Run(Record):
         description="true on the first run a resumed collector measured (collect --resume); where the plan starts "
         "the engine, that collector started a new one",
     )
+    client: ClientHealth | None = Field(
+        default=None, description="the client's own health over the run (loop lag, CPU); null or absent in journals "
+        "that predate it")
 
 
 class Gate(Record):

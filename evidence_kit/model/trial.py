@@ -15,7 +15,7 @@ from pydantic import Field, NonNegativeInt, PositiveInt, model_validator
 from ._base import Record, RelPath, Slug
 from .phase import Phase
 
-__all__ = ["DecisionRule", "Guardrail", "Workload", "ArmRef", "Trial", "TRIAL_SCHEMA", "CONFIDENCES", "ORDER_KEY", "Order",
+__all__ = ["ClientBounds", "DecisionRule", "Guardrail", "Workload", "ArmRef", "Trial", "TRIAL_SCHEMA", "CONFIDENCES", "ORDER_KEY", "Order",
            "design_name", "phase_of"]
 
 TRIAL_SCHEMA = "evidence-kit/trial/v1"
@@ -72,6 +72,26 @@ class DecisionRule(Record):
         description="the most a run's mean client time may differ from the engine's own (its TTFT and end-to-end "
         "histograms), in milliseconds, either way; a run beyond it blocks promotion. Absent: the gap is shown, "
         "not checked")
+
+
+class ClientBounds(Record):
+    """How busy the client may be before its timings are not trusted, declared before the trial ran.
+
+    A run whose client exceeds one (``analyze`` judges the run record's raw values) is a
+    ``client-saturated`` finding and blocks promotion. The defaults leave a margin of several
+    times over what a healthy collector measured on the simulator at concurrency 1 to 32
+    (docs/benchmarks.md). Unknown fields are refused, as in the rule: a misspelt bound must
+    not leave the default in force.
+    """
+
+    model_config = Record.model_config | {"extra": "forbid"}
+
+    max_loop_lag_s: float = Field(default=0.2, gt=0, description="the most any process's event loop may run late "
+                                  "(the run's loop_lag_max_s)")
+    max_send_wait_s: float = Field(default=1.0, gt=0, description="the longest any timed request of the run may "
+                                   "wait inside the client before it is sent (send_wait_s)")
+    max_cpu_share: float = Field(default=0.9, gt=0, le=1, description="the largest share of one core the thread "
+                                 "running a process's event loop may use over the run (loop_cpu_s / wall_s)")
 
 
 class Workload(Record):
@@ -163,6 +183,8 @@ class Trial(Record):
     workload: Workload
     arms: list[ArmRef] = Field(min_length=3)
     gates: list[str] | None = Field(default=None, description="the functional gates every arm ran, by name")
+    client: ClientBounds = Field(default_factory=ClientBounds, description="the bounds of the client's own "
+                                 "health; absent in trial.json written before them, which reads as the defaults")
 
     model_config = Record.model_config | {"populate_by_name": True}
 

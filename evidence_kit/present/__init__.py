@@ -15,6 +15,7 @@ decision page.
 from .decision_rows import ENGINE_KINDS, headline_rows, input_ranges, pooled_sizes, prose_sections, setup_rows
 from .format import count, dash, faster_slower, higher_lower, percent, ratio, recorded, seconds, signed_percent, tokens
 from .tables import (
+    CLIENT_HEADERS,
     COMPARISON_HEADERS,
     GUARDRAIL_HEADERS,
     GUARDRAIL_TITLE,
@@ -23,6 +24,7 @@ from .tables import (
     arm_label_map,
     arm_labels,
     arm_phases,
+    client_rows,
     comparison_cells,
     comparison_rows,
     design_headers,
@@ -53,6 +55,7 @@ from .timing import (
 )
 from .wording import (
     METRIC_NAMES,
+    client_health_sentence,
     design_sentence,
     detectable_sentence,
     detectable_text,
@@ -85,7 +88,8 @@ __all__ = [
     "input_ranges", "interval_text", "metric_headers", "metric_rows", "occupancy", "occupancy_text", "outcome_sentence", "percent",
     "phase_labels", "pooled_sizes", "prose_sections", "ratio", "recorded", "requests_sentence", "rule_sentence",
     "run_rows", "seconds", "setup_rows", "signed_percent", "simulated_sentence", "slots_sentence",
-    "telemetry_summary_rows", "tokens", "wins_sentence", "wins_text",
+    "telemetry_summary_rows", "tokens", "wins_sentence", "wins_text", "client_rows", "CLIENT_HEADERS",
+    "client_health_sentence",
     "TIMING_RUN_HEADERS", "TIMING_TITLE", "milliseconds", "reconciled_text", "timing_compared", "timing_gap_text",
     "timing_run_rows", "timing_sentences",
 ]

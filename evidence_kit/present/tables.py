@@ -15,7 +15,7 @@ from ..analyze.report import GroupResult, Interval, TrialAnalysis
 from ..analyze.verdicts import regression_floor_pct
 from ..model import PHASES
 from .arms import arm_label_map, arm_labels, arm_phases, phase_labels
-from .format import faster_slower, higher_lower, ratio, recorded, seconds, signed_percent, tokens
+from .format import dash, faster_slower, higher_lower, ratio, recorded, seconds, signed_percent, tokens
 from .wording import METRIC_NAMES, detectable_text, guardrail_result_text, guardrail_text, verdict_text
 
 __all__ = [
@@ -40,6 +40,8 @@ __all__ = [
     "GUARDRAIL_HEADERS",
     "guardrail_rows",
     "run_rows",
+    "client_rows",
+    "CLIENT_HEADERS",
     "failure_rows",
     "telemetry_summary_rows",
     "occupancy",
@@ -168,6 +170,28 @@ def run_rows(trial: TrialAnalysis) -> list[list[str]]:
          *(seconds(r.percentiles["e2e_s"][p]) for p in ("p50", "p90", "p99"))]
         for r in trial.runs
     ]
+
+
+CLIENT_HEADERS = ["Phase", "Run", "Loop lag p50 / max (s)", "Send wait p50 / max (s)", "Loop CPU (of one core)",
+                  "Concurrency achieved / planned", "Client bounds"]
+
+
+def client_rows(trial: TrialAnalysis) -> list[list[str]]:
+    """Per run whose record holds the client's health: its loop lag, send wait, loop CPU share, achieved
+    concurrency, and the bounds it exceeded; empty when no run recorded it."""
+    labels = arm_label_map(trial)
+    rows = []
+    for r in trial.runs:
+        c = r.client
+        if c is None:
+            continue
+        share = dash if c.loop_cpu_share is None else f"{c.loop_cpu_share * 100:.2f}%"
+        achieved = dash if c.achieved_concurrency is None else f"{c.achieved_concurrency:.2f}"
+        verdict = ", ".join(f"{e.bound} exceeded" for e in c.exceeded) or "within"
+        rows.append([labels[r.seq], r.run, f"{seconds(c.loop_lag_p50_s)} / {seconds(c.loop_lag_max_s)}",
+                     f"{seconds(c.send_wait_p50_s)} / {seconds(c.send_wait_max_s)}", share,
+                     f"{achieved} / {r.concurrency}", verdict])
+    return rows
 
 
 def failure_rows(trial: TrialAnalysis) -> list[list[str]]:

@@ -11,16 +11,16 @@ from ..analyze.report import (
     GuardrailRule,
     TrialAnalysis,
 )
-from ..model.findings import ArmCheck, ArmGate, ArmTimingGap, TelemetryFields
+from ..model.findings import ArmCheck, ArmGate, ArmTimingGap, ClientExceedance, ClientSaturation, TelemetryFields
 from .arms import arm_phases
-from .format import count, faster_slower, higher_lower, percent, percent_beside, signed_percent
+from .format import count, faster_slower, higher_lower, percent, percent_beside, seconds, signed_percent
 from .timing import milliseconds
 
 __all__ = [
     "finding_sentence", "rule_sentence", "slots_sentence", "requests_sentence", "failures_text", "outcome_sentence",
     "gates_sentence", "wins_text", "wins_sentence", "simulated_sentence", "guardrail_text", "verdict_text",
     "verdicts_text", "detectable_text", "detectable_sentence", "verdict_definitions", "interval_method_sentence",
-    "guardrail_result_text", "threshold_labels", "METRIC_NAMES", "design_sentence",
+    "guardrail_result_text", "threshold_labels", "METRIC_NAMES", "design_sentence", "client_health_sentence",
 ]
 
 METRIC_NAMES = {
@@ -251,6 +251,12 @@ def finding_sentence(finding: Finding, candidate: str, threshold_pct: float | No
                 "synthetic trials whose noise was mostly between runs, so a verdict read off it is less certain than it "
                 "says. "
                 "Plan the repetitions with evidence-kit power.")
+    if finding.kind == "client-saturated":
+        run = finding.values
+        over = "; ".join(_exceedance_text(e) for e in run.exceeded)
+        return (f"The client may have been the bottleneck in run {run.run} of the {_arm(run)} arm: {over}. Its "
+                "timings may be inflated, so the trial cannot promote; rerun with more client capacity (fewer "
+                "concurrent requests per collector, a less loaded machine) or declare the bounds the setup needs.")
     if finding.kind == "slots-not-restored":
         return (
             f"Engine-reported token slots did not return to the original value after restoration "
@@ -262,7 +268,37 @@ def finding_sentence(finding: Finding, candidate: str, threshold_pct: float | No
 _MEASURED = {"change_vs_before_pct", "change_vs_restored_pct", "within_noise"}
 
 
-def _arm(values: ArmGate | ArmCheck | TelemetryFields | ArmTimingGap) -> str:
+_BOUND_WORDS = {"loop-lag": "event-loop lag reached", "send-wait": "a request waited in the client",
+                "loop-cpu": "the event loop's thread used"}
+
+
+def _client_value(bound: str, value: float) -> str:
+    """'0.512 s', or for the CPU share '97.00% of one core' (a share is stored as a fraction)."""
+    return f"{value * 100:.2f}% of one core" if bound == "loop-cpu" else f"{seconds(value)} s"
+
+
+def _exceedance_text(e: ClientExceedance) -> str:
+    """'event-loop lag reached 0.512 s, 156.00% over the 0.2 s bound'."""
+    limit = f"{e.limit * 100:g}%" if e.bound == "loop-cpu" else f"{e.limit:g} s"
+    return f"{_BOUND_WORDS[e.bound]} {_client_value(e.bound, e.value)}, {percent(e.over_pct)} over the {limit} bound"
+
+
+def client_health_sentence(trial: TrialAnalysis) -> str:
+    """The client's health over the trial's runs, against its declared bounds; 'not recorded' for journals
+    that predate it."""
+    b = trial.client_bounds
+    bounds = (f"event-loop lag at most {b.max_loop_lag_s:g} s, send wait at most {b.max_send_wait_s:g} s, loop CPU "
+              f"at most {b.max_cpu_share * 100:g}% of one core")
+    recorded, total = trial.client_runs_recorded, trial.runs_total
+    if recorded == 0:
+        return "not recorded (the run records predate it), so not checked"
+    scope = f"{recorded}/{total} runs" + ("" if recorded == total else " (not recorded in the others, not checked)")
+    if trial.client_runs_saturated:
+        return f"bounds exceeded in {trial.client_runs_saturated} of {scope} ({bounds}); the runs are named below"
+    return f"within the declared bounds in {scope} ({bounds})"
+
+
+def _arm(values: ArmGate | ArmCheck | TelemetryFields | ArmTimingGap | ClientSaturation) -> str:
     """'candidate', or 'candidate 2' where the phase has several arms (as the tables name them)."""
     return values.phase if values.block is None else f"{values.phase} {values.block}"
 

@@ -227,3 +227,26 @@ def test_a_guardrail_error_names_the_line_in_its_own_table(tmp_path: Path) -> No
     lines = text.splitlines()
     second = lines.index("[[decision_rule.guardrails]]", lines.index("[[decision_rule.guardrails]]") + 1)
     assert err.line == second + 1, (err.line, err.message)
+
+
+@pytest.mark.parametrize("line, said", [
+    ("max_cpu_share = 2", "max_cpu_share"),
+    ("max_loop_lag_s = 0", "max_loop_lag_s"),
+    ("max_send_wait_s = \"1s\"", "max_send_wait_s"),
+    ("max_loop_lag = 0.5", "max_loop_lag"),
+])
+def test_a_bad_client_bound_is_one_line_exit_2_naming_its_line(tmp_path: Path, run_cli, line: str, said: str) -> None:
+    text = write_plan(tmp_path / "p.toml").read_text() + f"[client]\n# declared in advance\n{line}\n"
+    plan = tmp_path / "plan.toml"
+    plan.write_text(text)
+    at = len(text.splitlines())
+    result = run_cli("collect", plan, "--out", tmp_path / "raw", "-q")
+    assert result.code == 2 and "Traceback" not in result.err
+    assert result.err.strip().count("\n") == 0 and f"{plan}:{at}:" in result.err and said in result.err
+
+
+def test_declared_client_bounds_go_into_trial_json(tmp_path: Path) -> None:
+    path = write_plan(tmp_path / "p.toml")
+    path.write_text(path.read_text() + "[client]\nmax_loop_lag_s = 0.05\n")
+    bounds = load_plan(path).trial().client
+    assert (bounds.max_loop_lag_s, bounds.max_send_wait_s, bounds.max_cpu_share) == (0.05, 1.0, 0.9)

@@ -90,6 +90,10 @@ def test_kill_9_then_resume_keeps_every_completed_request_once(tmp_path: Path) -
     assert sum(bool(s.get("resumed")) for s in series) == 1
     assert trial.arms[0].telemetry.samples == before.footer.telemetry.samples > 2
     assert "telemetry-mismatch" not in [f.kind for f in trial.findings]
+    # Client health is per run: the runs committed before the kill keep theirs, the resumed collector's have
+    # their own (the downtime is in no run's wall time), and every run is checked.
+    resumed = next(run for run in before.runs if run.resumed)
+    assert resumed.client is not None and trial.client_runs_recorded == trial.runs_total == 18
 
 
 def test_a_resume_on_a_new_engine_process_says_which_processes_measured_the_arm(tmp_path: Path) -> None:

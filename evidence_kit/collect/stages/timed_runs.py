@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..health import HealthMonitor
 from ..plan import Plan
 from ..prompts import PromptBook
 from ..runs import RunSpec, median_or_none, request_body, request_record, send_all
@@ -44,8 +45,11 @@ async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spe
     keys = [f"{spec.id}/{i}" for i in range(wl.requests_per_run)]
     bodies = [request_body(wl, arm.cfg.model, book, k, spec.input_nominal) for k in keys]
     before = await watch.before_run(arm.client, arm.base)
+    health = HealthMonitor(s.clock)
+    health.start()
     outcomes = await send_all(arm.client, f"{arm.base}/v1/chat/completions", bodies,
                               concurrency=spec.concurrency, clock=s.clock, timeout=wl.request_timeout_s)
+    client = await health.stop()
     records = [request_record(o, run=spec.id, repetition=spec.repetition, input_nominal=spec.input_nominal,
                               concurrency=spec.concurrency, index=i, warmup=False, key=keys[i], t0=arm.t0)
                for i, o in enumerate(outcomes)]
@@ -53,6 +57,7 @@ async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spe
     for record in records:
         arm.writer.add(record)
     run, mismatches = _run_record(spec, records, around)
+    run["client"] = client
     arm.writer.add(run)
     arm.writer.commit()
     s.progress.run_done(run, median_or_none([r["e2e_s"] for r in records]),
