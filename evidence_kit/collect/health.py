@@ -66,7 +66,9 @@ class HealthMonitor:
 
     async def stop(self) -> dict[str, Any]:
         """Stop sampling; the run record's ``client`` field."""
-        now, cpu, loop_cpu = self.clock(), self.cpu(), self.loop_cpu()
+        # The loop thread's clock read inside the process clock's window (first at the start, last at the stop),
+        # so the thread's share is never more than the process's: it is a part of it.
+        now, loop_cpu, cpu = self.clock(), self.loop_cpu(), self.cpu()
         due, self._due = self._due, None
         if self._task is not None:
             self._task.cancel()
@@ -75,9 +77,10 @@ class HealthMonitor:
         if due is not None and now > due:
             self.lags.append(now - due)  # the wake the loop was too busy to run
         t0, cpu0, loop_cpu0 = self._start
+        cpu_s = round(max(cpu - cpu0, 0.0), 6)
         process = {
-            "cpu_s": round(max(cpu - cpu0, 0.0), 6),
-            "loop_cpu_s": round(max(loop_cpu - loop_cpu0, 0.0), 6),
+            "cpu_s": cpu_s,
+            "loop_cpu_s": min(round(max(loop_cpu - loop_cpu0, 0.0), 6), cpu_s),
             "loop_lag_interval_s": self.interval_s,
             "loop_lag_samples": len(self.lags),
             "loop_lag_p50_s": round(_nearest_rank_p50(self.lags), 6) if self.lags else None,
