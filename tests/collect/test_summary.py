@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import statistics
 from pathlib import Path
 
+from rich.console import Console
+
 from evidence_kit.analyze.collected import collected_arms
+from evidence_kit.collect import RichProgress
 from evidence_kit.commands.collect import next_steps
 from evidence_kit.present import seconds
 from evidence_kit.read import load_decision
@@ -38,3 +42,13 @@ def test_next_steps_name_the_decision_folder_the_trial_belongs_to(tmp_path: Path
     assert f"evidence-kit redact {decision} --out {decision}-redacted --map {decision}-map.json" in steps
     assert f"evidence-kit build {decision}-redacted --out site --known-values {decision}-map.json" in steps
     assert "decision.toml with" not in steps and "evidence-kit verify site --key keys/signing.pub" in steps
+
+
+def test_the_lines_while_collecting_name_the_arm_they_belong_to() -> None:
+    out = io.StringIO()
+    progress = RichProgress(Console(file=out, width=200))
+    progress.arm_started("02 layout (candidate)", 4)
+    progress.note("  gate smoke (direct): ok")
+    progress.close()
+    text = out.getvalue()
+    assert text.index("02 layout (candidate): 4 run(s) to do") < text.index("  gate smoke (direct): ok")
