@@ -35,8 +35,8 @@ MODEL = "sim-org/sim-model-7b-simulated"
 class Recorder:
     """ASGI middleware: one entry per HTTP request, ``{"path", "port", "seed"}``, in arrival order."""
 
-    def __init__(self, app: Any, *, models: bool):
-        self.app, self.models = app, models
+    def __init__(self, app: Any, *, models: bool, close: bool = False):
+        self.app, self.models, self.close = app, models, close
         self.log: list[dict[str, Any]] = []
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
@@ -57,15 +57,21 @@ class Recorder:
                 entry["seed"] = json.loads(body).get("seed")
             return message
 
-        await self.app(scope, keep, send)
+        async def closing(message: Any) -> None:
+            if message["type"] == "http.response.start":  # every reply ends its connection
+                message = {**message, "headers": [*message.get("headers", []), (b"connection", b"close")]}
+            await send(message)
+
+        await self.app(scope, keep, closing if self.close else send)
 
     def ports(self, path: str) -> list[int]:
         return [e["port"] for e in self.log if e["path"] == path]
 
 
 @contextlib.contextmanager
-def recorded_engine(profile: str = "original", *, keep_alive_s: float = 5.0, models: bool = True) -> Iterator[tuple[str, Recorder]]:
-    recorder = Recorder(create_app(configure_profile(profile), time_scale=50), models=models)
+def recorded_engine(profile: str = "original", *, keep_alive_s: float = 5.0, models: bool = True,
+                    close: bool = False) -> Iterator[tuple[str, Recorder]]:
+    recorder = Recorder(create_app(configure_profile(profile), time_scale=50), models=models, close=close)
     config = uvicorn.Config(recorder, log_level="error", lifespan="on", timeout_keep_alive=keep_alive_s)  # type: ignore[arg-type]
     server = uvicorn.Server(config)
     sock = socket.create_server(("127.0.0.1", 0))
@@ -123,6 +129,14 @@ def test_connections_the_engine_closed_while_idle_are_opened_again() -> None:
     warm, timed = recorder.ports("/v1/models"), recorder.ports("/v1/chat/completions")
     assert count == 3 and all(ok) and len(ok) == 6
     assert not set(timed) & set(warm) and len(set(timed)) == 3  # new ones, each slot's reused within the run
+
+
+def test_an_engine_that_closes_every_connection_after_its_reply_still_serves_the_run() -> None:
+    with recorded_engine(close=True) as (url, recorder):
+        count, ok = run(url, 3)
+    timed = recorder.ports("/v1/chat/completions")
+    assert count == 3 and all(ok) and len(ok) == 6
+    assert len(set(timed)) == 6 and not set(timed) & set(recorder.ports("/v1/models"))  # a new one each time
 
 
 def test_an_endpoint_without_v1_models_still_has_its_connections_opened() -> None:
