@@ -11,9 +11,9 @@ Why lanes, not one shared pool of ``concurrency`` connections: httpcore's pool h
 burst of requests that arrive in one event-loop turn the *same* idle connection (it is
 still idle until the first of them starts on it); every other request then fails over to
 the next idle one, and so on, so a burst of C requests on C warm connections waits
-O(C^2) pool passes: 0.17 s at the p99 at C = 32, 0.6 s at C = 64 on this project's machine,
-more than opening C new connections costs (``docs/benchmarks.md``). With one connection per
-lane there is nothing to contend for.
+O(C^2) pool passes: 115 ms at the p99 at C = 32 and 415 ms at C = 64 in
+``bench/warm_connections.py``, far more than opening C new connections costs (12-24 ms;
+``docs/benchmarks.md``). With one connection per lane there is nothing to contend for.
 
 Everything else (readiness, identity, ``/metrics``, telemetry, gates, calibration) goes
 through the shared pool of the same client, so the telemetry sampler never takes a slot's
