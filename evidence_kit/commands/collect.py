@@ -60,7 +60,8 @@ def _summary(out: Path, trial_id: str) -> None:
 
 def next_steps(out: Path, trial_id: str) -> list[str]:
     """The commands after ``collect``, with this trial's paths: redact, analyze, build, verify."""
-    decision = out.parent
+    out = out if out.name else out.resolve()  # "--out ." has no name to derive the others' from
+    decision = out.parent if out.parent.name else out.resolve().parent
     if (decision / "decision.toml").is_file():
         # The trial is one of a decision folder's (as the demo lays them out): that folder is what is published.
         redacted, private = decision.with_name(decision.name + "-redacted"), decision.with_name(decision.name + "-map.json")

@@ -44,6 +44,17 @@ def test_next_steps_name_the_decision_folder_the_trial_belongs_to(tmp_path: Path
     assert "decision.toml with" not in steps and "evidence-kit verify site --key keys/signing.pub" in steps
 
 
+def test_next_steps_for_a_trial_collected_into_the_current_folder(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "trial-a").mkdir()
+    monkeypatch.chdir(tmp_path / "trial-a")
+    steps = "\n".join(next_steps(Path("."), "a"))
+    assert f"evidence-kit redact {tmp_path / 'trial-a'} --out {tmp_path / 'trial-a-redacted'}" in steps
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "decision.toml").write_text('trials = ["trial-a"]\n')
+    steps = "\n".join(next_steps(Path("trial-a"), "trial-a"))
+    assert f"evidence-kit redact {tmp_path} --out {tmp_path}-redacted --map {tmp_path}-map.json" in steps
+
+
 def test_the_lines_while_collecting_name_the_arm_they_belong_to() -> None:
     out = io.StringIO()
     progress = RichProgress(Console(file=out, width=200))
