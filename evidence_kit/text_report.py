@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .analyze.collected import CollectedArm
 from .analyze.report import Analysis, TrialAnalysis
 from .present import (
     COMPARISON_HEADERS,
@@ -34,6 +35,7 @@ from .present import (
     reconciled_text,
     requests_sentence,
     rule_sentence,
+    seconds,
     slots_sentence,
     tail_rows,
     tail_title,
@@ -42,7 +44,7 @@ from .present import (
     wins_sentence,
 )
 
-__all__ = ["render_text", "table"]
+__all__ = ["render_text", "table", "collected_text"]
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     """A Markdown-style pipe table, padded so it also reads well in a terminal."""
@@ -108,3 +110,17 @@ def render_text(analysis: Analysis) -> str:
         f"across {len(d.trials)} trial(s)."
     )
     return "\n".join(out) + "\n"
+
+
+COLLECTED_HEADERS = ["Arm", "Timed ok", "Failed", "Median E2E s", "p90 E2E s", "Median TTFT s", "p90 TTFT s"]
+
+
+def collected_text(arms: Sequence[CollectedArm]) -> list[str]:
+    """What ``collect`` ends with: each arm's timed requests and latencies, and the checks that warned."""
+    rows = [[f"{a.seq:02d} {a.arm} ({a.phase})", f"{count(a.ok)}/{count(a.planned)}", count(a.failed),
+             seconds(a.e2e.median), seconds(a.e2e.p90), seconds(a.ttft.median), seconds(a.ttft.p90)] for a in arms]
+    out = ["Timed requests per arm, every group pooled (per group, with the verdict: evidence-kit analyze):",
+           *table(COLLECTED_HEADERS, rows)]
+    out += [f"warning: {a.seq:02d} {a.arm} ({a.phase}): check {name} did not pass (recorded; the arm stands)"
+            for a in arms for name in a.warnings]
+    return out

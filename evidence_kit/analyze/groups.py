@@ -23,8 +23,8 @@ from .stats import (
 )
 from .verdicts import verdict_for
 
-__all__ = ["METRICS", "CONTROLS", "fewest_runs", "group_results", "input_label", "pct", "guardrail_rule", "reaches", "requests_by_arm",
-           "run_values"]
+__all__ = ["METRICS", "CONTROLS", "fewest_runs", "group_results", "input_label", "pct", "pooled_statistics",
+           "guardrail_rule", "reaches", "requests_by_arm", "run_values"]
 
 METRICS: tuple[str, ...] = ("e2e_s", "ttft_s", "ttft_content_s", "completion_tokens")
 
@@ -131,7 +131,8 @@ class _Group:
         return out
 
 
-def _pooled(requests: Sequence[Request], metric: str) -> Pooled:
+def pooled_statistics(requests: Sequence[Request], metric: str) -> Pooled:
+    """Median, p90 and p99 of ``metric`` over the ok timed requests among ``requests``."""
     values = _values(requests, metric)
     return Pooled(median=median(values), p90=nearest_rank(values, 90), p99=nearest_rank(values, 99), n=len(values))
 
@@ -226,7 +227,7 @@ def group_results(evidence: TrialEvidence) -> list[GroupResult]:
         per_arm, per_phase = _group_arms(evidence, cells, inp, conc)
         group = _Group(evidence, per_phase, inp, conc)
         pooled: dict[str, dict[str, Pooled]] = {
-            metric: {phase: _pooled([r for rs in per_phase[phase] for r in rs], metric) for phase in PHASES}
+            metric: {phase: pooled_statistics([r for rs in per_phase[phase] for r in rs], metric) for phase in PHASES}
             for metric in METRICS
         }
         comparisons = {metric: _comparisons(pooled[metric], metric == rule.metric, rule) for metric in METRICS}

@@ -8,8 +8,7 @@ Anything interrupted is discarded, the engine this arm started is stopped, and
 
 from __future__ import annotations
 
-import httpx
-
+from .connections import arm_client
 from .lifecycle import EngineFailed
 from .prompts import PromptBook
 from .stages.closing import closing_checks, restoration_checks
@@ -27,9 +26,8 @@ async def run_arm(s: ArmSetup) -> ArmResult:
     """Run one arm end to end and return how it went; the journal holds the evidence."""
     todo = runs_to_do(s.plan, s.resume.done_runs)
     wl = s.plan.workload
-    limits = httpx.Limits(max_connections=max(wl.concurrency) + 4, max_keepalive_connections=max(wl.concurrency) + 4)
     s.progress.arm_started(f"{s.ref.seq:02d} {s.ref.arm} ({s.ref.phase})", len(todo))
-    async with httpx.AsyncClient(limits=limits, timeout=wl.request_timeout_s) as client:
+    async with arm_client(wl.request_timeout_s) as client:
         arm = ArmContext.open(s, client)
         engine = ArmEngine(arm)
         sampler: TelemetrySampler | None = None

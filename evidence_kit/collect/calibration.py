@@ -1,12 +1,18 @@
-"""Measure how many prompt tokens the engine counts per synthetic word (once per trial)."""
+"""Measure how many prompt tokens the engine counts per synthetic word (once per trial).
+
+With ``/tokenize`` where the engine serves it; else from the ``usage`` of a one-token
+request, streamed with the client the timed requests use.
+"""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import httpx
 
 from ..errors import CheckFailed
+from .client import stream_chat
 from .prompts import CALIBRATION_WORDS, Calibration, calibration_text, chat_messages
 
 __all__ = ["calibrate"]
@@ -22,13 +28,11 @@ async def _tokenize(client: httpx.AsyncClient, base: str, model: str, messages: 
 
 
 async def _usage(client: httpx.AsyncClient, base: str, model: str, messages: list[dict[str, Any]]) -> int | None:
+    # Streamed, as every timed request is: the usage it reports is the one their prompts are sized by.
     body = {"model": model, "messages": messages, "max_tokens": 1, "temperature": 0}
-    try:
-        response = await client.post(f"{base}/v1/chat/completions", json=body, timeout=120.0)
-        count = response.json()["usage"]["prompt_tokens"] if response.status_code == 200 else None
-    except (httpx.HTTPError, ValueError, KeyError, TypeError):
-        return None
-    return count if isinstance(count, int) else None
+    out = await stream_chat(client, f"{base}/v1/chat/completions", body, clock=time.perf_counter, timeout=120.0)
+    count = out.prompt_tokens if out.ok else None
+    return count if isinstance(count, int) and not isinstance(count, bool) else None
 
 
 # Body sizes to measure with, largest (most precise) first: a model with a short context

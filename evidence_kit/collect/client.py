@@ -191,9 +191,14 @@ async def _read_reply(response: httpx.Response, out: Outcome, clock: Clock) -> s
 
 
 async def stream_chat(
-    client: httpx.AsyncClient, url: str, body: dict[str, Any], *, clock: Clock, timeout: float
+    client: httpx.AsyncClient, url: str, body: dict[str, Any], *, clock: Clock, timeout: float,
+    lane: int | None = None,
 ) -> Outcome:
-    """POST ``body`` (with ``stream: true``) to ``url`` and time every event of the reply."""
+    """POST ``body`` (with ``stream: true``) to ``url`` and time every event of the reply.
+
+    ``lane`` picks the connection of one request slot of a run (see :mod:`.connections`);
+    ``None``, or a client without that transport, uses the client's ordinary pool.
+    """
     payload = json.dumps({**body, "stream": True, "stream_options": {"include_usage": True}}).encode()
     request = client.build_request(
         "POST", url, content=payload, headers={"content-type": "application/json"},
@@ -207,6 +212,8 @@ async def stream_chat(
             out.t_send = clock()
 
     request.extensions["trace"] = trace
+    if lane is not None:
+        request.extensions["lane"] = lane
     failure: str | None
     try:
         # httpx's timeouts bound each read; the plan's limit is on the whole request, so a

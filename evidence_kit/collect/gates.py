@@ -2,7 +2,10 @@
 
 Each gate sends one small request and returns ``(ok, detail)``; the detail is
 public evidence, so it states what was observed (status, lengths, finish
-reason) and never echoes endpoint or model names.
+reason) and never echoes endpoint or model names. Every gate streams its request
+with :func:`~.client.stream_chat`, the client the timed requests use, so a gate that
+passes has exercised the path the timed requests take; all but ``tools``, whose point
+is the non-streamed tool call (``streaming-tools`` is its streamed twin).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Any
 
 import httpx
 
-from .client import FAILED_FINISH, stream_chat
+from .client import Outcome, stream_chat
 from .prompts import VOCABULARY
 
 __all__ = ["run_gate", "GATES"]
@@ -33,6 +36,14 @@ WEATHER_TOOL = {
     },
 }
 TOOL_PROMPT = "What is the weather in Lisbon right now? Use the get_weather tool."
+
+
+async def _streamed(client: httpx.AsyncClient, base: str, body: dict[str, Any], timeout: float) -> Outcome:
+    return await stream_chat(client, f"{base}/v1/chat/completions", body, clock=time.perf_counter, timeout=timeout)
+
+
+def _stream_failed(out: Outcome) -> str:
+    return f"stream failed: {out.error}"
 
 
 async def _post(client: httpx.AsyncClient, base: str, body: dict[str, Any], timeout: float) -> tuple[int, Any]:
@@ -71,24 +82,27 @@ Gate = Callable[[httpx.AsyncClient, str, str, dict[str, Any]], Awaitable[tuple[b
 async def smoke(client: httpx.AsyncClient, base: str, model: str, opts: dict[str, Any]) -> tuple[bool, str]:
     body = {"model": model, "messages": [{"role": "user", "content": "Reply with one short sentence."}],
             "max_tokens": 32, "temperature": 0}
-    status, doc = await _post(client, base, body, opts["timeout_s"])
-    message, finish = _message(doc)
-    text = message.get("content") or message.get("reasoning") or message.get("reasoning_content") or ""
-    ok = status == 200 and bool(text) and finish is not None and finish not in FAILED_FINISH
-    return ok, f"http {status}, {len(text)} characters, finish {finish}"
+    out = await _streamed(client, base, body, opts["timeout_s"])
+    if not out.ok:
+        return False, _stream_failed(out)
+    # Reasoning counts as output: a reasoning model may spend 32 tokens before any content.
+    ok = bool(out.token_times)
+    return ok, (f"http {out.http_status}, streamed {len(out.token_times)} token events, "
+                f"{len(out.text)} content characters, finish {out.finish_reason}")
 
 
 async def json_gate(client: httpx.AsyncClient, base: str, model: str, opts: dict[str, Any]) -> tuple[bool, str]:
     body = {"model": model, "max_tokens": opts["max_tokens"], "temperature": 0,
             "response_format": {"type": "json_object"},
             "messages": [{"role": "user", "content": 'Return a JSON object {"city": "Lisbon", "ok": true}.'}]}
-    status, doc = await _post(client, base, body, opts["timeout_s"])
-    text = _message(doc)[0].get("content") or ""
+    out = await _streamed(client, base, body, opts["timeout_s"])
+    if not out.ok:
+        return False, _stream_failed(out)
     try:
-        parsed = json.loads(text)
+        parsed = json.loads(out.text)
     except ValueError:
-        return False, f"http {status}, output is not valid JSON ({len(text)} characters)"
-    return status == 200, f"http {status}, output parses as JSON {type(parsed).__name__}"
+        return False, f"http {out.http_status}, streamed output is not valid JSON ({len(out.text)} characters)"
+    return True, f"http {out.http_status}, streamed output parses as JSON {type(parsed).__name__}"
 
 
 async def needle(client: httpx.AsyncClient, base: str, model: str, opts: dict[str, Any]) -> tuple[bool, str]:
@@ -100,10 +114,11 @@ async def needle(client: httpx.AsyncClient, base: str, model: str, opts: dict[st
     prompt = " ".join(words) + "\n\nWhat is the access code? Answer with the six digits only."
     body = {"model": model, "messages": [{"role": "user", "content": prompt}],
             "max_tokens": opts["max_tokens"], "temperature": 0}
-    status, doc = await _post(client, base, body, opts["timeout_s"])
-    message = _message(doc)[0]
-    found = code in (message.get("content") or "")
-    return status == 200 and found, f"http {status}, fact at {depth}/{len(words)} words, recalled {found}"
+    out = await _streamed(client, base, body, opts["timeout_s"])
+    if not out.ok:
+        return False, _stream_failed(out)
+    found = code in out.text
+    return found, f"http {out.http_status}, fact at {depth}/{len(words)} words, recalled {found}"
 
 
 async def tools(client: httpx.AsyncClient, base: str, model: str, opts: dict[str, Any]) -> tuple[bool, str]:
@@ -119,10 +134,9 @@ async def tools(client: httpx.AsyncClient, base: str, model: str, opts: dict[str
 async def streaming_tools(client: httpx.AsyncClient, base: str, model: str, opts: dict[str, Any]) -> tuple[bool, str]:
     body = {"model": model, "messages": [{"role": "user", "content": TOOL_PROMPT}], "tools": [WEATHER_TOOL],
             "tool_choice": "required", "max_tokens": opts["max_tokens"], "temperature": 0}
-    out = await stream_chat(client, f"{base}/v1/chat/completions", body, clock=time.perf_counter,
-                            timeout=opts["timeout_s"])
+    out = await _streamed(client, base, body, opts["timeout_s"])
     if not out.ok:
-        return False, f"stream failed: {out.error}"
+        return False, _stream_failed(out)
     calls = [out.tool_calls[i] for i in sorted(out.tool_calls)]
     problem = _valid_calls(calls)
     return problem is None, f"{len(out.token_times)} streamed deltas assembled into {len(calls)} tool call(s)" + (
@@ -139,11 +153,11 @@ async def tool_result(client: httpx.AsyncClient, base: str, model: str, opts: di
     ]
     body = {"model": model, "messages": messages, "tools": [WEATHER_TOOL], "max_tokens": opts["max_tokens"],
             "temperature": 0}
-    status, doc = await _post(client, base, body, opts["timeout_s"])
-    message, finish = _message(doc)
-    text = message.get("content") or message.get("reasoning") or message.get("reasoning_content") or ""
-    ok = status == 200 and finish is not None and finish not in FAILED_FINISH and bool(text or message.get("tool_calls"))
-    return ok, f"http {status}, follow-up after a tool message completed, finish {finish}"
+    out = await _streamed(client, base, body, opts["timeout_s"])
+    if not out.ok:
+        return False, _stream_failed(out)
+    ok = bool(out.token_times)  # content, reasoning or a further tool call
+    return ok, f"http {out.http_status}, streamed follow-up after a tool message completed, finish {out.finish_reason}"
 
 
 GATES: dict[str, Gate] = {

@@ -163,6 +163,17 @@ class Plan(_Strict):
     telemetry: TelemetryPlan = Field(default_factory=TelemetryPlan)
     client: ClientBounds = Field(default_factory=ClientBounds)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _rule_declared(cls, data: Any) -> Any:
+        # No default rule: the threshold is the operator's judgment, made before the trial runs.
+        if isinstance(data, dict) and "decision_rule" not in data:
+            raise ValueError(
+                "no [decision_rule] table: a plan declares the rule its trial is judged by, and there is no default; "
+                "the reference decision's is [decision_rule] with min_improvement = 0.10 (a median end-to-end "
+                "latency at least 10% lower against both controls); see docs/plan-file.md")
+        return data
+
     @field_validator("sequence")
     @classmethod
     def _design(cls, sequence: list[str], info: ValidationInfo) -> list[str]:

@@ -47,6 +47,8 @@ class RichProgress(Progress):
         self.task: Any = None
 
     def arm_started(self, label: str, runs: int) -> None:
+        # The arm's gate and check lines follow this one: without it they name no arm.
+        self.bars.console.print(f"{label}: {runs} run(s) to do", markup=False, highlight=False)
         self.task = self.bars.add_task(label, total=max(runs, 1), status="")
 
     def note(self, text: str) -> None:

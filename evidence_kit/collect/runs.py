@@ -51,15 +51,19 @@ async def send_all(
     client: httpx.AsyncClient, url: str, bodies: list[dict[str, Any]], *, concurrency: int, clock: Clock,
     timeout: float,
 ) -> list[Outcome]:
-    """Send ``bodies`` with at most ``concurrency`` in flight (closed loop); outcomes in body order."""
+    """Send ``bodies`` with at most ``concurrency`` in flight (closed loop); outcomes in body order.
+
+    Slot ``i`` sends on lane ``i`` (its own connection with the collector's client, see
+    :mod:`.connections`): the lanes :func:`~.connections.open_connections` opened.
+    """
     outcomes: list[Outcome | None] = [None] * len(bodies)
     queue = iter(range(len(bodies)))
 
-    async def worker() -> None:
+    async def worker(lane: int) -> None:
         for index in queue:  # shared iterator: each index is taken by exactly one worker
-            outcomes[index] = await stream_chat(client, url, bodies[index], clock=clock, timeout=timeout)
+            outcomes[index] = await stream_chat(client, url, bodies[index], clock=clock, timeout=timeout, lane=lane)
 
-    await asyncio.gather(*(worker() for _ in range(min(concurrency, len(bodies)))))
+    await asyncio.gather(*(worker(lane) for lane in range(min(concurrency, len(bodies)))))
     return [o for o in outcomes if o is not None]
 
 

@@ -6,7 +6,10 @@ from pathlib import Path
 
 import click
 
-from ..errors import EXIT_FAILED, EXIT_OK
+from ..analyze.collected import collected_arms
+from ..errors import EXIT_FAILED, EXIT_OK, BadInput
+from ..read import load_trial
+from ..text_report import collected_text
 
 
 @click.command()
@@ -40,4 +43,40 @@ def collect(plan: Path, out: Path, resume: bool, quiet: bool) -> int:
     for problem in result.problems:
         click.echo(f"  {problem}")
     click.echo(f"evidence written to {out}")
+    _summary(out, result.trial.trial_id)
     return EXIT_OK if result.ok else EXIT_FAILED
+
+
+def _summary(out: Path, trial_id: str) -> None:
+    """Each arm's requests and latencies, read back from the journals, then the commands that come next."""
+    click.echo("")
+    try:
+        lines = collected_text(collected_arms(load_trial(out)))
+    except BadInput as err:
+        lines = [f"no summary: the journals do not load ({err})"]
+    for line in [*lines, "", *next_steps(out, trial_id)]:
+        click.echo(line)
+
+
+def next_steps(out: Path, trial_id: str) -> list[str]:
+    """The commands after ``collect``, with this trial's paths: redact, analyze, build, verify."""
+    out = out if out.name else out.resolve()  # "--out ." has no name to derive the others' from
+    decision = out.parent if out.parent.name else out.resolve().parent
+    if (decision / "decision.toml").is_file():
+        # The trial is one of a decision folder's (as the demo lays them out): that folder is what is published.
+        redacted, private = decision.with_name(decision.name + "-redacted"), decision.with_name(decision.name + "-map.json")
+        return ["Next (docs/cli.md):",
+                f"  evidence-kit redact {decision} --out {redacted} --map {private}    # the map stays private",
+                f"  evidence-kit analyze {redacted}",
+                "  evidence-kit keygen --out keys                                        # once",
+                f"  evidence-kit build {redacted} --out site --known-values {private} --sign keys/signing.key",
+                "  evidence-kit verify site --key keys/signing.pub"]
+    redacted, private = out.with_name(out.name + "-redacted"), out.with_name(out.name + "-map.json")
+    return ["Next (docs/cli.md):",
+            f"  evidence-kit redact {out} --out {redacted} --map {private}    # the map stays private",
+            f"  evidence-kit analyze {redacted}",
+            f"To publish, put {out} in a decision folder: one holding it and a decision.toml with "
+            f'trials = ["{trial_id}"] (docs/contract.md); redact that folder instead, then:',
+            "  evidence-kit keygen --out keys                                        # once",
+            "  evidence-kit build REDACTED-DECISION --out site --known-values MAP --sign keys/signing.key",
+            "  evidence-kit verify site --key keys/signing.pub"]

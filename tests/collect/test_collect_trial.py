@@ -2,16 +2,31 @@
 
 from __future__ import annotations
 
+import math
+import statistics
 from pathlib import Path
 
 import pytest
 
-from evidence_kit.collect import collect_trial, load_plan
+from evidence_kit.analyze.collected import collected_arms
+from evidence_kit.collect import Progress, collect_trial, load_plan
+from evidence_kit.present import seconds
 from evidence_kit.read import load_trial
+from evidence_kit.text_report import collected_text
 
 from .conftest import sim_arm, write_plan
 
 pytestmark = pytest.mark.slow
+
+
+class Notes(Progress):
+    """The lines the collector shows while it runs."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def note(self, text: str) -> None:
+        self.lines.append(text)
 
 
 def checks(arm) -> dict[str, bool]:
@@ -57,6 +72,17 @@ def test_a_b_a_trial_is_valid_reconciled_and_checked(tmp_path: Path, run_cli) ->
     assert all(200 <= n <= 312 for n in tokens[0].values())  # sized near the 256 nominal
     assert not (out / ".collect-engine.json").exists()
 
+    # It ends with each arm's timed requests and latencies (as the journals give them) and what to run next.
+    table = result.out.split("Timed requests per arm", 1)[1]
+    for arm in evidence.arms:
+        e2e = statistics.median(r.e2e_s for r in arm.timed)
+        ttft = sorted(r.ttft_s for r in arm.timed)[math.ceil(0.9 * 12) - 1]
+        row = next(line for line in table.splitlines() if line.startswith(f"| {arm.ref.seq:02d} {arm.ref.arm} "))
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert cells[1:4] == ["12/12", "0", seconds(e2e)] and cells[6] == seconds(ttft)
+    assert f"evidence-kit redact {out} --out {out}-redacted --map {out}-map.json" in result.out
+    assert f'trials = ["{trial.trial_id}"]' in result.out and "evidence-kit verify site --key keys/signing.pub" in result.out
+
     assert run_cli("analyze", out).code == 0
     again = run_cli("collect", plan, "--out", out, "-q")
     assert again.code == 2 and "already holds a trial" in again.err
@@ -83,7 +109,8 @@ def test_wrong_usage_is_caught_and_faults_become_failed_records(tmp_path: Path) 
         "original": sim_arm("original"),
         "faulty": sim_arm("layout-candidate", extra="--fault wrong-usage=0.25 --fault drop=0.15", stop="exit 4"),
     })
-    result = collect_trial(plan, tmp_path / "raw")
+    notes = Notes()
+    result = collect_trial(plan, tmp_path / "raw", progress=notes)
     evidence = load_trial(tmp_path / "raw")
     before, candidate, restored = evidence.arms
     assert all(run.reconciled for run in before.runs + restored.runs)
@@ -103,6 +130,15 @@ def test_wrong_usage_is_caught_and_faults_become_failed_records(tmp_path: Path) 
     assert not stop.ok and stop.level == "warning" and stop.detail == "stop command exited with status 4"
     assert not any(c.name == "stop" for c in before.checks + restored.checks)
     assert result.ok  # a mismatch is shown, not fatal; the engine was still ended (candidate-removed)
+    # A warning is shown as one, never as FAILED: while collecting and in the summary at the end.
+    assert "  check stop: warning (stop command exited with status 4)" in notes.lines
+    assert not [line for line in notes.lines if "FAILED" in line]
+    summary = collected_text(collected_arms(evidence))
+    assert [line for line in summary if line.startswith("warning:")] == [
+        "warning: 02 faulty (candidate): check stop did not pass (recorded; the arm stands)"]
+    row = next(line for line in summary if line.startswith("| 02 faulty (candidate)"))
+    failed = sum(not r.ok for r in candidate.timed)
+    assert failed and [c.strip() for c in row.strip("|").split("|")][1:3] == [f"{12 - failed}/12", str(failed)]
 
 
 def test_a_flaky_metrics_endpoint_still_reconciles_every_run(tmp_path: Path) -> None:

@@ -16,11 +16,14 @@ from evidence_kit.collect.lifecycle import capture_identity
 
 
 class CannedServer:
-    """Answers every request, on any path, with the same JSON body (one connection at a time)."""
+    """Answers every request, on any path, with the same JSON body, or with ``events`` as a
+    server-sent event stream (one connection at a time)."""
 
-    def __init__(self, reply: Any):
-        body = json.dumps(reply).encode()
-        self.response = (b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n"
+    def __init__(self, reply: Any, *, events: list[Any] | None = None):
+        kind = b"application/json" if events is None else b"text/event-stream"
+        body = json.dumps(reply).encode() if events is None else b"".join(
+            b"data: " + (e.encode() if isinstance(e, str) else json.dumps(e).encode()) + b"\n\n" for e in events)
+        self.response = (b"HTTP/1.1 200 OK\r\ncontent-type: " + kind + b"\r\nconnection: close\r\n"
                          b"content-length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
         self.sock = socket.create_server(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
@@ -60,12 +63,22 @@ def _run(coro_fn):
 @pytest.mark.parametrize("gate", ["smoke", "tool-result"])
 @pytest.mark.parametrize("finish", ["abort", "error"])
 def test_a_gate_reply_the_engine_finished_as_aborted_fails_the_gate(gate: str, finish: str) -> None:
-    reply = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "Half a sen"},
-                          "finish_reason": finish}]}
+    events = [{"choices": [{"index": 0, "delta": {"role": "assistant", "content": "Half a sen"}}]},
+              {"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}, "[DONE]"]
+    opts = {"timeout_s": 10, "max_tokens": 16, "needle_words": 64, "seed": 1}
+    with CannedServer(None, events=events) as server:
+        ok, detail = _run(lambda client: run_gate(gate, client, server.url, "m", opts))
+    assert not ok and f"finish_reason {finish!r}" in detail
+
+
+@pytest.mark.parametrize("gate", ["smoke", "json", "needle", "tool-result"])
+def test_a_gate_answered_without_a_stream_fails(gate: str) -> None:
+    # The timed requests stream: an engine that answers only non-streamed must not pass a gate.
+    reply = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "{}"}, "finish_reason": "stop"}]}
     opts = {"timeout_s": 10, "max_tokens": 16, "needle_words": 64, "seed": 1}
     with CannedServer(reply) as server:
         ok, detail = _run(lambda client: run_gate(gate, client, server.url, "m", opts))
-    assert not ok and f"finish {finish}" in detail
+    assert not ok and detail == "stream failed: stream ended without [DONE]"
 
 
 @pytest.mark.parametrize("reply", [[1, 2], {"data": "x"}, "text"])

@@ -250,3 +250,19 @@ def test_declared_client_bounds_go_into_trial_json(tmp_path: Path) -> None:
     path.write_text(path.read_text() + "[client]\nmax_loop_lag_s = 0.05\n")
     bounds = load_plan(path).trial().client
     assert (bounds.max_loop_lag_s, bounds.max_send_wait_s, bounds.max_cpu_share) == (0.05, 1.0, 0.9)
+
+
+def test_a_plan_without_a_decision_rule_is_refused_with_the_rule_to_declare(tmp_path: Path, run_cli) -> None:
+    text = write_plan(tmp_path / "p.toml").read_text().replace("[decision_rule]\nmin_improvement = 0.1\n", "")
+    plan = tmp_path / "plan.toml"
+    plan.write_text(text)
+    result = run_cli("collect", plan, "--out", tmp_path / "raw")
+    assert result.code == 2 and result.out == "" and len(result.err.splitlines()) == 1
+    assert result.err.startswith(f"evidence-kit: {plan}: no [decision_rule] table: ")
+    assert "min_improvement = 0.10" in result.err and "Traceback" not in result.err
+    assert not (tmp_path / "raw").exists()
+    # A table without its threshold names the table's line.
+    lines = write_plan(tmp_path / "p.toml").read_text().replace("min_improvement = 0.1\n", "").splitlines()
+    plan.write_text("\n".join(lines) + "\n")
+    err = _error(tmp_path, plan.read_text())
+    assert "decision_rule.min_improvement" in err.message and lines[err.line - 1] == "[decision_rule]"

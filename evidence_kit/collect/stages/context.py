@@ -107,7 +107,8 @@ class ArmContext:
     def check(self, name: str, ok: bool, detail: str, **extra: Any) -> None:
         """Queue a ``check`` record and show it; a failed check (not a warning) fails the arm."""
         self.writer.add({"type": "check", "name": name, "ok": ok, "detail": detail, **extra})
-        self.setup.progress.note(f"  check {name}: {'ok' if ok else 'FAILED'} ({detail})")
-        if not ok and extra.get("level") != "warning":
+        warning = extra.get("level") == "warning"
+        self.setup.progress.note(f"  check {name}: {'ok' if ok else 'warning' if warning else 'FAILED'} ({detail})")
+        if not ok and not warning:
             self.result.ok = False
             self.result.problems.append(f"check {name} failed: {detail}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..connections import open_connections
 from ..health import HealthMonitor
 from ..plan import Plan
 from ..prompts import PromptBook
@@ -40,10 +41,15 @@ def start_telemetry(arm: ArmContext, engine: ArmEngine) -> TelemetrySampler:
 
 
 async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spec: RunSpec) -> None:
-    """Send one run's requests, reconcile the engine's counters and commit the run."""
+    """Open the run's connections, send its requests, reconcile the engine's counters and commit the run."""
     s, wl = arm.setup, arm.setup.plan.workload
     keys = [f"{spec.id}/{i}" for i in range(wl.requests_per_run)]
     bodies = [request_body(wl, arm.cfg.model, book, k, spec.input_nominal) for k in keys]
+    # Before the scrape, so nothing it sends can fall between the counters read before and after the run.
+    opened = await open_connections(arm.client, arm.base, spec.concurrency)
+    if opened < spec.concurrency:
+        s.progress.note(f"  {spec.id}: {spec.concurrency - opened} of {spec.concurrency} connections did not "
+                        "open before the run (its requests open them)")
     before = await watch.before_run(arm.client, arm.base)
     health = HealthMonitor(s.clock)
     health.start()
