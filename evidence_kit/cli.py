@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "scan": "evidence_kit.commands.scan:scan",
     "analyze": "evidence_kit.commands.analyze:analyze",
     "power": "evidence_kit.commands.power:power",
+    "export": "evidence_kit.commands.export:export",
     "build": "evidence_kit.commands.build:build",
     "serve": "evidence_kit.commands.serve:serve",
     "verify": "evidence_kit.commands.verify:verify",

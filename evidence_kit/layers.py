@@ -16,11 +16,11 @@ __all__ = ["LAYERS", "layer_of"]
 
 # "__init__" is the package root (``evidence_kit/__init__.py``: ``__version__``).
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("__init__", "layers", "one_line", "aio", "canonical", "model"),
+    ("__init__", "layers", "one_line", "aio", "canonical", "spreadsheet", "model"),
     ("errors",),
     ("fsutil", "read", "analyze", "examples"),
     ("present", "schemas", "attest"),
-    ("text_report", "render", "collect", "engine_sim", "redact"),
+    ("text_report", "render", "collect", "engine_sim", "redact", "export"),
     ("publish", "verify"),
     ("demo",),
     ("commands",),

@@ -23,7 +23,7 @@ from .stats import (
 )
 from .verdicts import verdict_for
 
-__all__ = ["METRICS", "CONTROLS", "fewest_runs", "group_results", "input_label", "pct", "pooled_statistics",
+__all__ = ["METRICS", "CONTROLS", "fewest_runs", "group_labels", "group_results", "input_label", "pct", "pooled_statistics",
            "guardrail_rule", "reaches", "requests_by_arm", "run_values"]
 
 METRICS: tuple[str, ...] = ("e2e_s", "ttft_s", "ttft_content_s", "completion_tokens")
@@ -199,6 +199,21 @@ def _group_arms(evidence: TrialEvidence, cells: dict[int, dict[tuple[int, int], 
     return per_arm, per_phase
 
 
+def _prompt_tokens(cells: dict[int, dict[tuple[int, int], list[Request]]]) -> dict[int, list[int]]:
+    """Nominal input size -> the prompt tokens of its ok timed requests, every arm and concurrency."""
+    out: dict[int, list[int]] = {}
+    for arm_cells in cells.values():
+        for (inp, _), requests in arm_cells.items():
+            out.setdefault(inp, []).extend(r.prompt_tokens for r in requests if r.ok and r.prompt_tokens is not None)
+    return out
+
+
+def group_labels(evidence: TrialEvidence) -> dict[tuple[int, int], str]:
+    """(input_nominal, concurrency) -> the group's label as the analysis names it (``~6K/C4``)."""
+    tokens = _prompt_tokens(requests_by_arm(evidence))
+    return {(inp, conc): f"{input_label(tokens.get(inp, []))}/C{conc}" for inp, conc in evidence.trial.workload.groups()}
+
+
 def fewest_runs(evidence: TrialEvidence) -> int | None:
     """The fewest runs with values of the rule's metric that one pooled entry of one group holds: the units
     the default interval resamples (two candidate blocks' runs of one id are two). None without groups."""
@@ -216,12 +231,7 @@ def group_results(evidence: TrialEvidence) -> list[GroupResult]:
     rule = trial.decision_rule
     threshold_pct = rule.min_improvement * 100
     cells = requests_by_arm(evidence)
-    prompt_tokens: dict[int, list[int]] = {}
-    for arm_cells in cells.values():
-        for (inp, _), requests in arm_cells.items():
-            prompt_tokens.setdefault(inp, []).extend(
-                r.prompt_tokens for r in requests if r.ok and r.prompt_tokens is not None
-            )
+    prompt_tokens = _prompt_tokens(cells)
     results: list[GroupResult] = []
     for inp, conc in trial.workload.groups():
         per_arm, per_phase = _group_arms(evidence, cells, inp, conc)

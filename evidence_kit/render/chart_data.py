@@ -7,8 +7,6 @@ the published ``per-run.csv`` / ``per-run.json`` files.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +15,7 @@ from ..canonical import canonical_json
 from ..model.evidence import TrialEvidence
 from ..model.telemetry import EngineSample, GpuSample, Reading
 from ..present import arm_label_map, phase_labels, threshold_labels
+from ..spreadsheet import csv_bytes
 
 __all__ = [
     "telemetry_rows", "TELEMETRY_SERIES", "GPU_SERIES", "phase_labels", "group_labels",
@@ -142,28 +141,10 @@ def telemetry_rows(trial: TrialAnalysis, evidence: TrialEvidence) -> list[dict[s
     return rows
 
 
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _cell(value: Any) -> Any:
-    """A CSV cell: empty for absent; a text starting like a spreadsheet formula gets a leading
-    ``'`` (OWASP's CSV-injection guard), so a label such as ``=HYPERLINK(…)`` stays text."""
-    if value is None:
-        return ""
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
-        return "'" + value
-    return value
-
-
 def rows_csv(rows: list[dict[str, Any]], fields: tuple[str, ...] = PER_RUN_FIELDS) -> bytes:
-    """CSV with a header row, ``\\n`` line ends, full-precision numbers (``repr`` of the float),
-    formula-like texts guarded (see :func:`_cell`)."""
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(fields), lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({k: _cell(row[k]) for k in fields})
-    return buffer.getvalue().encode()
+    """CSV with a header row, full-precision numbers and formula-like texts guarded
+    (:func:`evidence_kit.spreadsheet.csv_bytes`)."""
+    return csv_bytes(rows, fields)
 
 
 def rows_json(trial: TrialAnalysis, rows: list[dict[str, Any]]) -> bytes:

@@ -1,0 +1,31 @@
+"""``evidence-kit export``: the evidence as tables a spreadsheet or a dataframe library opens."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..export import evidence_tables, table_csv
+from ..fsutil import write_files_atomically
+from ..read import load_any
+
+__all__ = ["export"]
+
+
+@click.command()
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["csv"]), default="csv", show_default=True,
+              help="The tables' file format.")
+@click.option("--out", "out", required=True, type=click.Path(path_type=Path),
+              help="Folder to write requests.csv, runs.csv and telemetry.csv into (created if missing).")
+def export(path: Path, fmt: str, out: Path) -> None:
+    """Write the requests, runs and telemetry samples of PATH (a decision folder or trial bundle) as
+    tables into OUT: one row per journal record, with trial, arm, phase, block and group columns.
+
+    Exit 0, or 2 on bad input (nothing is written then).
+    """
+    files = {f"{table.name}.{fmt}": table_csv(table) for table in evidence_tables(load_any(path))}
+    write_files_atomically(out, files)
+    for name in files:
+        click.echo(str(out / name))
