@@ -12,8 +12,8 @@ from typing import cast
 
 import click
 
-from . import __version__
 from .errors import EXIT_BAD_INPUT, EvidenceError
+from .version import __version__
 
 __all__ = ["main", "run", "cli", "COMMANDS"]
 

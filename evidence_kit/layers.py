@@ -14,18 +14,18 @@ from __future__ import annotations
 
 __all__ = ["LAYERS", "layer_of"]
 
-# "__init__" is the package root (``evidence_kit/__init__.py``: ``__version__``).
+# "__init__" is the package root (``evidence_kit/__init__.py``): the Python API's front door, at the top.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("__init__", "layers", "one_line", "aio", "canonical", "spreadsheet", "model"),
+    ("version", "layers", "one_line", "aio", "canonical", "spreadsheet", "model"),
     ("errors",),
     ("fsutil", "read", "analyze", "examples"),
     ("present", "schemas", "attest"),
     ("text_report", "render", "collect", "engine_sim", "redact", "export"),
     ("publish", "verify"),
-    ("demo",),
+    ("demo", "api"),
     ("commands",),
     ("cli",),
-    ("__main__",),
+    ("__main__", "__init__"),
 )
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .. import __version__
 from ..model.evidence import DecisionEvidence, TrialEvidence
+from ..version import __version__
 from .report import Analysis, DecisionSummary
 from .stats import BOOTSTRAP_LEVEL, BOOTSTRAP_RESAMPLES
 from .trial import PERCENTILES, analyze_trial

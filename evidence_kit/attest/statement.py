@@ -14,10 +14,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
 from ..analyze import DEFINITIONS
 from ..model import RECEIPT_NAME, Decision, Trial
 from ..read import read_json_model, read_toml_model
+from ..version import __version__
 from .manifest import MANIFEST_NAME
 from .tree import sha256_file, walk_tree
 

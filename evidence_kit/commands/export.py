@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from ..export import evidence_tables, table_csv
+from ..api import open as open_evidence
+from ..export import table_csv
 from ..fsutil import write_files_atomically
-from ..read import load_any
 
 __all__ = ["export"]
 
@@ -25,7 +25,7 @@ def export(path: Path, fmt: str, out: Path) -> None:
 
     Exit 0, or 2 on bad input (nothing is written then).
     """
-    files = {f"{table.name}.{fmt}": table_csv(table) for table in evidence_tables(load_any(path))}
+    files = {f"{name}.{fmt}": table_csv(table) for name, table in open_evidence(path).tables().items()}
     write_files_atomically(out, files)
     for name in files:
         click.echo(str(out / name))

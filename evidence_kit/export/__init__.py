@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from .tables import TABLES, Table, evidence_tables, table_csv
+from .tables import KINDS, TABLES, Table, evidence_tables, table_csv
 
-__all__ = ["TABLES", "Table", "evidence_tables", "table_csv"]
+__all__ = ["KINDS", "TABLES", "Table", "evidence_tables", "table_csv"]

@@ -2,19 +2,21 @@
 
 Every row carries where it comes from (``trial``, ``seq``, ``arm``, ``phase``, ``block``, and
 for requests and runs the ``group`` as the analysis labels it), then every field of its journal
-record in the contract's order (``docs/contract.md``), so nothing of the record is lost: a
-list or object field (``itl_us``, ``counters``, ``client``, a telemetry sample's ``engine``)
-is one cell holding its canonical JSON (sorted keys, no spaces). Rows come in the order of the
-decision's trials, each trial's arms and each journal's lines: the same evidence gives the same
-bytes.
+record in the contract's order (``docs/contract.md``), so nothing of the record is lost; a field
+the journal line does not hold is ``None``, never a default the reader filled in. A list or
+object field (``itl_us``, ``counters``, ``client``, a telemetry sample's ``engine``) stays a
+list or an object in a row, and is one cell of canonical JSON (sorted keys, no spaces) in the
+CSV. Rows come in the order of the decision's trials, each trial's arms and each journal's
+lines: the same evidence gives the same bytes.
 """
 
 from __future__ import annotations
 
 import json
+import types
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
@@ -25,38 +27,58 @@ from ..model.journal import Request, Run
 from ..model.telemetry import TelemetrySample
 from ..spreadsheet import csv_bytes
 
-__all__ = ["TABLES", "Table", "evidence_tables", "table_csv"]
+__all__ = ["TABLES", "KINDS", "Table", "evidence_tables", "table_csv"]
 
-ARM_COLUMNS = ("trial", "seq", "arm", "phase", "block")
+ARM_COLUMNS = {"trial": "str", "seq": "int", "arm": "str", "phase": "str", "block": "int"}
+GROUP_COLUMN = {"group": "str"}
 TABLES = ("requests", "runs", "telemetry")
+# What a column holds: a whole number, a number, a truth value, a text, or a list or object.
+KINDS = ("int", "float", "bool", "str", "json")
 
 
-def _fields(model: type[BaseModel]) -> tuple[str, ...]:
-    """The record's fields in the contract's order, less the ``type`` tag every row of a table shares."""
-    return tuple((info.alias or name) for name, info in model.model_fields.items() if name != "type")
+def _kind(annotation: Any) -> str:
+    """The kind of a field from its type: ``int | None`` is int, ``int | float`` (a reading) float, a
+    ``Literal`` of texts str, a list, tuple, mapping or record json."""
+    while get_origin(annotation) is Annotated:
+        annotation = get_args(annotation)[0]
+    if get_origin(annotation) in (Union, types.UnionType):
+        kinds = {_kind(arg) for arg in get_args(annotation) if arg is not type(None)}
+        return "float" if kinds == {"int", "float"} else kinds.pop() if len(kinds) == 1 else "json"
+    if get_origin(annotation) is Literal:
+        return "str"
+    for kind, types_ in (("bool", bool), ("int", int), ("float", float), ("str", str)):
+        if annotation is types_:
+            return kind
+    return "json"
+
+
+def _fields(model: type[BaseModel]) -> dict[str, str]:
+    """The record's fields in the contract's order with their kinds, less the ``type`` tag every row of a
+    table shares."""
+    return {(info.alias or name): _kind(info.annotation) for name, info in model.model_fields.items() if name != "type"}
 
 
 @dataclass(frozen=True)
 class Table:
-    """One table: its columns and its rows (each a mapping of every column)."""
+    """One table: its columns with their kinds (:data:`KINDS`), and its rows (each a mapping of every column)."""
 
     name: str
-    columns: tuple[str, ...]
+    columns: dict[str, str]
     rows: tuple[dict[str, Any], ...]
 
 
 def _cell(value: Any) -> Any:
-    """A record's value as one cell: lists and objects as canonical JSON, everything else as it is."""
-    if isinstance(value, (list, dict, tuple)):
+    """A value as one CSV cell: lists and objects as canonical JSON, everything else as it is."""
+    if isinstance(value, (list, dict)):
         return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return value
 
 
-def _record(record: BaseModel, fields: tuple[str, ...]) -> dict[str, Any]:
+def _record(record: BaseModel, fields: dict[str, str]) -> dict[str, Any]:
     """Every field of the record; what the journal line did not hold (inside nested objects too) stays
     absent, never a default the reader filled in."""
     dumped = record.model_dump(mode="json", by_alias=True, exclude_unset=True)
-    return {name: _cell(dumped.get(name)) for name in fields}
+    return {name: dumped.get(name) for name in fields}
 
 
 def _arms(evidence: DecisionEvidence | TrialEvidence) -> Iterator[tuple[TrialEvidence, ArmEvidence, dict[str, Any]]]:
@@ -87,12 +109,12 @@ def evidence_tables(evidence: DecisionEvidence | TrialEvidence) -> list[Table]:
         for sample in arm.telemetry or ():
             samples.append({**where, **_record(sample, sample_fields)})
     return [
-        Table("requests", (*ARM_COLUMNS, "group", *request_fields), tuple(requests)),
-        Table("runs", (*ARM_COLUMNS, "group", *run_fields), tuple(runs)),
-        Table("telemetry", (*ARM_COLUMNS, *sample_fields), tuple(samples)),
+        Table("requests", {**ARM_COLUMNS, **GROUP_COLUMN, **request_fields}, tuple(requests)),
+        Table("runs", {**ARM_COLUMNS, **GROUP_COLUMN, **run_fields}, tuple(runs)),
+        Table("telemetry", {**ARM_COLUMNS, **sample_fields}, tuple(samples)),
     ]
 
 
 def table_csv(table: Table) -> bytes:
     """The table as spreadsheet-safe CSV (:func:`evidence_kit.spreadsheet.csv_bytes`)."""
-    return csv_bytes(table.rows, table.columns)
+    return csv_bytes(({k: _cell(v) for k, v in row.items()} for row in table.rows), list(table.columns))

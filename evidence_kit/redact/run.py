@@ -26,13 +26,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import __version__
 from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME, build_manifest, listed_files, read_manifest, write_manifest
 from ..canonical import canonical_json
 from ..errors import BadInput
 from ..fsutil import atomic_write
 from ..model import RECEIPT_NAME, RECEIPT_SCHEMA, Receipt
 from ..read import read_json_model
+from ..version import __version__
 from .discover import Discovered, discover_files
 from .matcher import Matcher
 from .policy import Policy, load_policy, policy_digest

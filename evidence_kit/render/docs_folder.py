@@ -13,11 +13,11 @@ Layout of a built site folder ``SITE`` (the same as this repository's root)::
 
 from __future__ import annotations
 
-from .. import __version__
 from ..analyze import DEFINITIONS, Analysis
 from ..canonical import canonical_json
 from ..model.evidence import DecisionEvidence
 from ..schemas import schemas
+from ..version import __version__
 from .charts import VEGA_SCRIPT, vendored_script
 from .escape import Markup, html_text, yaml_string
 from .markdown import TEMPLATES, environment, link, render

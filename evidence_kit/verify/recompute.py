@@ -19,7 +19,6 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import __version__
 from ..analyze import DEFINITIONS, Analysis, analyze
 from ..attest.keys import PUBLIC_KEY_NAME
 from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME
@@ -36,6 +35,7 @@ from ..render.docs_folder import (
     published_name,
 )
 from ..render.toolchain import toolchain_bound
+from ..version import __version__
 from .compare import Mismatch, csv_mismatches, json_mismatches
 from .page_text import (
     TOKEN,
