@@ -21,7 +21,7 @@ from typing import Any
 
 import httpx
 
-__all__ = ["Outcome", "stream_chat", "Clock"]
+__all__ = ["Outcome", "stream_chat", "Clock", "failure_kind"]
 
 Clock = Callable[[], float]
 
@@ -82,13 +82,32 @@ class Outcome:
         return "".join(self.content)
 
 
+def failure_kind(error: str) -> str:
+    """A failure reason less what the engine said: the words this module wrote before the first ``:``
+    (``http 404``, ``malformed stream``, ``error event``, ``timeout (ReadTimeout) after 30s limit``)."""
+    return error.partition(":")[0]
+
+
+class _BadUsage(ValueError):
+    """A usage count no engine should send."""
+
+
+def _count(value: Any, name: str) -> int | None:
+    """A usage token count: a whole number at least 0, or absent; anything else makes the stream malformed."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _BadUsage(f"usage {name} is {json.dumps(value)[:40]}, not a whole number at least 0")
+    return value
+
+
 def _absorb(out: Outcome, event: dict[str, Any], now: float) -> None:
     usage = event.get("usage")
     if usage:
-        out.prompt_tokens = usage.get("prompt_tokens")
-        out.completion_tokens = usage.get("completion_tokens")
+        out.prompt_tokens = _count(usage.get("prompt_tokens"), "prompt_tokens")
+        out.completion_tokens = _count(usage.get("completion_tokens"), "completion_tokens")
         details = usage.get("completion_tokens_details") or {}
-        out.reasoning_tokens = details.get("reasoning_tokens", usage.get("reasoning_tokens"))
+        out.reasoning_tokens = _count(details.get("reasoning_tokens", usage.get("reasoning_tokens")), "reasoning_tokens")
     for choice in event.get("choices") or ():
         delta = choice.get("delta") or {}
         content = delta.get("content")
@@ -138,6 +157,8 @@ def _event_failure(out: Outcome, data: bytes, now: float) -> str | None:
         return "malformed stream: an event is not a JSON object"
     try:
         _absorb(out, event, now)
+    except _BadUsage as err:
+        return f"malformed stream: {err}"
     except (AttributeError, TypeError, ValueError):
         # Valid JSON of the wrong shape ("choices": [1], "usage": []...).
         return f"malformed stream: unexpected event shape: {data[:80].decode('utf-8', 'replace')!r}"

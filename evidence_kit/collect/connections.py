@@ -23,11 +23,15 @@ connection in the middle of a run.
 from __future__ import annotations
 
 import asyncio
+import resource
 import ssl
+import urllib.request
+import weakref
 
 import httpx
 
-__all__ = ["LaneTransport", "arm_client", "open_connections", "SHARED_CONNECTIONS", "KEEPALIVE_EXPIRY_S"]
+__all__ = ["LaneTransport", "arm_client", "open_connections", "SHARED_CONNECTIONS", "KEEPALIVE_EXPIRY_S",
+           "proxy_for", "ensure_descriptors", "RESERVED_FILES"]
 
 # The shared pool: a /metrics scrape beside the telemetry sampler's, a gate, an identity capture.
 SHARED_CONNECTIONS = 8
@@ -38,32 +42,63 @@ SHARED_CONNECTIONS = 8
 KEEPALIVE_EXPIRY_S = 30.0
 
 
+# Descriptors the collector holds beside the lanes and the shared pool: journals, telemetry and log files,
+# an engine's pipes, the event loop's own, the interpreter's.
+RESERVED_FILES = 64
+
+
+def ensure_descriptors(concurrency: int) -> None:
+    """Make room for a run at ``concurrency``: every slot holds its own connection for the whole run, so the
+    collector needs that many descriptors more than it otherwise would. The soft ``RLIMIT_NOFILE`` is raised
+    (up to the hard limit) when it is short; a hard limit too low for the plan is a ``ValueError`` naming both,
+    before anything runs (past the limit, connections fail as unnamed connect errors the engine never saw, and
+    the journal cannot be written)."""
+    needed = concurrency + SHARED_CONNECTIONS + RESERVED_FILES
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft >= needed:
+        return
+    if hard != resource.RLIM_INFINITY and hard < needed:
+        raise ValueError(f"concurrency {concurrency} needs about {needed} open files (one connection per request "
+                         f"slot, and {SHARED_CONNECTIONS + RESERVED_FILES} more), but this process may open at most "
+                         f"{hard} (RLIMIT_NOFILE); lower the concurrency or raise the limit (ulimit -n)")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
+
+
+def proxy_for(url: httpx.URL) -> str | None:
+    """The proxy the environment names for ``url`` (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``, less
+    the hosts ``NO_PROXY`` lists), as httpx's own client honours them; None to connect directly."""
+    proxies = urllib.request.getproxies_environment()
+    # (proxy_bypass_environment is in the standard library, not in its type stubs.)
+    if not proxies or urllib.request.proxy_bypass_environment(url.host, proxies):  # type: ignore[attr-defined]
+        return None
+    return proxies.get(url.scheme) or proxies.get("all")
+
+
 class LaneTransport(httpx.AsyncBaseTransport):
-    """A shared connection pool, and one single-connection pool per lane (created when first used)."""
+    """A shared connection pool, and one single-connection pool per lane (created when first used); each
+    through the proxy the environment names for the request's URL, if any (:func:`proxy_for`)."""
 
     def __init__(self, *, shared: int = SHARED_CONNECTIONS, keepalive_expiry: float = KEEPALIVE_EXPIRY_S):
         self._keepalive_expiry = keepalive_expiry
         # One TLS context for every pool: creating one per lane would load the CA bundle each time.
         self._ssl: ssl.SSLContext = httpx.create_ssl_context()
-        self._shared = self._pool(shared)
-        self._lanes: dict[int, httpx.AsyncHTTPTransport] = {}
+        self._shared_size = shared
+        self._pools: dict[tuple[int | None, str | None], httpx.AsyncHTTPTransport] = {}
 
-    def _pool(self, size: int) -> httpx.AsyncHTTPTransport:
-        limits = httpx.Limits(max_connections=size, max_keepalive_connections=size,
-                              keepalive_expiry=self._keepalive_expiry)
-        return httpx.AsyncHTTPTransport(verify=self._ssl, limits=limits)
+    def _pool(self, lane: int | None, proxy: str | None) -> httpx.AsyncHTTPTransport:
+        pool = self._pools.get((lane, proxy))
+        if pool is None:
+            size = self._shared_size if lane is None else 1
+            limits = httpx.Limits(max_connections=size, max_keepalive_connections=size,
+                                  keepalive_expiry=self._keepalive_expiry)
+            pool = self._pools[lane, proxy] = httpx.AsyncHTTPTransport(verify=self._ssl, limits=limits, proxy=proxy)
+        return pool
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        lane = request.extensions.get("lane")
-        if lane is None:
-            return await self._shared.handle_async_request(request)
-        pool = self._lanes.get(lane)
-        if pool is None:
-            pool = self._lanes[lane] = self._pool(1)
-        return await pool.handle_async_request(request)
+        return await self._pool(request.extensions.get("lane"), proxy_for(request.url)).handle_async_request(request)
 
     async def aclose(self) -> None:
-        for pool in (self._shared, *self._lanes.values()):
+        for pool in self._pools.values():
             await pool.aclose()
 
 
@@ -72,15 +107,24 @@ def arm_client(timeout: float) -> httpx.AsyncClient:
     return httpx.AsyncClient(transport=LaneTransport(), timeout=timeout)
 
 
-async def open_connections(client: httpx.AsyncClient, base_url: str, lanes: int, *, timeout: float = 10.0) -> int:
+# Endpoints of a client whose /v1/models answered no lane: not asked again by that client, so a gateway
+# that never answers the route costs an arm one wait, not one per run.
+_SILENT: weakref.WeakKeyDictionary[httpx.AsyncClient, set[str]] = weakref.WeakKeyDictionary()
+
+
+async def open_connections(client: httpx.AsyncClient, base_url: str, lanes: int, *, timeout: float = 2.0) -> int:
     """Open (or keep) the connection of lanes ``0 .. lanes-1`` with one ``GET /v1/models`` each, all at once.
 
     Any HTTP answer leaves its connection open for the run (a 404 from an endpoint without
     ``/v1/models`` too); vLLM serves the route in its API server, so no engine counter moves.
     Returns how many lanes answered; a lane that did not simply opens its connection with
-    its first request, as without this step.
+    its first request, as without this step. An endpoint that answered no lane (within
+    ``timeout``) is not asked again by the same client: 0 at once.
     """
     url = f"{base_url.rstrip('/')}/v1/models"
+    silent = _SILENT.setdefault(client, set())
+    if url in silent:
+        return 0
 
     async def one(lane: int) -> bool:
         try:
@@ -89,5 +133,7 @@ async def open_connections(client: httpx.AsyncClient, base_url: str, lanes: int,
             return False
         return True
 
-    answered = await asyncio.gather(*(one(lane) for lane in range(lanes)))
-    return sum(answered)
+    answered = sum(await asyncio.gather(*(one(lane) for lane in range(lanes))))
+    if lanes and not answered:
+        silent.add(url)
+    return answered

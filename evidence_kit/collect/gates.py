@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 
-from .client import Outcome, stream_chat
+from .client import Outcome, failure_kind, stream_chat
 from .prompts import VOCABULARY
 
 __all__ = ["run_gate", "GATES"]
@@ -43,7 +43,9 @@ async def _streamed(client: httpx.AsyncClient, base: str, body: dict[str, Any], 
 
 
 def _stream_failed(out: Outcome) -> str:
-    return f"stream failed: {out.error}"
+    """What failed, never what the engine said: an error body or event may name the model or the endpoint
+    (``The model `acme/llama-70b` does not exist``), and a gate's detail is public."""
+    return f"stream failed: {failure_kind(out.error or '')}"
 
 
 async def _post(client: httpx.AsyncClient, base: str, body: dict[str, Any], timeout: float) -> tuple[int, Any]:

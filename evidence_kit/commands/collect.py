@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import click
@@ -28,8 +29,13 @@ def collect(plan: Path, out: Path, resume: bool, quiet: bool) -> int:
     # Imported when the command runs, not at the top: `evidence-kit --help` imports every command's module
     # to list it, and the collector (httpx, rich, prometheus-client) would add about 0.3 s to that.
     from ..collect import Progress, RichProgress, collect_trial, load_plan
+    from ..collect.connections import ensure_descriptors
 
     loaded = load_plan(plan)
+    try:
+        ensure_descriptors(max(loaded.workload.concurrency))
+    except ValueError as err:
+        raise BadInput(str(err), plan, _line_of(plan, "concurrency")) from None
     progress = Progress() if quiet else RichProgress()
     try:
         result = collect_trial(loaded, out, resume=resume, progress=progress)
@@ -47,6 +53,14 @@ def collect(plan: Path, out: Path, resume: bool, quiet: bool) -> int:
     return EXIT_OK if result.ok else EXIT_FAILED
 
 
+def _line_of(path: Path, key: str) -> int | None:
+    """The line of the first ``key = ...`` in a plan."""
+    for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
+        if line.split("=")[0].strip() == key:
+            return number
+    return None
+
+
 def _summary(out: Path, trial_id: str) -> None:
     """Each arm's requests and latencies, read back from the journals, then the commands that come next."""
     click.echo("")
@@ -62,20 +76,24 @@ def next_steps(out: Path, trial_id: str) -> list[str]:
     """The commands after ``collect``, with this trial's paths: redact, analyze, build, verify."""
     out = out if out.name else out.resolve()  # "--out ." has no name to derive the others' from
     decision = out.parent if out.parent.name else out.resolve().parent
+    q = shlex.quote  # the lines are for pasting: a folder with a space stays one argument
     if (decision / "decision.toml").is_file():
         # The trial is one of a decision folder's (as the demo lays them out): that folder is what is published.
         redacted, private = decision.with_name(decision.name + "-redacted"), decision.with_name(decision.name + "-map.json")
         return ["Next (docs/cli.md):",
-                f"  evidence-kit redact {decision} --out {redacted} --map {private}    # the map stays private",
-                f"  evidence-kit analyze {redacted}",
+                f"  evidence-kit redact {q(str(decision))} --out {q(str(redacted))} --map {q(str(private))}    "
+                "# the map stays private",
+                f"  evidence-kit analyze {q(str(redacted))}",
                 "  evidence-kit keygen --out keys                                        # once",
-                f"  evidence-kit build {redacted} --out site --known-values {private} --sign keys/signing.key",
+                f"  evidence-kit build {q(str(redacted))} --out site --known-values {q(str(private))} "
+                "--sign keys/signing.key",
                 "  evidence-kit verify site --key keys/signing.pub"]
     redacted, private = out.with_name(out.name + "-redacted"), out.with_name(out.name + "-map.json")
     return ["Next (docs/cli.md):",
-            f"  evidence-kit redact {out} --out {redacted} --map {private}    # the map stays private",
-            f"  evidence-kit analyze {redacted}",
-            f"To publish, put {out} in a decision folder: one holding it and a decision.toml with "
+            f"  evidence-kit redact {q(str(out))} --out {q(str(redacted))} --map {q(str(private))}    "
+            "# the map stays private",
+            f"  evidence-kit analyze {q(str(redacted))}",
+            f"To publish, put {q(str(out))} in a decision folder: one holding it and a decision.toml with "
             f'trials = ["{trial_id}"] (docs/contract.md); redact that folder instead, then:',
             "  evidence-kit keygen --out keys                                        # once",
             "  evidence-kit build REDACTED-DECISION --out site --known-values MAP --sign keys/signing.key",

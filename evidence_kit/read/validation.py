@@ -29,6 +29,11 @@ def describe_validation_error(err: ValidationError, *, strip_tag: bool = False) 
     """
     errors = err.errors(include_url=False)
     first = errors[0]
+    if first["type"] == "missing":
+        # A misspelt key is both a missing field and an unknown one beside it ([decision_rules] for
+        # [decision_rule]): the unknown one is what the author wrote, so it is named, at its line.
+        first = next((e for e in errors if e["type"] == "extra_forbidden" and tuple(e["loc"])[:-1] == tuple(first["loc"])[:-1]),
+                     first)
     loc = tuple(first["loc"])
     if strip_tag and loc and isinstance(loc[0], str):
         loc = loc[1:]
