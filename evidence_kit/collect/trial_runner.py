@@ -139,7 +139,8 @@ def collect_trial(
 
     With ``resume`` an interrupted trial continues from its last complete run. ``workers`` overrides
     the plan's ``[workload] workers`` (``--workers``): how many processes stream the timed requests.
-    Raises :class:`~evidence_kit.errors.BadInput` for a bad plan or output folder;
+    Raises :class:`~evidence_kit.errors.BadInput` for a bad plan, output folder or ``workers``, and
+    :class:`~.workers.WorkerFailed` when a worker process dies (the run it was in is not journalled);
     gate and check failures are recorded and reported in the result, not raised.
     """
     if not isinstance(plan, Plan):

@@ -86,8 +86,10 @@ def test_analyze_sums_every_process_and_takes_the_busiest_loop(tmp_path: Path) -
     assert collect_trial(plan, out).ok
     evidence = load_trial(out)
     trial = analyze(evidence).trials[0]
-    for run_stats, run in zip(trial.runs, [r for arm in evidence.arms for r in arm.runs]):
-        health = run.client
+    records = {(arm.ref.seq, run.run): run for arm in evidence.arms for run in arm.runs}
+    assert len(trial.runs) == len(records) == 3
+    for run_stats in trial.runs:
+        health = records[(run_stats.seq, run_stats.run)].client
         assert health is not None and run_stats.client is not None
         assert run_stats.client.processes == len(health.processes) == 4
         assert run_stats.client.cpu_s == pytest.approx(sum(p.cpu_s for p in health.processes))
