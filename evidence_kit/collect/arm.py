@@ -8,6 +8,8 @@ Anything interrupted is discarded, the engine this arm started is stopped, and
 
 from __future__ import annotations
 
+import contextlib
+
 from .connections import arm_client
 from .lifecycle import EngineFailed
 from .prompts import PromptBook
@@ -18,6 +20,7 @@ from .stages.preamble import calibrated, engine_kind_ok, gates_pass, warmup, wri
 from .stages.timed_runs import measure_run, runs_to_do, start_telemetry
 from .stages.watch import EngineWatch
 from .telemetry import TelemetrySampler
+from .workers import WorkerPool, worker_pool
 
 __all__ = ["ArmSetup", "ArmResult", "run_arm"]
 
@@ -47,8 +50,13 @@ async def run_arm(s: ArmSetup) -> ArmResult:
             if gates_ok:
                 sampler = start_telemetry(arm, engine)
                 watch = EngineWatch.opened(identity, scraped, resuming=bool(s.resume.done_runs))
-                for spec in todo:
-                    await measure_run(arm, watch, book, spec)
+                async with contextlib.AsyncExitStack() as stack:
+                    # Started once per arm, before its first timed run, and ended with the block however it ends.
+                    pool: WorkerPool | None = None
+                    if s.workers > 1 and todo:
+                        pool = await stack.enter_async_context(worker_pool(s.workers, arm.t0))
+                    for spec in todo:
+                        await measure_run(arm, watch, book, spec, pool)
                 closing_checks(arm, watch, engine, identity)
                 await restoration_checks(arm)
             summary = await sampler.stop() if sampler else None

@@ -27,6 +27,7 @@ import resource
 import ssl
 import urllib.request
 import weakref
+from collections.abc import Sequence
 
 import httpx
 
@@ -112,8 +113,10 @@ def arm_client(timeout: float) -> httpx.AsyncClient:
 _SILENT: weakref.WeakKeyDictionary[httpx.AsyncClient, set[str]] = weakref.WeakKeyDictionary()
 
 
-async def open_connections(client: httpx.AsyncClient, base_url: str, lanes: int, *, timeout: float = 2.0) -> int:
-    """Open (or keep) the connection of lanes ``0 .. lanes-1`` with one ``GET /v1/models`` each, all at once.
+async def open_connections(client: httpx.AsyncClient, base_url: str, lanes: int | Sequence[int], *,
+                           timeout: float = 2.0) -> int:
+    """Open (or keep) the connection of lanes ``0 .. lanes-1`` (or of the lanes listed: a worker process's
+    slots) with one ``GET /v1/models`` each, all at once.
 
     Any HTTP answer leaves its connection open for the run (a 404 from an endpoint without
     ``/v1/models`` too); vLLM serves the route in its API server, so no engine counter moves.
@@ -133,7 +136,8 @@ async def open_connections(client: httpx.AsyncClient, base_url: str, lanes: int,
             return False
         return True
 
-    answered = sum(await asyncio.gather(*(one(lane) for lane in range(lanes))))
-    if lanes and not answered:
+    numbers = range(lanes) if isinstance(lanes, int) else list(lanes)
+    answered = sum(await asyncio.gather(*(one(lane) for lane in numbers)))
+    if numbers and not answered:
         silent.add(url)
     return answered

@@ -9,6 +9,7 @@ never into ``trial.json``.
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -34,7 +35,8 @@ from ..model.trial import Guardrail, Order, design_name, phase_of
 from ..read import read_text, read_toml_model
 from ..read.validation import describe_validation_error
 
-__all__ = ["Plan", "ArmPlan", "PlanWorkload", "GatePlan", "TelemetryPlan", "load_plan", "GATE_NAMES"]
+__all__ = ["Plan", "ArmPlan", "PlanWorkload", "GatePlan", "TelemetryPlan", "load_plan", "GATE_NAMES",
+           "MAX_WORKERS", "STREAMS_PER_WORKER", "workers_problem", "resolve_workers", "available_cores"]
 
 GateName = Literal["smoke", "json", "needle", "tools", "streaming-tools", "tool-result"]
 GATE_NAMES: tuple[str, ...] = get_args(GateName)
@@ -60,6 +62,45 @@ class PlanDecisionRule(DecisionRule):
     guardrails: list[PlanGuardrail] = Field(default_factory=list)  # type: ignore[assignment]
 
 
+# The most worker processes a plan may ask for: beyond it the processes, not the load, are the point.
+MAX_WORKERS = 64
+# Requests in flight one worker process is given before ``workers = "auto"`` adds another: where
+# one process's event loop still kept its CPU share and loop lag low against the simulator at a
+# high time scale (bench/collect_workers.py; docs/benchmarks.md#worker-processes-benchcollect_workerspy).
+STREAMS_PER_WORKER = 64
+Workers = Literal["auto"] | int
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity, so a container's limit counts)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def workers_problem(value: Any, concurrency: list[int]) -> str | None:
+    """Why ``value`` is no ``workers`` setting for a plan at ``concurrency``, or ``None``."""
+    if value == "auto":
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_WORKERS:
+        return f'workers must be "auto" or a whole number from 1 to {MAX_WORKERS}, not {value!r}'
+    if concurrency and value > max(concurrency):
+        return (f"workers ({value}) is above the highest concurrency ({max(concurrency)}): "
+                "a worker process without a request slot would never send")
+    return None
+
+
+def resolve_workers(workers: int | str, concurrency: list[int], cores: int | None = None) -> int:
+    """The worker processes of a collection: ``workers`` as given, or for ``"auto"`` what the load needs,
+    ``ceil(max(concurrency) / STREAMS_PER_WORKER)``, at most the cores. 1 means the collector's own
+    process sends every request, as it always did."""
+    if workers != "auto":
+        return int(workers)
+    needed = -(-max(concurrency) // STREAMS_PER_WORKER)
+    return max(1, min(needed, available_cores() if cores is None else cores))
+
+
 class PlanWorkload(_Strict):
     """The input x concurrency matrix, and how each request is shaped."""
 
@@ -77,6 +118,17 @@ class PlanWorkload(_Strict):
     extra_body: dict[str, Any] = Field(default_factory=dict)
     request_timeout_s: PositiveFloat = 600.0
     order: Order = "fixed"
+    # How many processes stream the timed requests (collect/workers.py): how the client is run, not
+    # what is measured, so it is not in trial.json (each run record lists the processes that sent it).
+    workers: Workers = "auto"
+
+    @field_validator("workers", mode="before")
+    @classmethod
+    def _workers(cls, value: Any, info: ValidationInfo) -> Any:
+        problem = workers_problem(value, info.data.get("concurrency") or [])
+        if problem:
+            raise ValueError(problem)
+        return value
 
     @model_validator(mode="after")
     def _body_fields(self) -> PlanWorkload:

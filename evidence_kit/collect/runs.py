@@ -14,7 +14,7 @@ from .metrics import Scrape, reconcile, scrape
 from .plan import PlanWorkload
 from .prompts import PromptBook
 
-__all__ = ["RunSpec", "run_id", "send_all", "request_record", "scrape_retrying", "settle_counters", "median_or_none"]
+__all__ = ["RunSpec", "run_id", "send_all", "timing_fields", "request_record", "record_of", "scrape_retrying", "settle_counters", "median_or_none"]
 
 
 @dataclass(frozen=True)
@@ -67,15 +67,29 @@ async def send_all(
     return [o for o in outcomes if o is not None]
 
 
+def timing_fields(outcome: Outcome, t0: float) -> dict[str, Any]:
+    """A request's timing and usage fields: ``t_send_s`` (seconds since ``t0``, the arm's start on the
+    same monotonic clock), then the durations of :meth:`~.client.Outcome.record`."""
+    return {"t_send_s": round(outcome.t_send - t0, 6), **outcome.record()}
+
+
 def request_record(
     outcome: Outcome, *, run: str, repetition: int, input_nominal: int, concurrency: int, index: int,
     warmup: bool, key: str, t0: float,
 ) -> dict[str, Any]:
     """A journal ``request`` record; ``t_send_s`` is seconds since the arm began (monotonic)."""
+    return record_of(timing_fields(outcome, t0), run=run, repetition=repetition, input_nominal=input_nominal,
+                     concurrency=concurrency, index=index, warmup=warmup, key=key)
+
+
+def record_of(
+    timing: dict[str, Any], *, run: str, repetition: int, input_nominal: int, concurrency: int, index: int,
+    warmup: bool, key: str,
+) -> dict[str, Any]:
+    """A journal ``request`` record from its :func:`timing_fields` (measured here or by a worker process)."""
     return {
         "type": "request", "run": run, "repetition": repetition, "input_nominal": input_nominal,
-        "concurrency": concurrency, "index": index, "warmup": warmup, "key": key,
-        "t_send_s": round(outcome.t_send - t0, 6), **outcome.record(),
+        "concurrency": concurrency, "index": index, "warmup": warmup, "key": key, **timing,
     }
 
 

@@ -18,7 +18,7 @@ from .arm import ArmResult, ArmSetup, run_arm
 from .client import Clock
 from .journal_writer import ResumePoint, open_for_resume
 from .lifecycle import free_port
-from .plan import Plan, load_plan
+from .plan import Plan, load_plan, resolve_workers, workers_problem
 from .progress import Progress
 from .prompts import Calibration
 from .state import EngineState
@@ -97,7 +97,7 @@ def _restored_from_journal(ref_result: ArmResult, point: ResumePoint, plan: Plan
 
 
 async def _collect(plan: Plan, out: Path, trial: Trial, *, resume: bool, progress: Progress, clock: Clock,
-                   wall: Callable[[], str]) -> TrialResult:
+                   wall: Callable[[], str], workers: int) -> TrialResult:
     result = TrialResult(out=out, trial=trial)
     state = EngineState(out)
     if resume and state.reap():
@@ -117,7 +117,8 @@ async def _collect(plan: Plan, out: Path, trial: Trial, *, resume: bool, progres
             if point.header is not None and calibration is None:
                 calibration = _calibration(point.header)
             setup = ArmSetup(plan=plan, ref=ref, out=out, clock=clock, wall=wall, progress=progress,
-                             port=ports[ref.arm], resume=point, state=state, calibration=calibration,
+                             port=ports[ref.arm], resume=point, state=state, workers=workers,
+                             calibration=calibration,
                              before=before if ref.phase == "restored" else None,
                              candidate=candidate if ref.phase == "restored" else None)
             arm_result = await run_arm(setup)
@@ -132,20 +133,29 @@ async def _collect(plan: Plan, out: Path, trial: Trial, *, resume: bool, progres
 
 def collect_trial(
     plan: Plan | str | Path, out_dir: str | Path, *, resume: bool = False, progress: Progress | None = None,
-    clock: Clock = time.monotonic, wall: Callable[[], str] = utc_now,
+    clock: Clock = time.monotonic, wall: Callable[[], str] = utc_now, workers: int | str | None = None,
 ) -> TrialResult:
     """Run the plan's trial, arm by arm in its sequence, and write ``trial.json``, journals, telemetry and logs to ``out_dir``.
 
-    With ``resume`` an interrupted trial continues from its last complete run.
-    Raises :class:`~evidence_kit.errors.BadInput` for a bad plan or output folder;
+    With ``resume`` an interrupted trial continues from its last complete run. ``workers`` overrides
+    the plan's ``[workload] workers`` (``--workers``): how many processes stream the timed requests.
+    Raises :class:`~evidence_kit.errors.BadInput` for a bad plan, output folder or ``workers``, and
+    :class:`~.workers.WorkerFailed` when a worker process dies (the run it was in is not journalled);
     gate and check failures are recorded and reported in the result, not raised.
     """
     if not isinstance(plan, Plan):
         plan = load_plan(plan)
     out = Path(out_dir)
+    problem = None if workers is None else workers_problem(workers, plan.workload.concurrency)
+    if problem:
+        raise BadInput(problem.replace("workers", "--workers", 1))
     trial = _prepare(plan, out, resume)
+    count = resolve_workers(plan.workload.workers if workers is None else workers, plan.workload.concurrency)
     progress = progress or Progress()
+    if count > 1:
+        progress.note(f"{count} worker processes stream the timed requests")
     try:
-        return asyncio.run(_collect(plan, out, trial, resume=resume, progress=progress, clock=clock, wall=wall))
+        return asyncio.run(_collect(plan, out, trial, resume=resume, progress=progress, clock=clock, wall=wall,
+                                    workers=count))
     finally:
         progress.close()

@@ -18,8 +18,11 @@ from ..text_report import collected_text
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Raw evidence folder to create (trial.json, journals/, telemetry/, logs/).")
 @click.option("--resume", is_flag=True, help="Continue an interrupted trial in OUT from its last complete run.")
+@click.option("--workers", "workers", type=str, default=None, metavar="N|auto",
+              help="Processes that stream the timed requests (overrides the plan's [workload] workers; default: the plan's, "
+                   "else auto).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars; print only the final summary.")
-def collect(plan: Path, out: Path, resume: bool, quiet: bool) -> int:
+def collect(plan: Path, out: Path, resume: bool, workers: str | None, quiet: bool) -> int:
     """Run the trial PLAN (TOML) before -> candidate -> restored (or its longer sequence) and write native journals to OUT.
 
     Exit 0 when every arm passed its gates and checks, 1 when a gate, check or
@@ -30,6 +33,7 @@ def collect(plan: Path, out: Path, resume: bool, quiet: bool) -> int:
     # to list it, and the collector (httpx, rich, prometheus-client) would add about 0.3 s to that.
     from ..collect import Progress, RichProgress, collect_trial, load_plan
     from ..collect.connections import ensure_descriptors
+    from ..collect.workers import WorkerFailed
 
     loaded = load_plan(plan)
     try:
@@ -38,11 +42,15 @@ def collect(plan: Path, out: Path, resume: bool, quiet: bool) -> int:
         raise BadInput(str(err), plan, _line_of(plan, "concurrency")) from None
     progress = Progress() if quiet else RichProgress()
     try:
-        result = collect_trial(loaded, out, resume=resume, progress=progress)
+        result = collect_trial(loaded, out, resume=resume, progress=progress, workers=_workers(workers))
     except KeyboardInterrupt:
         click.echo(f"evidence-kit: interrupted; continue with: evidence-kit collect {plan} --out {out} --resume",
                    err=True)
         return 130
+    except WorkerFailed as err:
+        click.echo(f"evidence-kit: {err}; the run it was in is not recorded; continue with: "
+                   f"evidence-kit collect {plan} --out {out} --resume", err=True)
+        return EXIT_FAILED
     for arm in result.arms:
         runs = "ok" if arm.ok else "FAILED"
         click.echo(f"{arm.ref.seq:02d} {arm.ref.arm} ({arm.ref.phase}): {runs}")
@@ -59,6 +67,16 @@ def _line_of(path: Path, key: str) -> int | None:
         if line.split("=")[0].strip() == key:
             return number
     return None
+
+
+def _workers(value: str | None) -> int | str | None:
+    """``--workers``: "auto" or a number (judged, with the plan's concurrency, by ``collect_trial``)."""
+    if value is None or value == "auto":
+        return value
+    try:
+        return int(value)
+    except ValueError:
+        return value  # refused by collect_trial with the same words as a plan's bad value
 
 
 def _summary(out: Path, trial_id: str) -> None:

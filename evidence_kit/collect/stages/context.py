@@ -35,6 +35,7 @@ class ArmSetup:
     port: int
     resume: ResumePoint
     state: EngineState
+    workers: int = 1  # processes that stream the timed requests; 1: the collector's own (collect/workers.py)
     calibration: Calibration | None = None
     before: ArmResult | None = None
     candidate: ArmResult | None = None

@@ -13,8 +13,9 @@ from ..connections import open_connections
 from ..health import HealthMonitor
 from ..plan import Plan
 from ..prompts import PromptBook
-from ..runs import RunSpec, median_or_none, request_body, request_record, send_all
+from ..runs import RunSpec, median_or_none, record_of, request_body, send_all, timing_fields
 from ..telemetry import TelemetrySampler, cgroup_of
+from ..workers import WorkerPool
 from .context import ArmContext
 from .engine import ArmEngine
 from .watch import EngineWatch, MetricsAroundRun
@@ -40,25 +41,40 @@ def start_telemetry(arm: ArmContext, engine: ArmEngine) -> TelemetrySampler:
     return sampler
 
 
-async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spec: RunSpec) -> None:
-    """Open the run's connections, send its requests, reconcile the engine's counters and commit the run."""
+async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spec: RunSpec,
+                      pool: WorkerPool | None = None) -> None:
+    """Open the run's connections, send its requests, reconcile the engine's counters and commit the run.
+
+    Without ``pool`` the collector's own process sends the requests; with one its worker processes do
+    (:mod:`..workers`), and the run record's ``client.processes`` lists the collector's process, then theirs.
+    """
     s, wl = arm.setup, arm.setup.plan.workload
     keys = [f"{spec.id}/{i}" for i in range(wl.requests_per_run)]
     bodies = [request_body(wl, arm.cfg.model, book, k, spec.input_nominal) for k in keys]
+    url = f"{arm.base}/v1/chat/completions"
     # Before the scrape, so nothing it sends can fall between the counters read before and after the run.
-    opened = await open_connections(arm.client, arm.base, spec.concurrency)
+    opened = await (pool.open_connections(arm.base, spec.concurrency) if pool is not None
+                    else open_connections(arm.client, arm.base, spec.concurrency))
     if opened < spec.concurrency:
         s.progress.note(f"  {spec.id}: {spec.concurrency - opened} of {spec.concurrency} connections did not "
                         "open before the run (its requests open them)")
     before = await watch.before_run(arm.client, arm.base)
     health = HealthMonitor(s.clock)
     health.start()
-    outcomes = await send_all(arm.client, f"{arm.base}/v1/chat/completions", bodies,
-                              concurrency=spec.concurrency, clock=s.clock, timeout=wl.request_timeout_s)
-    client = await health.stop()
-    records = [request_record(o, run=spec.id, repetition=spec.repetition, input_nominal=spec.input_nominal,
-                              concurrency=spec.concurrency, index=i, warmup=False, key=keys[i], t0=arm.t0)
-               for i, o in enumerate(outcomes)]
+    if pool is None:
+        outcomes = await send_all(arm.client, url, bodies, concurrency=spec.concurrency, clock=s.clock,
+                                  timeout=wl.request_timeout_s)
+        timings = [timing_fields(o, arm.t0) for o in outcomes]
+        client = await health.stop()
+    else:
+        pool.begin()
+        timings = await pool.send_all(url, bodies, concurrency=spec.concurrency, timeout=wl.request_timeout_s)
+        workers = await pool.end()
+        client = await health.stop()
+        client["processes"] += workers
+    records = [record_of(t, run=spec.id, repetition=spec.repetition, input_nominal=spec.input_nominal,
+                         concurrency=spec.concurrency, index=i, warmup=False, key=keys[i])
+               for i, t in enumerate(timings)]
     around = await watch.after_run(arm.client, arm.base, spec.id, before, records)
     for record in records:
         arm.writer.add(record)

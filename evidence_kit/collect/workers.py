@@ -1,0 +1,235 @@
+"""Worker processes: the timed requests of a run streamed by N processes, the journal written by one.
+
+One Python process streams a few thousand tokens a second per core before its event loop
+falls behind, and a client that falls behind inflates every latency it records. With
+``[workload] workers = N`` (N > 1) the collector starts N worker processes
+(:mod:`.worker_process`) once per arm, before its first timed run, and ends them when
+the arm ends, however it ends. A run's concurrency is split by slot: slot ``s`` belongs
+to worker ``s mod N`` and sends on that worker's lane ``s`` (its own keep-alive
+connection). The slots pull the next request index from one queue the collector holds,
+exactly as :func:`~.runs.send_all` does in one process, so the run stays a closed loop:
+at most C requests in flight, the next sent when any one ends, whichever worker serves
+it. Fixed shares (worker w sends indices w, w+N, ...) would leave a fast worker idle
+while a slow one still has a backlog: fewer than C in flight, a different load.
+
+Records come back with the index they were handed and are merged in index order, so the
+journal is the one a single process writes. Every wait on a worker is bounded (the
+request's own limit plus a margin, or :data:`CONTROL_TIMEOUT_S`), and a worker that exits
+mid-run fails the run with :class:`WorkerFailed`, naming it, its exit status and its last
+words on stderr; nothing of that run is journalled, so ``collect --resume`` redoes it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import json
+import os
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from ..errors import EXIT_FAILED, EvidenceError
+
+__all__ = ["WorkerFailed", "WorkerPool", "worker_pool", "CONTROL_TIMEOUT_S", "REPLY_MARGIN_S", "PROTOCOL_LIMIT"]
+
+# Longest line either side reads: a request body with a 128K-token prompt is about 600 KB.
+PROTOCOL_LIMIT = 64 * 1024 * 1024
+
+# How long a worker may take to answer anything but a request: start-up, hello, open, end.
+CONTROL_TIMEOUT_S = 30.0
+# A request's reply may come this much later than its own limit (the worker ends it at the limit).
+REPLY_MARGIN_S = 30.0
+# How long a worker whose stdin was closed may take to exit before it is killed.
+EXIT_GRACE_S = 5.0
+_PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
+
+
+class WorkerFailed(EvidenceError):
+    """A worker process died or stopped answering: the run it was in is not recorded (exit 1)."""
+
+    exit_code = EXIT_FAILED
+
+
+class _Worker:
+    """The collector's end of one worker process."""
+
+    def __init__(self, number: int, process: asyncio.subprocess.Process):
+        self.number, self.process = number, process
+        self.replies: dict[Any, asyncio.Future[dict[str, Any]]] = {}
+        self.stderr: collections.deque[str] = collections.deque(maxlen=5)
+        self.reader = asyncio.get_running_loop().create_task(self._read())
+        self.drain = asyncio.get_running_loop().create_task(self._drain())
+        self.gone: str | None = None
+
+    async def _read(self) -> None:
+        assert self.process.stdout is not None
+        try:
+            while line := await self.process.stdout.readline():
+                message = json.loads(line)
+                key = message["index"] if message["op"] == "done" else message["op"]
+                future = self.replies.pop(key, None)
+                if future is not None and not future.done():
+                    future.set_result(message)
+        except (ValueError, KeyError, asyncio.LimitOverrunError) as err:
+            self.gone = f"sent a malformed reply ({type(err).__name__})"
+        finally:
+            await self._died()
+
+    async def _drain(self) -> None:
+        assert self.process.stderr is not None
+        while line := await self.process.stderr.readline():
+            self.stderr.append(line.decode("utf-8", "replace").rstrip())
+
+    async def _died(self) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.process.wait(), 2.0)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.drain, 1.0)  # its last words, if it said any
+        if self.gone is None:
+            code = self.process.returncode
+            self.gone = "exited" if code is None else \
+                f"was killed by signal {-code}" if code < 0 else f"exited with status {code}"
+        error = self.failure()
+        for future in self.replies.values():
+            if not future.done():
+                future.set_exception(error)
+        self.replies.clear()
+
+    def failure(self) -> WorkerFailed:
+        said = f"; its stderr ended: {' | '.join(self.stderr)}" if self.stderr else ""
+        return WorkerFailed(f"worker {self.number} (pid {self.process.pid}) {self.gone or 'stopped answering'}{said}")
+
+    async def ask(self, message: dict[str, Any], reply: Any, timeout: float) -> dict[str, Any]:
+        """Send ``message`` and wait (at most ``timeout`` seconds) for the reply keyed ``reply``."""
+        if self.gone is not None:
+            raise self.failure()
+        future = self.replies[reply] = asyncio.get_running_loop().create_future()
+        self.tell(message)
+        try:
+            return await asyncio.wait_for(future, timeout)
+        except TimeoutError:
+            self.replies.pop(reply, None)
+            self.gone = self.gone or f"did not answer {message['op']!r} within {timeout:g}s"
+            raise self.failure() from None
+
+    def tell(self, message: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        if self.gone is not None:
+            raise self.failure()
+        self.process.stdin.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+
+    async def close(self) -> None:
+        """Close its stdin (it exits), wait a bounded time, then kill it."""
+        if self.process.returncode is None:
+            if self.process.stdin is not None:
+                self.process.stdin.close()
+            try:
+                await asyncio.wait_for(self.process.wait(), EXIT_GRACE_S)
+            except TimeoutError:
+                self.process.kill()
+                await asyncio.wait_for(self.process.wait(), EXIT_GRACE_S)
+        for task in (self.reader, self.drain):
+            task.cancel()
+        await asyncio.gather(self.reader, self.drain, return_exceptions=True)
+
+    def kill(self) -> None:
+        """End it at once (the collector's own loop is going away)."""
+        if self.process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.process.kill()
+
+
+class WorkerPool:
+    """N started worker processes, and the calls of one run on them."""
+
+    def __init__(self, workers: list[_Worker]):
+        self.workers = workers
+
+    @property
+    def pids(self) -> list[int]:
+        return [w.process.pid for w in self.workers]
+
+    def _worker_of(self, slot: int) -> _Worker:
+        return self.workers[slot % len(self.workers)]
+
+    async def open_connections(self, base_url: str, lanes: int) -> int:
+        """Open every slot's connection in its worker (as :func:`~.connections.open_connections`); how many answered."""
+        shares = [[s for s in range(lanes) if s % len(self.workers) == w.number] for w in self.workers]
+        opened = await asyncio.gather(*(w.ask({"op": "open", "base_url": base_url, "lanes": share}, "opened",
+                                              CONTROL_TIMEOUT_S) for w, share in zip(self.workers, shares)))
+        return sum(int(reply["answered"]) for reply in opened)
+
+    def begin(self) -> None:
+        """Start every worker's health sampling for the run."""
+        for worker in self.workers:
+            worker.tell({"op": "begin"})
+
+    async def end(self) -> list[dict[str, Any]]:
+        """Stop every worker's health sampling: their entries of the run record's ``client.processes``."""
+        replies = await asyncio.gather(*(w.ask({"op": "end"}, "health", CONTROL_TIMEOUT_S) for w in self.workers))
+        return [reply["process"] for reply in replies]
+
+    async def send_all(self, url: str, bodies: list[dict[str, Any]], *, concurrency: int,
+                       timeout: float) -> list[dict[str, Any]]:
+        """:func:`~.runs.send_all` across the workers: each body's timing fields (``t_send_s`` and
+        ``Outcome.record()``), in body order."""
+        records: list[dict[str, Any] | None] = [None] * len(bodies)
+        queue = iter(range(len(bodies)))
+
+        async def slot(lane: int) -> None:
+            worker = self._worker_of(lane)
+            for index in queue:  # one queue for every slot of every worker: the closed loop of one process
+                message = {"op": "send", "index": index, "lane": lane, "url": url, "body": bodies[index],
+                           "timeout": timeout}
+                records[index] = (await worker.ask(message, index, timeout + REPLY_MARGIN_S))["record"]
+
+        try:
+            async with asyncio.TaskGroup() as group:
+                for lane in range(min(concurrency, len(bodies))):
+                    group.create_task(slot(lane))
+        except* WorkerFailed as failed:
+            raise failed.exceptions[0] from None
+        return [r for r in records if r is not None]
+
+
+async def _spawn(number: int) -> _Worker:
+    env = dict(os.environ)
+    # The worker imports this very package, wherever it was imported from (a worktree, a venv).
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "evidence_kit.collect.worker_process", stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env, limit=PROTOCOL_LIMIT)
+    return _Worker(number, process)
+
+
+async def _hello(worker: _Worker, t0: float) -> None:
+    """Give the worker the arm's start, and check it reads the collector's monotonic clock."""
+    before = time.monotonic()
+    reply = await worker.ask({"op": "hello", "t0": t0}, "clock", CONTROL_TIMEOUT_S)
+    after = time.monotonic()
+    if not before <= float(reply["clock"]) <= after:
+        # Not this machine's CLOCK_MONOTONIC: its send times would not count from the arm's start.
+        raise WorkerFailed(f"worker {worker.number}'s monotonic clock read {reply['clock']!r} outside the "
+                           f"collector's {before!r}..{after!r}: its times cannot be placed on the arm's clock")
+
+
+@contextlib.asynccontextmanager
+async def worker_pool(count: int, t0: float) -> AsyncIterator[WorkerPool]:
+    """``count`` worker processes for one arm, sending times relative to ``t0`` (the arm's start on this
+    machine's monotonic clock); all of them ended when the block ends, on an error or a cancellation too."""
+    started: list[_Worker] = []
+    try:
+        for number in range(count):
+            started.append(await _spawn(number))
+        await asyncio.gather(*(_hello(worker, t0) for worker in started))
+        yield WorkerPool(started)
+    finally:
+        try:
+            await asyncio.gather(*(w.close() for w in started))
+        finally:
+            for worker in started:  # cancelled while closing: no worker outlives the collector's loop
+                worker.kill()
