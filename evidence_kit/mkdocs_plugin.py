@@ -131,23 +131,22 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
         return files
 
     def _scan_rendered(self, config: MkDocsConfig) -> None:
-        """The leak scan of ``build``, on the rendered files before MkDocs writes anything."""
+        """The leak scan of ``build``, on the rendered files (Markdown, charts, chart data, evidence copies)
+        before MkDocs writes anything: a finding fails the build and nothing is written."""
         staged = Path(tempfile.mkdtemp(prefix=".evidence-kit-plugin-"))
         try:
             root = staged / PurePosixPath(self.prefix).name
             for rel, data in self.files.items():
                 (root / rel).parent.mkdir(parents=True, exist_ok=True)
                 (root / rel).write_bytes(data)
-            self._scan(root, config)
-        finally:
-            shutil.rmtree(staged, ignore_errors=True)
-
-    def _scan(self, root: Path, config: MkDocsConfig) -> None:
-        policy = self._path(config, self.config.policy) if self.config.policy else None
-        try:
-            scan_site([root], self.values, shown_as=Path(config.site_dir) / self.prefix, policy_file=policy)
+            policy = self._path(config, self.config.policy) if self.config.policy else None
+            # Findings are named where the file would have gone: SITE_DIR/PREFIX/...
+            scan_site([root], self.values, shown_as=Path(config.site_dir) / PurePosixPath(self.prefix).parent,
+                      policy_file=policy)
         except EvidenceError as err:
             raise _fail(err) from None
+        finally:
+            shutil.rmtree(staged, ignore_errors=True)
 
     def on_nav(self, nav: Navigation, *, config: MkDocsConfig, files: Files) -> Navigation:
         """The decisions, newest first, then the methodology page, in the nav section titled ``nav_title``."""
@@ -186,16 +185,15 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
         return page.content
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
-        """Write the prefix folder's manifest (signed with ``signing_key``), then scan what MkDocs wrote there."""
+        """Write the prefix folder's manifest, signed with ``signing_key``.
+
+        The HTML is not scanned again: what it shows of the decisions is what :meth:`on_files` scanned,
+        and the rest (the host's header with its ``repo_url``, say) is the host's to publish."""
         out = Path(config.site_dir) / self.prefix
         try:
-            self._scan(out, config)
             write_manifest(out)
             if self.config.signing_key is not None:
                 sign_tree(out, self._path(config, self.config.signing_key))
-        except PluginError:
-            shutil.rmtree(out, ignore_errors=True)  # nothing of the decisions stays published after a finding
-            raise
         except EvidenceError as err:
             raise _fail(err) from None
 

@@ -21,8 +21,16 @@ DECISION = "2026-11-01-reference-reconstruction"
 HOST_LINE = "not proven: anything of the host site around these decisions"
 
 
+# A host whose own Markdown would change a decision page's text (permalinks, smart symbols, magic
+# links) and whose header links off the site: neither may reach the decision pages, nor fail them.
+HOST_MARKDOWN = {
+    "markdown_extensions": [{"toc": {"permalink": True}}, "pymdownx.smartsymbols", "pymdownx.magiclink"],
+    "repo_url": "https://example.com/team/docs", "edit_uri": "edit/main/docs/",
+}
+
+
 def _host(root: Path, decision: Path, **plugin: object) -> Path:
-    extra = {"use_directory_urls": False} if not plugin else {}
+    extra = {"use_directory_urls": False} if not plugin else HOST_MARKDOWN
     done = build_host(write_host(root, {"decisions": [str(decision)], **plugin}, extra=extra))
     assert done.returncode == 0, done.stderr
     return root / "site" / "decisions"
@@ -52,6 +60,8 @@ def test_signed_decision_verifies_with_the_pinned_key(run_cli, signed_master: Pa
     assert re.search(r"^SKIP sources +decisions published inside a host MkDocs site", result.out, re.M)
     last = result.out.splitlines()[-1]
     assert last.startswith(f"verified: {signed_master}: authenticated: signed by the publisher's key") and HOST_LINE in last
+    assert "headerlink" in (signed_master.parent / "runbook" / "index.html").read_text()  # the host's Markdown, there
+    assert "headerlink" not in (signed_master / DECISION / "index.html").read_text()      # and not here
     doc = json.loads(run_cli("verify", signed_master, "--key", keypair[1], "--json").out)
     assert doc["verified"] and any(line.startswith("anything of the host site") for line in doc["not_proven"])
 
