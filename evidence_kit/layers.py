@@ -22,7 +22,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("present", "schemas", "attest"),
     ("text_report", "render", "collect", "engine_sim", "redact", "export"),
     ("publish", "verify"),
-    ("demo", "api"),
+    ("demo", "api", "mkdocs_plugin"),
     ("commands",),
     ("cli",),
     ("__main__", "__init__"),

@@ -13,6 +13,10 @@ Layout of a built site folder ``SITE`` (the same as this repository's root)::
 
 from __future__ import annotations
 
+from typing import Any
+
+import jinja2
+
 from ..analyze import DEFINITIONS, Analysis
 from ..canonical import canonical_json
 from ..model.evidence import DecisionEvidence
@@ -25,7 +29,8 @@ from .pages import decision_files
 
 __all__ = [
     "SITE_NAME", "CONFIG_NAME", "DOCS_DIR", "PUBLIC_DIR", "OWNED", "order_decisions", "docs_files", "published_name",
-    "DECISIONS_DIR", "EVIDENCE_DIR", "evidence_decision", "is_evidence_copy",
+    "DECISIONS_DIR", "EVIDENCE_DIR", "evidence_decision", "is_evidence_copy", "methodology_page", "asset_files",
+    "mkdocs_config",
 ]
 
 SITE_NAME = "evidence-kit decisions"
@@ -52,6 +57,29 @@ def _badges(analysis: Analysis) -> Markup:
     return Markup(text)
 
 
+def methodology_page(env: jinja2.Environment) -> bytes:
+    """``methodology.md``: the words and the statistics' definitions (from ``analyze.DEFINITIONS``)."""
+    return render(
+        env, "site/methodology.md.j2", definitions=DEFINITIONS,
+        definition_rows=[[k.replace("_", " "), v] for k, v in sorted(DEFINITIONS.items()) if k != "version"],
+    )
+
+
+def asset_files() -> dict[str, bytes]:
+    """``assets/``: the site's own script and styles, and the vendored Vega bundle the charts draw with."""
+    files = {f"assets/{asset}": (TEMPLATES / "assets" / asset).read_bytes() for asset in ("charts.js", "extra.css")}
+    files[f"assets/{VEGA_SCRIPT}"] = vendored_script()
+    return files
+
+
+def mkdocs_config(env: jinja2.Environment, rows: list[dict[str, Any]]) -> bytes:
+    """The generated ``mkdocs.yml`` of a site whose navigation lists ``rows`` (one per decision)."""
+    return render(
+        env, "mkdocs.yml.j2", decisions=rows, version=__version__, vega_script=VEGA_SCRIPT,
+        site_name=Markup(yaml_string(SITE_NAME)),
+    )
+
+
 def docs_files(loaded: list[tuple[DecisionEvidence, Analysis]]) -> dict[str, bytes]:
     """Every file of the docs folder, and ``../mkdocs.yml`` under the key ``mkdocs.yml``."""
     env = environment()
@@ -71,23 +99,15 @@ def docs_files(loaded: list[tuple[DecisionEvidence, Analysis]]) -> dict[str, byt
             ],
         })
     files["site/index.md"] = render(env, "site/index.md.j2", decision_rows=[r["cells"] for r in rows])
-    files["site/methodology.md"] = render(
-        env, "site/methodology.md.j2", definitions=DEFINITIONS,
-        definition_rows=[[k.replace("_", " "), v] for k, v in sorted(DEFINITIONS.items()) if k != "version"],
-    )
+    files["site/methodology.md"] = methodology_page(env)
     files["site/how-to-verify.md"] = render(env, "site/how-to-verify.md.j2", decisions=rows, version=__version__)
     schema_rows = []
     for name, body in sorted(schemas().items()):
         files[f"site/schemas/{name}.schema.json"] = canonical_json(body)
         schema_rows.append([name, link(f"{name}.schema.json", f"{name}.schema.json")])
     files["site/schemas/index.md"] = render(env, "site/schemas.md.j2", schema_rows=schema_rows)
-    for asset in ("charts.js", "extra.css"):
-        files[f"site/assets/{asset}"] = (TEMPLATES / "assets" / asset).read_bytes()
-    files[f"site/assets/{VEGA_SCRIPT}"] = vendored_script()
-    files[CONFIG_NAME] = render(
-        env, "mkdocs.yml.j2", decisions=rows, version=__version__, vega_script=VEGA_SCRIPT,
-        site_name=Markup(yaml_string(SITE_NAME)),
-    )
+    files.update({f"site/{rel}": data for rel, data in asset_files().items()})
+    files[CONFIG_NAME] = mkdocs_config(env, rows)
     return files
 
 

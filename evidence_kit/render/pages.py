@@ -79,9 +79,17 @@ def _telemetry(files: list[EvidenceFile], trial_id: str) -> list[list[Any]]:
             for f in files if f.path.startswith(prefix)]
 
 
-def decision_files(evidence: DecisionEvidence, analysis: Analysis, env: jinja2.Environment) -> dict[str, bytes]:
-    """Render every page and data file of one decision, keyed by path under the docs folder."""
-    base = decision_folder(analysis)
+def decision_files(
+    evidence: DecisionEvidence, analysis: Analysis, env: jinja2.Environment, *, base: str | None = None,
+    methodology: str = "../../methodology.md",
+) -> dict[str, bytes]:
+    """Render every page and data file of one decision, keyed by path under the docs folder.
+
+    ``base`` is the decision's folder (``decisions/<id>`` in a built site) and ``methodology``
+    the decision page's link to the methodology page; the MkDocs plugin
+    (:mod:`.embedded`) places a decision elsewhere. Every other link of a decision is inside it.
+    """
+    base = decision_folder(analysis) if base is None else base
     files = evidence_files(evidence)
     recs = receipts(evidence)
     samples = {t.trial_id: telemetry_rows(t, ev) for t, ev in zip(analysis.trials, evidence.trials)}
@@ -99,6 +107,7 @@ def decision_files(evidence: DecisionEvidence, analysis: Analysis, env: jinja2.E
         "telemetry": {t.trial_id: _telemetry(files, t.trial_id) for t in analysis.trials},
         "charts": charts,
         "chart_tables": tables,
+        "methodology": methodology,
     }
     out: dict[str, bytes] = {}
     out[f"{base}/index.md"] = render(

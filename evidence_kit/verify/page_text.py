@@ -65,6 +65,7 @@ class _Parser(HTMLParser):
         self.article: list[Part] | None = None
         self.specs: list[str] = []
         self.urls: list[str] = []
+        self.article_urls: list[str] = []
         self.title: list[str] = []
         self.chrome: list[str] = []
         self._code = 0
@@ -75,6 +76,8 @@ class _Parser(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = dict(attrs)
         self.urls += [v for k, v in attrs if k in URL_ATTRS and v]
+        if self._in_article:
+            self.article_urls += [v for k, v in attrs if k in URL_ATTRS and v]
         if tag in ACTIVE_TAGS or (tag in CONCEALING_TAGS and self._in_article):
             self._add("marker", f"<{tag}>")
         for key, _ in attrs:
@@ -146,6 +149,7 @@ class PageText:
     segments: list[Part]  # ("block", normalised text) | ("marker", "<script>"), in order
     specs: list[str] = field(default_factory=list)
     urls: list[str] = field(default_factory=list)
+    article_urls: list[str] = field(default_factory=list)  # those inside the article
     title: str = ""
     chrome: list[str] = field(default_factory=list)
 
@@ -185,6 +189,7 @@ def read_page(html: str) -> PageText:
     main = parser.article if parser.article is not None else parser.parts
     return PageText(
         segments=_segments(main), specs=parser.specs, urls=parser.urls,
+        article_urls=parser.article_urls if parser.article is not None else parser.urls,
         title=" ".join("".join(parser.title).split()), chrome=TOKEN.findall(" ".join(parser.chrome)),
     )
 
@@ -307,10 +312,10 @@ def spec_mismatches(published: list[str], expected: list[str]) -> list[Mismatch]
     return out
 
 
-def external_urls(page: PageText) -> list[str]:
-    """URLs in a page that leave the site: any scheme, or ``//host``."""
+def external_urls(page: PageText, *, article_only: bool = False) -> list[str]:
+    """URLs in a page (or only in its article) that leave the site: any scheme, or ``//host``."""
     out = []
-    for url in page.urls:
+    for url in page.article_urls if article_only else page.urls:
         text = url.strip()
         if text.startswith("//") or re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", text):
             out.append(text)

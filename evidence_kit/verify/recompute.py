@@ -16,6 +16,7 @@ installed.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +35,7 @@ from ..render.docs_folder import (
     order_decisions,
     published_name,
 )
+from ..render.embedded import embedded_config, embedded_decision, embedded_files, embedded_names
 from ..render.toolchain import toolchain_bound
 from ..version import __version__
 from .compare import Mismatch, csv_mismatches, json_mismatches
@@ -50,7 +52,7 @@ from .page_text import (
 )
 from .verification import CheckResult, Context, Problem
 
-__all__ = ["check_figures", "site_decisions", "site_docs", "is_built_site", "SEARCH_INDEX", "SIGNING_FILES",
+__all__ = ["check_figures", "site_decisions", "site_docs", "is_built_site", "embedded_decisions", "SEARCH_INDEX", "SIGNING_FILES",
            "THEME_DIRS", "MKDOCS_OWN"]
 
 # Written by signing, not generated from the evidence: checked by the signature, digests and completeness.
@@ -64,6 +66,16 @@ MKDOCS_OWN = ("404.html", "search/", "sitemap.xml")
 MAX_LISTED = 50  # per file: enough to see the pattern, not a flood
 
 
+def _decisions_at(ctx: Context, folder_of: Callable[[str], str | None]) -> dict[str, str]:
+    """Evidence unit -> the decision folder ``folder_of`` places it in, for each decision unit it places."""
+    out = {}
+    for unit, evidence in ctx.evidence.items():
+        base = folder_of(unit)
+        if isinstance(evidence, DecisionEvidence) and base is not None:
+            out[unit] = base
+    return out
+
+
 def site_decisions(ctx: Context) -> dict[str, str]:
     """Evidence unit -> its decision's folder in a built site (``decisions/<id>``).
 
@@ -71,12 +83,14 @@ def site_decisions(ctx: Context) -> dict[str, str]:
     by where it is, never by which generated files are present, so deleting a
     decision's ``analysis.json`` cannot switch its pages' comparison off.
     """
-    out = {}
-    for unit, evidence in ctx.evidence.items():
-        base = evidence_decision(unit)
-        if isinstance(evidence, DecisionEvidence) and base is not None:
-            out[unit] = base
-    return out
+    return _decisions_at(ctx, evidence_decision)
+
+
+def embedded_decisions(ctx: Context) -> dict[str, str]:
+    """Evidence unit -> its decision's folder (``<id>``) in a prefix folder the MkDocs plugin published
+    (``PREFIX/<id>/evidence``); empty for a built site. Judged, like :func:`site_decisions`, by where the
+    evidence sits, so no deleted page can switch the comparison of the others off."""
+    return {} if is_built_site(ctx) else _decisions_at(ctx, embedded_decision)
 
 
 def is_built_site(ctx: Context) -> bool:
@@ -102,6 +116,7 @@ class _Pages:
     """Every published page read once; what they show outside their article is judged once all titles are known."""
 
     config: bytes
+    host: bool = False  # pages of a host MkDocs site (the plugin): only their articles and own titles are ours
     read: dict[str, PageText] = field(default_factory=dict)
     title_tokens: set[str] = field(default_factory=lambda: set(TOKEN.findall(SITE_NAME)))
     own: dict[str, set[str]] = field(default_factory=dict)
@@ -113,9 +128,12 @@ class _Pages:
         self.title_tokens.update(TOKEN.findall(title or ""))
         self.own[rel] = set(expected.tokens())
         found = page_mismatches(published, expected) + spec_mismatches(published.specs, expected.specs)
-        found += [("link off the site", url, "(none: the site is offline)") for url in external_urls(published)]
+        found += [("link off the site", url, "(none: the site is offline)")
+                  for url in external_urls(published, article_only=self.host)]
         if title is not None:
-            found += title_mismatches(published, title, set(TOKEN.findall(f"{title} {SITE_NAME}")))
+            # In a host site the rest of the <title> is the host's site name, whatever figures it holds.
+            allowed = set(TOKEN.findall(published.title if self.host else f"{title} {SITE_NAME}"))
+            found += title_mismatches(published, title, allowed)
         return found
 
     def chrome_problems(self, ctx: Context) -> list[Problem]:
@@ -182,14 +200,38 @@ def _other_schema(doc: object, want: object) -> Mismatch | None:
             f"{want['schema']} (this evidence-kit recomputes only that version; verify the site with the version that built it)")
 
 
-def _compare_docs(ctx: Context, docs: dict[str, bytes], pages: _Pages, seen: set[str]) -> tuple[list[Problem], int]:
-    """Every published file the docs folder becomes (the evidence copies aside: their bytes are the digests')."""
-    problems: list[Problem] = []
-    compared = 0
+def _site_published(docs: dict[str, bytes]) -> list[tuple[str, bytes]]:
+    """``(published file, its regenerated source)`` for every file the docs folder becomes (the evidence
+    copies aside: their bytes are the digests')."""
+    out = []
     for key, expected in sorted(docs.items()):
         rel = published_name(key)
-        if rel is None or is_evidence_copy(rel):
+        if rel is not None and not is_evidence_copy(rel):
+            out.append((rel, expected))
+    return out
+
+
+def _embedded_published(ctx: Context, embedded: dict[str, str], analyses: dict[str, Analysis]) -> list[tuple[str, bytes]]:
+    """``(published file, its regenerated source)`` for every file the MkDocs plugin adds to its prefix folder
+    but the evidence copies. A page is ``x.html`` or, with the host's ``use_directory_urls``, ``x/index.html``:
+    whichever is there (a second copy is a file nothing generated)."""
+    pairs = [(ctx.evidence[unit], analyses[unit]) for unit in embedded]
+    docs = embedded_files(order_decisions(pairs))  # type: ignore[arg-type]
+    copies = tuple(f"{unit}/" for unit in embedded)
+    out = []
+    for key, expected in sorted(docs.items()):
+        if key.startswith(copies):
             continue
+        names = embedded_names(key)
+        out.append((next((n for n in names if n in ctx.files), names[0]), expected))
+    return out
+
+
+def _compare_docs(ctx: Context, files: list[tuple[str, bytes]], pages: _Pages, seen: set[str]) -> tuple[list[Problem], int]:
+    """Every published file against its regenerated source."""
+    problems: list[Problem] = []
+    compared = 0
+    for rel, expected in files:
         seen.add(rel)
         mismatches, missing = _compare_file(ctx, rel, expected, pages)
         compared += 1
@@ -204,12 +246,13 @@ def _compare_docs(ctx: Context, docs: dict[str, bytes], pages: _Pages, seen: set
     return problems, compared
 
 
-def _not_generated(ctx: Context, seen: set[str], sites: dict[str, str]) -> list[Problem]:
-    """Files of a built site that nothing regenerated: not evidence, not signing, not MkDocs' own output."""
+def _not_generated(ctx: Context, seen: set[str], sites: dict[str, str], mkdocs_own: tuple[str, ...]) -> list[Problem]:
+    """Files of a built site (or a plugin's prefix folder) that nothing regenerated: not evidence, not
+    signing, not ``mkdocs_own`` (MkDocs' and Material's own output, in a built site)."""
     evidence = tuple(unit + "/" for unit in sites)
     out = []
     for rel in ctx.files:
-        if rel in seen or rel in SIGNING_FILES or rel.startswith((*evidence, *MKDOCS_OWN, *THEME_DIRS)):
+        if rel in seen or rel in SIGNING_FILES or rel.startswith((*evidence, *mkdocs_own)):
             continue
         ctx.reported.add(rel)
         out.append(Problem(ctx.where(rel), "published, but not generated from the evidence (a page or file "
@@ -243,24 +286,36 @@ def check_figures(ctx: Context) -> CheckResult:
     problems = _predicate_problems(ctx, analyses) if ctx.predicate is not None else []
     compared = 0
     sites = site_decisions(ctx)
+    embedded = embedded_decisions(ctx)
     if is_built_site(ctx):
         # Every page of a site is regenerated or reported: a page nothing regenerates is unchecked text.
         seen: set[str] = set()
         docs = site_docs(ctx, analyses) if sites else {}
         pages = _Pages(config=docs.get(CONFIG_NAME, b""))
         if sites:
-            found, compared = _compare_docs(ctx, docs, pages, seen)
+            found, compared = _compare_docs(ctx, _site_published(docs), pages, seen)
             problems += found + pages.chrome_problems(ctx)
-        problems += _not_generated(ctx, seen, sites)
+        problems += _not_generated(ctx, seen, sites, (*MKDOCS_OWN, *THEME_DIRS))
         problems += pages.search_problems(ctx)
+    elif embedded:
+        # Published inside a host site: each article, chart and data file is ours; the chrome, the search
+        # index and the theme around them are the host's, outside this folder (the report says so).
+        ctx.host_site = True
+        seen = set()
+        pages = _Pages(config=embedded_config(), host=True)
+        found, compared = _compare_docs(ctx, _embedded_published(ctx, embedded, analyses), pages, seen)
+        problems += found + _not_generated(ctx, seen, embedded, ())
     trials = sum(len(e.trials) if not isinstance(e, TrialEvidence) else 1 for e in ctx.evidence.values())
     if problems:
         detail = f"{len(problems)} published figure(s) or file(s) differ from the recomputation"
         signed_version = ((ctx.predicate or {}).get("tool") or {}).get("version")
-        if sites and signed_version and signed_version != __version__:
+        if (sites or embedded) and signed_version and signed_version != __version__:
             # Pages are regenerated with this verifier's templates: wording can differ across versions.
             detail += f" (site signed by evidence-kit {signed_version}, this is {__version__}: verify with that version)"
         return CheckResult(name, "fail", detail, problems)
-    if not sites:
+    if not sites and not embedded:
         return CheckResult(name, "pass", f"recomputed {trials} trial(s); no published pages or analysis here to compare")
+    if embedded:
+        return CheckResult(name, "pass", f"recomputed {trials} trial(s); {compared} published page(s) and data file(s) "
+                                         "match (decisions published inside a host MkDocs site: each page's article)")
     return CheckResult(name, "pass", f"recomputed {trials} trial(s); {compared} published page(s) and data file(s) match")

@@ -19,6 +19,12 @@ from .verification import CheckResult, Context
 __all__ = ["CHECKS", "Report", "verify_folder", "published_root", "locate", "REPORT_SCHEMA"]
 
 REPORT_SCHEMA = "evidence-kit/verify-report/v1"
+# What no check of a prefix folder the MkDocs plugin published can establish: the rest of the host site.
+HOST_NOT_PROVEN = (
+    "anything of the host site around these decisions (its own pages, theme files and scripts, navigation, header, "
+    "footer and search index, the rest of each page's <title> and its markup outside the article): this folder's "
+    "manifest does not list them, and nothing here signs them"
+)
 
 # The order the issue and docs/verify.md state; later checks use what earlier ones established.
 CHECKS: list[tuple[str, Check]] = [
@@ -45,6 +51,7 @@ class Report:
     signer: str | None = None
     allow_unpinned: bool = False
     not_rebuilt: str | None = None  # the toolchain versions that kept the sources check from rebuilding
+    host_site: bool = False  # decisions the MkDocs plugin published inside a host site
 
     @property
     def checks_passed(self) -> bool:
@@ -95,6 +102,8 @@ class Report:
                 out.append("who published it (the folder is not signed)")
         if self._status("digests") == "skip":
             out.append("that these are the files that were published (nothing lists their hashes: raw evidence)")
+        if self.host_site:
+            out.append(HOST_NOT_PROVEN)
         if self.not_rebuilt:
             out.append(f"that the markup, the theme files, the chart SVGs and the vendored Vega scripts are what build "
                        f"writes (not rebuilt: {self.not_rebuilt}; install those versions to check them)")
@@ -107,7 +116,8 @@ class Report:
             return f"FAILED: {self.target}: {len(failed)} check(s) failed: {', '.join(failed)}"
         proven = "; ".join(self.proven()) or "nothing"
         if self.authenticated:
-            return f"verified: {self.target}: authenticated: {proven}"
+            host = f"; not proven: {HOST_NOT_PROVEN}" if self.host_site else ""
+            return f"verified: {self.target}: authenticated: {proven}{host}"
         head = "verified without authentication (--allow-unpinned)" if self.allow_unpinned else "NOT AUTHENTICATED"
         tail = "" if self.allow_unpinned else (
             "; pin the publisher's key with --key PUB or --key-id HEX, or pass --allow-unpinned to accept this")
@@ -156,6 +166,9 @@ def locate(path: Path) -> tuple[Path, Path | None]:
     # to call the folder something else.
     if not own and public.is_dir() and not public.is_symlink() and ((path / "mkdocs.yml").exists() or (path / "site").exists()):
         return public, path
+    if not own and (path / "evidence" / "decision.toml").is_file() and (path.parent / MANIFEST_NAME).is_file():
+        raise BadInput(f"a decision published inside a host MkDocs site: verify its prefix folder {path.parent}, "
+                       "which its manifest covers", path)
     if not own:
         raise BadInput(
             "nothing to verify: not a trial bundle (trial.json), a decision folder (decision.toml) "
@@ -186,4 +199,4 @@ def verify_folder(
         raise BadInput(f"cannot list the folder ({err.strerror})", root) from None
     results = [run_check(name, check, ctx) for name, check in CHECKS]
     return Report(target=ctx.label, results=results, pin=pin, authenticated=ctx.authenticated, signer=ctx.signer,
-                  allow_unpinned=allow_unpinned, not_rebuilt=ctx.not_rebuilt)
+                  allow_unpinned=allow_unpinned, not_rebuilt=ctx.not_rebuilt, host_site=ctx.host_site)

@@ -31,7 +31,7 @@ from ..render.docs_folder import CONFIG_NAME, DOCS_DIR, OWNED, PUBLIC_DIR, is_ev
 from ..render.mkdocs_build import run_mkdocs, source_date_epoch
 from ..render.toolchain import describe_differences, installed_toolchain, toolchain_bound, toolchain_differences
 from .page_text import page_mismatches, read_page
-from .recompute import SIGNING_FILES, THEME_DIRS, is_built_site, site_decisions, site_docs
+from .recompute import SIGNING_FILES, THEME_DIRS, embedded_decisions, is_built_site, site_decisions, site_docs
 from .verification import CheckResult, Context, Problem
 
 __all__ = ["check_sources", "first_difference"]
@@ -180,6 +180,10 @@ def check_sources(ctx: Context) -> CheckResult:
     name = "sources"
     site = ctx.site
     sites = site_decisions(ctx)
+    if site is None and embedded_decisions(ctx):
+        return CheckResult(name, "skip", "decisions published inside a host MkDocs site (the evidence-kit plugin): "
+                                         "the host's pages, theme and navigation are not rebuilt; each decision page's "
+                                         "article was checked by figures")
     if site is None and not is_built_site(ctx):
         return CheckResult(name, "skip", "not a built site: nothing to rebuild (the figures check covers the evidence)")
     if not sites:

@@ -71,6 +71,7 @@ class Context:
     evidence: dict[str, Evidence] = field(default_factory=dict)
     docs: dict[str, bytes] | None = None  # the site's regenerated docs folder and mkdocs.yml, rendered once
     reported: set[str] = field(default_factory=set)  # published files the figures check already named
+    host_site: bool = False  # set by the figures check: decisions the MkDocs plugin published inside a host site
     not_rebuilt: str | None = None  # why the sources check did not rebuild: the toolchain versions that differ
     _digests: dict[str, tuple[str, int] | str] = field(default_factory=dict)
 

@@ -1,0 +1,241 @@
+"""The MkDocs plugin ``evidence-kit``: decision pages inside an existing MkDocs site.
+
+In the host's ``mkdocs.yml``::
+
+    plugins:
+      - search
+      - evidence-kit:
+          decisions: [evidence/2026-11-01-cache-layout]   # decision folders, relative to mkdocs.yml
+          prefix: decisions                                # the folder of the site they go in
+          nav_title: Decisions                             # the nav section that lists them
+          signing_key: keys/signing.key                    # optional: sign the prefix folder
+
+The decisions are loaded and checked by the project's reader (a bad one fails the build with one
+line naming the file), rendered by :mod:`evidence_kit.render.embedded` (the code ``build`` and
+``verify`` use), added to the host's files under ``prefix`` and to its navigation, and drawn by the
+host's theme. Once MkDocs has built the site the prefix folder gets its ``manifest.json`` (signed
+with ``signing_key``) and is scanned for private values; ``verify SITE_DIR/PREFIX`` checks it.
+No arithmetic here: every figure comes from ``analyze``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from mkdocs.config import config_options as c
+from mkdocs.config.base import Config
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import File, Files, InclusionLevel
+from mkdocs.structure.nav import Navigation, Section
+from mkdocs.structure.pages import Page
+
+from .analyze import Analysis
+from .attest.keys import load_private_key
+from .attest.manifest import write_manifest
+from .attest.sign import sign_tree
+from .errors import EvidenceError
+from .model.evidence import DecisionEvidence
+from .publish.safety import known_values, scan_site
+from .publish.site import load_decisions
+from .redact import KnownValue
+from .render.article import markdown_extensions
+from .render.embedded import METHODOLOGY, embedded_config, embedded_files
+from .render.evidence_copy import check_bundle_manifests, evidence_files
+
+__all__ = ["EvidenceKitPlugin", "EvidenceKitConfig"]
+
+
+class EvidenceKitConfig(Config):  # type: ignore[no-untyped-call]
+    """The plugin's options in ``mkdocs.yml`` (paths relative to the ``mkdocs.yml`` folder)."""
+
+    decisions = c.ListOfItems(c.Type(str))
+    prefix = c.Type(str, default="decisions")
+    nav_title = c.Type(str, default="Decisions")
+    signing_key = c.Optional(c.Type(str))
+    known_values = c.ListOfItems(c.Type(str), default=[])
+    policy = c.Optional(c.Type(str))
+
+
+def _fail(err: EvidenceError | str) -> PluginError:
+    return PluginError(f"evidence-kit: {err}")
+
+
+def _prefix(value: str) -> str:
+    """The prefix as a clean relative folder (``decisions``, ``ops/decisions``), or a :class:`PluginError`."""
+    path = PurePosixPath(value.strip("/"))
+    if not value.strip("/") or any(part in ("", ".", "..") or part.startswith(".") for part in path.parts) or "\\" in value:
+        raise _fail(f"prefix {value!r} must be a folder of the site such as 'decisions' (no '..', no hidden part)")
+    return path.as_posix()
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path.resolve().is_relative_to(folder.resolve())
+
+
+class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyped-call]
+    """Adds decision pages, charts, chart data and evidence copies to a host MkDocs site under a prefix."""
+
+    def __init__(self) -> None:
+        self.loaded: list[tuple[DecisionEvidence, Analysis]] = []
+        self.files: dict[str, bytes] = {}
+        self.values: list[KnownValue] = []
+        self.prefix = ""
+        self.ours: set[str] = set()
+        self.extensions: tuple[list[str], dict[str, Any]] = ([], {})
+
+    def _path(self, config: MkDocsConfig, value: str) -> Path:
+        return Path(config.config_file_path or ".").resolve().parent / value
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        """Load and check every decision, render its files, and add the charts' script and styles."""
+        self.prefix = _prefix(self.config.prefix)
+        if not self.config.decisions:
+            raise _fail("no decision folder given (plugins: - evidence-kit: decisions: [PATH, ...])")
+        key = self.config.signing_key
+        if key is not None:
+            key_path = self._path(config, key)
+            if _inside(key_path, Path(config.docs_dir)) or _inside(key_path, Path(config.site_dir)):
+                raise _fail(f"{key_path}: the signing key is inside the docs or site folder, so MkDocs would publish it")
+        try:
+            if key is not None:
+                load_private_key(self._path(config, key))  # a bad key is refused before anything is built
+            self.loaded = load_decisions([self._path(config, d) for d in self.config.decisions])
+            for evidence, _ in self.loaded:
+                check_bundle_manifests(evidence, evidence_files(evidence))
+            self.values = known_values([ev for ev, _ in self.loaded], [self._path(config, m) for m in self.config.known_values])
+            self.files = embedded_files(self.loaded)
+        except EvidenceError as err:
+            raise _fail(err) from None
+        self.ours = {f"{self.prefix}/{rel}" for rel in self.files}
+        self.extensions = markdown_extensions(embedded_config())
+        config.extra_css.append(f"{self.prefix}/assets/extra.css")
+        config.extra_javascript.append(f"{self.prefix}/assets/vega-bundle.js")
+        config.extra_javascript.append(f"{self.prefix}/assets/charts.js")
+        return config
+
+    def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
+        """Add the decisions' files under the prefix, after scanning them; the prefix must be ours alone."""
+        taken = sorted(f.src_uri for f in files if f.src_uri.startswith(self.prefix + "/"))
+        if taken:
+            raise _fail(f"{Path(config.docs_dir) / taken[0]}: the host's docs folder already has files under "
+                        f"{self.prefix}/, which the plugin owns; choose another prefix")
+        self._scan_rendered(config)
+        for rel, data in sorted(self.files.items()):
+            # Not in MkDocs' automatic nav: :meth:`on_nav` places the decisions.
+            files.append(File.generated(config, f"{self.prefix}/{rel}", content=data, inclusion=InclusionLevel.NOT_IN_NAV))
+        return files
+
+    def _scan_rendered(self, config: MkDocsConfig) -> None:
+        """The leak scan of ``build``, on the rendered files (Markdown, charts, chart data, evidence copies)
+        before MkDocs writes anything: a finding fails the build and nothing is written."""
+        staged = Path(tempfile.mkdtemp(prefix=".evidence-kit-plugin-"))
+        try:
+            root = staged / PurePosixPath(self.prefix).name
+            for rel, data in self.files.items():
+                (root / rel).parent.mkdir(parents=True, exist_ok=True)
+                (root / rel).write_bytes(data)
+            policy = self._path(config, self.config.policy) if self.config.policy else None
+            # Findings are named where the file would have gone: SITE_DIR/PREFIX/...
+            scan_site([root], self.values, shown_as=Path(config.site_dir) / PurePosixPath(self.prefix).parent,
+                      policy_file=policy)
+        except EvidenceError as err:
+            raise _fail(err) from None
+        finally:
+            shutil.rmtree(staged, ignore_errors=True)
+
+    def on_nav(self, nav: Navigation, *, config: MkDocsConfig, files: Files) -> Navigation:
+        """The decisions, newest first, then the methodology page, in the nav section titled ``nav_title``."""
+        items = _without(nav.items, self.ours, self.config.nav_title)
+        entries = [files.get_file_from_path(f"{self.prefix}/{ev.decision.id}/index.md") for ev, _ in self.loaded]
+        entries.append(files.get_file_from_path(f"{self.prefix}/{METHODOLOGY}"))
+        pages = [f.page for f in entries if f is not None and isinstance(f.page, Page)]
+        section = _find_section(items, self.config.nav_title)
+        if section is None:
+            section = Section(self.config.nav_title, [])
+            items.append(section)
+        section.children.extend(pages)
+        _link(items, None)
+        ordered = _pages(items)
+        for before, page, after in zip([None, *ordered[:-1]], ordered, [*ordered[1:], None]):
+            page.previous_page, page.next_page = before, after
+        return Navigation(items, ordered)
+
+    def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str | None:
+        """A decision page has no source in the host's repository: no "edit this page" link."""
+        if page.file.src_uri in self.ours:
+            page.edit_url = None
+        return markdown
+
+    def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str | None:
+        """A decision page is rendered with the Markdown extensions of ``build`` (not the host's), the text
+        ``verify`` expects; MkDocs' own link rewriting still applies."""
+        if page.file.src_uri not in self.ours:
+            return html
+        saved = config["markdown_extensions"], config["mdx_configs"]
+        config["markdown_extensions"], config["mdx_configs"] = self.extensions
+        try:
+            page.render(config, files)
+        finally:
+            config["markdown_extensions"], config["mdx_configs"] = saved
+        return page.content
+
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        """Write the prefix folder's manifest, signed with ``signing_key``.
+
+        The HTML is not scanned again: what it shows of the decisions is what :meth:`on_files` scanned,
+        and the rest (the host's header with its ``repo_url``, say) is the host's to publish."""
+        out = Path(config.site_dir) / self.prefix
+        try:
+            write_manifest(out)
+            if self.config.signing_key is not None:
+                sign_tree(out, self._path(config, self.config.signing_key))
+        except EvidenceError as err:
+            raise _fail(err) from None
+
+
+def _without(items: list[Any], ours: set[str], keep: str) -> list[Any]:
+    """The nav without the plugin's pages (MkDocs' automatic nav lists every page); a section left empty by
+    that is dropped, unless it is the section ``keep`` (an empty one, ``- Decisions: []``, is a placeholder)."""
+    out = []
+    for item in items:
+        if isinstance(item, Page) and item.file.src_uri in ours:
+            continue
+        if isinstance(item, Section) and item.children:
+            item.children = _without(item.children, ours, keep)
+            if not item.children and item.title != keep:
+                continue
+        out.append(item)
+    return out
+
+
+def _find_section(items: list[Any], title: str) -> Section | None:
+    for item in items:
+        if isinstance(item, Section):
+            if item.title == title:
+                return item
+            found = _find_section(item.children, title)
+            if found is not None:
+                return found
+    return None
+
+
+def _link(items: list[Any], parent: Section | None) -> None:
+    for item in items:
+        item.parent = parent
+        if isinstance(item, Section):
+            _link(item.children, item)
+
+
+def _pages(items: list[Any]) -> list[Page]:
+    out: list[Page] = []
+    for item in items:
+        if isinstance(item, Page):
+            out.append(item)
+        elif isinstance(item, Section):
+            out += _pages(item.children)
+    return out
