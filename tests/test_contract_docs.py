@@ -83,7 +83,7 @@ def _table(section: str) -> tuple[list[str], dict[str, list[str]]]:
     cells = [[c.strip() for c in line.strip("|").split("|")] for line in lines]
     if not cells:
         return [], {}
-    rows = {key: row for row in cells[2:] for key in re.findall(r"`([a-z_]+)`", row[0])}
+    rows = {key: row for row in cells[2:] for key in re.findall(r"`([a-z][a-z0-9_]*)`", row[0])}
     return cells[0], rows
 
 

@@ -9,36 +9,72 @@ reports may be inflated, so the trial cannot promote.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from typing import Literal
 
 from ..model.findings import ClientExceedance, ClientSaturatedFinding, ClientSaturation, Finding
-from ..model.journal import Request, Run
+from ..model.journal import HEALTH_TOLERANCE_S, Request, Run
 from ..model.trial import ClientBounds
 from .report import RunClient, RunStats
 from .stats import nearest_rank
 
-__all__ = ["run_client", "achieved_concurrency", "saturation_findings", "saturated_text"]
+__all__ = ["run_client", "achieved_concurrency", "saturation_findings", "saturated_text", "unjudged_text"]
+
+Bound = Literal["loop-lag", "loop-lag-p50", "send-wait", "loop-cpu"]
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def _ratio(numerator: float, denominator: float) -> float | None:
+    """``numerator / denominator``; None where the denominator is 0 or the ratio overflows (not derivable)."""
+    return _finite(numerator / denominator) if denominator > 0 else None
+
+
+def _spans(requests: Sequence[Request]) -> list[tuple[float, float]]:
+    return [(r.t_send_s, r.t_send_s + r.e2e_s) for r in requests if r.t_send_s is not None and r.e2e_s is not None]
+
+
+def _span(spans: list[tuple[float, float]]) -> float | None:
+    """First send to last end; None without a request or where it overflows."""
+    return _finite(max(end for _, end in spans) - min(start for start, _ in spans)) if spans else None
 
 
 def achieved_concurrency(requests: Sequence[Request]) -> float | None:
     """Time-averaged requests on the wire: the sum of each request's send -> end over the span from the
     first send to the last end. Only requests with both times count (a failed request has no end); None
-    without one, or when the span is zero."""
-    spans = [(r.t_send_s, r.t_send_s + r.e2e_s) for r in requests if r.t_send_s is not None and r.e2e_s is not None]
-    if not spans:
-        return None
-    wall = max(end for _, end in spans) - min(start for start, _ in spans)
-    return sum(end - start for start, end in spans) / wall if wall > 0 else None
+    without one, when the span is zero, or where a sum overflows."""
+    spans = _spans(requests)
+    wall = _span(spans)
+    return None if wall is None else _ratio(sum(end - start for start, end in spans), wall)
 
 
-def _exceeded(name: str, value: float | None, limit: float) -> list[ClientExceedance]:
+def _exceeded(name: Bound, value: float | None, limit: float) -> list[ClientExceedance]:
     if value is None or value <= limit:
         return []
-    return [ClientExceedance(bound=name, value=value, limit=limit, over_pct=(value / limit - 1) * 100)]  # type: ignore[arg-type]
+    return [ClientExceedance(bound=name, value=value, limit=limit, over_pct=_finite((value / limit - 1) * 100))]
+
+
+# How much longer than its requests' span (first send to last end) a run's wall time may plausibly be when
+# every timed request ended: the collector's own time before the first send and after the last end is
+# milliseconds (3-5 ms in tests/collect/test_client_health.py's runs), so 1 s plus 10% of the span is a
+# margin of hundreds. Beyond it the CPU share is over a time the requests do not show: not judged.
+WALL_SLACK_S, WALL_SLACK_FRACTION = 1.0, 0.1
+
+
+def _wall_plausible(wall_s: float, requests: Sequence[Request]) -> bool:
+    spans = _spans(requests)
+    if not requests or len(spans) != len(requests):
+        return True  # a request that did not end (it failed) may have held the run open unseen
+    span = _span(spans)
+    return span is None or wall_s <= span * (1 + WALL_SLACK_FRACTION) + WALL_SLACK_S
 
 
 def run_client(run: Run, requests: Sequence[Request], bounds: ClientBounds) -> RunClient | None:
-    """The client's health over one run and the bounds it exceeded; None when the run record holds none."""
+    """The client's health over one run, the bounds it exceeded and those it could not be judged against;
+    None when the run record holds none."""
     health = run.client
     if health is None:
         return None
@@ -46,25 +82,37 @@ def run_client(run: Run, requests: Sequence[Request], bounds: ClientBounds) -> R
     lags = [p.loop_lag_max_s for p in processes if p.loop_lag_max_s is not None]
     p50s = [p.loop_lag_p50_s for p in processes if p.loop_lag_p50_s is not None]
     # Each process runs one event loop on one thread: the busiest one is the bottleneck.
-    share = max(p.loop_cpu_s for p in processes) / health.wall_s if health.wall_s > 0 else None
+    loop_cpu = max(p.loop_cpu_s for p in processes)
+    share = _ratio(loop_cpu, health.wall_s)
     waits = [r.send_wait_s for r in requests if r.send_wait_s is not None]
     lag_max = max(lags) if lags else None
+    lag_p50 = max(p50s) if p50s else None
     wait_max = max(waits) if waits else None
+    unjudged: list[Bound] = []
+    # A process that never sampled in a run of more than two of its intervals (its overdue wake counts at
+    # the end) hides its loop: fail closed, as a guardrail that cannot be checked does.
+    if any(p.loop_lag_samples == 0 and health.wall_s > 2 * p.loop_lag_interval_s + HEALTH_TOLERANCE_S
+           for p in processes):
+        unjudged += ["loop-lag", "loop-lag-p50"]
+    if (share is None and loop_cpu > 0) or not _wall_plausible(health.wall_s, requests):
+        unjudged.append("loop-cpu")  # CPU in a wall time it cannot be a share of (0, overflowing, implausible)
     exceeded = (_exceeded("loop-lag", lag_max, bounds.max_loop_lag_s)
+                + _exceeded("loop-lag-p50", lag_p50, bounds.max_loop_lag_p50_s)
                 + _exceeded("send-wait", wait_max, bounds.max_send_wait_s)
                 + _exceeded("loop-cpu", share, bounds.max_cpu_share))
     return RunClient(
         wall_s=health.wall_s,
         processes=len(processes),
-        cpu_s=sum(p.cpu_s for p in processes),
+        cpu_s=_finite(sum(p.cpu_s for p in processes)),
         loop_cpu_share=share,
         loop_lag_samples=sum(p.loop_lag_samples for p in processes),
-        loop_lag_p50_s=max(p50s) if p50s else None,
+        loop_lag_p50_s=lag_p50,
         loop_lag_max_s=lag_max,
         send_wait_p50_s=nearest_rank(waits, 50) if waits else None,
         send_wait_max_s=wait_max,
         achieved_concurrency=achieved_concurrency(requests),
         exceeded=exceeded,
+        unjudged=unjudged,
         saturated=bool(exceeded),
     )
 
@@ -87,3 +135,14 @@ def saturated_text(runs: Sequence[RunStats], blocks: dict[int, int | None]) -> s
     if not names:
         return None
     return f"the client was saturated (a declared client bound exceeded) in {len(names)} run(s): " + ", ".join(names)
+
+
+def unjudged_text(runs: Sequence[RunStats], blocks: dict[int, int | None]) -> str | None:
+    """'the client's health could not be judged against a declared bound in 1 run(s): candidate r1-256-c1
+    (loop-cpu)', or None."""
+    names = [f"{run.phase}{'' if blocks[run.seq] is None else f' {blocks[run.seq]}'} {run.run} "
+             f"({', '.join(run.client.unjudged)})" for run in runs if run.client is not None and run.client.unjudged]
+    if not names:
+        return None
+    return (f"the client's health could not be judged against a declared bound (a figure not derivable from the "
+            f"run record) in {len(names)} run(s): " + ", ".join(names))

@@ -252,9 +252,9 @@ class RunClient(_Doc):
 
     wall_s: float = Field(description="the run's wall time on the collector's clock")
     processes: int = Field(description="the client's processes the run record lists")
-    cpu_s: float = Field(description="CPU seconds of every process, summed")
+    cpu_s: float | None = Field(description="CPU seconds of every process, summed; null where the sum overflows")
     loop_cpu_share: float | None = Field(description="the busiest event loop's CPU seconds / wall_s: the share of one "
-                                         "core its thread used; null when wall_s is 0")
+                                         "core its thread used; null when wall_s is 0 or the ratio overflows")
     loop_lag_samples: int = Field(description="lag samples, summed over the processes")
     loop_lag_p50_s: float | None = Field(description="the highest of the processes' median loop lags")
     loop_lag_max_s: float | None = Field(description="the highest loop lag of any process; null without a sample")
@@ -264,6 +264,9 @@ class RunClient(_Doc):
         description="time-averaged requests on the wire: the sum of send -> end of the requests with both, over "
                     "the span from the first send to the last end (the planned concurrency is the run's)")
     exceeded: list[ClientExceedance] = Field(description="each declared client bound the run exceeded")
+    unjudged: list[Literal["loop-lag", "loop-lag-p50", "send-wait", "loop-cpu"]] = Field(
+        description="each declared client bound the run's figures could not be judged against (not derivable): "
+        "it blocks promotion, as a saturated run does")
     saturated: bool = Field(description="a bound was exceeded: the client may have been the bottleneck")
 
 

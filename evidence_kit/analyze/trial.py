@@ -6,7 +6,7 @@ from ..model.evidence import ArmEvidence, TrialEvidence
 from ..model.findings import Finding, TelemetryFields, TelemetryMismatchFinding
 from ..model.journal import Request
 from ..model.trial import ClientBounds
-from .client_health import run_client, saturated_text, saturation_findings
+from .client_health import run_client, saturated_text, saturation_findings, unjudged_text
 from .findings import findings_for, phase_blocks
 from .groups import METRICS, fewest_runs, group_results, guardrail_rule, pct
 from .report import VERDICTS, ArmSummary, Failure, GroupResult, RuleSummary, RunStats, SlotChange, TrialAnalysis
@@ -157,6 +157,9 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
     saturated = saturated_text(all_runs, blocks)
     if saturated:
         blocked_by.append(saturated)
+    unjudged = unjudged_text(all_runs, blocks)
+    if unjudged:
+        blocked_by.append(unjudged)
     slots = _slots(evidence)
     pooled_n_min, pooled_n_max = _pooled_sizes(groups, rule.metric)
     analysis = TrialAnalysis(

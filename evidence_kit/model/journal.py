@@ -30,12 +30,18 @@ __all__ = [
     "JOURNAL_RECORD",
     "JOURNAL_SCHEMA",
     "TIMING_FIELDS",
+    "HEALTH_TOLERANCE_S",
 ]
 
 JOURNAL_SCHEMA = "evidence-kit/journal/v1"
 TIMING_FIELDS: tuple[str, ...] = ("e2e_s", "ttft_s", "ttft_content_s")
 
 Seconds = Annotated[float, Field(ge=0)]
+
+# What two readings of one of the collector's clocks may disagree by and still be one truth: it rounds
+# every time to the microsecond and reads its clocks a few microseconds apart; 1 ms is a margin of
+# hundreds over that, and far below anything a client bound judges.
+HEALTH_TOLERANCE_S = 0.001
 
 
 class EngineInfo(Record):
@@ -161,6 +167,9 @@ class ProcessHealth(Record):
                 self.loop_lag_p50_s > self.loop_lag_max_s:
             raise ValueError(f"loop_lag_p50_s {self.loop_lag_p50_s!r} is greater than loop_lag_max_s "
                              f"{self.loop_lag_max_s!r}")
+        if self.loop_cpu_s > self.cpu_s + HEALTH_TOLERANCE_S:
+            raise ValueError(f"loop_cpu_s {self.loop_cpu_s!r} is greater than cpu_s {self.cpu_s!r}: one thread of "
+                             "a process cannot use more CPU than the whole process")
         return self
 
 
@@ -171,6 +180,35 @@ class ClientHealth(Record):
                             "request to after its last")
     processes: list[ProcessHealth] = Field(min_length=1, description="the collector's process first, then any "
                                            "worker processes")
+
+    @model_validator(mode="after")
+    def _within_the_wall(self) -> ClientHealth:
+        # What no collector can write: each process samples inside the run's wall time (a worker from
+        # after the collector starts to before it stops), so none can use more than that on one thread, be
+        # late by more than it, or wake more often than it holds intervals (plus one, a margin).
+        limit = self.wall_s + HEALTH_TOLERANCE_S
+        for i, p in enumerate(self.processes):
+            where = f"processes[{i}]"
+            if p.loop_cpu_s > limit:
+                raise ValueError(f"{where} loop_cpu_s {p.loop_cpu_s!r} is greater than wall_s {self.wall_s!r}: "
+                                 "one thread cannot use more CPU than the time that passed")
+            if p.loop_lag_max_s is not None and p.loop_lag_max_s > limit:
+                raise ValueError(f"{where} loop_lag_max_s {p.loop_lag_max_s!r} is greater than wall_s "
+                                 f"{self.wall_s!r}: a wake cannot be later than the run is long")
+            if p.loop_lag_samples > limit / p.loop_lag_interval_s + 1:
+                raise ValueError(f"{where} has {p.loop_lag_samples} loop lag samples, more than wall_s "
+                                 f"{self.wall_s!r} holds intervals of {p.loop_lag_interval_s!r} s")
+        # The collector's own process samples the whole wall time: a wake is due an interval after the
+        # previous one woke, and one still overdue at the end counts, so the wall time is at most one
+        # interval more than its samples' intervals and lags (each lag at most the largest).
+        first = self.processes[0]
+        n, interval, lag = first.loop_lag_samples, first.loop_lag_interval_s, first.loop_lag_max_s or 0.0
+        covered = (n + 1) * interval + n * lag
+        if self.wall_s > covered + HEALTH_TOLERANCE_S + n * 1e-6:
+            raise ValueError(f"wall_s {self.wall_s!r} is longer than processes[0]'s {n} loop lag sample(s) can "
+                             f"span ({covered:.6g} s at most: each an interval of {interval!r} s plus its lag, "
+                             f"at most {lag!r} s, plus one interval)")
+        return self
 
 
 class Run(Record):

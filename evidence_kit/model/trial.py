@@ -88,6 +88,10 @@ class ClientBounds(Record):
 
     max_loop_lag_s: float = Field(default=0.2, gt=0, description="the most any process's event loop may run late "
                                   "(the run's loop_lag_max_s)")
+    max_loop_lag_p50_s: float = Field(default=0.025, gt=0, description="the most any process's event loop may "
+                                      "run late at the median (the run's loop_lag_p50_s): a loop late on every wake "
+                                      "(starved of CPU by a quota, other load or another thread) that no single wake "
+                                      "shows")
     max_send_wait_s: float = Field(default=1.0, gt=0, description="the longest any timed request of the run may "
                                    "wait inside the client before it is sent (send_wait_s)")
     max_cpu_share: float = Field(default=0.9, gt=0, le=1, description="the largest share of one core the thread "

@@ -268,8 +268,8 @@ def finding_sentence(finding: Finding, candidate: str, threshold_pct: float | No
 _MEASURED = {"change_vs_before_pct", "change_vs_restored_pct", "within_noise"}
 
 
-_BOUND_WORDS = {"loop-lag": "event-loop lag reached", "send-wait": "a request waited in the client",
-                "loop-cpu": "the event loop's thread used"}
+_BOUND_WORDS = {"loop-lag": "event-loop lag reached", "loop-lag-p50": "the median event-loop lag was",
+                "send-wait": "a request waited in the client", "loop-cpu": "the event loop's thread used"}
 
 
 def _client_value(bound: str, value: float) -> str:
@@ -280,21 +280,25 @@ def _client_value(bound: str, value: float) -> str:
 def _exceedance_text(e: ClientExceedance) -> str:
     """'event-loop lag reached 0.512 s, 156.00% over the 0.2 s bound'."""
     limit = f"{e.limit * 100:g}%" if e.bound == "loop-cpu" else f"{e.limit:g} s"
-    return f"{_BOUND_WORDS[e.bound]} {_client_value(e.bound, e.value)}, {percent(e.over_pct)} over the {limit} bound"
+    over = "far" if e.over_pct is None else percent(e.over_pct)  # null: a ratio that overflows
+    return f"{_BOUND_WORDS[e.bound]} {_client_value(e.bound, e.value)}, {over} over the {limit} bound"
 
 
 def client_health_sentence(trial: TrialAnalysis) -> str:
     """The client's health over the trial's runs, against its declared bounds; 'not recorded' for journals
     that predate it."""
     b = trial.client_bounds
-    bounds = (f"event-loop lag at most {b.max_loop_lag_s:g} s, send wait at most {b.max_send_wait_s:g} s, loop CPU "
-              f"at most {b.max_cpu_share * 100:g}% of one core")
+    bounds = (f"event-loop lag at most {b.max_loop_lag_s:g} s (median {b.max_loop_lag_p50_s:g} s), send wait at most "
+              f"{b.max_send_wait_s:g} s, loop CPU at most {b.max_cpu_share * 100:g}% of one core")
     recorded, total = trial.client_runs_recorded, trial.runs_total
     if recorded == 0:
         return "not recorded (the run records predate it), so not checked"
     scope = f"{recorded}/{total} runs" + ("" if recorded == total else " (not recorded in the others, not checked)")
     if trial.client_runs_saturated:
         return f"bounds exceeded in {trial.client_runs_saturated} of {scope} ({bounds}); the runs are named below"
+    unjudged = sum(r.client is not None and bool(r.client.unjudged) for r in trial.runs)
+    if unjudged:
+        return f"could not be judged in {unjudged} of {scope} ({bounds}); promotion is blocked"
     return f"within the declared bounds in {scope} ({bounds})"
 
 

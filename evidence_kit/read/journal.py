@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from ..errors import BadInput
 from ..model import JOURNAL_RECORD, Footer, Header, Request, Run
+from ..model.journal import HEALTH_TOLERANCE_S
 from .validation import describe_validation_error
 
 __all__ = ["JournalReader", "parse_record"]
@@ -39,7 +40,8 @@ class JournalReader:
     Checks, each reported with file and line: valid JSON on every line, a known
     record type with fields of the right types, the header first and only once,
     nothing after the footer, run records that count exactly the timed requests
-    of their run, and footer counts equal to what the journal holds. With
+    of their run, timed requests no more on the wire at once than their run's concurrency, a run's
+    client health whose wall time holds its requests, and footer counts equal to what the journal holds. With
     ``require_footer`` a journal that ends without a footer is an error.
 
     After iteration, ``sha256``, ``size``, ``header`` and ``footer`` are set.
@@ -60,6 +62,7 @@ class JournalReader:
         requests = 0
         timed = 0
         open_runs: dict[str, Counter[str]] = {}
+        spans: dict[str, _Span] = {}
         closed_runs: set[str] = set()
         line_no = 0
         try:
@@ -90,8 +93,11 @@ class JournalReader:
                         counts = open_runs.setdefault(record.run, Counter())
                         counts["requests"] += 1
                         counts["ok"] += int(record.ok)
+                        if record.t_send_s is not None and record.e2e_s is not None:
+                            spans.setdefault(record.run, _Span()).add(record.t_send_s, record.e2e_s)
                 elif isinstance(record, Run):
                     self._close_run(record, open_runs.pop(record.run, Counter()), closed_runs, line_no)
+                    self._check_span(record, spans.pop(record.run, None), line_no)
                 elif isinstance(record, Footer):
                     if record.requests != requests or record.timed_requests != timed:
                         raise BadInput(
@@ -125,6 +131,20 @@ class JournalReader:
         if isinstance(record, Footer):
             self.footer = record
 
+    def _check_span(self, run: Run, span: _Span | None, line_no: int) -> None:
+        if span is None:
+            return
+        wall = span.last_end - span.first_send
+        # At most `concurrency` requests are on the wire at once, so their send -> end times add up to at
+        # most that many times the span (each rounded to the microsecond: a microsecond or two each).
+        if span.busy > run.concurrency * wall + HEALTH_TOLERANCE_S + span.count * 2e-6:
+            raise BadInput(f"run {run.run!r} at concurrency {run.concurrency} has timed requests whose send -> end "
+                           f"times add up to {span.busy:.6g} s in a span of {wall:.6g} s (first send to last end): "
+                           f"more than {run.concurrency} on the wire at once", self.path, line_no)
+        if run.client is not None and wall > run.client.wall_s + HEALTH_TOLERANCE_S:
+            raise BadInput(f"run {run.run!r} client wall_s {run.client.wall_s!r} is shorter than its timed requests "
+                           f"span ({wall:.6g} s from the first send to the last end)", self.path, line_no)
+
     def _close_run(self, run: Run, counts: Counter[str], closed: set[str], line_no: int) -> None:
         if run.run in closed:
             raise BadInput(f"run {run.run!r} is recorded twice", self.path, line_no)
@@ -136,3 +156,16 @@ class JournalReader:
                 self.path,
                 line_no,
             )
+
+
+class _Span:
+    """The timed requests of one run that carry a send time and an end: first send, last end, their sum."""
+
+    def __init__(self) -> None:
+        self.first_send, self.last_end, self.busy, self.count = float("inf"), float("-inf"), 0.0, 0
+
+    def add(self, t_send_s: float, e2e_s: float) -> None:
+        self.first_send = min(self.first_send, t_send_s)
+        self.last_end = max(self.last_end, t_send_s + e2e_s)
+        self.busy += e2e_s
+        self.count += 1

@@ -125,7 +125,7 @@ def test_processes_are_combined_as_their_bottleneck() -> None:
 
 
 def test_a_value_on_its_bound_is_within_it() -> None:
-    run = _run({"wall_s": 1.0, "processes": [_process(loop_cpu_s=0.9, loop_lag_max_s=0.2, loop_lag_p50_s=0.2)]})
+    run = _run({"wall_s": 1.0, "processes": [_process(cpu_s=0.9, loop_cpu_s=0.9, loop_lag_max_s=0.2, loop_lag_p50_s=0.025)]})
     health = run_client(run, [_request(0, 0.0, 1.0, 1.0)], ClientBounds())
     assert health is not None and health.exceeded == [] and not health.saturated
 
@@ -152,3 +152,30 @@ def test_a_lag_summary_that_cannot_be_true_is_refused() -> None:
         _run({"wall_s": 1.0, "processes": [_process(loop_lag_samples=0)]})
     with pytest.raises(ValueError, match="at least 1"):
         _run({"wall_s": 1.0, "processes": []})
+
+
+def test_what_no_collector_writes_is_refused_at_its_run_record(tmp_path: Path) -> None:
+    # More requests on the wire than the run's concurrency, and a wall time shorter than the requests' span.
+    for name, edit in (("concurrency", lambda r: r.update(t_send_s=0.0) if r["type"] == "request" else None),
+                       ("wall", lambda r: r["client"].update(wall_s=0.0005) if r["type"] == "run" else None)):
+        bundle = _bundle(tmp_path / name)
+
+        def apply(record: dict, edit=edit) -> dict:
+            if record.get("run") == "r1-8192-c4":
+                if "t_send_s" not in record and record["type"] == "request":
+                    record["t_send_s"] = 0.0
+                edit(record)
+            return record
+
+        _edit(bundle, "02-layout-candidate-candidate.jsonl", apply)
+        with pytest.raises(BadInput) as err:
+            load_trial(bundle)
+        assert err.value.line is not None and "02-" in str(err.value.path)
+
+
+def test_a_share_that_overflows_is_null_and_blocks_as_unjudged() -> None:
+    run = _run({"wall_s": 1e-320, "processes": [_process(cpu_s=0.0005, loop_cpu_s=0.0005, loop_lag_samples=0,
+                                                         loop_lag_p50_s=None, loop_lag_max_s=None)]})
+    health = run_client(run, [], ClientBounds(max_loop_lag_s=5e-324))
+    assert health is not None and health.loop_cpu_share is None and health.unjudged == ["loop-cpu"]
+    assert not health.saturated
