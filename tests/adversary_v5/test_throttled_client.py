@@ -62,14 +62,18 @@ def _throttled_health(quota: float, period: float = 0.1) -> dict:
 
 @pytest.mark.skipif(sys.platform != "linux", reason="SIGSTOP throttling emulation")
 def test_a_throttled_saturated_client_is_judged_saturated() -> None:
-    health = _throttled_health(0.6)
+    """A quota of 30% in periods of 0.5 s: every 0.35 s stop is a wake at least 0.3 s late, whatever else the
+    machine does (its load only adds lag). The milder case of the review (60% in 0.1 s periods) is caught by
+    the median-lag bound only where the machine is loaded: on an idle one most wakes fall between the stops
+    (docs/analysis.md, client health: what the bounds cannot see)."""
+    health = _throttled_health(0.3, period=0.5)
     [process] = health["processes"]
     run = Run(type="run", run="r1-1-c5", repetition=1, input_nominal=1, concurrency=5, requests=5, ok=5,
               client=health)
     judged = run_client(run, [], ClientBounds())
     assert judged is not None
-    # The loop never idled: every one of its wakes was late (the saturation is real) ...
-    assert process["loop_lag_p50_s"] > 0.005, health  # a healthy loop: ~0.0005
+    # The loop never idled: its wakes were late (the saturation is real) ...
+    assert process["loop_lag_p50_s"] > 0.001 and process["loop_lag_max_s"] > 0.3, health  # a healthy loop: ~0.0005
     # ... and the defaults must say so.
     assert judged.saturated, (f"loop cpu share {judged.loop_cpu_share:.2f}, lag p50 {judged.loop_lag_p50_s:.3f} s, "
                               f"max {judged.loop_lag_max_s:.3f} s: judged healthy")
