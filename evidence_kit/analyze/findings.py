@@ -6,6 +6,7 @@ from ..model.findings import (
     ArmCheck,
     ArmGate,
     ArmTimingGap,
+    ArmTimingUnchecked,
     CheckFailedFinding,
     CheckWarningFinding,
     ControlDriftFinding,
@@ -26,6 +27,8 @@ from ..model.findings import (
     SlowerThanBoth,
     SplitVerdictFinding,
     TimingGapFinding,
+    TimingUncheckedFinding,
+    Unreconcilable,
     UnreconcilableFinding,
     UnreconciledFinding,
     WinFinding,
@@ -58,7 +61,7 @@ def phase_blocks(arms: list[tuple[int, str]]) -> dict[int, int | None]:
 def findings_for(analysis: TrialAnalysis, fewest_runs: int | None = None) -> list[Finding]:
     """Per group: wins, wins within the noise, breached guardrails, split verdicts, regressions and
     control drift; then failures, unreconciled and unreconcilable runs; arm by arm, failed gates,
-    failed checks, warnings and timing gaps beyond the bound; then few repetitions (``fewest_runs``: the
+    failed checks, warnings, timing gaps beyond the bound and times the bound could not be checked on; then few repetitions (``fewest_runs``: the
     fewest runs with values of any pooled entry of any group) and slots not restored — in that order."""
     metric = analysis.rule.metric
     out: list[Finding] = []
@@ -98,8 +101,10 @@ def findings_for(analysis: TrialAnalysis, fewest_runs: int | None = None) -> lis
     if disagreed:
         out.append(UnreconciledFinding(kind="unreconciled", values=Count(count=disagreed)))
     if analysis.runs_unreconcilable:  # nothing compared, so nothing disagreed: never "did not reconcile"
-        out.append(UnreconcilableFinding(kind="not-reconcilable", values=Count(count=analysis.runs_unreconcilable)))
+        runs = Unreconcilable(count=analysis.runs_unreconcilable, without_counters=analysis.runs_without_counters)
+        out.append(UnreconcilableFinding(kind="not-reconcilable", values=runs))
     blocks = phase_blocks([(a.seq, a.phase) for a in analysis.arms])
+    bound = analysis.rule.max_timing_gap_ms
     for arm in analysis.arms:
         block = blocks[arm.seq]
         for gate in arm.failed_gates:
@@ -113,10 +118,18 @@ def findings_for(analysis: TrialAnalysis, fewest_runs: int | None = None) -> lis
                 warned = ArmCheck(phase=arm.phase, block=block, check=name)
                 out.append(CheckWarningFinding(kind="check-warning", values=warned))
         for timing in arm.timing:
-            if timing.runs_beyond_bound and timing.largest_gap_ms is not None and analysis.rule.max_timing_gap_ms:
+            if timing.runs_beyond_bound and timing.largest_gap_ms is not None and bound:
                 gap = ArmTimingGap(phase=arm.phase, block=block, metric=timing.metric, runs=timing.runs_beyond_bound,
-                                largest_gap_ms=timing.largest_gap_ms, bound_ms=analysis.rule.max_timing_gap_ms)
+                                   largest_gap_ms=timing.largest_gap_ms, bound_ms=bound)
                 out.append(TimingGapFinding(kind="timing-gap", values=gap))
+        for timing in arm.timing:  # a declared bound is checked on every run, or it blocks (as guardrails do)
+            unchecked = timing.runs_not_comparable + timing.runs_not_reconcilable
+            if unchecked and bound:
+                not_checked = ArmTimingUnchecked(
+                    phase=arm.phase, block=block, metric=timing.metric, runs=unchecked, runs_total=arm.runs_total,
+                    not_comparable=timing.runs_not_comparable, not_reconcilable=timing.runs_not_reconcilable,
+                    bound_ms=bound)
+                out.append(TimingUncheckedFinding(kind="timing-unchecked", values=not_checked))
     confidence = analysis.rule.confidence
     if confidence != "point" and fewest_runs is not None and fewest_runs < ADVISED_REPETITIONS:
         few = FewRepetitions(confidence=confidence, runs=fewest_runs, advised=ADVISED_REPETITIONS)

@@ -56,7 +56,7 @@ TIMING_METRICS: tuple[TimingMetric, ...] = ("ttft_s", "e2e_s")
 # Why a run's client time was, or was not, set against the engine's own: compared; not reconcilable (no
 # counters around the run, or none of the metric's histogram); not comparable (the rest).
 TimingStatus = Literal["compared", "no-counters", "no-histogram", "engine-restarted", "counter-reset", "count-mismatch",
-                       "no-requests"]
+                       "no-requests", "not-finite"]
 
 
 class _Doc(BaseModel):
@@ -222,8 +222,8 @@ class TimingGap(_Doc):
 
     metric: TimingMetric
     status: TimingStatus = Field(description="compared; no-counters or no-histogram (not reconcilable); "
-                                             "engine-restarted, counter-reset, count-mismatch or no-requests "
-                                             "(not comparable)")
+                                             "engine-restarted, counter-reset, count-mismatch, no-requests or "
+                                             "not-finite (the gap in ms is beyond a float) (not comparable)")
     engine_count: float | None = Field(description="the histogram's count delta over the run; null without it")
     engine_mean_s: float | None = Field(description="the histogram's sum delta / its count delta; null unless compared")
     client_count: int = Field(description="the run's ok requests carrying the metric")
@@ -239,11 +239,14 @@ class ArmTiming(_Doc):
     runs_compared: int
     runs_not_comparable: int = Field(description="runs with the histogram whose counts or counters forbid a comparison")
     runs_not_reconcilable: int = Field(description="runs without the histogram's values around them")
+    runs_without_counters: int = Field(description="of runs_not_reconcilable, those whose record holds no counters "
+                                                   "at all (no-counters)")
     requests_compared: int = Field(description="client requests in the compared runs")
     mean_gap_ms: float | None = Field(description="the compared runs' gaps weighted by their requests: the sum of "
                                                   "gap_ms x client_count over requests_compared; null when none was "
-                                                  "compared")
-    largest_gap_ms: float | None = Field(description="the compared runs' gap_ms of the largest size, with its sign")
+                                                  "compared (or, at sizes near the largest float, where it overflows)")
+    largest_gap_ms: float | None = Field(description="the compared runs' gap_ms of the largest size, with its sign; "
+                                                     "of a +g and a -g, the positive")
     runs_beyond_bound: int
 
 
@@ -306,6 +309,7 @@ class ArmSummary(_Doc):
     warmup: int
     runs_reconciled: int
     runs_unreconcilable: int = Field(description="runs whose record has no reconciliation verdict: no counters to compare")
+    runs_without_counters: int = Field(description="of runs_unreconcilable, those whose record holds no counters at all")
     runs_total: int
     gates_passed: int
     gates_total: int
@@ -345,6 +349,7 @@ class TrialAnalysis(_Doc):
     timed_failed: int = Field(description="timed requests recorded as failed (the length of failures)")
     runs_reconciled: int
     runs_unreconcilable: int = Field(description="runs with no counters to reconcile (reconciled null)")
+    runs_without_counters: int = Field(description="of runs_unreconcilable, those whose record holds no counters at all")
     runs_total: int
     groups_total: int = Field(description="workload groups of the plan (the length of groups)")
     pooled_n_min: int = Field(description="fewest requests in one pooled entry of the decision metric")

@@ -12,7 +12,7 @@ from .groups import METRICS, fewest_runs, group_results, guardrail_rule, pct
 from .report import VERDICTS, ArmSummary, Failure, GroupResult, RuleSummary, RunStats, SlotChange, TrialAnalysis
 from .stats import change, nearest_rank
 from .telemetry import telemetry_summary
-from .timing import arm_timing, run_timing
+from .timing import arm_timing, run_timing, unchecked_text
 
 __all__ = ["analyze_trial", "PERCENTILES"]
 
@@ -42,6 +42,7 @@ def _arm_summary(arm: ArmEvidence, planned: int, runs: list[RunStats]) -> ArmSum
         warmup=sum(r.warmup for r in arm.requests),
         runs_reconciled=sum(run.reconciled is True for run in arm.runs),
         runs_unreconcilable=sum(run.reconciled is None for run in arm.runs),
+        runs_without_counters=sum(run.reconciled is None and run.counters is None for run in arm.runs),
         runs_total=len(arm.runs),
         gates_passed=sum(g.ok for g in arm.gates),
         gates_total=len(arm.gates),
@@ -154,6 +155,9 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
         blocked_by.append(f"in {beyond} run(s) the client's mean TTFT or end-to-end time differs from the engine's own "
                           f"by more than the declared {rule.max_timing_gap_ms:g} ms")
     all_runs = [stats for arm in evidence.arms for stats in runs[arm.ref.seq]]
+    timing_unchecked = unchecked_text(all_runs, blocks, rule.max_timing_gap_ms)
+    if timing_unchecked:
+        blocked_by.append(timing_unchecked)
     saturated = saturated_text(all_runs, blocks)
     if saturated:
         blocked_by.append(saturated)
@@ -191,6 +195,7 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
         timed_failed=len(failures),
         runs_reconciled=sum(a.runs_reconciled for a in arms),
         runs_unreconcilable=sum(a.runs_unreconcilable for a in arms),
+        runs_without_counters=sum(a.runs_without_counters for a in arms),
         runs_total=sum(a.runs_total for a in arms),
         groups_total=len(groups),
         pooled_n_min=pooled_n_min,

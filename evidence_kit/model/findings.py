@@ -44,7 +44,10 @@ __all__ = [
     "TelemetryFields",
     "TelemetryMismatchFinding",
     "ArmTimingGap",
+    "ArmTimingUnchecked",
     "TimingGapFinding",
+    "TimingUncheckedFinding",
+    "Unreconcilable",
     "UnreconcilableFinding",
     "UnreconciledFinding",
     "WinFinding",
@@ -90,6 +93,11 @@ class Drift(_Part):
 
 class Count(_Part):
     count: NonNegativeInt = Field(description="how many")
+
+
+class Unreconcilable(Count):
+    without_counters: NonNegativeInt = Field(description="of them, runs whose record holds no counters at all; the "
+                                                         "others' counters hold none of the request and token counters")
 
 
 class _InArm(_Part):
@@ -145,6 +153,17 @@ class ArmTimingGap(_InArm):
     runs: NonNegativeInt = Field(description="the arm's runs whose gap exceeds the bound")
     largest_gap_ms: float = Field(description="the arm's compared gap of the largest size (client mean - engine "
                                               "mean, milliseconds), with its sign")
+    bound_ms: float = Field(description="the rule's max_timing_gap_ms")
+
+
+class ArmTimingUnchecked(_InArm):
+    metric: Literal["ttft_s", "e2e_s"] = Field(description="the client time not compared: ttft_s or e2e_s")
+    runs: NonNegativeInt = Field(description="the arm's runs where the bound could not be checked on that time: "
+                                             "not_comparable + not_reconcilable")
+    runs_total: NonNegativeInt = Field(description="the arm's runs")
+    not_comparable: NonNegativeInt = Field(description="of them, runs with the histogram whose counts or counters "
+                                                       "forbid a comparison")
+    not_reconcilable: NonNegativeInt = Field(description="of them, runs without the histogram around them")
     bound_ms: float = Field(description="the rule's max_timing_gap_ms")
 
 
@@ -213,10 +232,11 @@ class UnreconciledFinding(_InTrial):
 
 
 class UnreconcilableFinding(_InTrial):
-    """Runs with no counters to reconcile (no /metrics around them, or none of the request and token counters)."""
+    """Runs with no counters to reconcile (no counters recorded around them, or none of the request and token
+    counters among them)."""
 
     kind: Literal["not-reconcilable"]
-    values: Count
+    values: Unreconcilable
 
 
 class TimingGapFinding(_InTrial):
@@ -224,6 +244,14 @@ class TimingGapFinding(_InTrial):
 
     kind: Literal["timing-gap"]
     values: ArmTimingGap
+
+
+class TimingUncheckedFinding(_InTrial):
+    """The rule declares a timing bound, and an arm has runs where it could not be checked on a time (not
+    comparable or not reconcilable): the bound was not shown to hold, and the trial cannot promote."""
+
+    kind: Literal["timing-unchecked"]
+    values: ArmTimingUnchecked
 
 
 class GateFailedFinding(_InTrial):
@@ -275,7 +303,7 @@ class TelemetryMismatchFinding(_InTrial):
 Finding = Annotated[
     WinFinding | NoiseFinding | GuardrailBreachedFinding | SplitVerdictFinding | RegressionFinding | ControlDriftFinding
     | FailuresFinding | UnreconciledFinding | UnreconcilableFinding
-    | GateFailedFinding | CheckFailedFinding | CheckWarningFinding | TimingGapFinding | SlotsNotRestoredFinding
-    | TelemetryMismatchFinding | FewRepetitionsFinding | ClientSaturatedFinding,
+    | GateFailedFinding | CheckFailedFinding | CheckWarningFinding | TimingGapFinding | TimingUncheckedFinding
+    | SlotsNotRestoredFinding | TelemetryMismatchFinding | FewRepetitionsFinding | ClientSaturatedFinding,
     Field(discriminator="kind"),
 ]

@@ -70,8 +70,8 @@ class DecisionRule(Record):
     max_timing_gap_ms: float | None = Field(
         default=None, gt=0,
         description="the most a run's mean client time may differ from the engine's own (its TTFT and end-to-end "
-        "histograms), in milliseconds, either way; a run beyond it blocks promotion. Absent: the gap is shown, "
-        "not checked")
+        "histograms), in milliseconds, either way; a run beyond it, or a run where it could not be checked (a time "
+        "not comparable or not reconcilable), blocks promotion. Absent: the gap is shown, not checked")
 
 
 class ClientBounds(Record):

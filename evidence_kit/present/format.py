@@ -7,8 +7,9 @@ from :mod:`evidence_kit.analyze`; nothing here computes a figure.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
-__all__ = ["seconds", "percent", "percent_beside", "signed_percent", "faster_slower", "higher_lower", "count", "ratio",
+__all__ = ["seconds", "percent", "percent_beside", "beside", "signed_percent", "faster_slower", "higher_lower", "count", "ratio",
            "tokens", "recorded", "dash", "MINUS"]
 
 MINUS = "\u2212"
@@ -62,19 +63,25 @@ def _direction(change_pct: float | None, down: str, up: str) -> str:
     return f"{text} {down if change_pct < 0 else up}"
 
 
+def beside(size: float, decimals: int, want: object, side: Callable[[float], object]) -> str:
+    """``size`` to ``decimals`` places, or as many more (up to nine) as it takes for ``side`` of the text
+    to be ``want`` (what the rule says of the value); past nine, the shortest text that is the value
+    itself. A figure beside a bound never rounds onto or across it."""
+    for places in range(decimals, 10):
+        text = f"{size:.{places}f}"
+        if side(float(text)) == want:
+            return text
+    return repr(size)
+
+
 def percent_beside(value: float, bound: float | None) -> str:
-    """:func:`percent`, with as many more decimals (up to nine) as it takes for the text to fall on the
+    """:func:`percent`, with as many more decimals (:func:`beside`) as it takes for the text to fall on the
     same side of ``bound`` as the value does under the rule's tolerance (``groups.reaches``): 9.996%
     under a 10% threshold is ``9.996%``, never ``10.00%`` beside a verdict that says it did not clear."""
     size = abs(value)
     if bound is None:
         return percent(value)
-    reached = size >= bound - 1e-9
-    for decimals in range(2, 10):
-        text = f"{size:.{decimals}f}"
-        if (float(text) >= bound) == reached:
-            return text + "%"
-    return f"{size:.9f}%"
+    return beside(size, 2, size >= bound - 1e-9, lambda text: text >= bound) + "%"
 
 
 def faster_slower(change_pct: float | None, *, faster_bound: float | None = None,

@@ -11,10 +11,10 @@ from ..analyze.report import (
     GuardrailRule,
     TrialAnalysis,
 )
-from ..model.findings import ArmCheck, ArmGate, ArmTimingGap, ClientExceedance, ClientSaturation, TelemetryFields
+from ..model.findings import ArmCheck, ArmGate, ArmTimingGap, ArmTimingUnchecked, ClientExceedance, ClientSaturation, TelemetryFields
 from .arms import arm_phases
 from .format import count, faster_slower, higher_lower, percent, percent_beside, seconds, signed_percent
-from .timing import milliseconds
+from .timing import TIMING_NAMES, milliseconds, not_reconcilable_why
 
 __all__ = [
     "finding_sentence", "rule_sentence", "slots_sentence", "requests_sentence", "failures_text", "outcome_sentence",
@@ -64,7 +64,7 @@ def rule_sentence(trial: TrialAnalysis) -> str:
         text += " Guardrails (against both controls): " + "; ".join(guardrail_text(g) for g in rule.guardrails) + "."
     if rule.max_timing_gap_ms is not None:
         text += (f" Client and engine must agree: each run's mean client TTFT and end-to-end time within "
-                 f"{rule.max_timing_gap_ms:g} ms of the engine's own, either way.")
+                 f"{rule.max_timing_gap_ms:g} ms of the engine's own, either way, compared on every run.")
     return text
 
 
@@ -226,14 +226,24 @@ def finding_sentence(finding: Finding, candidate: str, threshold_pct: float | No
     if finding.kind == "unreconciled":
         return f"{finding.values.count} run(s) did not reconcile the engine's counters with the client's sums."
     if finding.kind == "not-reconcilable":
-        return (f"{finding.values.count} run(s) are not reconcilable: the engine exposed no counters around them (no "
-                "/metrics, or none of the request and token counters), so nothing could be compared.")
+        runs = finding.values
+        why = not_reconcilable_why(runs.count, runs.without_counters, "request or token counters")
+        return (f"{runs.count} run(s) are not reconcilable: {why}, so the client's request and token sums were "
+                "not checked against the engine's.")
     if finding.kind == "timing-gap":
         gap = finding.values
-        name = {"ttft_s": "TTFT", "e2e_s": "end-to-end time"}[gap.metric]
+        name = TIMING_NAMES[gap.metric]
         return (f"In the {_arm(gap)} arm, {gap.runs} run(s) had a mean client {name} that differs from the engine's "
-                f"own by more than the declared {gap.bound_ms:g} ms (largest {milliseconds(gap.largest_gap_ms)}): "
-                "the client's times are not what the engine saw. The candidate cannot be promoted.")
+                f"own by more than the declared {gap.bound_ms:g} ms (largest "
+                f"{milliseconds(gap.largest_gap_ms, gap.bound_ms)}): the client's times are not what the engine saw. "
+                "The candidate cannot be promoted.")
+    if finding.kind == "timing-unchecked":
+        unchecked = finding.values
+        parts = [f"{n} {words}" for n, words in ((unchecked.not_comparable, "not comparable"),
+                                                 (unchecked.not_reconcilable, "not reconcilable")) if n]
+        return (f"In the {_arm(unchecked)} arm, the declared {unchecked.bound_ms:g} ms timing bound could not be "
+                f"checked on the {TIMING_NAMES[unchecked.metric]} of {unchecked.runs} of {unchecked.runs_total} "
+                f"run(s) ({', '.join(parts)}): it is not shown to hold. The candidate cannot be promoted.")
     if finding.kind == "gate-failed":
         return f"The {finding.values.gate} gate failed in the {_arm(finding.values)} arm."
     if finding.kind == "check-failed":
@@ -302,7 +312,7 @@ def client_health_sentence(trial: TrialAnalysis) -> str:
     return f"within the declared bounds in {scope} ({bounds})"
 
 
-def _arm(values: ArmGate | ArmCheck | TelemetryFields | ArmTimingGap | ClientSaturation) -> str:
+def _arm(values: ArmGate | ArmCheck | TelemetryFields | ArmTimingGap | ArmTimingUnchecked | ClientSaturation) -> str:
     """'candidate', or 'candidate 2' where the phase has several arms (as the tables name them)."""
     return values.phase if values.block is None else f"{values.phase} {values.block}"
 

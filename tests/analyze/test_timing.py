@@ -141,7 +141,8 @@ def test_journals_without_histograms_are_not_reconcilable_and_the_figures_stand(
     before, after = analyze_trial(old), analyze_trial(new)
     assert all(g.status == "no-histogram" for r in before.runs for g in r.timing)
     assert timing_sentences(before) == [
-        "Engine timing: not reconcilable: the engine exposes no timing histograms (none are in the journals)."]
+        "Engine timing: not reconcilable: no timing histograms are in the journals (the counters recorded around "
+        "the runs hold none)."]
     assert before.groups == after.groups and before.outcome == after.outcome
 
 
@@ -157,5 +158,68 @@ def test_runs_without_counters_are_not_reconcilable_never_did_not_reconcile() ->
     assert kinds["unreconciled"].values.count == 1 and kinds["not-reconcilable"].values.count == 2
     said = finding_sentence(kinds["not-reconcilable"], "candidate")
     assert said.startswith("2 run(s) are not reconcilable") and "did not reconcile" not in said
-    assert reconciled_text(analysis) == "3/6 (2 not reconcilable: the engine exposed no counters)"
+    assert reconciled_text(analysis) == "3/6 (2 not reconcilable: no counters recorded around them)"
+    assert kinds["not-reconcilable"].values.without_counters == 2 and "no counters recorded around them" in said
     assert reconciled_text(analysis.arms[0]) == "2/2"
+
+
+def test_a_declared_bound_is_checked_on_every_run_or_the_trial_does_not_promote() -> None:
+    evidence = _trial(bound_ms=5)
+    _add_runs(evidence, **{"candidate/r2-8192-c4": {"counters": {**BASE, **_histograms((0.1, 3.0), (1.0, 2.0))}}})
+    analysis = analyze_trial(evidence)
+    assert [g.status for g in analysis.runs[3].timing] == ["count-mismatch", "compared"]
+    assert analysis.outcome == "no-promotion"
+    assert any("timing bound could not be checked in 1 run(s)" in b and b.endswith(": 1 in candidate")
+               for b in analysis.blocked_by), analysis.blocked_by
+    unchecked = [f for f in analysis.findings if f.kind == "timing-unchecked"]
+    assert [(f.values.phase, f.values.metric, f.values.runs, f.values.not_comparable) for f in unchecked] == [
+        ("candidate", "ttft_s", 1, 1)]
+    said = finding_sentence(unchecked[0], "candidate")
+    assert "could not be checked on the TTFT of 1 of 2 run(s) (1 not comparable)" in said
+    cell = timing_run_rows(analysis)[3][2]
+    assert cell == "not comparable: the engine observed 3 requests, the client has 2 ok request(s) carrying the TTFT"
+    # Without a bound nothing is checked, and nothing blocks.
+    free = _trial()
+    _add_runs(free, **{"candidate/r2-8192-c4": {"counters": {**BASE, **_histograms((0.1, 3.0), (1.0, 2.0))}}})
+    assert analyze_trial(free).outcome == "promote"
+
+
+def test_a_declared_bound_with_no_counters_at_all_says_so_and_blocks() -> None:
+    evidence = _trial(bound_ms=5)
+    _add_runs(evidence)
+    for arm in evidence.arms:
+        for run in arm.runs:
+            run.reconciled, run.counters = None, None
+    analysis = analyze_trial(evidence)
+    assert analysis.outcome == "no-promotion" and analysis.runs_without_counters == 6
+    assert timing_sentences(analysis) == [
+        "Engine timing: not reconcilable: no run has counters recorded around it, so no timing histograms either.",
+        "Declared bound: 5 ms either way per run; it could not be checked on any run, so the candidate cannot be "
+        "promoted."]
+    assert {f.kind for f in analysis.findings} >= {"timing-unchecked", "not-reconcilable"}
+
+
+def test_gaps_beyond_a_float_are_not_comparable_and_every_mean_is_finite() -> None:
+    from evidence_kit.analyze.timing import _weighted_mean
+    assert _weighted_mean([(1e308, 1)] * 4) == 1e308
+    assert _weighted_mean([(1.7e308, 3), (-1.7e308, 1)]) == pytest.approx(0.85e308)
+    assert _weighted_mean([(float.fromhex("0x1.fffffffffffffp+1023"), 3)]) == float.fromhex("0x1.fffffffffffffp+1023")
+    evidence = _trial(bound_ms=5)
+    _add_runs(evidence)
+    for r in evidence.arms[0].requests:
+        if r.run == "r1-8192-c4":
+            r.e2e_s = 1.5e306
+    analysis = analyze_trial(evidence)
+    gap = analysis.runs[0].timing[1]
+    assert (gap.status, gap.gap_ms, gap.beyond_bound, gap.client_mean_s) == ("not-finite", None, False, 1.5e306)
+    assert analysis.outcome == "no-promotion"
+    assert "Infinity" not in analysis.model_dump_json()
+    assert timing_run_rows(analysis)[0][3].startswith("not comparable: the client's and the engine's means are too far")
+
+
+def test_beside_the_bound_a_gap_never_rounds_onto_or_across_it() -> None:
+    from evidence_kit.present import milliseconds
+    assert milliseconds(50.04, 50) == "+50.04 ms" and milliseconds(-50.04, 50) == "\u221250.04 ms"
+    assert milliseconds(49.96, 50) == "+49.96 ms" and milliseconds(50.0, 50) == "+50.0 ms"
+    assert milliseconds(50.0000000000001, 50) == "+50.0000000000001 ms"
+    assert milliseconds(3.14159, 50) == "+3.1 ms" and milliseconds(50.04) == "+50.0 ms"
