@@ -1,4 +1,5 @@
-"""Engine dialects: each engine's names parse a scrape built from that engine's source."""
+"""Engine dialects: each engine's names parse a scrape built from that engine's source, a trial
+against the simulator speaking SGLang reconciles, and a dialect that is not the engine's says so."""
 
 from __future__ import annotations
 
@@ -6,11 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from evidence_kit.collect import collect_trial
 from evidence_kit.collect.lifecycle import log_kv_slots
 from evidence_kit.collect.metrics import kv_token_slots, parse_metrics, reconcile
+from evidence_kit.engine_sim.profile import load_profile
 from evidence_kit.model.dialects import DIALECTS, dialect_for
+from evidence_kit.read import load_trial
 
-from .conftest import write_plan
+from .conftest import sim_arm, write_plan
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -87,6 +91,35 @@ def test_engine_kind_selects_the_dialect() -> None:
     assert dialect_for("openai-compatible").counters == {}
 
 
+@pytest.mark.slow
+def test_an_sglang_dialect_trial_reconciles_against_the_simulator_speaking_sglang(tmp_path: Path) -> None:
+    arms = {"original": sim_arm("original", extra="--dialect sglang"),
+            "layout": sim_arm("layout-candidate", extra="--dialect sglang", label="Layout")}
+    plan = write_plan(tmp_path / "plan.toml", arms=arms, dialect="sglang")
+    result = collect_trial(plan, tmp_path / "raw")
+    evidence = load_trial(tmp_path / "raw")
+    assert result.ok and evidence.trial.dialect == "sglang"
+    for arm in evidence.arms:
+        assert arm.runs and all(run.reconciled is True for run in arm.runs)
+        assert all({"requests", "prompt_tokens", "generation_tokens"} <= set(run.counters or {}) for run in arm.runs)
+        # The capacity is SGLang's max_total_num_tokens: the profile's pool.
+        assert arm.header.engine.kv_token_slots == load_profile(arm.ref.arm if arm.ref.arm != "layout" else "layout-candidate").token_slots
+        kind = next(c for c in arm.checks if c.name == "engine-kind")
+        assert kind.ok
+    samples = (tmp_path / "raw" / "telemetry").glob("*.jsonl")
+    assert any('"running"' in path.read_text() and '"kv_usage"' in path.read_text() for path in samples)
+
+
+@pytest.mark.slow
+def test_a_dialect_the_engine_does_not_speak_is_not_reconcilable_and_said(tmp_path: Path) -> None:
+    plan = write_plan(tmp_path / "plan.toml", dialect="sglang", workload={"concurrency": [1], "repetitions": 1})
+    collect_trial(plan, tmp_path / "raw")
+    for arm in load_trial(tmp_path / "raw").arms:
+        assert arm.runs and all(run.reconciled is None for run in arm.runs)
+        kind = next(c for c in arm.checks if c.name == "engine-kind")
+        assert not kind.ok and kind.level == "warning" and "no sglang: series" in kind.detail
+
+
 @pytest.mark.parametrize("top, said", [
     ({"engine_kind": "tgi"}, "engine_kind"),
     ({"engine_kind": "vllm", "dialect": "sglang"}, 'dialect is for engine_kind "simulated"'),
@@ -99,3 +132,18 @@ def test_an_unknown_engine_kind_or_a_misplaced_dialect_is_one_located_line(tmp_p
     result = run_cli("collect", plan, "--out", tmp_path / "raw", "-q")
     assert result.code == 2 and result.err.strip().count("\n") == 0 and "Traceback" not in result.err
     assert f"{plan}:{line}:" in result.err and said in result.err
+
+
+@pytest.mark.slow
+def test_a_llamacpp_dialect_trial_reconciles_its_tokens_and_leaves_requests_unreconcilable(tmp_path: Path) -> None:
+    arms = {"original": sim_arm("original", extra="--dialect llama.cpp"),
+            "layout": sim_arm("layout-candidate", extra="--dialect llama.cpp", label="Layout")}
+    plan = write_plan(tmp_path / "plan.toml", arms=arms, dialect="llama.cpp",
+                      workload={"concurrency": [1], "repetitions": 1})
+    assert collect_trial(plan, tmp_path / "raw").ok
+    for arm in load_trial(tmp_path / "raw").arms:
+        assert arm.runs and all(run.reconciled is True for run in arm.runs)
+        assert all(set(run.counters or {}) >= {"prompt_tokens", "generation_tokens"} and "requests" not in (run.counters or {})
+                   for run in arm.runs)
+        # No capacity in llama.cpp's /metrics: the "n_ctx = N" log line gives it.
+        assert arm.header.engine.kv_token_slots == load_profile("original" if arm.ref.arm == "original" else "layout-candidate").token_slots
