@@ -24,6 +24,7 @@ from typing import Any
 
 import httpx
 
+from ..model.dialects import DIALECTS, Dialect
 from .metrics import Scrape, config_fingerprint, kv_token_slots, scrape
 
 __all__ = [
@@ -38,9 +39,6 @@ __all__ = [
     "kill_group",
     "run_command",
 ]
-
-KV_LOG_LINE = re.compile(r"KV cache size:\s*([\d,_]+)\s*tokens")
-
 
 class EngineFailed(Exception):
     """The engine did not start, or did not become ready: the arm fails, recorded.
@@ -197,11 +195,12 @@ async def wait_ready(
         delay = min(delay * 1.5, 1.0)
 
 
-def log_kv_slots(log_path: Path | None) -> int | None:
-    """KV capacity from vLLM's "KV cache size: N tokens" log line (the last one logged)."""
-    if log_path is None or not log_path.exists():
+def log_kv_slots(log_path: Path | None, dialect: Dialect) -> int | None:
+    """KV capacity from the dialect's start-up log line (the last one logged): vLLM's "KV cache
+    size: N tokens", SGLang's "max_total_num_tokens=N", llama.cpp's "n_ctx = N"."""
+    if log_path is None or not log_path.exists() or dialect.capacity_log is None:
         return None
-    found = KV_LOG_LINE.findall(log_path.read_text(encoding="utf-8", errors="replace"))
+    found = re.findall(dialect.capacity_log, log_path.read_text(encoding="utf-8", errors="replace"))
     return int(found[-1].replace(",", "").replace("_", "")) if found else None
 
 
@@ -215,7 +214,8 @@ class Identity:
     process_start: float | None
     models: list[str]
     simulated: bool = False  # /version says "simulated": true (evidence-kit's simulator does)
-    vllm_metrics: bool | None = None  # /metrics holds vllm: series; None when it did not answer
+    dialect: Dialect = DIALECTS["vllm"]  # the names its /metrics was read with
+    dialect_metrics: bool | None = None  # /metrics holds series of the dialect's prefix; None: it did not answer
 
 
 async def _json(client: httpx.AsyncClient, url: str) -> Any:
@@ -227,12 +227,13 @@ async def _json(client: httpx.AsyncClient, url: str) -> Any:
 
 
 async def capture_identity(
-    client: httpx.AsyncClient, base_url: str, *, log_path: Path | None, engine: EngineProcess | None
+    client: httpx.AsyncClient, base_url: str, dialect: Dialect, *, log_path: Path | None,
+    engine: EngineProcess | None,
 ) -> tuple[Identity, Scrape | None]:
-    """Read ``/v1/models``, ``/version`` and ``/metrics``; the scrape is returned for reuse."""
+    """Read ``/v1/models``, ``/version`` and ``/metrics`` (in ``dialect``); the scrape is returned for reuse."""
     base = base_url.rstrip("/")
     models_doc, version, scraped = await asyncio.gather(
-        _json(client, f"{base}/v1/models"), _json(client, f"{base}/version"), scrape(client, base)
+        _json(client, f"{base}/v1/models"), _json(client, f"{base}/version"), scrape(client, base, dialect)
     )
     listed = models_doc.get("data") if isinstance(models_doc, dict) else None  # any JSON may come back
     models = [m for m in listed if isinstance(m, dict)] if isinstance(listed, list) else []
@@ -240,8 +241,8 @@ async def capture_identity(
         ({k: m.get(k) for k in ("id", "root", "parent", "max_model_len", "owned_by")} for m in models),
         key=lambda m: str(m["id"]),
     )
-    cache_info = scraped.info.get("vllm:cache_config_info", {}) if scraped else {}
-    slots = kv_token_slots(scraped) or log_kv_slots(log_path)
+    cache_info = scraped.info.get(dialect.capacity_info or "", {}) if scraped else {}
+    slots = kv_token_slots(scraped) or log_kv_slots(log_path, dialect)
     fingerprint = config_fingerprint({"models": model_parts, "version": version, "cache_config": cache_info})
     process_start = scraped.gauges().get("process_start_time_s") if scraped else None
     private: dict[str, Any] = {
@@ -258,5 +259,5 @@ async def capture_identity(
         private["start_command"] = engine.command
     return Identity(private=private, kv_token_slots=slots, fingerprint=fingerprint,
                     process_start=process_start, models=[str(m["id"]) for m in model_parts],
-                    simulated=isinstance(version, dict) and version.get("simulated") is True,
-                    vllm_metrics=None if scraped is None else any(n.startswith("vllm:") for n in scraped.values)), scraped
+                    dialect=dialect, simulated=isinstance(version, dict) and version.get("simulated") is True,
+                    dialect_metrics=None if scraped is None else scraped.speaks()), scraped

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-from ..model.telemetry import COUNTERS, GAUGES
+from ..model.dialects import DIALECTS, Dialect
 
 __all__ = [
     "Scrape",
@@ -28,27 +28,36 @@ RECONCILED: tuple[str, ...] = ("requests", "prompt_tokens", "generation_tokens")
 
 @dataclass
 class Scrape:
-    """One parse of ``/metrics``: summed sample values, and labels of info metrics."""
+    """One parse of ``/metrics``: summed sample values, labels of info metrics, and the dialect
+    (``engine_kind``'s) whose names turn them into the journal's counters and gauges."""
 
     values: dict[str, float]
     info: dict[str, dict[str, str]]
+    dialect: Dialect = DIALECTS["vllm"]
 
     def first(self, names: tuple[str, ...]) -> float | None:
-        """The value of the first of ``names`` the engine exposes."""
+        """The value of the first of ``names`` the engine exposes; ``a+b`` needs both, summed."""
         for name in names:
-            if name in self.values:
-                return self.values[name]
+            parts = name.split("+")
+            if all(part in self.values for part in parts):
+                return sum(self.values[part] for part in parts)
         return None
 
     def counters(self) -> dict[str, float]:
-        """The journal's counter names that this engine exposes, with their values."""
-        found = {key: self.first(names) for key, names in COUNTERS.items()}
-        return {k: v for k, v in found.items() if v is not None}
+        """The journal's counter names that this engine's dialect has and it exposes, with their values."""
+        found = {key: self.first(names) for key, names in self.dialect.counters.items()}
+        # A value its engine wrote rounded (llama.cpp past six digits) is no count to reconcile.
+        ceiling = self.dialect.exact_below
+        return {k: v for k, v in found.items() if v is not None and (ceiling is None or v < ceiling)}
 
     def gauges(self) -> dict[str, float]:
-        """Occupancy, KV usage and process gauges that this engine exposes."""
-        found = {key: self.first(names) for key, names in GAUGES.items()}
+        """Occupancy, KV usage and process gauges that this engine's dialect has and it exposes."""
+        found = {key: self.first(names) for key, names in self.dialect.gauges.items()}
         return {k: v for k, v in found.items() if v is not None}
+
+    def speaks(self) -> bool:
+        """Whether any series carries the dialect's prefix (always false for a dialect without one)."""
+        return bool(self.dialect.prefix) and any(n.startswith(self.dialect.prefix) for n in self.values)
 
 
 # ``vllm:request_success_total`` is labelled by ``finished_reason``; a request the client
@@ -57,7 +66,7 @@ class Scrape:
 UNSUCCESSFUL = {"abort", "error"}
 
 
-def parse_metrics(text: str) -> Scrape:
+def parse_metrics(text: str, dialect: Dialect = DIALECTS["vllm"]) -> Scrape:
     """Sum every sample per name across labels; ``_created`` series are timestamps, skipped."""
     values: dict[str, float] = {}
     info: dict[str, dict[str, str]] = {}
@@ -70,16 +79,17 @@ def parse_metrics(text: str) -> Scrape:
             values[sample.name] = values.get(sample.name, 0.0) + sample.value
             if family.type == "info" or sample.name.endswith("_info"):
                 info[sample.name] = dict(sample.labels)
-    return Scrape(values=values, info=info)
+    return Scrape(values=values, info=info, dialect=dialect)
 
 
-async def scrape(client: httpx.AsyncClient, base_url: str, *, timeout: float = 10.0) -> Scrape | None:
-    """GET ``/metrics``; ``None`` when the engine has none (or it does not parse)."""
+async def scrape(client: httpx.AsyncClient, base_url: str, dialect: Dialect, *,
+                 timeout: float = 10.0) -> Scrape | None:
+    """GET ``/metrics``, read in ``dialect``; ``None`` when the engine has none (or it does not parse)."""
     try:
         response = await client.get(f"{base_url.rstrip('/')}/metrics", timeout=timeout)
         if response.status_code != 200:
             return None
-        return parse_metrics(response.text)
+        return parse_metrics(response.text, dialect)
     except (httpx.HTTPError, ValueError):
         return None
 
@@ -90,7 +100,9 @@ def reconcile(
     """Compare counter deltas with the client's sums.
 
     Returns the verdict (``None`` when the engine exposes none of the reconciled
-    counters), the ``counters`` field of the run record, and one line per mismatch.
+    counters), the ``counters`` field of the run record, and one line per mismatch. Only the
+    counters present are compared: one the engine's dialect lacks (llama.cpp counts no requests)
+    is absent from ``counters``, not reconcilable, never a mismatch.
     """
     counters = {k: [before[k], after[k]] for k in sorted(before) if k in after}
     mismatches: list[str] = []
@@ -105,11 +117,16 @@ def reconcile(
 
 
 def kv_token_slots(scraped: Scrape | None) -> int | None:
-    """KV capacity in tokens from ``vllm:cache_config_info``: its ``kv_cache_size_tokens`` label
-    (recent vLLM; the number its "KV cache size: N tokens" log line prints), else blocks x block size."""
+    """KV capacity in tokens as ``/metrics`` states it in the scrape's dialect: SGLang's
+    ``sglang:max_total_num_tokens`` gauge; vLLM's ``vllm:cache_config_info``, its
+    ``kv_cache_size_tokens`` label (recent vLLM; the number its "KV cache size: N tokens" log line
+    prints), else blocks x block size. ``None`` where the dialect states none (llama.cpp)."""
     if scraped is None:
         return None
-    labels = scraped.info.get("vllm:cache_config_info")
+    gauge = scraped.dialect.capacity_gauge
+    if gauge is not None and scraped.values.get(gauge, 0) >= 1:
+        return int(scraped.values[gauge])
+    labels = scraped.info.get(scraped.dialect.capacity_info or "")
     if not labels:
         return None
     try:

@@ -31,7 +31,8 @@ from pydantic import (
 from ..errors import BadInput
 from ..model import ArmRef, ClientBounds, DecisionRule, Trial, Workload
 from ..model._base import Slug
-from ..model.trial import Guardrail, Order, design_name, phase_of
+from ..model.dialects import Dialect, dialect_for
+from ..model.trial import EngineKind, Guardrail, Order, SimulatedDialect, design_name, phase_of
 from ..read import read_text, read_toml_model
 from ..read.validation import describe_validation_error
 
@@ -204,7 +205,9 @@ class Plan(_Strict):
 
     trial_id: Slug
     title: str = Field(min_length=1, max_length=300)
-    engine_kind: Literal["vllm", "openai-compatible", "simulated"]
+    engine_kind: EngineKind
+    # The metric names a simulated engine speaks (the simulator's --dialect); a real kind speaks its own.
+    dialect: SimulatedDialect | None = None
     decision_rule: PlanDecisionRule
     workload: PlanWorkload
     # ``arms`` before ``sequence``: the sequence's check reads the arms, and as a field check
@@ -227,6 +230,19 @@ class Plan(_Strict):
                 "the reference decision's is [decision_rule] with min_improvement = 0.10 (a median end-to-end "
                 "latency at least 10% lower against both controls); see docs/plan-file.md")
         return data
+
+    @field_validator("dialect")
+    @classmethod
+    def _dialect_simulated(cls, dialect: str | None, info: ValidationInfo) -> str | None:
+        kind = info.data.get("engine_kind")
+        if dialect is not None and kind is not None and kind != "simulated":
+            raise ValueError(f"dialect is for engine_kind \"simulated\" (the simulator speaks any); engine_kind "
+                             f"\"{kind}\" reads its own engine's names")
+        return dialect
+
+    def metrics_dialect(self) -> Dialect:
+        """The names the collector reads this trial's ``/metrics`` with (``docs/engines.md``)."""
+        return dialect_for(self.engine_kind, self.dialect)
 
     @field_validator("sequence")
     @classmethod
@@ -283,6 +299,7 @@ class Plan(_Strict):
             trial_id=self.trial_id,
             title=self.title,
             engine_kind=self.engine_kind,
+            dialect=self.dialect,
             decision_rule=DecisionRule.model_validate(self.decision_rule.model_dump()),
             workload=self.public_workload(),
             arms=arms,

@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 
+from ..model.dialects import Dialect
 from .client import Clock, Outcome, stream_chat
 from .metrics import Scrape, reconcile, scrape
 from .plan import PlanWorkload
@@ -104,11 +105,11 @@ def client_sums(records: list[dict[str, Any]]) -> dict[str, int]:
 
 
 async def scrape_retrying(
-    client: httpx.AsyncClient, base_url: str, *, attempts: int = 3, pause_s: float = 0.2,
+    client: httpx.AsyncClient, base_url: str, dialect: Dialect, *, attempts: int = 3, pause_s: float = 0.2,
 ) -> Scrape | None:
     """``/metrics``, tried up to ``attempts`` times ``pause_s`` apart; ``None`` if every try failed."""
     for attempt in range(attempts):
-        found = await scrape(client, base_url)
+        found = await scrape(client, base_url, dialect)
         if found is not None or attempt + 1 == attempts:
             return found
         await asyncio.sleep(pause_s)
@@ -117,7 +118,7 @@ async def scrape_retrying(
 
 async def settle_counters(
     client: httpx.AsyncClient, base_url: str, before: dict[str, float] | None, sums: dict[str, int],
-    *, attempts: int = 6, pause_s: float = 0.1,
+    dialect: Dialect, *, attempts: int = 6, pause_s: float = 0.1,
 ) -> tuple[bool | None, dict[str, list[float]] | None, list[str], dict[str, float] | None]:
     """Scrape until the deltas reconcile (engines may count a request just after its last byte).
 
@@ -131,7 +132,7 @@ async def settle_counters(
     problems: list[str] = ["no /metrics after the run"]
     gauges: dict[str, float] | None = None
     for attempt in range(attempts):
-        after = await scrape(client, base_url)
+        after = await scrape(client, base_url, dialect)
         if after is not None:
             gauges = after.gauges()
             verdict, counters, problems = reconcile(before, after.counters(), sums)

@@ -19,6 +19,7 @@ import httpx
 
 from ..aio import cancel_and_wait
 from ..analyze.telemetry import telemetry_summary
+from ..model.dialects import DIALECTS, Dialect
 from ..model.telemetry import GPU_FIELDS, CgroupMemory, EngineSample, GpuSample, ProcessMemory, TelemetrySample, TelemetrySummary
 from ..read import read_telemetry
 from .metrics import Scrape, scrape
@@ -132,8 +133,9 @@ class TelemetrySampler:
     """Sample every ``interval_s`` until stopped; append each sample to ``path``."""
 
     def __init__(self, client: httpx.AsyncClient, base_url: str, path: Path, *, interval_s: float,
-                 clock: Callable[[], float], nvidia_smi: bool, pgid: int | None, cgroup: Path | None):
-        self.client, self.base_url, self.path = client, base_url, path
+                 clock: Callable[[], float], nvidia_smi: bool, pgid: int | None, cgroup: Path | None,
+                 dialect: Dialect = DIALECTS["vllm"]):
+        self.client, self.base_url, self.path, self.dialect = client, base_url, path, dialect
         self.interval_s, self.clock = interval_s, clock
         self.gpu_binary = shutil.which("nvidia-smi") if nvidia_smi else None
         self.pgid, self.cgroup = pgid, cgroup
@@ -151,7 +153,7 @@ class TelemetrySampler:
         t_s = round(self.clock() - self._t0, 3)
         resumed = {"resumed": True} if self._resumed else {}  # only the first new sample says so
         self._resumed = False
-        scraped = await scrape(self.client, self.base_url, timeout=max(self.interval_s, 2.0))
+        scraped = await scrape(self.client, self.base_url, self.dialect, timeout=max(self.interval_s, 2.0))
         record = TelemetrySample(
             type="sample",
             t_s=t_s,

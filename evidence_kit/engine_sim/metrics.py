@@ -13,6 +13,7 @@ from collections.abc import Callable
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
+from .dialect_text import translate
 from .profile import Profile
 
 __all__ = ["EngineMetrics", "CONTENT_TYPE_LATEST"]
@@ -36,6 +37,7 @@ class EngineMetrics:
     def __init__(self, profile: Profile, *, running: Callable[[], float], waiting: Callable[[], float],
                  kv_usage: Callable[[], float]):
         self.registry = CollectorRegistry(auto_describe=True)
+        self.dialect, self.profile = profile.dialect, profile
         base = {"model_name": profile.identity.served_model_name, "engine": "0"}
         names = list(base)
         reg = self.registry
@@ -109,4 +111,8 @@ class EngineMetrics:
             self.accepted_per_pos[position].inc()
 
     def render(self) -> bytes:
-        return generate_latest(self.registry)
+        """``/metrics`` in the profile's dialect: vLLM's registry, or the same numbers under SGLang's
+        or llama.cpp's names (``dialect_text.py``)."""
+        if self.dialect == "vllm":
+            return generate_latest(self.registry)
+        return translate(self.dialect, self.registry, self.profile)

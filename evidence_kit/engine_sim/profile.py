@@ -139,6 +139,8 @@ class Profile(_Section):
     speculation: Speculation = Field(default_factory=Speculation)
     output: Output = Field(default_factory=Output)
     faults: Faults = Field(default_factory=Faults)
+    dialect: Literal["vllm", "sglang", "llama.cpp"] = Field(
+        default="vllm", description="the engine whose /metrics names (and capacity log line) the simulator speaks")
 
     @model_validator(mode="after")
     def _pool_holds_one_full_request(self) -> Profile:

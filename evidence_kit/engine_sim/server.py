@@ -38,7 +38,8 @@ _URL_LINE = re.compile(r"^(http://\S+)$")
 
 
 def configure_profile(profile: str | Path | Profile = "original", *, identity: dict[str, Any] | None = None,
-                      faults: list[str] | tuple[str, ...] = (), env: dict[str, str] | None = None) -> Profile:
+                      faults: list[str] | tuple[str, ...] = (), env: dict[str, str] | None = None,
+                      dialect: str | None = None) -> Profile:
     """A profile with identity overrides applied: environment first, then explicit values.
 
     ``EVIDENCE_KIT_SIM_SERVED_MODEL_NAME=...`` (any :class:`Identity` field; ``GPU_UUIDS`` is
@@ -56,7 +57,8 @@ def configure_profile(profile: str | Path | Profile = "original", *, identity: d
             raise BadInput(f"unknown identity field {name!r} (one of {', '.join(Identity.model_fields)})")
         values[name] = value.split(",") if name == "gpu_uuids" and isinstance(value, str) else value
     return base.model_copy(update={"identity": Identity.model_validate(values),
-                                   "faults": parse_fault_rates(list(faults), base.faults)})
+                                   "faults": parse_fault_rates(list(faults), base.faults),
+                                   "dialect": dialect or base.dialect})
 
 
 def startup_log(profile: Profile, time_scale: float) -> list[str]:
@@ -81,8 +83,20 @@ def startup_log(profile: Profile, time_scale: float) -> list[str]:
         f"Maximum concurrency for {sched.max_model_len:,} tokens per request: "
         f"{profile.token_slots / sched.max_model_len:.2f}x",
         f"Simulated time scale: {time_scale:g}x faster than the modelled engine",
+        *_dialect_capacity_line(profile),
     ]
     return [f"INFO {stamp} [evidence_kit.engine_sim] {line}" for line in lines]
+
+
+def _dialect_capacity_line(profile: Profile) -> list[str]:
+    """The capacity line of the engine the simulator's /metrics speaks (the collector reads it)."""
+    sched = profile.scheduler
+    if profile.dialect == "sglang":  # the SGLang scheduler's start-up line
+        return [f"max_total_num_tokens={profile.token_slots}, chunked_prefill_size=8192, max_prefill_tokens=16384, "
+                f"max_running_requests={sched.max_num_seqs}, context_len={sched.max_model_len}"]
+    if profile.dialect == "llama.cpp":  # llama.cpp's context line
+        return [f"llama_context: n_ctx                 = {profile.token_slots}"]
+    return []
 
 
 class _QuietDrops(logging.Filter):

@@ -21,6 +21,10 @@ __all__ = ["ClientBounds", "DecisionRule", "Guardrail", "Workload", "ArmRef", "T
 TRIAL_SCHEMA = "evidence-kit/trial/v1"
 Metric = Literal["e2e_s", "ttft_s", "ttft_content_s"]
 Order = Literal["fixed", "randomised"]
+# What was measured; each real kind is read in its own dialect (``dialects.py``, ``docs/engines.md``).
+EngineKind = Literal["vllm", "sglang", "llama.cpp", "openai-compatible", "simulated"]
+# The dialects the simulator speaks.
+SimulatedDialect = Literal["vllm", "sglang", "llama.cpp"]
 ORDER_KEY = "evidence-kit/order/v1"  # the first part of every randomised run order's sort key
 GuardedMetric = Literal["e2e_s", "ttft_s", "ttft_content_s", "completion_tokens"]
 Confidence = Literal["point", "significant", "bound"]
@@ -182,7 +186,9 @@ class Trial(Record):
     schema_: Literal["evidence-kit/trial/v1"] = Field(alias="schema")
     trial_id: Slug
     title: str = Field(min_length=1, max_length=300)
-    engine_kind: Literal["vllm", "openai-compatible", "simulated"]
+    engine_kind: EngineKind
+    dialect: SimulatedDialect | None = Field(default=None, description="the metric names a simulated engine "
+                                             "spoke; absent: vLLM's (only with engine_kind simulated)")
     decision_rule: DecisionRule
     workload: Workload
     arms: list[ArmRef] = Field(min_length=3)

@@ -32,6 +32,8 @@ __all__ = [
 
 ENGINE_KINDS = {
     "vllm": "vLLM engine (measured)",
+    "sglang": "SGLang engine (measured)",
+    "llama.cpp": "llama.cpp server (measured)",
     "openai-compatible": "OpenAI-compatible engine (measured)",
     "simulated": "SIMULATED engine: numbers describe the simulator, not real hardware",
 }

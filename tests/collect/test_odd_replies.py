@@ -13,6 +13,7 @@ import pytest
 
 from evidence_kit.collect.gates import run_gate
 from evidence_kit.collect.lifecycle import capture_identity
+from evidence_kit.model.dialects import DIALECTS
 
 
 class CannedServer:
@@ -84,5 +85,5 @@ def test_a_gate_answered_without_a_stream_fails(gate: str) -> None:
 @pytest.mark.parametrize("reply", [[1, 2], {"data": "x"}, "text"])
 def test_identity_of_an_endpoint_answering_odd_json_is_empty_not_a_crash(reply: Any) -> None:
     with CannedServer(reply) as server:
-        identity, _ = _run(lambda client: capture_identity(client, server.url, log_path=None, engine=None))
+        identity, _ = _run(lambda client: capture_identity(client, server.url, DIALECTS["vllm"], log_path=None, engine=None))
     assert identity.models == [] and identity.kv_token_slots is None

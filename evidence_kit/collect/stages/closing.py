@@ -83,7 +83,8 @@ async def restoration_checks(arm: ArmContext) -> None:
     await _candidate_removed(arm)
     if arm.routed:
         routed_ok = not any("(routed)" in p for p in result.problems)
-        identity, _ = await capture_identity(arm.client, arm.routed, log_path=None, engine=None)
+        identity, _ = await capture_identity(arm.client, arm.routed, arm.setup.plan.metrics_dialect(),
+                                             log_path=None, engine=None)
         listed = (arm.cfg.routed_model or arm.cfg.model) in identity.models
         arm.check("readmission", routed_ok and listed,
                   f"routed gates {'passed' if routed_ok else 'failed'}; the route "
@@ -104,7 +105,8 @@ async def _candidate_removed(arm: ArmContext) -> None:
         detail = "the shared endpoint now serves " + ("another configuration than the candidate's" if gone
                                                       else "the candidate's configuration STILL")
     else:
-        identity, scraped = await capture_identity(arm.client, cand.base_url, log_path=None, engine=None)
+        identity, scraped = await capture_identity(arm.client, cand.base_url, arm.setup.plan.metrics_dialect(),
+                                                   log_path=None, engine=None)
         answered = bool(identity.models) or scraped is not None
         gone = not answered or identity.fingerprint != cand.fingerprint
         detail = ("the candidate's endpoint no longer answers" if not answered else

@@ -70,7 +70,8 @@ async def start(arm: ArmContext, engine: ArmEngine) -> tuple[Identity, Scrape | 
     ready_url = arm.fill(arm.cfg.ready_url or "{base_url}/v1/models")
     waited = await wait_ready(arm.client, ready_url, timeout_s=arm.cfg.ready_timeout_s, engine=engine.process)
     arm.setup.progress.note(f"  ready after {waited:.1f}s")
-    identity, scraped = await capture_identity(arm.client, arm.base, engine=engine.process,
+    identity, scraped = await capture_identity(arm.client, arm.base, arm.setup.plan.metrics_dialect(),
+                                               engine=engine.process,
                                                log_path=arm.log_path if engine.process else None)
     result = arm.result
     result.fingerprint, result.kv_token_slots = identity.fingerprint, identity.kv_token_slots

@@ -42,9 +42,11 @@ def engine_kind_ok(arm: ArmContext, identity: Identity) -> bool:
         arm.check("engine-kind", False, detail)
         arm.result.problems.append(detail)
         return False
-    if declared == "vllm" and identity.vllm_metrics is False:
-        arm.check("engine-kind", False, "the plan declares engine_kind \"vllm\" but /metrics holds no vllm: "
-                  "series", level="warning")
+    dialect = identity.dialect
+    if dialect.prefix and identity.dialect_metrics is False:
+        spoken = f"engine_kind \"{declared}\"" + (f" with dialect \"{dialect.name}\"" if declared == "simulated" else "")
+        arm.check("engine-kind", False, f"the plan declares {spoken} but /metrics holds no {dialect.prefix} "
+                  "series (its counters are not reconcilable)", level="warning")
     elif declared == "simulated" and not identity.simulated:
         arm.check("engine-kind", False, "the plan declares engine_kind \"simulated\" but /version does not say "
                   "the engine is simulated (its results are labelled simulated anyway)", level="warning")

@@ -36,7 +36,8 @@ def start_telemetry(arm: ArmContext, engine: ArmEngine) -> TelemetrySampler:
     pgid = engine.process.pgid if engine.process else None
     cgroup = Path(tp.cgroup) if tp.cgroup else (cgroup_of(pgid) if pgid else None)
     sampler = TelemetrySampler(arm.client, arm.base, arm.telemetry_path, interval_s=tp.interval_s,
-                               clock=arm.setup.clock, nvidia_smi=tp.nvidia_smi == "auto", pgid=pgid, cgroup=cgroup)
+                               clock=arm.setup.clock, nvidia_smi=tp.nvidia_smi == "auto", pgid=pgid, cgroup=cgroup,
+                               dialect=arm.setup.plan.metrics_dialect())
     sampler.start()
     return sampler
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 
+from ...model.dialects import DIALECTS, Dialect
 from ..lifecycle import Identity
 from ..metrics import Scrape, scrape
 from ..process_starts import ProcessHistory, RunStarts
@@ -46,17 +47,20 @@ class EngineWatch:
     unanswered_runs: int = 0  # runs whose scrapes failed once the engine had reported a start time
     counters: list[dict[str, list[float]]] = field(default_factory=list)
     timed_sent: int = 0  # timed requests sent by this collector
+    dialect: Dialect = DIALECTS["vllm"]  # the names /metrics is read with (the plan's engine_kind's)
 
     @classmethod
     def opened(cls, identity: Identity, scraped: Scrape | None, *, resuming: bool) -> EngineWatch:
         """The watch as the engine's identity left it (its scrape, its start time)."""
-        return cls(opening=identity.process_start, resuming=resuming, answered=scraped is not None)
+        return cls(opening=identity.process_start, resuming=resuming, answered=scraped is not None,
+                   dialect=identity.dialect)
 
     async def before_run(self, client: httpx.AsyncClient, base: str) -> Scrape | None:
         """Scrape ``/metrics`` before a run."""
         # An engine that has answered /metrics gets a few tries: one failed scrape before the
         # run would leave the whole run unreconciled (the scrape after it is retried too).
-        before = await (scrape_retrying(client, base) if self.answered else scrape(client, base))
+        dialect = self.dialect
+        before = await (scrape_retrying(client, base, dialect) if self.answered else scrape(client, base, dialect))
         self.answered |= before is not None
         return before
 
@@ -65,7 +69,7 @@ class EngineWatch:
         """Scrape until the run's counters settle, and note what the engine reported around it."""
         self.timed_sent += len(records)
         verdict, counters, mismatches, gauges = await settle_counters(
-            client, base, before.counters() if before else None, client_sums(records))
+            client, base, before.counters() if before else None, client_sums(records), self.dialect)
         self.answered |= gauges is not None
         seen = [g[START] for g in (before.gauges() if before else None, gauges) if g and START in g]
         if (self.reported_start or seen) and (before is None or gauges is None):
