@@ -87,11 +87,12 @@ def record_of(
     timing: dict[str, Any], *, run: str, repetition: int, input_nominal: int, concurrency: int, index: int,
     warmup: bool, key: str,
 ) -> dict[str, Any]:
-    """A journal ``request`` record from its :func:`timing_fields` (measured here or by a worker process)."""
-    return {
-        "type": "request", "run": run, "repetition": repetition, "input_nominal": input_nominal,
-        "concurrency": concurrency, "index": index, "warmup": warmup, "key": key, **timing,
-    }
+    """A journal ``request`` record from its :func:`timing_fields` (measured here or by a worker process):
+    the timing fields first, then where the request belongs, which the collector alone says (a worker's
+    reply cannot move its record to another run, index or key)."""
+    where = {"type": "request", "run": run, "repetition": repetition, "input_nominal": input_nominal,
+             "concurrency": concurrency, "index": index, "warmup": warmup, "key": key}
+    return {**where, **timing, **where}  # the journal's field order, the collector's values
 
 
 def client_sums(records: list[dict[str, Any]]) -> dict[str, int]:

@@ -70,12 +70,21 @@ class _Worker:
         try:
             while line := await self.process.stdout.readline():
                 message = json.loads(line)
-                key = message["index"] if message["op"] == "done" else message["op"]
+                if not isinstance(message, dict):
+                    raise TypeError("a reply is not a JSON object")
+                if message["op"] == "done":
+                    index, record = message["index"], message["record"]
+                    # A request's reply is its timing fields: an object, with no say in where it goes.
+                    if isinstance(index, bool) or not isinstance(index, int) or not isinstance(record, dict):
+                        raise TypeError("a 'done' reply without an index and a record object")
+                    key: Any = index
+                else:
+                    key = message["op"]
                 future = self.replies.pop(key, None)
                 if future is not None and not future.done():
                     future.set_result(message)
-        except (ValueError, KeyError, asyncio.LimitOverrunError) as err:
-            self.gone = f"sent a malformed reply ({type(err).__name__})"
+        except (ValueError, KeyError, TypeError, asyncio.LimitOverrunError) as err:
+            self.gone = f"sent a malformed reply ({type(err).__name__}: {str(err)[:80]})"
         finally:
             await self._died()
 
@@ -193,6 +202,9 @@ class WorkerPool:
                     group.create_task(slot(lane))
         except* WorkerFailed as failed:
             raise failed.exceptions[0] from None
+        missing = [index for index, record in enumerate(records) if record is None]
+        if missing:  # never fewer records than bodies: measure_run numbers them by position
+            raise WorkerFailed(f"the workers returned no record for request(s) {missing[:5]} of {len(bodies)}")
         return [r for r in records if r is not None]
 
 
