@@ -20,6 +20,7 @@ No arithmetic here: every figure comes from ``analyze``.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from pathlib import Path, PurePosixPath
@@ -68,13 +69,48 @@ def _fail(err: EvidenceError | str) -> PluginError:
 def _prefix(value: str) -> str:
     """The prefix as a clean relative folder (``decisions``, ``ops/decisions``), or a :class:`PluginError`."""
     path = PurePosixPath(value.strip("/"))
-    if not value.strip("/") or any(part in ("", ".", "..") or part.startswith(".") for part in path.parts) or "\\" in value:
+    hidden = any(part in ("", ".", "..") or part.startswith(".") for part in path.parts)
+    if not value.strip("/") or not path.parts or path.as_posix() == "." or hidden or "\\" in value:
         raise _fail(f"prefix {value!r} must be a folder of the site such as 'decisions' (no '..', no hidden part)")
     return path.as_posix()
 
 
-def _inside(path: Path, folder: Path) -> bool:
-    return path.resolve().is_relative_to(folder.resolve())
+def _published_roots(config: MkDocsConfig) -> list[Path]:
+    """Every folder (resolved) whose files MkDocs may copy into the site: ``docs_dir``, whatever a symlink
+    inside it points to (MkDocs walks it following links), every theme folder (``custom_dir`` included)
+    and ``site_dir``."""
+    roots = [Path(config.docs_dir).resolve(), Path(config.site_dir).resolve()]
+    roots += [Path(d).resolve() for d in getattr(config.theme, "dirs", [])]
+    seen: set[Path] = set()
+    pending = [Path(config.docs_dir)]
+    while pending:
+        folder = pending.pop()
+        real = folder.resolve()
+        if real in seen or not real.is_dir():
+            continue
+        seen.add(real)
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            path = Path(entry.path)
+            if entry.is_symlink():
+                roots.append(path.resolve())
+            if path.is_dir():
+                pending.append(path)
+    return roots
+
+
+def _refuse_published(config: MkDocsConfig, paths: list[tuple[str, Path]]) -> None:
+    """A signing key, a known-values map or a policy file MkDocs would copy into the site is refused."""
+    roots = _published_roots(config)
+    for what, path in paths:
+        real = path.resolve()
+        for root in roots:
+            if real == root or real.is_relative_to(root):
+                raise _fail(f"{path}: the {what} is inside {root}, a folder MkDocs publishes (docs, a folder "
+                            "linked into docs, a theme folder or the site folder); keep it outside them")
 
 
 class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyped-call]
@@ -86,6 +122,7 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
         self.values: list[KnownValue] = []
         self.prefix = ""
         self.ours: set[str] = set()
+        self.secrets: list[tuple[str, Path]] = []
         self.extensions: tuple[list[str], dict[str, Any]] = ([], {})
 
     def _path(self, config: MkDocsConfig, value: str) -> Path:
@@ -97,10 +134,11 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
         if not self.config.decisions:
             raise _fail("no decision folder given (plugins: - evidence-kit: decisions: [PATH, ...])")
         key = self.config.signing_key
-        if key is not None:
-            key_path = self._path(config, key)
-            if _inside(key_path, Path(config.docs_dir)) or _inside(key_path, Path(config.site_dir)):
-                raise _fail(f"{key_path}: the signing key is inside the docs or site folder, so MkDocs would publish it")
+        self.secrets = [("signing key", self._path(config, key))] if key is not None else []
+        self.secrets += [("known-values map", self._path(config, m)) for m in self.config.known_values]
+        if self.config.policy:
+            self.secrets.append(("policy file", self._path(config, self.config.policy)))
+        _refuse_published(config, self.secrets)
         try:
             if key is not None:
                 load_private_key(self._path(config, key))  # a bad key is refused before anything is built
@@ -120,14 +158,24 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
         """Add the decisions' files under the prefix, after scanning them; the prefix must be ours alone."""
-        taken = sorted(f.src_uri for f in files if f.src_uri.startswith(self.prefix + "/"))
+        under = self.prefix + "/"
+        # Where a host file is published counts, not where it is: docs/decisions.md is decisions/index.html.
+        taken = sorted(f.src_uri for f in files if f.src_uri.startswith(under) or f.dest_uri.startswith(under))
         if taken:
-            raise _fail(f"{Path(config.docs_dir) / taken[0]}: the host's docs folder already has files under "
-                        f"{self.prefix}/, which the plugin owns; choose another prefix")
+            raise _fail(f"{Path(config.docs_dir) / taken[0]}: the host's docs folder has a file published under "
+                        f"{self.prefix}/, which the plugin owns; choose another prefix or move the file")
+        # Not in MkDocs' automatic nav: :meth:`on_nav` places the decisions.
+        ours = [File.generated(config, f"{self.prefix}/{rel}", content=data, inclusion=InclusionLevel.NOT_IN_NAV)
+                for rel, data in sorted(self.files.items())]
+        published: dict[str, str] = {}
+        for file in ours:
+            other = published.setdefault(file.dest_uri, file.src_uri)
+            if other != file.src_uri:
+                raise _fail(f"{other} and {file.src_uri} would both be published as {file.dest_uri}; "
+                            "a decision id may not be the name of another page of the prefix folder")
         self._scan_rendered(config)
-        for rel, data in sorted(self.files.items()):
-            # Not in MkDocs' automatic nav: :meth:`on_nav` places the decisions.
-            files.append(File.generated(config, f"{self.prefix}/{rel}", content=data, inclusion=InclusionLevel.NOT_IN_NAV))
+        for file in ours:
+            files.append(file)
         return files
 
     def _scan_rendered(self, config: MkDocsConfig) -> None:
@@ -190,12 +238,37 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
         The HTML is not scanned again: what it shows of the decisions is what :meth:`on_files` scanned,
         and the rest (the host's header with its ``repo_url``, say) is the host's to publish."""
         out = Path(config.site_dir) / self.prefix
+        self._no_secret_copied(Path(config.site_dir))
         try:
             write_manifest(out)
             if self.config.signing_key is not None:
                 sign_tree(out, self._path(config, self.config.signing_key))
         except EvidenceError as err:
             raise _fail(err) from None
+
+
+    def _no_secret_copied(self, site: Path) -> None:
+        """Belt and braces after :func:`_refuse_published`: no file of the built site has the bytes of the
+        signing key, a known-values map or the policy file. A copy is deleted and the build fails, unsigned."""
+        secrets = {}
+        for what, path in self.secrets:
+            try:
+                secrets[path.read_bytes()] = (what, path)
+            except OSError as err:
+                raise _fail(f"{path}: the {what} cannot be read ({err.strerror})") from None
+        sizes = {len(data) for data in secrets}
+        copies = []
+        for file in sorted(site.rglob("*")):
+            if file.is_file() and file.stat().st_size in sizes:
+                found = secrets.get(file.read_bytes())
+                if found is not None:
+                    copies.append((file, found))
+        for file, _ in copies:
+            file.unlink()
+        if copies:
+            file, (what, path) = copies[0]
+            raise _fail(f"{file}: a copy of the {what} {path} was published in the site (deleted; "
+                        f"{len(copies)} cop{'y' if len(copies) == 1 else 'ies'} in all); nothing was signed")
 
 
 def _without(items: list[Any], ours: set[str], keep: str) -> list[Any]:

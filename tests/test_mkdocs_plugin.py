@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from evidence_kit.attest.keys import generate_keypair
 from evidence_kit.examples.reference import write_reference_decision
 from evidence_kit.redact import redact_bundle
 
@@ -95,3 +96,16 @@ def test_bad_decision_fails_the_build_with_one_line(tmp_path: Path, plugin_decis
     assert {"missing folder": "nowhere", "not a decision": "docs", "prefix taken": "ours.md"}[case] in errors[0]
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "site" / "decisions").exists()
+
+
+def test_a_copy_of_the_key_in_the_built_site_fails_the_build(tmp_path: Path, plugin_decision: Path) -> None:
+    """The key's path is outside every published folder, but its bytes are in docs/ under another name: the
+    check after the build finds the copy, deletes it and fails, and nothing is signed."""
+
+    private, _, _ = generate_keypair(tmp_path / "keys")
+    config = write_host(tmp_path, {"decisions": [str(plugin_decision)], "signing_key": str(private)})
+    (tmp_path / "docs" / "notes.txt").write_bytes(private.read_bytes())
+    done = build_host(config)
+    assert done.returncode != 0 and "copy of the signing key" in done.stderr, done.stderr[-800:]
+    assert not (tmp_path / "site" / "notes.txt").exists()
+    assert not (tmp_path / "site" / "decisions" / "manifest.dsse.json").exists()

@@ -30,8 +30,8 @@ __all__ = ["embedded_files", "embedded_config", "embedded_decision", "embedded_n
 
 METHODOLOGY = "methodology.md"
 # Entries of the prefix folder that are not decisions, and the folder that marks a built site:
-# a decision id may not take their place.
-RESERVED = ("assets", METHODOLOGY, EVIDENCE_DIR, DECISIONS_DIR)
+# a decision id may not take their place (nor the methodology page's folder under directory URLs).
+RESERVED = ("assets", METHODOLOGY, METHODOLOGY.removesuffix(".md"), EVIDENCE_DIR, DECISIONS_DIR)
 
 
 def embedded_files(loaded: list[tuple[DecisionEvidence, Analysis]]) -> dict[str, bytes]:

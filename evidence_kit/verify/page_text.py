@@ -8,7 +8,9 @@ published article, in order and whole. Whatever MkDocs or Material version wrote
 the rest of the page, a changed, missing or reordered figure or verdict fails.
 Text a newer theme adds between blocks is allowed, but never a figure and never
 active content (a script, a style, a hidden element), which can change what a
-reader sees without changing the text.
+reader sees without changing the text. Where no rebuild of the sources backs the
+page (decisions the MkDocs plugin published inside a host site) the comparison is
+strict: the article's blocks are the generated ones, one for one, and no word is added.
 """
 
 from __future__ import annotations
@@ -75,6 +77,11 @@ class _Parser(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = dict(attrs)
+        if tag == "article":
+            # Entered before its attributes are read: the article's own hidden, style, on* or dir is a marker in it.
+            self._in_article += 1
+            if self.article is None:
+                self.article = []
         self.urls += [v for k, v in attrs if k in URL_ATTRS and v]
         if self._in_article:
             self.article_urls += [v for k, v in attrs if k in URL_ATTRS and v]
@@ -90,10 +97,6 @@ class _Parser(HTMLParser):
             self._code += 1
         if not self._in_article and not self._code:
             self.chrome += [f" {v} " for k, v in attrs if k in (*SHOWN_ATTRS, "placeholder") and v]
-        if tag == "article":
-            self._in_article += 1
-            if self.article is None:
-                self.article = []
         if tag in BLOCK_TAGS:
             self._add("break", "")
         elif tag in CELL_TAGS:
@@ -218,16 +221,17 @@ def _spans(page: PageText) -> tuple[list[str], list[tuple[int, int, str]], set[i
     return tokens, spans, boundaries
 
 
-def _token_mismatches(published: list[str], expected: list[str], boundaries: set[int],
-                      context: int = 6) -> list[tuple[Mismatch, int, int]]:
-    """Every difference but text inserted between blocks without a figure or marker: ``(mismatch, b1, b2)``."""
+def _token_mismatches(published: list[str], expected: list[str], boundaries: set[int], context: int = 6, *,
+                      strict: bool = False) -> list[tuple[Mismatch, int, int]]:
+    """Every difference but text inserted between blocks without a figure or marker (unless ``strict``):
+    ``(mismatch, b1, b2)``."""
     matcher = difflib.SequenceMatcher(a=published, b=expected, autojunk=False)
     out = []
     for op, a1, a2, b1, b2 in matcher.get_opcodes():
         if op == "equal":
             continue
         added = published[a1:a2]
-        if op == "delete" and b1 in boundaries and not any(is_figure(t) or t.startswith("<") for t in added):
+        if not strict and op == "delete" and b1 in boundaries and not any(is_figure(t) or t.startswith("<") for t in added):
             continue  # words a newer theme may add between blocks
         before = " ".join(expected[max(0, b1 - context):b1])
         out.append(((f"after '{before}'", " ".join(added) or "(absent)", " ".join(expected[b1:b2]) or "(absent)"),
@@ -254,12 +258,21 @@ def _missing_blocks(published: PageText, spans: list[tuple[int, int, str]],
     return out
 
 
-def page_mismatches(published: PageText, expected: PageText) -> list[Mismatch]:
-    """What the published page fails to show of the expected one, or shows besides it that it may not."""
+def page_mismatches(published: PageText, expected: PageText, *, strict: bool = False) -> list[Mismatch]:
+    """What the published page fails to show of the expected one, or shows besides it that it may not.
+
+    ``strict`` (a page no rebuild of its sources backs, as in a host site): no word may be added anywhere,
+    and the blocks must be the expected ones, one for one, in order."""
     expected_tokens, spans, boundaries = _spans(expected)
-    found = _token_mismatches(published.tokens(), expected_tokens, boundaries)
+    found = _token_mismatches(published.tokens(), expected_tokens, boundaries, strict=strict)
     named = [(b1, b2) for _, b1, b2 in found]
-    return [m for m, _, _ in found] + _missing_blocks(published, spans, named)
+    out = [m for m, _, _ in found] + _missing_blocks(published, spans, named)
+    if strict and not out and published.segments != expected.segments:
+        for i, (got, want) in enumerate(zip([*published.segments, ("", "(absent)")], [*expected.segments, ("", "(absent)")])):
+            if got != want:
+                out.append((f"block {i + 1} of the article", got[1], f"{want[1]} (the generated blocks, one for one)"))
+                break
+    return out
 
 
 def _scales(spec: Any) -> list[str]:
