@@ -10,6 +10,8 @@ import click
 from ..analyze.collected import collected_arms
 from ..errors import EXIT_FAILED, EXIT_OK, BadInput
 from ..read import load_trial
+from ..read.files import read_text
+from ..read.validation import line_of_key
 from ..text_report import collected_text
 
 
@@ -39,7 +41,8 @@ def collect(plan: Path, out: Path, resume: bool, workers: str | None, quiet: boo
     try:
         ensure_descriptors(max(loaded.workload.concurrency))
     except ValueError as err:
-        raise BadInput(str(err), plan, _line_of(plan, "concurrency")) from None
+        line = line_of_key(read_text(plan), ("workload", "concurrency"), toml=True)
+        raise BadInput(str(err), plan, line) from None
     progress = Progress() if quiet else RichProgress()
     try:
         result = collect_trial(loaded, out, resume=resume, progress=progress, workers=_workers(workers))
@@ -59,14 +62,6 @@ def collect(plan: Path, out: Path, resume: bool, workers: str | None, quiet: boo
     click.echo(f"evidence written to {out}")
     _summary(out, result.trial.trial_id)
     return EXIT_OK if result.ok else EXIT_FAILED
-
-
-def _line_of(path: Path, key: str) -> int | None:
-    """The line of the first ``key = ...`` in a plan."""
-    for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
-        if line.split("=")[0].strip() == key:
-            return number
-    return None
 
 
 def _workers(value: str | None) -> int | str | None:
