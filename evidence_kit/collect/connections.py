@@ -65,10 +65,11 @@ def ensure_descriptors(concurrency: int) -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
 
 
-def proxy_for(url: httpx.URL) -> str | None:
+def proxy_for(url: httpx.URL, proxies: dict[str, str] | None = None) -> str | None:
     """The proxy the environment names for ``url`` (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``, less
-    the hosts ``NO_PROXY`` lists), as httpx's own client honours them; None to connect directly."""
-    proxies = urllib.request.getproxies_environment()
+    the hosts ``NO_PROXY`` lists), as httpx's own client honours them; None to connect directly.
+    ``proxies``: the environment's, read once by the caller (:func:`urllib.request.getproxies_environment`)."""
+    proxies = urllib.request.getproxies_environment() if proxies is None else proxies
     # (proxy_bypass_environment is in the standard library, not in its type stubs.)
     if not proxies or urllib.request.proxy_bypass_environment(url.host, proxies):  # type: ignore[attr-defined]
         return None
@@ -85,6 +86,10 @@ class LaneTransport(httpx.AsyncBaseTransport):
         self._ssl: ssl.SSLContext = httpx.create_ssl_context()
         self._shared_size = shared
         self._pools: dict[tuple[int | None, str | None], httpx.AsyncHTTPTransport] = {}
+        # The environment's proxies, read when the client is made (as httpx's own client does), not on
+        # every request of a run; each host's answer kept.
+        self._proxies = urllib.request.getproxies_environment()
+        self._proxy_of: dict[tuple[str, str], str | None] = {}
 
     def _pool(self, lane: int | None, proxy: str | None) -> httpx.AsyncHTTPTransport:
         pool = self._pools.get((lane, proxy))
@@ -96,7 +101,10 @@ class LaneTransport(httpx.AsyncBaseTransport):
         return pool
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        return await self._pool(request.extensions.get("lane"), proxy_for(request.url)).handle_async_request(request)
+        where = (request.url.scheme, request.url.host)
+        if where not in self._proxy_of:
+            self._proxy_of[where] = proxy_for(request.url, self._proxies)
+        return await self._pool(request.extensions.get("lane"), self._proxy_of[where]).handle_async_request(request)
 
     async def aclose(self) -> None:
         for pool in self._pools.values():
