@@ -115,3 +115,18 @@ def test_deleted_or_added_page_fails(run_cli, signed: Path, keypair) -> None:
 def test_one_decision_folder_points_at_its_prefix_folder(run_cli, signed_master: Path) -> None:
     result = run_cli("verify", signed_master / DECISION)
     assert result.code == 2 and f"verify its prefix folder {signed_master}" in result.err
+
+
+def test_a_key_that_is_not_the_publishers_fails_and_so_does_a_resigned_folder(run_cli, signed: Path, keypair,
+                                                                             tmp_path: Path) -> None:
+    """Pinned to someone else's key the folder is not the publisher's; re-signed by an attacker with their own
+    key (the folder then ships the attacker's public key), the publisher's pin still refuses it."""
+    from evidence_kit.attest.keys import generate_keypair
+
+    other_private, other_public, _ = generate_keypair(tmp_path / "other")
+    wrong = run_cli("verify", signed, "--key", other_public)
+    assert wrong.code == 1 and "FAIL signature" in wrong.out, wrong.out
+    sign_tree(signed, other_private)
+    forged = run_cli("verify", signed, "--key", keypair[1])
+    assert forged.code == 1 and "FAIL signature" in forged.out, forged.out
+    assert not forged.out.splitlines()[-1].startswith("verified"), forged.out
