@@ -37,3 +37,10 @@ def run_cli(capsys: pytest.CaptureFixture[str]):
 def reference_decision(tmp_path: Path) -> Path:
     """A decision folder whose journals reproduce the reference page's published medians."""
     return write_reference_decision(tmp_path / "reference")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the real-engine tier first: it is the longest test (three vLLM starts), and xdist
+    hands each worker consecutive tests from the front, so one worker starts it at once while
+    the other works through the rest, instead of it starting late and lengthening the run."""
+    items.sort(key=lambda item: 0 if item.path.name.startswith("test_real_") else 1)

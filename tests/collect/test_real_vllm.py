@@ -18,7 +18,8 @@ from evidence_kit.read import load_trial
 
 from ..conftest import REPO
 
-pytestmark = pytest.mark.slow
+# Three vLLM starts of 1-2.5 minutes each: the suite's 300 s default is too tight on a loaded machine.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
 HOME = Path(os.environ.get("EVIDENCE_KIT_VLLM_HOME", Path.home() / ".cache" / "evidence-kit"))
 VLLM_PYTHON = HOME / "vllm-venv" / "bin" / "python"
