@@ -36,7 +36,7 @@ from mkdocs.structure.nav import Navigation, Section
 from mkdocs.structure.pages import Page
 
 from .analyze import Analysis
-from .attest.keys import load_private_key
+from .attest.keys import load_private_key, private_key_spellings
 from .attest.manifest import write_manifest
 from .attest.sign import sign_tree
 from .errors import EvidenceError
@@ -249,20 +249,29 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
 
     def _no_secret_copied(self, site: Path) -> None:
         """Belt and braces after :func:`_refuse_published`: no file of the built site has the bytes of the
-        signing key, a known-values map or the policy file. A copy is deleted and the build fails, unsigned."""
+        signing key, a known-values map or the policy file, nor holds the signing key's secret pasted into a
+        page (its PEM body, or its seed in hex or base64). Each such file is deleted and the build fails,
+        unsigned."""
         secrets = {}
         for what, path in self.secrets:
             try:
                 secrets[path.read_bytes()] = (what, path)
             except OSError as err:
                 raise _fail(f"{path}: the {what} cannot be read ({err.strerror})") from None
-        sizes = {len(data) for data in secrets}
+        pasted: list[bytes] = []
+        if self.config.signing_key is not None:
+            key_path = next(path for what, path in self.secrets if what == "signing key")
+            pasted = private_key_spellings(load_private_key(key_path))
         copies = []
         for file in sorted(site.rglob("*")):
-            if file.is_file() and file.stat().st_size in sizes:
-                found = secrets.get(file.read_bytes())
-                if found is not None:
-                    copies.append((file, found))
+            if not file.is_file():
+                continue
+            data = file.read_bytes()
+            found = secrets.get(data)
+            if found is None and any(spelling in data for spelling in pasted):
+                found = ("signing key", key_path)
+            if found is not None:
+                copies.append((file, found))
         for file, _ in copies:
             file.unlink()
         if copies:

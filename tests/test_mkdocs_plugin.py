@@ -109,3 +109,17 @@ def test_a_copy_of_the_key_in_the_built_site_fails_the_build(tmp_path: Path, plu
     assert done.returncode != 0 and "copy of the signing key" in done.stderr, done.stderr[-800:]
     assert not (tmp_path / "site" / "notes.txt").exists()
     assert not (tmp_path / "site" / "decisions" / "manifest.dsse.json").exists()
+
+
+def test_the_key_pasted_into_a_host_page_fails_the_build(tmp_path: Path, plugin_decision: Path) -> None:
+    """Not a copy of the file: the key's secret pasted into the prose of a host page (its PEM body; the seed's
+    spellings are tests/attest's). The page is deleted, the build fails, and nothing is signed."""
+
+    private, _, _ = generate_keypair(tmp_path / "keys")
+    secret = private.read_text().splitlines()[1]
+    config = write_host(tmp_path, {"decisions": [str(plugin_decision)], "signing_key": str(private)})
+    (tmp_path / "docs" / "ops.md").write_text(f"# Ops\n\nOur key, for the record: `{secret}`.\n")
+    done = build_host(config)
+    assert done.returncode != 0 and "copy of the signing key" in done.stderr, done.stderr[-800:]
+    assert not (tmp_path / "site" / "ops" / "index.html").exists()
+    assert not (tmp_path / "site" / "decisions" / "manifest.dsse.json").exists()

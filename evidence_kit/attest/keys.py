@@ -6,6 +6,7 @@ public key can recompute it, and it says nothing about the private key.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import os
 from pathlib import Path
@@ -25,6 +26,7 @@ __all__ = [
     "load_private_key",
     "load_public_key",
     "public_key_pem",
+    "private_key_spellings",
     "parse_public_key",
 ]
 
@@ -97,6 +99,16 @@ def load_private_key(path: Path) -> Ed25519PrivateKey:
     if not isinstance(key, Ed25519PrivateKey):
         raise BadInput("not an Ed25519 private key", path)
     return key
+
+
+def private_key_spellings(key: Ed25519PrivateKey) -> list[bytes]:
+    """The ways a private key's secret can be pasted into a page: its PEM body (one line for
+    Ed25519), and its raw 32-byte seed in hex and in base64 (standard and URL-safe, unpadded)."""
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    seed = key.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption())
+    body = b"".join(line for line in pem.splitlines() if not line.startswith(b"-----"))
+    return [body, seed.hex().encode(), seed.hex().upper().encode(),
+            base64.b64encode(seed).rstrip(b"="), base64.urlsafe_b64encode(seed).rstrip(b"=")]
 
 
 def parse_public_key(data: bytes, where: Path | str) -> Ed25519PublicKey:

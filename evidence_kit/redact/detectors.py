@@ -58,7 +58,14 @@ DETECTORS: tuple[tuple[str, str], ...] = (
               r"|" + _B + r"gh[pousr]_[A-Za-z0-9]{20,}"
               r"|" + _B + r"AKIA[0-9A-Z]{16}" + _E +
               r"|" + _B + r"xox[abpr]-[A-Za-z0-9-]{10,}"
-              r"|" + _B + r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+              r"|" + _B + r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
+              # A PEM private key with its body, its line breaks raw or escaped as in JSON ("\\n"),
+              # and an Ed25519 PKCS#8 key's body alone (its DER always starts MC4CAQAwBQYDK2VwBCIEI).
+              r"|-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?:\\[nr]|\s|[A-Za-z0-9+/=])*+(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----)?"
+              r"|MC4CAQAwBQYDK2VwBCIEI[A-Za-z0-9+/]{43}=?"
+              # A full body line of any PEM key written over several lines (64 base64 characters alone on
+              # their line, at least one of them not a hex digit: a sha256 in hex is not one).
+              r"|(?m:^(?=[0-9A-Fa-f]*[G-Zg-z+/])[A-Za-z0-9+/]{64}$)"),
     # A scheme may start with a digit here (RFC 3986 says a letter): "0132…5a://h" must be one URL
     # in raw text, or its hex run alone becomes "hex-1" and the output reads "hex-1://h" as a URL.
     # A scheme from the start of its run of scheme characters may be any length (one scan per run);
@@ -151,12 +158,14 @@ _HOST_HINT = re.compile(r"\.(?i:" + "|".join(_TLDS) + r")(?![A-Za-z0-9-])")
 _MAC_HINTS = tuple(re.compile(p) for p in (":" + _H + "{2}:" + _H + "{2}:" + _H + "{2}:" + _H + "{2}:",
                                            "-" + _H + "{2}-" + _H + "{2}-" + _H + "{2}-" + _H + "{2}-",
                                            r"\." + _H + r"{4}\."))
+_PEM_LINE_HINT = re.compile(r"(?m:^[A-Za-z0-9+/]{64}$)")
 _IPV4_HINT = re.compile(r"\.[0-9]{1,3}\.[0-9]{1,3}\.")
 _Hint = Callable[[str, str], object]
 _HINTS: dict[str, _Hint] = {
     "token": lambda text, lowered: (
         "bearer" in lowered or "k-" in text or "hf_" in text or ("gh" in text and "_" in text)
-        or "AKIA" in text or "xox" in text or "eyJ" in text
+        or "AKIA" in text or "xox" in text or "eyJ" in text or "PRIVATE KEY-----" in text
+        or "MC4CAQAwBQYDK2VwBCIEI" in text or (len(text) >= 64 and _PEM_LINE_HINT.search(text))
     ),
     "url": lambda text, lowered: "://" in text,
     "email": lambda text, lowered: "@" in text,

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import stat
 from pathlib import Path
 
-from evidence_kit.attest.keys import load_private_key, load_public_key
+from cryptography.hazmat.primitives import serialization
+
+from evidence_kit.attest.keys import generate_keypair, load_private_key, load_public_key, private_key_spellings
 
 
 def test_keygen_writes_pair_and_prints_key_id(run_cli, tmp_path: Path) -> None:
@@ -42,3 +45,17 @@ def test_private_key_readable_by_others_is_refused(run_cli, tmp_path: Path, refe
     else:
         raise AssertionError("a world-readable private key was used")
     assert not (reference_decision / "manifest.dsse.json").exists()
+
+
+def test_private_key_spellings_are_the_secret_as_it_can_be_pasted(tmp_path: Path) -> None:
+    """The PEM body and the raw seed in hex (either case) and base64 (both alphabets): every one of them
+    recovers the key, and none is a spelling of the public key."""
+    private, public, _ = generate_keypair(tmp_path)
+    key = load_private_key(private)
+    seed = key.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption())
+    spellings = private_key_spellings(key)
+    assert private.read_bytes().splitlines()[1] in spellings
+    assert base64.b64decode(spellings[0]).endswith(seed)
+    assert {bytes.fromhex(s.decode()) for s in spellings[1:3]} == {seed}
+    assert base64.b64decode(spellings[3] + b"=") == seed and base64.urlsafe_b64decode(spellings[4] + b"=") == seed
+    assert not any(s in public.read_bytes() for s in spellings)

@@ -263,3 +263,37 @@ def test_a_two_letter_host_name_is_hunted_as_a_whole_word(tmp_path):
     assert '"collector_host": "vm"' not in (result.out / JOURNAL).read_text()
     log = (result.out / "logs" / "cluster.log").read_text()
     assert "on vm;" not in log and "vmstat and kvm are words" in log
+
+
+# A private key ----------------------------------------------------------------------------
+
+def test_a_private_key_in_a_log_or_a_header_is_redacted_and_scanned(tmp_path):
+    """A signing key pasted into a log (PEM on its lines) and into a header field (PEM on one line, its
+    breaks escaped as JSON writes them) is replaced; its body is found by the scan wherever it stands;
+    an RSA key's body lines in a log are replaced line by line (the last, short one holds a few bytes)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    pem = Ed25519PrivateKey.generate().private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                     serialization.NoEncryption()).decode()
+    body = pem.splitlines()[1]
+    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), {"deploy_note": f"key was {pem}"},
+                {"logs/startup.log": f"loading signing key\n{pem}key loaded; inline copy={body}\n"})
+    assert any(body in str(f) or "token" in str(f) for f in scan_tree(raw))
+    result = redact_bundle(raw, tmp_path / "out", key=KEY)
+    assert result.publishable, [str(f) for f in result.findings]
+    text = _texts(result.out)
+    assert body not in text
+    assert "BEGIN PRIVATE KEY" not in text  # a lone END line is left: it holds nothing
+    rsa_pem = rsa.generate_private_key(public_exponent=65537, key_size=1024).private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL, serialization.NoEncryption()).decode()
+    raw2 = plant(corpus.make_raw_trial(tmp_path / "raw2"), files={"logs/tls.log": f"tls key follows\n{rsa_pem}"})
+    result = redact_bundle(raw2, tmp_path / "out2", key=KEY)
+    assert result.publishable, [str(f) for f in result.findings]
+    text = _texts(result.out)
+    assert not [line for line in rsa_pem.splitlines()[1:-2] if line in text]  # every full body line is gone
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    (clean / "page.html").write_text(f"<p>{body}</p>")
+    assert [f for f in scan_tree(clean)], "the body alone is found by the scan"
