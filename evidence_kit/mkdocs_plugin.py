@@ -39,6 +39,7 @@ from .analyze import Analysis
 from .attest.keys import load_private_key, private_key_spellings
 from .attest.manifest import write_manifest
 from .attest.sign import sign_tree
+from .attest.statement import PUBLICATION_FIELD, PUBLISHED_BY_PLUGIN
 from .errors import EvidenceError
 from .model.evidence import DecisionEvidence
 from .publish.safety import known_values, scan_site
@@ -242,7 +243,7 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
         try:
             write_manifest(out)
             if self.config.signing_key is not None:
-                sign_tree(out, self._path(config, self.config.signing_key))
+                sign_tree(out, self._path(config, self.config.signing_key), predicate={PUBLICATION_FIELD: PUBLISHED_BY_PLUGIN})
         except EvidenceError as err:
             raise _fail(err) from None
 

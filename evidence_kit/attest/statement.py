@@ -5,7 +5,8 @@ and trials, the receipts' digests and the statistics definitions, so an
 auditor can cross-check the signed claims against the folder, not only the
 bytes. A built site's predicate also names the toolchain that wrote its bytes
 (:data:`TOOLCHAIN_FIELD`, given by the builder): the versions an auditor needs
-to rebuild it byte for byte.
+to rebuild it byte for byte; and a published folder's says how it was published
+(:data:`PUBLICATION_FIELD`: a whole site, or a MkDocs plugin's prefix folder).
 """
 
 from __future__ import annotations
@@ -30,12 +31,20 @@ __all__ = [
     "recorded_toolchain",
     "StatementError",
     "TOOLCHAIN_FIELD",
+    "PUBLICATION_FIELD",
+    "PUBLISHED_AS_SITE",
+    "PUBLISHED_BY_PLUGIN",
 ]
 
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 PREDICATE_TYPE = "https://evidence-kit.invalid/attestation/site/v1"
 # {"python": "3.11.7", "mkdocs": "1.6.1", "mkdocs-material": "9.6.1", ...}: package name -> version.
 TOOLCHAIN_FIELD = "toolchain"
+# How the signed folder was published: a whole site ``build --sign`` wrote, or the prefix folder the MkDocs
+# plugin added to a host site. ``verify`` checks the folder has the layout the signature claims.
+PUBLICATION_FIELD = "publication"
+PUBLISHED_AS_SITE = "site"
+PUBLISHED_BY_PLUGIN = "mkdocs-plugin"
 
 
 class StatementError(Exception):

@@ -17,7 +17,7 @@ from pathlib import Path
 from ..analyze import Analysis, analyze
 from ..attest.manifest import write_manifest
 from ..attest.sign import sign_tree
-from ..attest.statement import TOOLCHAIN_FIELD
+from ..attest.statement import PUBLICATION_FIELD, PUBLISHED_AS_SITE, TOOLCHAIN_FIELD
 from ..errors import BadInput
 from ..model.evidence import DecisionEvidence
 from ..read import load_decision
@@ -102,7 +102,7 @@ def build_site(
         run_mkdocs(staged / "mkdocs.yml", source_date_epoch([ev.decision.date for ev, _ in loaded]))
         write_manifest(staged / "public")
         if sign_key is not None:
-            sign_tree(staged / "public", sign_key, predicate={TOOLCHAIN_FIELD: installed_toolchain()})
+            sign_tree(staged / "public", sign_key, predicate={TOOLCHAIN_FIELD: installed_toolchain(), PUBLICATION_FIELD: PUBLISHED_AS_SITE})
         scan_site([staged / "site", staged / "public"], values, shown_as=out, policy_file=policy)
         _swap_into(out, staged)
     finally:

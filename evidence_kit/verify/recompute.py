@@ -23,6 +23,7 @@ from typing import Any
 from ..analyze import DEFINITIONS, Analysis, analyze
 from ..attest.keys import PUBLIC_KEY_NAME
 from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME
+from ..attest.statement import PUBLICATION_FIELD, PUBLISHED_AS_SITE, PUBLISHED_BY_PLUGIN
 from ..model.evidence import DecisionEvidence, TrialEvidence
 from ..render.article import article_html, page_title
 from ..render.docs_folder import (
@@ -260,8 +261,13 @@ def _not_generated(ctx: Context, seen: set[str], sites: dict[str, str], mkdocs_o
     return out
 
 
+_LAYOUTS = {PUBLISHED_AS_SITE: "a built site", PUBLISHED_BY_PLUGIN: "a MkDocs plugin's prefix folder"}
+
+
 def _predicate_problems(ctx: Context, analyses: dict[str, Analysis]) -> list[Problem]:
-    """The signed predicate must name exactly the decisions and trials found, and our statistics."""
+    """The signed predicate must name exactly the decisions and trials found, and our statistics; where it says
+    how the folder was published (a built site, a plugin's prefix folder), the folder's layout must be that. A
+    statement that says nothing of it (``sign_tree`` alone, or before the field existed) is checked by layout."""
     predicate: dict[str, Any] = ctx.predicate or {}
     where = ctx.where(ENVELOPE_NAME)
     found_trials = sorted({t.trial_id for a in analyses.values() for t in a.trials})
@@ -270,6 +276,14 @@ def _predicate_problems(ctx: Context, analyses: dict[str, Analysis]) -> list[Pro
     for name, found in (("trials", found_trials), ("decisions", found_decisions)):
         if sorted(predicate.get(name, [])) != found:
             problems.append(Problem(where, f"signed predicate names {name} {predicate.get(name)}, the folder holds {found}"))
+    layout = PUBLISHED_AS_SITE if is_built_site(ctx) else PUBLISHED_BY_PLUGIN if embedded_decisions(ctx) else None
+    claimed = predicate.get(PUBLICATION_FIELD)
+    if layout is not None and claimed is not None and claimed != layout:
+        problems.append(Problem(where, f"the folder is laid out as {_LAYOUTS[layout]}, but the signed statement "
+                                       f"says it was published as {claimed!r}"))
+    elif layout is None and claimed is not None:
+        problems.append(Problem(where, f"the signed statement says the folder was published as {claimed!r}, "
+                                       "but it holds no published pages"))
     if predicate.get("statistics") != DEFINITIONS["version"]:
         problems.append(
             Problem(where, f"signed with statistics {predicate.get('statistics')!r}; this verifier recomputes with {DEFINITIONS['version']!r}")

@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from evidence_kit.attest import sign_tree
 from evidence_kit.examples.reference import write_reference_decision
 from evidence_kit.publish import build_site
 from evidence_kit.redact import redact_bundle
 from tests.verify.test_site_tamper import DECISION, _failed, _verify
+
+from ..resign import resign
 
 pytestmark = pytest.mark.slow
 
@@ -60,7 +61,7 @@ def test_a_resigned_gap_in_analysis_json_fails(run_cli, timing_site: Path, keypa
     gap["gap_ms"] += 1e-9
     doc["trials"][0]["arms"][0]["timing"][1]["largest_gap_ms"] = -doc["trials"][0]["arms"][0]["timing"][1]["largest_gap_ms"]
     path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
-    sign_tree(site, keypair[0])
+    resign(site, keypair[0])
     result = _verify(run_cli, site, "--key", keypair[1])
     assert result.code == 1 and set(_failed(result)) == {"figures"}, result.out
 
@@ -72,6 +73,6 @@ def test_a_resigned_timing_cell_on_the_page_fails(run_cli, timing_site: Path, ke
     assert pages
     page = pages[0]
     page.write_text(page.read_text().replace("+4.0 ms", "+0.4 ms", 1))
-    sign_tree(site, keypair[0])
+    resign(site, keypair[0])
     result = _verify(run_cli, site, "--key", keypair[1])
     assert result.code == 1 and set(_failed(result)) == {"figures"}, result.out

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from evidence_kit.attest import sign_tree
 from evidence_kit.examples.reference import write_reference_decision
 from evidence_kit.publish import build_site
 from evidence_kit.redact import redact_bundle
 
+from ..resign import resign
 from .test_site_tamper import DECISION, _failed, _verify
 
 pytestmark = pytest.mark.slow  # each case runs the whole verify of a real site
@@ -51,7 +51,7 @@ def _resign_with(site: Path, private_key: Path, edit) -> None:
     doc = json.loads(path.read_text())
     edit(doc)
     path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
-    sign_tree(site, private_key)
+    resign(site, private_key)
 
 
 def _show(value: object) -> str:
@@ -85,7 +85,7 @@ def unrestored_site(tmp_path_factory: pytest.TempPathFactory, keypair) -> Path:
     decision = redact_bundle(raw, base / "decision", key=b"verify-tests-key-0123456789abcdef").out
     out = base / "site"
     build_site([decision], out)
-    sign_tree(out / "public", keypair[0])
+    resign(out / "public", keypair[0])
     return out / "public"
 
 

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from evidence_kit.attest import sign_tree
 from evidence_kit.attest.keys import key_id, load_public_key
+
+from ..resign import resign
 
 pytestmark = pytest.mark.slow  # the session builds a real site once
 
@@ -31,7 +32,7 @@ def _one_line_exit_2(result, *needles: str) -> None:
 
 
 def test_site_resigned_by_an_attacker_is_not_verified_unpinned(run_cli, site: Path, other_keypair) -> None:
-    sign_tree(site, other_keypair[0])
+    resign(site, other_keypair[0])
     result = run_cli("verify", site)
     assert result.code == 1, result.out
     assert "PASS signature" in result.out  # integrity holds against the key the folder ships...
@@ -63,7 +64,7 @@ def test_key_id_pins_the_folders_own_key(run_cli, site: Path, keypair) -> None:
 
 
 def test_key_id_of_another_key_fails_closed(run_cli, site: Path, keypair, other_keypair) -> None:
-    sign_tree(site, other_keypair[0])
+    resign(site, other_keypair[0])
     result = run_cli("verify", site, "--key-id", _kid(keypair[1]), "--allow-unpinned")
     assert result.code == 1, result.out
     assert "FAIL signature not the pinned key" in result.out

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from evidence_kit.attest import sign_tree
-
 from ..plugin_host import build_host, write_host
+from ..resign import resign
 from .test_site_tamper import _failed, edit_first_figure
 
 pytestmark = pytest.mark.slow  # real MkDocs builds of a host site
@@ -82,7 +81,7 @@ def test_unsigned_decision_is_integrity_only(run_cli, unsigned_master: Path, key
 
 def test_edited_number_resigned_fails_naming_the_figure(run_cli, signed: Path, keypair) -> None:
     figure = edit_first_figure(signed / DECISION / "index.html")
-    sign_tree(signed, keypair[0])  # every hash and the signature hold again: only the recomputation can tell
+    resign(signed, keypair[0])  # every hash and the signature hold again: only the recomputation can tell
     result = run_cli("verify", signed, "--key", keypair[1])
     failed = _failed(result)
     assert result.code == 1 and set(failed) == {"figures"}, result.out
@@ -96,7 +95,7 @@ def test_edited_chart_data_and_article_text_fail(run_cli, signed: Path, keypair)
     per_run.write_text(re.sub(r"(e2e_p50_s&quot;:)([0-9.]+)", r"\g<1>9.99", html, count=1))
     summary = signed / DECISION / "cache-layout" / "summary" / "index.html"
     summary.write_text(re.sub(r"(<article[^>]*>)", r"\1<p>Adopted: 40% faster</p>", summary.read_text(), count=1))
-    sign_tree(signed, keypair[0])
+    resign(signed, keypair[0])
     failed = _failed(run_cli("verify", signed, "--key", keypair[1]))
     assert set(failed) == {"figures"}
     assert any("per-run/index.html" in line and "spec datasets" in line for line in failed["figures"]), failed
@@ -106,7 +105,7 @@ def test_edited_chart_data_and_article_text_fail(run_cli, signed: Path, keypair)
 def test_deleted_or_added_page_fails(run_cli, signed: Path, keypair) -> None:
     (signed / DECISION / "hardware" / "index.html").unlink()
     (signed / DECISION / "extra.html").write_text("<article><p>Independent audit: passed</p></article>")
-    sign_tree(signed, keypair[0])
+    resign(signed, keypair[0])
     failed = _failed(run_cli("verify", signed, "--key", keypair[1]))
     assert any("hardware.html: missing" in line for line in failed["figures"]), failed
     assert any("extra.html: published, but not generated" in line for line in failed["figures"]), failed
@@ -126,7 +125,18 @@ def test_a_key_that_is_not_the_publishers_fails_and_so_does_a_resigned_folder(ru
     other_private, other_public, _ = generate_keypair(tmp_path / "other")
     wrong = run_cli("verify", signed, "--key", other_public)
     assert wrong.code == 1 and "FAIL signature" in wrong.out, wrong.out
-    sign_tree(signed, other_private)
+    resign(signed, other_private)
     forged = run_cli("verify", signed, "--key", keypair[1])
     assert forged.code == 1 and "FAIL signature" in forged.out, forged.out
     assert not forged.out.splitlines()[-1].startswith("verified"), forged.out
+
+
+def test_the_plugin_signs_that_it_published_the_folder_and_verify_holds_it_to_that(run_cli, signed: Path, keypair) -> None:
+    """The plugin's statement says ``publication: mkdocs-plugin``; re-signed as a built site, the claim and
+    the layout disagree and ``figures`` fails."""
+    from ..resign import signed_predicate
+
+    assert signed_predicate(signed)["publication"] == "mkdocs-plugin"
+    resign(signed, keypair[0], publication="site")
+    failed = _failed(run_cli("verify", signed, "--key", keypair[1]))
+    assert set(failed) == {"figures"} and any("laid out as a MkDocs plugin's prefix folder" in line for line in failed["figures"]), failed

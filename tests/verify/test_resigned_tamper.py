@@ -69,12 +69,12 @@ CASES = {
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_resigned_edit_caught(run_cli, site: Path, keypair, case: str) -> None:
-    from evidence_kit.attest import sign_tree
+    from ..resign import resign
 
     rel, edit, check = CASES[case]
     path = site / rel
     path.write_text(edit(path.read_text()))
-    sign_tree(site, keypair[0])
+    resign(site, keypair[0])
     result = _verify(run_cli, site, "--key", keypair[1])
     failed = _failed(result)
     assert result.code == 1 and set(failed) == {check}, result.out
@@ -82,23 +82,23 @@ def test_resigned_edit_caught(run_cli, site: Path, keypair, case: str) -> None:
 
 
 def test_external_url_in_a_page_caught(run_cli, site: Path, keypair) -> None:
-    from evidence_kit.attest import sign_tree
+    from ..resign import resign
 
     page = site / DECISION / "index.html"
     html = page.read_text()
     page.write_text(html.replace("</head>", '<link rel="stylesheet" href="https://cdn.example.com/x.css"></head>', 1))
-    sign_tree(site, keypair[0])
+    resign(site, keypair[0])
     failed = _failed(_verify(run_cli, site, "--key", keypair[1]))
     assert any("index.html" in line and "https://cdn.example.com/x.css" in line for line in failed.get("figures", [])), failed
 
 
 def test_deleted_analysis_does_not_switch_the_page_comparison_off(run_cli, site: Path, keypair) -> None:
     """Pages are compared because the decision's evidence is there, not because analysis.json is."""
-    from evidence_kit.attest import sign_tree
+    from ..resign import resign
 
     (site / DECISION / "analysis.json").unlink()
     figure = edit_first_figure(site / DECISION / "index.html")
-    sign_tree(site, keypair[0])
+    resign(site, keypair[0])
     failed = _failed(_verify(run_cli, site, "--key", keypair[1]))
     assert set(failed) == {"figures"}, failed
     assert any("analysis.json" in line and "missing" in line for line in failed["figures"])
@@ -106,10 +106,10 @@ def test_deleted_analysis_does_not_switch_the_page_comparison_off(run_cli, site:
 
 
 def test_page_nothing_generates_is_caught(run_cli, site: Path, keypair) -> None:
-    from evidence_kit.attest import sign_tree
+    from ..resign import resign
 
     (site / DECISION / "addendum.html").write_text("<html><body><article><p>50% faster</p></article></body></html>")
-    sign_tree(site, keypair[0])
+    resign(site, keypair[0])
     failed = _failed(_verify(run_cli, site, "--key", keypair[1]))
     assert set(failed) == {"figures"}, failed
     assert any("addendum.html" in line and "not generated from the evidence" in line for line in failed["figures"])
@@ -117,11 +117,11 @@ def test_page_nothing_generates_is_caught(run_cli, site: Path, keypair) -> None:
 
 def test_theme_script_edit_caught(run_cli, site: Path, keypair) -> None:
     """Material's own scripts run on every page: they must be the bytes of the theme that built the site."""
-    from evidence_kit.attest import sign_tree
+    from ..resign import resign
 
     bundle = sorted((site / "assets" / "javascripts").glob("bundle.*.min.js"))[0]
     bundle.write_text(bundle.read_text() + "\n;document.title = 'x';\n")
-    sign_tree(site, keypair[0])
+    resign(site, keypair[0])
     failed = _failed(_verify(run_cli, site, "--key", keypair[1]))
     assert set(failed) == {"sources"}, failed
     assert any(bundle.name in line and "mkdocs-material" in line for line in failed["sources"]), failed

@@ -123,10 +123,10 @@ def test_hand_edited_number_in_a_page(run_cli, site: Path) -> None:
 
 def test_edited_page_and_resigned_manifest_still_caught(run_cli, site: Path, keypair) -> None:
     """A publisher who edits a figure and re-signs passes every hash check, never the recomputation."""
-    from evidence_kit.attest import sign_tree
+    from ..resign import resign
 
     figure = edit_first_figure(site / DECISION / "cache-layout" / "summary.html")
-    sign_tree(site, keypair[0])
+    resign(site, keypair[0])
     result = _verify(run_cli, site, "--key", keypair[1])
     failed = _failed(result)
     assert result.code == 1 and set(failed) == {"figures"}, result.out
@@ -171,9 +171,9 @@ def test_wrong_key_caught(run_cli, site: Path, other_keypair) -> None:
 
 
 def test_resigned_by_another_key_caught_only_when_pinned(run_cli, site: Path, keypair, other_keypair) -> None:
-    from evidence_kit.attest import sign_tree
+    from ..resign import resign
 
-    sign_tree(site, other_keypair[0])
+    resign(site, other_keypair[0])
     # Integrity holds against the key the folder names, but that proves nothing about who signed:
     # unpinned is not verified, and only --allow-unpinned accepts it, saying so in the last line.
     unpinned = _verify(run_cli, site)
@@ -219,3 +219,16 @@ def test_subject_not_bound_to_the_files(run_cli, site: Path, keypair) -> None:
     assert result.code == 1 and "complete" in failed, result.out
     assert any("not signed" in line for line in failed["complete"])
     assert any("manifest itself is not a signed subject" in line for line in failed["complete"])
+
+
+@pytest.mark.parametrize("claim", ["mkdocs-plugin", "bundle"])
+def test_a_statement_that_misstates_how_the_site_was_published_fails(run_cli, site: Path, keypair, claim) -> None:
+    """The signed statement says how the folder was published (``build --sign``: a site). Re-signed claiming a
+    plugin's prefix folder (whose pages are compared as a host's articles), or anything else, it fails."""
+    from ..resign import resign, signed_predicate
+
+    assert signed_predicate(site)["publication"] == "site"
+    resign(site, keypair[0], publication=claim)
+    failed = _failed(_verify(run_cli, site, "--key", keypair[1]))
+    assert set(failed) == {"figures"} and any(f"laid out as a built site, but the signed statement says it was published as '{claim}'"
+                                              in line for line in failed["figures"]), failed

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from evidence_kit.attest import sign_tree
 from evidence_kit.publish import build_site
 from evidence_kit.redact import redact_bundle
 
 from ..guarded import GUARDED_ID, write_guarded_decision
+from ..resign import resign
 from .test_site_tamper import DECISION, _failed, _verify
 from .test_toolchain import _resign
 
@@ -64,7 +64,7 @@ def _edit_analysis_and_resign(site: Path, decision: str, path: str, key: Path) -
     published = _edited(recomputed)
     _put(doc, path, published)
     target.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
-    sign_tree(site, key)
+    resign(site, key)
     return published, recomputed
 
 
@@ -113,7 +113,7 @@ def _edit_page_and_resign(site: Path, rel: str, old: str, new: str, key: Path) -
     text = page.read_text()
     assert old in text, old
     page.write_text(text.replace(old, new, 1))
-    sign_tree(site, key)
+    resign(site, key)
     return page
 
 
@@ -151,7 +151,7 @@ def _respec(site: Path, key: Path, edit) -> Path:
     edit(spec)
     escaped = html_lib.escape(json.dumps(spec, sort_keys=True, separators=(",", ":")), quote=True)
     page.write_text(page.read_text().replace(attribute, escaped, 1))
-    sign_tree(site, key)
+    resign(site, key)
     return page
 
 
