@@ -132,6 +132,11 @@ def _reason(err: BaseException) -> str:
 class _RayWorker(Handle):
     """The collector's end of one actor."""
 
+    # A call to an actor takes milliseconds each way (tens on a loaded node): with one request per lane
+    # the lane would idle that long between requests, below the run's concurrency; with the next one
+    # queued in the actor, it is sent the moment the one before it ends (bench/collect_ray.py).
+    depth = 2
+
     def __init__(self, number: int, actor: Any, driver_node: str):
         self.number, self.actor, self.driver_node = number, actor, driver_node
         self.node: dict[str, Any] | None = None

@@ -46,6 +46,9 @@ class WorkerCore:
         self.client = arm_client(600.0)
         self.anchor = time.monotonic()
         self.health: HealthMonitor | None = None
+        # One request at a time per lane: a collector that hands a lane its next request before the current
+        # one ends (a Ray actor's, to hide the call's latency) still has at most one in flight on it.
+        self.lanes: dict[int, asyncio.Lock] = {}
 
     async def answer(self, message: dict[str, Any]) -> dict[str, Any]:
         """The reply to one command."""
@@ -61,8 +64,10 @@ class WorkerCore:
             self.anchor = time.monotonic()
             return {"op": "began", "clock": self.anchor}
         if op == "send":
-            outcome = await stream_chat(self.client, message["url"], message["body"], clock=time.monotonic,
-                                        timeout=float(message["timeout"]), lane=int(message["lane"]))
+            lane = int(message["lane"])
+            async with self.lanes.setdefault(lane, asyncio.Lock()):  # due when the lane's previous request ends
+                outcome = await stream_chat(self.client, message["url"], message["body"], clock=time.monotonic,
+                                            timeout=float(message["timeout"]), lane=lane)
             # The collector's own timing fields, but t_send_s counts from this worker's anchor, unrounded:
             # the collector adds the anchor's place on the arm's clock and rounds once.
             return {"op": "done", "index": message["index"],

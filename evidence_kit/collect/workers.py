@@ -10,7 +10,10 @@ connection). The slots pull the next request index from one queue the collector 
 exactly as :func:`~.runs.send_all` does in one process, so the run stays a closed loop:
 at most C requests in flight, the next sent when any one ends, whichever worker serves
 it. Fixed shares (worker w sends indices w, w+N, ...) would leave a fast worker idle
-while a slow one still has a backlog: fewer than C in flight, a different load.
+while a slow one still has a backlog: fewer than C in flight, a different load. A worker whose
+calls are slow (a Ray actor) is handed each lane's next index one request ahead
+(:attr:`Handle.depth`), and sends it when the lane's current request ends: still one
+request in flight per lane.
 
 Records come back with the index they were handed and are merged in index order, so the
 journal is the one a single process writes. Only durations cross from a worker: its
@@ -67,6 +70,9 @@ class Handle:
     same_machine: bool = True  # reads the collector's monotonic clock
     placement: float = 0.0  # the worker's anchor on the arm's clock (seconds since its start)
     bound: float = 0.0  # how far ``placement`` may be from the truth
+    # Requests handed to each of its lanes at once: the one in flight and those queued behind it in the
+    # worker, which sends each when the one before it on the lane ends (more than 1 hides a call's latency).
+    depth: int = 1
 
     async def ask(self, message: dict[str, Any], reply: Any, timeout: float) -> dict[str, Any]:
         raise NotImplementedError
@@ -263,7 +269,8 @@ class WorkerPool:
         try:
             async with asyncio.TaskGroup() as group:
                 for lane in range(min(concurrency, len(bodies))):
-                    group.create_task(slot(lane))
+                    for _ in range(self._worker_of(lane).depth):
+                        group.create_task(slot(lane))
         except* WorkerFailed as failed:
             raise failed.exceptions[0] from None
         missing = [index for index, record in enumerate(records) if record is None]

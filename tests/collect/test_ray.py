@@ -56,7 +56,7 @@ def test_a_trial_through_a_local_ray_cluster_is_the_trial_local_workers_collect_
             for run in arm.runs:
                 assert run.client is not None and len(run.client.processes) == 3
                 workers = run.client.processes[1:]
-                private = (run.model_extra or {}).get("private") or run.private
+                private = run.private
                 if how == "ray":
                     # On the collector's own node: one monotonic clock, the anchors placed exactly.
                     assert all(p.ray_node and p.t_send_bound_s == 0 for p in workers)
