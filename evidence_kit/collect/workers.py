@@ -214,7 +214,7 @@ class _Worker(Handle):
 class WorkerPool:
     """N started workers, and the calls of one run on them."""
 
-    def __init__(self, workers: list[Handle], t0: float):
+    def __init__(self, workers: list[Handle], t0: float = 0.0):
         self.workers, self.t0 = workers, t0
 
     def _worker_of(self, slot: int) -> Handle:
@@ -263,7 +263,9 @@ class WorkerPool:
             for index in queue:  # one queue for every slot of every worker: the closed loop of one process
                 message = {"op": "send", "index": index, "lane": lane, "url": url, "body": bodies[index],
                            "timeout": timeout}
-                record = (await worker.ask(message, index, timeout + REPLY_MARGIN_S))["record"]
+                record = (await worker.ask(message, index, timeout + REPLY_MARGIN_S)).get("record")
+                if not isinstance(record, dict):
+                    raise WorkerFailed(f"worker {worker.number} sent a malformed reply (no record for request {index})")
                 records[index] = {**record, "t_send_s": worker.arm_time(record.get("t_send_s"))}
 
         try:
