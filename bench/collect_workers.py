@@ -57,7 +57,7 @@ async def wave(url: str, concurrency: int, tag: str, pool: WorkerPool | None) ->
                 client, chat, wave_bodies, concurrency=concurrency, clock=time.monotonic, timeout=300)]
             client_health = await health.stop()
         else:
-            pool.begin()
+            await pool.begin()
             records = await pool.send_all(chat, wave_bodies, concurrency=concurrency, timeout=300)
             workers = await pool.end()
             client_health = await health.stop()
@@ -90,14 +90,23 @@ async def bench(url: str, levels: list[int], rounds: int) -> None:
                       flush=True)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--levels", default="8,32,64,128")
+def wave_options(description: str, levels: str) -> argparse.ArgumentParser:
+    """The options of a benchmark of waves against the simulator: ``--levels``, ``--time-scale``, ``--rounds``."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--levels", default=levels, help="the concurrencies, comma-separated")
     parser.add_argument("--time-scale", type=float, default=200.0)
     parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
+    return parser
+
+
+def load_average() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def main() -> None:
+    args = wave_options(__doc__.splitlines()[0], "8,32,64,128").parse_args()
     levels = [int(x) for x in args.levels.split(",")]
-    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; cores: {os.cpu_count()}; "
+    print(f"load average before: {load_average()}; cores: {os.cpu_count()}; "
           f"time scale {args.time_scale:g}; {args.rounds} rounds, median tokens/s")
     print("| C | client | streamed tokens/s | vs in-process | busiest loop CPU share | busiest loop µs/token | "
           "loop lag max ms | failed |")
@@ -105,7 +114,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder, \
             simulator_process(bench_profile(Path(folder)), time_scale=args.time_scale) as url:
         asyncio.run(bench(url, levels, args.rounds))
-    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"load average after: {load_average()}")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import contextlib
 from .connections import arm_client
 from .lifecycle import EngineFailed
 from .prompts import PromptBook
+from .ray_workers import ray_pool
 from .stages.closing import closing_checks, restoration_checks
 from .stages.context import ArmContext, ArmResult, ArmSetup
 from .stages.engine import ArmEngine, record_failed_start, record_stop, start
@@ -53,7 +54,9 @@ async def run_arm(s: ArmSetup) -> ArmResult:
                 async with contextlib.AsyncExitStack() as stack:
                     # Started once per arm, before its first timed run, and ended with the block however it ends.
                     pool: WorkerPool | None = None
-                    if s.workers > 1 and todo:
+                    if s.ray is not None and todo:
+                        pool = await stack.enter_async_context(ray_pool(s.workers, arm.t0, max(wl.concurrency), s.ray))
+                    elif s.workers > 1 and todo:
                         pool = await stack.enter_async_context(worker_pool(s.workers, arm.t0))
                     for spec in todo:
                         await measure_run(arm, watch, book, spec, pool)

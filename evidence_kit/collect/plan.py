@@ -37,7 +37,7 @@ from ..read import read_text, read_toml_model
 from ..read.validation import describe_validation_error
 
 __all__ = ["Plan", "ArmPlan", "PlanWorkload", "GatePlan", "TelemetryPlan", "load_plan", "GATE_NAMES",
-           "MAX_WORKERS", "STREAMS_PER_WORKER", "workers_problem", "resolve_workers", "available_cores"]
+           "MAX_WORKERS", "STREAMS_PER_WORKER", "workers_problem", "ray_problem", "resolve_workers", "available_cores"]
 
 GateName = Literal["smoke", "json", "needle", "tools", "streaming-tools", "tool-result"]
 GATE_NAMES: tuple[str, ...] = get_args(GateName)
@@ -92,6 +92,13 @@ def workers_problem(value: Any, concurrency: list[int]) -> str | None:
     return None
 
 
+def ray_problem(value: Any) -> str | None:
+    """Why ``value`` is no ``ray`` setting (a Ray cluster's ``HOST:PORT``, or ``"auto"``), or ``None``."""
+    if isinstance(value, str) and (value == "auto" or re.fullmatch(r"[^\s/:]+:[0-9]{1,5}|\[[0-9A-Fa-f:.]+\]:[0-9]{1,5}", value)):
+        return None
+    return f'ray must be "auto" or a Ray cluster\'s HOST:PORT (as `ray start --head` prints it), not {value!r}'
+
+
 def resolve_workers(workers: int | str, concurrency: list[int], cores: int | None = None) -> int:
     """The worker processes of a collection: ``workers`` as given, or for ``"auto"`` what the load needs,
     ``ceil(max(concurrency) / STREAMS_PER_WORKER)``, at most the cores. 1 means the collector's own
@@ -122,6 +129,17 @@ class PlanWorkload(_Strict):
     # How many processes stream the timed requests (collect/workers.py): how the client is run, not
     # what is measured, so it is not in trial.json (each run record lists the processes that sent it).
     workers: Workers = "auto"
+    # A Ray cluster whose actors are the workers (collect/ray_workers.py): its HOST:PORT, or "auto" (the one
+    # `ray start` left on this machine). Private, like an endpoint: not in trial.json.
+    ray: str | None = None
+
+    @field_validator("ray", mode="before")
+    @classmethod
+    def _ray(cls, value: Any) -> Any:
+        problem = ray_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
 
     @field_validator("workers", mode="before")
     @classmethod

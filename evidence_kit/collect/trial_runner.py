@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..canonical import canonical_json
 from ..errors import BadInput
@@ -18,9 +19,10 @@ from .arm import ArmResult, ArmSetup, run_arm
 from .client import Clock
 from .journal_writer import ResumePoint, open_for_resume
 from .lifecycle import free_port
-from .plan import Plan, load_plan, resolve_workers, workers_problem
+from .plan import Plan, load_plan, ray_problem, resolve_workers, workers_problem
 from .progress import Progress
 from .prompts import Calibration
+from .ray_workers import connect, disconnect, require_ray
 from .state import EngineState
 
 __all__ = ["TrialResult", "collect_trial", "utc_now"]
@@ -58,7 +60,8 @@ def _trial_bytes(trial: Trial) -> bytes:
     return canonical_json(trial.model_dump(mode="json", by_alias=True, exclude_none=True), sort_keys=False, ascii_only=True)
 
 
-def _prepare(plan: Plan, out: Path, resume: bool) -> Trial:
+def _prepare_check(plan: Plan, out: Path, resume: bool) -> Trial:
+    """The plan's trial, refused (exit 2) when ``out`` holds another or anything else; nothing written."""
     trial = plan.trial()
     trial_file = out / "trial.json"
     if trial_file.exists():
@@ -69,7 +72,12 @@ def _prepare(plan: Plan, out: Path, resume: bool) -> Trial:
             raise BadInput("the plan differs from the trial this folder holds; cannot resume it", trial_file)
     elif out.exists() and any(out.iterdir()) and not resume:
         raise BadInput("output folder is not empty", out)
-    atomic_write(trial_file, _trial_bytes(trial))
+    return trial
+
+
+def _prepare(plan: Plan, out: Path, resume: bool) -> Trial:
+    trial = _prepare_check(plan, out, resume)
+    atomic_write(out / "trial.json", _trial_bytes(trial))
     return trial
 
 
@@ -97,7 +105,7 @@ def _restored_from_journal(ref_result: ArmResult, point: ResumePoint, plan: Plan
 
 
 async def _collect(plan: Plan, out: Path, trial: Trial, *, resume: bool, progress: Progress, clock: Clock,
-                   wall: Callable[[], str], workers: int) -> TrialResult:
+                   wall: Callable[[], str], workers: int, ray: dict[str, Any] | None) -> TrialResult:
     result = TrialResult(out=out, trial=trial)
     state = EngineState(out)
     if resume and state.reap():
@@ -117,7 +125,7 @@ async def _collect(plan: Plan, out: Path, trial: Trial, *, resume: bool, progres
             if point.header is not None and calibration is None:
                 calibration = _calibration(point.header)
             setup = ArmSetup(plan=plan, ref=ref, out=out, clock=clock, wall=wall, progress=progress,
-                             port=ports[ref.arm], resume=point, state=state, workers=workers,
+                             port=ports[ref.arm], resume=point, state=state, workers=workers, ray=ray,
                              calibration=calibration,
                              before=before if ref.phase == "restored" else None,
                              candidate=candidate if ref.phase == "restored" else None)
@@ -134,13 +142,17 @@ async def _collect(plan: Plan, out: Path, trial: Trial, *, resume: bool, progres
 def collect_trial(
     plan: Plan | str | Path, out_dir: str | Path, *, resume: bool = False, progress: Progress | None = None,
     clock: Clock = time.monotonic, wall: Callable[[], str] = utc_now, workers: int | str | None = None,
+    ray: str | None = None,
 ) -> TrialResult:
     """Run the plan's trial, arm by arm in its sequence, and write ``trial.json``, journals, telemetry and logs to ``out_dir``.
 
     With ``resume`` an interrupted trial continues from its last complete run. ``workers`` overrides
     the plan's ``[workload] workers`` (``--workers``): how many processes stream the timed requests.
-    Raises :class:`~evidence_kit.errors.BadInput` for a bad plan, output folder or ``workers``, and
-    :class:`~.workers.WorkerFailed` when a worker process dies (the run it was in is not journalled);
+    ``ray`` overrides the plan's ``[workload] ray`` (``--ray``): the address of a Ray cluster (or ``"auto"``)
+    whose actors are the workers (:mod:`.ray_workers`).
+    Raises :class:`~evidence_kit.errors.BadInput` for a bad plan, output folder, ``workers`` or ``ray`` (Ray
+    not installed included), :class:`~.ray_workers.RayUnavailable` when no Ray cluster answers there (nothing
+    is written), and :class:`~.workers.WorkerFailed` when a worker dies (the run it was in is not journalled);
     gate and check failures are recorded and reported in the result, not raised.
     """
     if not isinstance(plan, Plan):
@@ -149,13 +161,28 @@ def collect_trial(
     problem = None if workers is None else workers_problem(workers, plan.workload.concurrency)
     if problem:
         raise BadInput(problem.replace("workers", "--workers", 1))
-    trial = _prepare(plan, out, resume)
-    count = resolve_workers(plan.workload.workers if workers is None else workers, plan.workload.concurrency)
-    progress = progress or Progress()
-    if count > 1:
-        progress.note(f"{count} worker processes stream the timed requests")
+    problem = None if ray is None else ray_problem(ray)
+    if problem:
+        raise BadInput(problem.replace("ray", "--ray", 1))
+    address = plan.workload.ray if ray is None else ray
+    if address is not None:
+        require_ray()
+    _prepare_check(plan, out, resume)
+    cluster = connect(address) if address is not None else None  # before anything is written: unreachable is no trial
     try:
-        return asyncio.run(_collect(plan, out, trial, resume=resume, progress=progress, clock=clock, wall=wall,
-                                    workers=count))
+        trial = _prepare(plan, out, resume)
+        wanted = plan.workload.workers if workers is None else workers
+        count = resolve_workers(wanted, plan.workload.concurrency, cores=cluster["cpus"] if cluster else None)
+        progress = progress or Progress()
+        if cluster is not None:
+            progress.note(f"{count} Ray actor(s) stream the timed requests")
+        elif count > 1:
+            progress.note(f"{count} worker processes stream the timed requests")
+        try:
+            return asyncio.run(_collect(plan, out, trial, resume=resume, progress=progress, clock=clock, wall=wall,
+                                        workers=count, ray=cluster))
+        finally:
+            progress.close()
     finally:
-        progress.close()
+        if cluster is not None:
+            disconnect()

@@ -1,26 +1,24 @@
-"""One worker process of the collector: it streams the requests it is handed and returns their raw records.
+"""One worker of the collector: it streams the requests it is handed and returns their raw records.
 
 Started by :class:`~.workers.WorkerPool` as ``python -m evidence_kit.collect.worker_process``
 and spoken to in JSON lines: commands on stdin, replies on stdout (the process's own
-stdout is pointed at stderr first, so nothing else can reach the protocol). A worker
-writes no file and keeps no state between runs beyond its connections; the collector
-writes the journal.
+stdout is pointed at stderr first, so nothing else can reach the protocol). The same
+:class:`WorkerCore` answers the same commands as a Ray actor (:mod:`.ray_workers`). A
+worker writes no file and keeps no state between runs beyond its connections; the
+collector writes the journal.
 
-The boundary is the one a remote worker (an actor on another machine) could implement:
-in come request bodies and the lanes (request slots) of this worker's share of a run's
-concurrency; out go per-request records timed on the worker's own monotonic clock, as
-durations from the request's send (``Outcome.record``) and ``t_send_s``, the send time
-less the arm's start ``t0`` the collector announced in ``hello``. On one Linux machine
-every process reads the same ``CLOCK_MONOTONIC``, so ``t0`` means the same instant on
-both sides, and ``hello`` checks it (the worker's reading must fall between the
-collector's before and after it). Across machines it would not: ``t0`` would have to be
-translated by an offset estimated from such an exchange, uncertain by half its round trip.
+Only durations cross from a worker to the collector: a request's record is timed on the
+worker's own monotonic clock, as durations from the request's send (``Outcome.record``)
+and ``t_send_s``, its send time less the worker's *anchor*, the moment it answered the
+run's ``begin``. The collector places the anchor on the arm's clock (:mod:`.workers`), so
+a worker on another machine, whose monotonic clock has another origin, never has its
+clock read as the collector's.
 
-Commands (``op``): ``hello`` (``t0``) -> ``clock``; ``open`` (``base_url``, ``lanes``) ->
-``opened`` (``answered``); ``begin`` (the run's health sampling starts, no reply);
-``send`` (``index``, ``lane``, ``url``, ``body``, ``timeout``) -> ``done`` (``index``,
-``record``); ``end`` -> ``health`` (``process``: this process's entry of the run record's
-``client.processes``). End of stdin ends the worker.
+Commands (``op``): ``hello`` -> ``clock`` (``clock``, ``pid``); ``open`` (``base_url``,
+``lanes``) -> ``opened`` (``answered``); ``begin`` (the run's health sampling starts, the
+anchor is set) -> ``began`` (``clock``); ``send`` (``index``, ``lane``, ``url``, ``body``,
+``timeout``) -> ``done`` (``index``, ``record``); ``end`` -> ``health`` (``process``: this
+worker's entry of the run record's ``client.processes``). End of stdin ends the worker.
 """
 
 from __future__ import annotations
@@ -36,68 +34,84 @@ from typing import IO, Any
 from .client import stream_chat
 from .connections import arm_client, open_connections
 from .health import HealthMonitor
-from .runs import timing_fields
 from .workers import PROTOCOL_LIMIT
 
-__all__ = ["main"]
+__all__ = ["WorkerCore", "main"]
 
 
-class _Worker:
-    def __init__(self, out: IO[bytes]):
-        self.out = out
+class WorkerCore:
+    """The commands of one worker, whatever carries them (a pipe, a Ray actor's method calls)."""
+
+    def __init__(self) -> None:
         self.client = arm_client(600.0)
-        self.t0 = 0.0
+        self.anchor = time.monotonic()
         self.health: HealthMonitor | None = None
-        self.sending: set[asyncio.Task[None]] = set()
+        # One request at a time per lane: a collector that hands a lane its next request before the current
+        # one ends (a Ray actor's, to hide the call's latency) still has at most one in flight on it.
+        self.lanes: dict[int, asyncio.Lock] = {}
 
-    def reply(self, message: dict[str, Any]) -> None:
-        # One write of one line per reply; the pipe's reader is the collector's event loop.
-        self.out.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
-        self.out.flush()
-
-    async def handle(self, message: dict[str, Any]) -> None:
+    async def answer(self, message: dict[str, Any]) -> dict[str, Any]:
+        """The reply to one command."""
         op = message["op"]
         if op == "hello":
-            self.t0 = float(message["t0"])
-            self.reply({"op": "clock", "clock": time.monotonic(), "pid": os.getpid()})
-        elif op == "open":
+            return {"op": "clock", "clock": time.monotonic(), "pid": os.getpid()}
+        if op == "open":
             answered = await open_connections(self.client, message["base_url"], [int(lane) for lane in message["lanes"]])
-            self.reply({"op": "opened", "answered": answered})
-        elif op == "begin":
+            return {"op": "opened", "answered": answered}
+        if op == "begin":
             self.health = HealthMonitor(time.monotonic)
             self.health.start()
-        elif op == "send":
-            task = asyncio.get_running_loop().create_task(self.send(message))
-            self.sending.add(task)
-            task.add_done_callback(self.sending.discard)
-        elif op == "end":
+            self.anchor = time.monotonic()
+            return {"op": "began", "clock": self.anchor}
+        if op == "send":
+            lane = int(message["lane"])
+            async with self.lanes.setdefault(lane, asyncio.Lock()):  # due when the lane's previous request ends
+                outcome = await stream_chat(self.client, message["url"], message["body"], clock=time.monotonic,
+                                            timeout=float(message["timeout"]), lane=lane)
+            # The collector's own timing fields, but t_send_s counts from this worker's anchor, unrounded:
+            # the collector adds the anchor's place on the arm's clock and rounds once.
+            return {"op": "done", "index": message["index"],
+                    "record": {"t_send_s": outcome.t_send - self.anchor, **outcome.record()}}
+        if op == "end":
             health = await self.health.stop() if self.health is not None else None
             self.health = None
-            self.reply({"op": "health", "process": health["processes"][0] if health else None})
-        else:
-            raise ValueError(f"unknown command {op!r}")
+            return {"op": "health", "process": health["processes"][0] if health else None}
+        raise ValueError(f"unknown command {op!r}")
 
-    async def send(self, message: dict[str, Any]) -> None:
-        outcome = await stream_chat(self.client, message["url"], message["body"], clock=time.monotonic,
-                                    timeout=float(message["timeout"]), lane=int(message["lane"]))
-        # Exactly the fields the collector's own process journals for a request it sends itself.
-        self.reply({"op": "done", "index": message["index"], "record": timing_fields(outcome, self.t0)})
+    async def close(self) -> None:
+        await self.client.aclose()
 
 
 async def _serve(out: IO[bytes]) -> None:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=PROTOCOL_LIMIT)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    worker = _Worker(out)
+    core = WorkerCore()
+    sending: set[asyncio.Task[None]] = set()
+
+    def reply(message: dict[str, Any]) -> None:
+        # One write of one line per reply; the pipe's reader is the collector's event loop.
+        out.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+        out.flush()
+
+    async def send(message: dict[str, Any]) -> None:
+        reply(await core.answer(message))
+
     try:
         while line := await reader.readline():
-            await worker.handle(json.loads(line))
+            message = json.loads(line)
+            if message["op"] == "send":  # requests overlap; every other command is answered in turn
+                task = loop.create_task(send(message))
+                sending.add(task)
+                task.add_done_callback(sending.discard)
+            else:
+                reply(await core.answer(message))
     finally:
         # The collector closed our stdin (or died): requests still in flight are abandoned.
-        for task in list(worker.sending):
+        for task in list(sending):
             task.cancel()
-        await asyncio.gather(*worker.sending, return_exceptions=True)
-        await worker.client.aclose()
+        await asyncio.gather(*sending, return_exceptions=True)
+        await core.close()
 
 
 def main() -> None:

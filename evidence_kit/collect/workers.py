@@ -10,10 +10,19 @@ connection). The slots pull the next request index from one queue the collector 
 exactly as :func:`~.runs.send_all` does in one process, so the run stays a closed loop:
 at most C requests in flight, the next sent when any one ends, whichever worker serves
 it. Fixed shares (worker w sends indices w, w+N, ...) would leave a fast worker idle
-while a slow one still has a backlog: fewer than C in flight, a different load.
+while a slow one still has a backlog: fewer than C in flight, a different load. A worker whose
+calls are slow (a Ray actor) is handed each lane's next index one request ahead
+(:attr:`Handle.depth`), and sends it when the lane's current request ends: still one
+request in flight per lane.
 
 Records come back with the index they were handed and are merged in index order, so the
-journal is the one a single process writes. Every wait on a worker is bounded (the
+journal is the one a single process writes. Only durations cross from a worker: its
+``t_send_s`` counts from its *anchor*, its own clock when it answered the run's ``begin``,
+and the pool places that anchor on the arm's clock (:meth:`_Handle.place`): exactly, for a
+worker on the collector's machine (one ``CLOCK_MONOTONIC``, checked), else at the middle of
+the ``begin`` round trip, within half of it, which the worker's ``client.processes`` entry
+records as ``t_send_bound_s``. A fresh anchor each run keeps two machines' clock rates
+from drifting apart over an arm. Every wait on a worker is bounded (the
 request's own limit plus a margin, or :data:`CONTROL_TIMEOUT_S`), and a worker that exits
 mid-run fails the run with :class:`WorkerFailed`, naming it, its exit status and its last
 words on stderr; nothing of that run is journalled, so ``collect --resume`` redoes it.
@@ -34,7 +43,7 @@ from typing import Any
 
 from ..errors import EXIT_FAILED, EvidenceError
 
-__all__ = ["WorkerFailed", "WorkerPool", "worker_pool", "CONTROL_TIMEOUT_S", "REPLY_MARGIN_S", "PROTOCOL_LIMIT"]
+__all__ = ["WorkerFailed", "WorkerPool", "worker_pool", "Handle", "CONTROL_TIMEOUT_S", "REPLY_MARGIN_S", "PROTOCOL_LIMIT"]
 
 # Longest line either side reads: a request body with a 128K-token prompt is about 600 KB.
 PROTOCOL_LIMIT = 64 * 1024 * 1024
@@ -54,7 +63,57 @@ class WorkerFailed(EvidenceError):
     exit_code = EXIT_FAILED
 
 
-class _Worker:
+class Handle:
+    """The collector's end of one worker (a process here, a Ray actor): what a :class:`WorkerPool` needs of it."""
+
+    number: int
+    same_machine: bool = True  # reads the collector's monotonic clock
+    placement: float = 0.0  # the worker's anchor on the arm's clock (seconds since its start)
+    bound: float = 0.0  # how far ``placement`` may be from the truth
+    # Requests handed to each of its lanes at once: the one in flight and those queued behind it in the
+    # worker, which sends each when the one before it on the lane ends (more than 1 hides a call's latency).
+    depth: int = 1
+
+    async def ask(self, message: dict[str, Any], reply: Any, timeout: float) -> dict[str, Any]:
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        raise NotImplementedError
+
+    def kill(self) -> None:
+        raise NotImplementedError
+
+    def where(self) -> dict[str, Any]:
+        """Fields the worker's ``client.processes`` entry adds about where it ran."""
+        return {}
+
+    def private(self) -> dict[str, Any] | None:
+        """What identifies the machine it ran on (the run record's ``private``), or ``None``."""
+        return None
+
+    def check_clock(self, before: float, clock: Any, after: float) -> None:
+        """A worker on the collector's machine reads its monotonic clock: ``clock`` lies between its readings."""
+        if self.same_machine and not (isinstance(clock, float) and before <= clock <= after):
+            # Not this machine's CLOCK_MONOTONIC: its send times could not be placed on the arm's clock exactly.
+            raise WorkerFailed(f"worker {self.number}'s monotonic clock read {clock!r} outside the "
+                               f"collector's {before!r}..{after!r}: its times cannot be placed on the arm's clock")
+
+    def place(self, before: float, anchor: Any, after: float, t0: float) -> None:
+        """Place the anchor the worker answered ``begin`` with (its clock then) on the arm's clock."""
+        self.check_clock(before, anchor, after)
+        if self.same_machine:
+            self.placement, self.bound = anchor - t0, 0.0
+        else:  # another machine's clock: the anchor fell somewhere inside the round trip
+            self.placement, self.bound = (before + after) / 2 - t0, (after - before) / 2
+
+    def arm_time(self, since_anchor: Any) -> float:
+        """A ``t_send_s`` the worker measured from its anchor, as seconds since the arm's start."""
+        if isinstance(since_anchor, bool) or not isinstance(since_anchor, (int, float)) or since_anchor < 0:
+            raise WorkerFailed(f"worker {self.number} sent a malformed reply (t_send_s {since_anchor!r})")
+        return round(self.placement + since_anchor, 6)
+
+
+class _Worker(Handle):
     """The collector's end of one worker process."""
 
     def __init__(self, number: int, process: asyncio.subprocess.Process):
@@ -153,16 +212,12 @@ class _Worker:
 
 
 class WorkerPool:
-    """N started worker processes, and the calls of one run on them."""
+    """N started workers, and the calls of one run on them."""
 
-    def __init__(self, workers: list[_Worker]):
-        self.workers = workers
+    def __init__(self, workers: list[Handle], t0: float = 0.0):
+        self.workers, self.t0 = workers, t0
 
-    @property
-    def pids(self) -> list[int]:
-        return [w.process.pid for w in self.workers]
-
-    def _worker_of(self, slot: int) -> _Worker:
+    def _worker_of(self, slot: int) -> Handle:
         return self.workers[slot % len(self.workers)]
 
     async def open_connections(self, base_url: str, lanes: int) -> int:
@@ -172,15 +227,29 @@ class WorkerPool:
                                               CONTROL_TIMEOUT_S) for w, share in zip(self.workers, shares)))
         return sum(int(reply["answered"]) for reply in opened)
 
-    def begin(self) -> None:
-        """Start every worker's health sampling for the run."""
-        for worker in self.workers:
-            worker.tell({"op": "begin"})
+    async def begin(self) -> None:
+        """Start every worker's health sampling for the run, and place its anchor on the arm's clock."""
+        async def begin(worker: Handle) -> None:
+            before = time.monotonic()
+            reply = await worker.ask({"op": "begin"}, "began", CONTROL_TIMEOUT_S)
+            worker.place(before, reply.get("clock"), time.monotonic(), self.t0)
+
+        await asyncio.gather(*(begin(worker) for worker in self.workers))
 
     async def end(self) -> list[dict[str, Any]]:
         """Stop every worker's health sampling: their entries of the run record's ``client.processes``."""
         replies = await asyncio.gather(*(w.ask({"op": "end"}, "health", CONTROL_TIMEOUT_S) for w in self.workers))
-        return [reply["process"] for reply in replies]
+        for worker, reply in zip(self.workers, replies):
+            if not isinstance(reply.get("process"), dict):
+                raise WorkerFailed(f"worker {worker.number} sent a malformed reply (no health for the run)")
+        return [{**reply["process"], "t_send_bound_s": round(w.bound, 6), **w.where()}
+                for w, reply in zip(self.workers, replies)]
+
+    def private(self) -> dict[str, Any] | None:
+        """The machines the workers ran on, for the run record's ``private`` (``None`` for this machine's processes)."""
+        nodes = [p for p in (w.private() for w in self.workers) if p is not None]
+        unique = [node for i, node in enumerate(nodes) if node not in nodes[:i]]
+        return {"ray_nodes": unique} if unique else None
 
     async def send_all(self, url: str, bodies: list[dict[str, Any]], *, concurrency: int,
                        timeout: float) -> list[dict[str, Any]]:
@@ -194,12 +263,16 @@ class WorkerPool:
             for index in queue:  # one queue for every slot of every worker: the closed loop of one process
                 message = {"op": "send", "index": index, "lane": lane, "url": url, "body": bodies[index],
                            "timeout": timeout}
-                records[index] = (await worker.ask(message, index, timeout + REPLY_MARGIN_S))["record"]
+                record = (await worker.ask(message, index, timeout + REPLY_MARGIN_S)).get("record")
+                if not isinstance(record, dict):
+                    raise WorkerFailed(f"worker {worker.number} sent a malformed reply (no record for request {index})")
+                records[index] = {**record, "t_send_s": worker.arm_time(record.get("t_send_s"))}
 
         try:
             async with asyncio.TaskGroup() as group:
                 for lane in range(min(concurrency, len(bodies))):
-                    group.create_task(slot(lane))
+                    for _ in range(self._worker_of(lane).depth):
+                        group.create_task(slot(lane))
         except* WorkerFailed as failed:
             raise failed.exceptions[0] from None
         missing = [index for index, record in enumerate(records) if record is None]
@@ -218,27 +291,24 @@ async def _spawn(number: int) -> _Worker:
     return _Worker(number, process)
 
 
-async def _hello(worker: _Worker, t0: float) -> None:
-    """Give the worker the arm's start, and check it reads the collector's monotonic clock."""
+async def hello(worker: Handle) -> dict[str, Any]:
+    """The worker's first answer; one on the collector's machine must read its monotonic clock."""
     before = time.monotonic()
-    reply = await worker.ask({"op": "hello", "t0": t0}, "clock", CONTROL_TIMEOUT_S)
-    after = time.monotonic()
-    if not before <= float(reply["clock"]) <= after:
-        # Not this machine's CLOCK_MONOTONIC: its send times would not count from the arm's start.
-        raise WorkerFailed(f"worker {worker.number}'s monotonic clock read {reply['clock']!r} outside the "
-                           f"collector's {before!r}..{after!r}: its times cannot be placed on the arm's clock")
+    reply = await worker.ask({"op": "hello"}, "clock", CONTROL_TIMEOUT_S)
+    worker.check_clock(before, reply.get("clock"), time.monotonic())
+    return reply
 
 
 @contextlib.asynccontextmanager
 async def worker_pool(count: int, t0: float) -> AsyncIterator[WorkerPool]:
-    """``count`` worker processes for one arm, sending times relative to ``t0`` (the arm's start on this
-    machine's monotonic clock); all of them ended when the block ends, on an error or a cancellation too."""
+    """``count`` worker processes for one arm, their send times placed relative to ``t0`` (the arm's start on
+    this machine's monotonic clock); all of them ended when the block ends, on an error or a cancellation too."""
     started: list[_Worker] = []
     try:
         for number in range(count):
             started.append(await _spawn(number))
-        await asyncio.gather(*(_hello(worker, t0) for worker in started))
-        yield WorkerPool(started)
+        await asyncio.gather(*(hello(worker) for worker in started))
+        yield WorkerPool(list(started), t0)
     finally:
         try:
             await asyncio.gather(*(w.close() for w in started))

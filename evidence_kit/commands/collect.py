@@ -23,8 +23,11 @@ from ..text_report import collected_text
 @click.option("--workers", "workers", type=str, default=None, metavar="N|auto",
               help="Processes that stream the timed requests (overrides the plan's [workload] workers; default: the plan's, "
                    "else auto).")
+@click.option("--ray", "ray", type=str, default=None, metavar="ADDRESS|auto",
+              help="Run the workers as actors on the Ray cluster at ADDRESS (HOST:PORT; auto: the one started on this "
+                   "machine); overrides the plan's [workload] ray. Needs evidence-kit[ray].")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars; print only the final summary.")
-def collect(plan: Path, out: Path, resume: bool, workers: str | None, quiet: bool) -> int:
+def collect(plan: Path, out: Path, resume: bool, workers: str | None, ray: str | None, quiet: bool) -> int:
     """Run the trial PLAN (TOML) before -> candidate -> restored (or its longer sequence) and write native journals to OUT.
 
     Exit 0 when every arm passed its gates and checks, 1 when a gate, check or
@@ -35,6 +38,7 @@ def collect(plan: Path, out: Path, resume: bool, workers: str | None, quiet: boo
     # to list it, and the collector (httpx, rich, prometheus-client) would add about 0.3 s to that.
     from ..collect import Progress, RichProgress, collect_trial, load_plan
     from ..collect.connections import ensure_descriptors
+    from ..collect.ray_workers import RayUnavailable
     from ..collect.workers import WorkerFailed
 
     loaded = load_plan(plan)
@@ -45,11 +49,14 @@ def collect(plan: Path, out: Path, resume: bool, workers: str | None, quiet: boo
         raise BadInput(str(err), plan, line) from None
     progress = Progress() if quiet else RichProgress()
     try:
-        result = collect_trial(loaded, out, resume=resume, progress=progress, workers=_workers(workers))
+        result = collect_trial(loaded, out, resume=resume, progress=progress, workers=_workers(workers), ray=ray)
     except KeyboardInterrupt:
         click.echo(f"evidence-kit: interrupted; continue with: evidence-kit collect {plan} --out {out} --resume",
                    err=True)
         return 130
+    except RayUnavailable as err:
+        click.echo(f"evidence-kit: {err}; nothing was written", err=True)
+        return EXIT_FAILED
     except WorkerFailed as err:
         click.echo(f"evidence-kit: {err}; the run it was in is not recorded; continue with: "
                    f"evidence-kit collect {plan} --out {out} --resume", err=True)

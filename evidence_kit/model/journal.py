@@ -157,6 +157,13 @@ class ProcessHealth(Record):
     loop_lag_p50_s: Seconds | None = Field(description="nearest-rank median of how late the sampler woke; null "
                                            "without a sample")
     loop_lag_max_s: Seconds | None = Field(description="the latest the sampler woke; null without a sample")
+    t_send_bound_s: Seconds | None = Field(
+        default=None, description="a worker's: how far the t_send_s of the requests it sent may be from the "
+        "collector's clock; 0 on the collector's machine (one monotonic clock), else half the round trip that "
+        "placed the worker's anchor on it. Absent for the collector's own process")
+    ray_node: str | None = Field(
+        default=None, description="a Ray actor's: the IP address of the Ray node it ran on (private: a redacted "
+        "bundle holds its pseudonym, the same for every actor on that node)")
 
     @model_validator(mode="after")
     def _lag_summary(self) -> ProcessHealth:
@@ -237,6 +244,9 @@ class Run(Record):
     client: ClientHealth | None = Field(
         default=None, description="the client's own health over the run (loop lag, CPU); null or absent in journals "
         "that predate it")
+    private: dict[str, Any] | None = Field(
+        default=None, description="what identifies the machines the run's workers ran on (ray_nodes: each Ray "
+        "node's node_ip, hostname and ray_node_id); private, like a header's")
 
 
 class Gate(Record):

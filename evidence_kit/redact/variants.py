@@ -43,6 +43,9 @@ _KEY_HINTS: tuple[tuple[str, str], ...] = (
     ("gpu", "gpu"), ("uuid", "uuid"), ("image", "image"), ("container", "container"),
     ("revision", "revision"), ("commit", "revision"), ("fingerprint", "revision"), ("sha", "revision"),
     ("digest", "revision"), ("endpoint", "endpoint"), ("url", "endpoint"), ("route", "endpoint"),
+    # The collector's Ray node ids (a run record's private ray_nodes): opaque hex ids that Ray's own logs
+    # shorten, hunted as fingerprints are, prefixes included; before "node", which would make them hosts.
+    ("ray_node_id", "hex"),
     ("host", "host"), ("node", "host"), ("machine", "host"), ("path", "path"), ("dir", "path"),
     ("file", "path"), ("model", "model"), ("served", "model"), ("draft", "model"),
     ("email", "email"), ("user", "user"), ("serial", "serial"), ("token", "token"), ("key", "token"),

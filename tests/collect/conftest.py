@@ -54,6 +54,19 @@ def write_plan(path: Path, *, arms: dict[str, dict[str, Any]] | None = None, wor
     return path
 
 
+def assert_workload_key_refused(plan: Path, key: str, value: str, said: str) -> None:
+    """``[workload] key = value`` (TOML) in ``plan`` is refused by the plan's reader, naming the file and line."""
+    from evidence_kit.collect import load_plan
+    from evidence_kit.errors import BadInput
+
+    text = plan.read_text().replace("[workload]\n", f"[workload]\n{key} = {value}\n")
+    plan.write_text(text)
+    line = text.splitlines().index(f"{key} = {value}") + 1
+    with pytest.raises(BadInput) as caught:
+        load_plan(plan)
+    assert str(caught.value).startswith(f"{plan}:{line}: ") and said in str(caught.value)
+
+
 @pytest.fixture
 def python() -> str:
     return sys.executable

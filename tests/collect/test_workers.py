@@ -16,10 +16,9 @@ import pytest
 from evidence_kit.analyze import analyze
 from evidence_kit.collect import collect_trial, load_plan
 from evidence_kit.collect.plan import STREAMS_PER_WORKER, resolve_workers
-from evidence_kit.errors import BadInput
 from evidence_kit.read import load_trial
 
-from .conftest import write_plan
+from .conftest import assert_workload_key_refused, write_plan
 
 WORKER_MODULE = b"evidence_kit.collect.worker_process"
 
@@ -178,12 +177,7 @@ def test_ctrl_c_with_workers_stops_cleanly(tmp_path: Path) -> None:
 @pytest.mark.parametrize("value", ["0", "-1", '"many"', "65", "true", "2.5", "4"])
 def test_a_bad_workers_value_names_the_file_and_line(tmp_path: Path, value: str) -> None:
     plan = write_plan(tmp_path / "plan.toml", workload={"concurrency": [1, 3]})
-    text = plan.read_text().replace("[workload]\n", f"[workload]\nworkers = {value}\n")
-    plan.write_text(text)
-    line = text.splitlines().index(f"workers = {value}") + 1
-    with pytest.raises(BadInput) as caught:
-        load_plan(plan)
-    assert str(caught.value).startswith(f"{plan}:{line}: ") and "workers" in str(caught.value)
+    assert_workload_key_refused(plan, "workers", value, "workers")
 
 
 def test_bad_workers_option_exits_2_with_one_line(tmp_path: Path) -> None:

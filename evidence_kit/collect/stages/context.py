@@ -36,6 +36,7 @@ class ArmSetup:
     resume: ResumePoint
     state: EngineState
     workers: int = 1  # processes that stream the timed requests; 1: the collector's own (collect/workers.py)
+    ray: dict[str, Any] | None = None  # the Ray cluster joined (collect/ray_workers.py): the workers are its actors
     calibration: Calibration | None = None
     before: ArmResult | None = None
     candidate: ArmResult | None = None

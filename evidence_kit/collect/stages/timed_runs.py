@@ -46,8 +46,9 @@ async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spe
                       pool: WorkerPool | None = None) -> None:
     """Open the run's connections, send its requests, reconcile the engine's counters and commit the run.
 
-    Without ``pool`` the collector's own process sends the requests; with one its worker processes do
-    (:mod:`..workers`), and the run record's ``client.processes`` lists the collector's process, then theirs.
+    Without ``pool`` the collector's own process sends the requests; with one its workers do (processes,
+    :mod:`..workers`, or Ray actors, :mod:`..ray_workers`), and the run record's ``client.processes`` lists
+    the collector's process, then theirs.
     """
     s, wl = arm.setup, arm.setup.plan.workload
     keys = [f"{spec.id}/{i}" for i in range(wl.requests_per_run)]
@@ -68,7 +69,7 @@ async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spe
         timings = [timing_fields(o, arm.t0) for o in outcomes]
         client = await health.stop()
     else:
-        pool.begin()
+        await pool.begin()
         timings = await pool.send_all(url, bodies, concurrency=spec.concurrency, timeout=wl.request_timeout_s)
         workers = await pool.end()
         client = await health.stop()
@@ -81,6 +82,9 @@ async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spe
         arm.writer.add(record)
     run, mismatches = _run_record(spec, records, around)
     run["client"] = client
+    where = pool.private() if pool is not None else None
+    if where:
+        run["private"] = where  # the machines of Ray actors: private, harvested and pseudonymised by redact
     arm.writer.add(run)
     arm.writer.commit()
     s.progress.run_done(run, median_or_none([r["e2e_s"] for r in records]),
