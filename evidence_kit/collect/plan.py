@@ -32,7 +32,7 @@ from ..errors import BadInput
 from ..model import ArmRef, ClientBounds, DecisionRule, Trial, Workload
 from ..model._base import Slug
 from ..model.dialects import Dialect, dialect_for
-from ..model.trial import EngineKind, Guardrail, Order, SimulatedDialect, design_name, phase_of
+from ..model.trial import Arrival, EngineKind, Guardrail, Order, SimulatedDialect, Slo, design_name, phase_of
 from ..read import read_text, read_toml_model
 from ..read.validation import describe_validation_error
 
@@ -81,7 +81,8 @@ def available_cores() -> int:
 
 
 def workers_problem(value: Any, concurrency: list[int]) -> str | None:
-    """Why ``value`` is no ``workers`` setting for a plan at ``concurrency``, or ``None``."""
+    """Why ``value`` is no ``workers`` setting for a plan at ``concurrency`` (an open-loop plan: its
+    ``max_in_flight``, or nothing), or ``None``."""
     if value == "auto":
         return None
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_WORKERS:
@@ -95,9 +96,12 @@ def workers_problem(value: Any, concurrency: list[int]) -> str | None:
 def resolve_workers(workers: int | str, concurrency: list[int], cores: int | None = None) -> int:
     """The worker processes of a collection: ``workers`` as given, or for ``"auto"`` what the load needs,
     ``ceil(max(concurrency) / STREAMS_PER_WORKER)``, at most the cores. 1 means the collector's own
-    process sends every request, as it always did."""
+    process sends every request, as it always did. An open-loop plan without ``max_in_flight`` (no
+    ``concurrency``) has no known load: ``"auto"`` is 1 there, and ``workers = N`` says otherwise."""
     if workers != "auto":
         return int(workers)
+    if not concurrency:
+        return 1
     needed = -(-max(concurrency) // STREAMS_PER_WORKER)
     return max(1, min(needed, available_cores() if cores is None else cores))
 
@@ -106,7 +110,11 @@ class PlanWorkload(_Strict):
     """The input x concurrency matrix, and how each request is shaped."""
 
     input_nominal: list[PositiveInt] = Field(min_length=1)
-    concurrency: list[PositiveInt] = Field(min_length=1)
+    concurrency: list[PositiveInt] | None = Field(default=None, min_length=1)
+    # Open loop (collect/arrivals.py): requests per second instead of a concurrency, exactly one of the two.
+    rate: list[PositiveFloat] | None = Field(default=None, min_length=1)
+    arrival: Arrival = "poisson"
+    max_in_flight: PositiveInt | None = None
     repetitions: PositiveInt = 3
     requests_per_run: PositiveInt = 4
     max_tokens: PositiveInt = 512
@@ -123,10 +131,22 @@ class PlanWorkload(_Strict):
     # what is measured, so it is not in trial.json (each run record lists the processes that sent it).
     workers: Workers = "auto"
 
+    def slots(self) -> list[int]:
+        """The request slots the load may need: the concurrencies, or an open-loop plan's ``max_in_flight``
+        (nothing without it: an open loop has no planned concurrency)."""
+        if self.concurrency is not None:
+            return self.concurrency
+        return [self.max_in_flight] if self.max_in_flight else []
+
+    def most_in_flight(self) -> int:
+        """The most requests one run may have in flight (the descriptors and lanes it may need)."""
+        return max(self.slots()) if self.slots() else self.requests_per_run
+
     @field_validator("workers", mode="before")
     @classmethod
     def _workers(cls, value: Any, info: ValidationInfo) -> Any:
-        problem = workers_problem(value, info.data.get("concurrency") or [])
+        slots = info.data.get("concurrency") or ([info.data["max_in_flight"]] if info.data.get("max_in_flight") else [])
+        problem = workers_problem(value, slots)
         if problem:
             raise ValueError(problem)
         return value
@@ -145,11 +165,22 @@ class PlanWorkload(_Strict):
         # A repeated size or level would run the same run id twice (same prompts, one journal
         # entry per id on resume); a run smaller than its level never reaches that concurrency,
         # yet its results would be labelled with it.
-        for name in ("input_nominal", "concurrency"):
-            values: list[int] = getattr(self, name)
+        if (self.concurrency is None) == (self.rate is None):
+            raise ValueError("[workload] sets exactly one of concurrency (requests kept in flight: closed loop) and "
+                             "rate (requests started per second: open loop); it sets "
+                             + ("both" if self.concurrency is not None else "neither"))
+        for name in ("input_nominal", "concurrency", "rate"):
+            values: list[float] = getattr(self, name) or []
             repeated = sorted({v for v in values if values.count(v) > 1})
             if repeated:
                 raise ValueError(f"{name} lists {', '.join(map(str, repeated))} more than once")
+        if self.concurrency is None:
+            if self.requests_per_run < 2:
+                raise ValueError("an open-loop run (rate) needs requests_per_run of at least 2: one request has no "
+                                 "arrival rate to achieve")
+            return self
+        if "max_in_flight" in self.model_fields_set or "arrival" in self.model_fields_set:
+            raise ValueError("arrival and max_in_flight are for an open-loop workload (rate), not one at a concurrency")
         if self.requests_per_run < max(self.concurrency):
             raise ValueError(f"requests_per_run ({self.requests_per_run}) is below concurrency "
                              f"{max(self.concurrency)}: such a run never has that many requests in flight")
@@ -208,6 +239,9 @@ class Plan(_Strict):
     engine_kind: EngineKind
     # The metric names a simulated engine speaks (the simulator's --dialect); a real kind speaks its own.
     dialect: SimulatedDialect | None = None
+    # The SLOs goodput counts against (analyze/goodput.py); public: verify recounts it. Before the rule, so
+    # the rule's check reads it and its error is located at the [decision_rule] table.
+    slo: Slo | None = None
     decision_rule: PlanDecisionRule
     workload: PlanWorkload
     # ``arms`` before ``sequence``: the sequence's check reads the arms, and as a field check
@@ -230,6 +264,14 @@ class Plan(_Strict):
                 "the reference decision's is [decision_rule] with min_improvement = 0.10 (a median end-to-end "
                 "latency at least 10% lower against both controls); see docs/plan-file.md")
         return data
+
+    @field_validator("decision_rule")
+    @classmethod
+    def _goodput_slo(cls, rule: PlanDecisionRule, info: ValidationInfo) -> PlanDecisionRule:
+        if rule.metric == "goodput" and "slo" in info.data and info.data["slo"] is None:
+            raise ValueError("metric is goodput, but the plan declares no [slo] table to count it against "
+                             "(ttft_ms, tpot_ms, e2e_ms)")
+        return rule
 
     @field_validator("dialect")
     @classmethod
@@ -271,6 +313,9 @@ class Plan(_Strict):
         return Workload(
             input_nominal=wl.input_nominal,
             concurrency=wl.concurrency,
+            rate=wl.rate,
+            arrival=wl.arrival if wl.rate is not None else None,
+            max_in_flight=wl.max_in_flight,
             repetitions=wl.repetitions,
             requests_per_run=wl.requests_per_run,
             max_tokens=wl.max_tokens,
@@ -305,6 +350,7 @@ class Plan(_Strict):
             arms=arms,
             **_extras(gates=list(self.gates.run)),
             client=ClientBounds.model_validate(self.client.model_dump()),
+            slo=self.slo,
         )
 
 

@@ -146,11 +146,11 @@ def collect_trial(
     if not isinstance(plan, Plan):
         plan = load_plan(plan)
     out = Path(out_dir)
-    problem = None if workers is None else workers_problem(workers, plan.workload.concurrency)
+    problem = None if workers is None else workers_problem(workers, plan.workload.slots())
     if problem:
         raise BadInput(problem.replace("workers", "--workers", 1))
     trial = _prepare(plan, out, resume)
-    count = resolve_workers(plan.workload.workers if workers is None else workers, plan.workload.concurrency)
+    count = resolve_workers(plan.workload.workers if workers is None else workers, plan.workload.slots())
     progress = progress or Progress()
     if count > 1:
         progress.note(f"{count} worker processes stream the timed requests")

@@ -18,7 +18,8 @@ translated by an offset estimated from such an exchange, uncertain by half its r
 
 Commands (``op``): ``hello`` (``t0``) -> ``clock``; ``open`` (``base_url``, ``lanes``) ->
 ``opened`` (``answered``); ``begin`` (the run's health sampling starts, no reply);
-``send`` (``index``, ``lane``, ``url``, ``body``, ``timeout``) -> ``done`` (``index``,
+``send`` (``index``, ``lane``, ``url``, ``body``, ``timeout``, and for an open-loop request
+``due``, when it was due on the shared monotonic clock) -> ``done`` (``index``,
 ``record``); ``end`` -> ``health`` (``process``: this process's entry of the run record's
 ``client.processes``). End of stdin ends the worker.
 """
@@ -78,8 +79,10 @@ class _Worker:
             raise ValueError(f"unknown command {op!r}")
 
     async def send(self, message: dict[str, Any]) -> None:
+        due = message.get("due")  # an open-loop request's due time: its send lag counts from it
         outcome = await stream_chat(self.client, message["url"], message["body"], clock=time.monotonic,
-                                    timeout=float(message["timeout"]), lane=int(message["lane"]))
+                                    timeout=float(message["timeout"]), lane=int(message["lane"]),
+                                    due=None if due is None else float(due))
         # Exactly the fields the collector's own process journals for a request it sends itself.
         self.reply({"op": "done", "index": message["index"], "record": timing_fields(outcome, self.t0)})
 

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EXIT_FAILED, EvidenceError
+from .arrivals import send_open
 
 __all__ = ["WorkerFailed", "WorkerPool", "worker_pool", "CONTROL_TIMEOUT_S", "REPLY_MARGIN_S", "PROTOCOL_LIMIT"]
 
@@ -202,9 +203,33 @@ class WorkerPool:
                     group.create_task(slot(lane))
         except* WorkerFailed as failed:
             raise failed.exceptions[0] from None
+        return self._complete(records)
+
+
+    async def send_scheduled(self, url: str, bodies: list[dict[str, Any]], offsets: list[float], *, start: float,
+                             timeout: float, max_in_flight: int | None = None) -> list[dict[str, Any]]:
+        """:func:`~.runs.send_scheduled` across the workers (open loop): the collector keeps the schedule and
+        hands each request, at its due time, to the worker of the lane it takes (lane ``l`` lives in worker
+        ``l mod N``); the worker counts its send lag from the due time (one machine's monotonic clock), so the
+        hand-over's own delay is in it. Timing fields in body order."""
+        records: list[dict[str, Any] | None] = [None] * len(bodies)
+
+        async def send(index: int, lane: int, due: float) -> None:
+            message = {"op": "send", "index": index, "lane": lane, "url": url, "body": bodies[index],
+                       "timeout": timeout, "due": due}
+            reply = await self._worker_of(lane).ask(message, index, timeout + REPLY_MARGIN_S)
+            records[index] = reply["record"]
+
+        try:
+            await send_open(offsets, start, send, clock=time.monotonic, max_in_flight=max_in_flight)
+        except* WorkerFailed as failed:
+            raise failed.exceptions[0] from None
+        return self._complete(records)
+
+    def _complete(self, records: list[dict[str, Any] | None]) -> list[dict[str, Any]]:
         missing = [index for index, record in enumerate(records) if record is None]
         if missing:  # never fewer records than bodies: measure_run numbers them by position
-            raise WorkerFailed(f"the workers returned no record for request(s) {missing[:5]} of {len(bodies)}")
+            raise WorkerFailed(f"the workers returned no record for request(s) {missing[:5]} of {len(records)}")
         return [r for r in records if r is not None]
 
 

@@ -137,7 +137,8 @@ class JournalReader:
         wall = span.last_end - span.first_send
         # At most `concurrency` requests are on the wire at once, so their send -> end times add up to at
         # most that many times the span (each rounded to the microsecond: a microsecond or two each).
-        if span.busy > run.concurrency * wall + HEALTH_TOLERANCE_S + span.count * 2e-6:
+        # (An open-loop run has no concurrency to bound it: its requests start on a schedule.)
+        if run.concurrency is not None and span.busy > run.concurrency * wall + HEALTH_TOLERANCE_S + span.count * 2e-6:
             raise BadInput(f"run {run.run!r} at concurrency {run.concurrency} has timed requests whose send -> end "
                            f"times add up to {span.busy:.6g} s in a span of {wall:.6g} s (first send to last end): "
                            f"more than {run.concurrency} on the wire at once", self.path, line_no)
