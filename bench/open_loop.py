@@ -47,10 +47,11 @@ def _rate(times: list[float]) -> float:
     return (len(times) - 1) / (max(times) - min(times))
 
 
-async def one_run(url: str, rate: float, arrival: str, count: int, pool: WorkerPool | None) -> dict[str, float]:
-    offsets = schedule(count, rate, arrival, seed=0, input_nominal=256)
+async def replay(url: str, offsets: list[float], run_bodies: list[dict[str, Any]],
+                 pool: WorkerPool | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Send ``run_bodies`` on ``offsets`` as ``collect`` sends an open-loop run: the timing fields of each
+    request (``t_send_s`` from the run's start) and the client's processes. ``pool`` counts from t0 = 0."""
     chat = f"{url}/v1/chat/completions"
-    run_bodies = bodies(count, f"{rate}-{arrival}-{pool is not None}")
     async with arm_client(300) as client:
         if pool is None:
             await open_connections(client, url, WARM_LANES)
@@ -68,6 +69,14 @@ async def one_run(url: str, rate: float, arrival: str, count: int, pool: WorkerP
             records = await pool.send_scheduled(chat, run_bodies, offsets, start=start, timeout=300)
             workers = await pool.end()
             processes = (await health.stop())["processes"] + workers
+            for record in records:  # the workers count from the pool's t0 (0 here): from the run's start, as above
+                record["t_send_s"] -= start
+    return records, processes
+
+
+async def one_run(url: str, rate: float, arrival: str, count: int, pool: WorkerPool | None) -> dict[str, float]:
+    offsets = schedule(count, rate, arrival, seed=0, input_nominal=256)
+    records, processes = await replay(url, offsets, bodies(count, f"{rate}-{arrival}-{pool is not None}"), pool)
     lags = [r["send_wait_s"] * 1000 for r in records]
     sends = [r["t_send_s"] for r in records]
     return {"scheduled": _rate(offsets), "achieved": _rate(sends), "lag_p50": nearest_rank(lags, 50),

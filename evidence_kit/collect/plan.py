@@ -22,6 +22,7 @@ from pydantic import (
     NonNegativeInt,
     PositiveFloat,
     PositiveInt,
+    PrivateAttr,
     ValidationError,
     ValidationInfo,
     field_validator,
@@ -32,9 +33,10 @@ from ..errors import BadInput
 from ..model import ArmRef, ClientBounds, DecisionRule, Trial, Workload
 from ..model._base import Slug
 from ..model.dialects import Dialect, dialect_for
-from ..model.trial import Arrival, EngineKind, Guardrail, Order, SimulatedDialect, Slo, design_name, phase_of
+from ..model.trial import EngineKind, Guardrail, Order, SimulatedDialect, Slo, design_name, phase_of
 from ..read import read_text, read_toml_model
 from ..read.validation import describe_validation_error
+from .trace import Trace, read_trace
 
 __all__ = ["Plan", "ArmPlan", "PlanWorkload", "GatePlan", "TelemetryPlan", "load_plan", "GATE_NAMES",
            "MAX_WORKERS", "STREAMS_PER_WORKER", "workers_problem", "resolve_workers", "available_cores"]
@@ -109,12 +111,15 @@ def resolve_workers(workers: int | str, concurrency: list[int], cores: int | Non
 class PlanWorkload(_Strict):
     """The input x concurrency matrix, and how each request is shaped."""
 
-    input_nominal: list[PositiveInt] = Field(min_length=1)
+    input_nominal: list[PositiveInt] | None = Field(default=None, min_length=1)
     concurrency: list[PositiveInt] | None = Field(default=None, min_length=1)
     # Open loop (collect/arrivals.py): requests per second instead of a concurrency, exactly one of the two.
     rate: list[PositiveFloat] | None = Field(default=None, min_length=1)
-    arrival: Arrival = "poisson"
+    arrival: Literal["poisson", "constant"] = "poisson"  # (a trace's are "trace": public_workload says so)
     max_in_flight: PositiveInt | None = None
+    # Trace replay (collect/trace.py): the trace says the inputs, outputs and arrivals; read by load_plan.
+    trace: str | None = Field(default=None, min_length=1)
+    trace_time_scale: PositiveFloat = 1.0
     repetitions: PositiveInt = 3
     requests_per_run: PositiveInt = 4
     max_tokens: PositiveInt = 512
@@ -165,6 +170,17 @@ class PlanWorkload(_Strict):
         # A repeated size or level would run the same run id twice (same prompts, one journal
         # entry per id on resume); a run smaller than its level never reaches that concurrency,
         # yet its results would be labelled with it.
+        if self.trace is not None:
+            given = sorted(k for k in ("input_nominal", "concurrency", "rate", "arrival", "requests_per_run")
+                           if k in self.model_fields_set)
+            if given:
+                raise ValueError(f"a trace sets the inputs, the arrivals and the requests of a run itself; [workload] "
+                                 f"with trace sets no {', '.join(given)}")
+            return self
+        if "trace_time_scale" in self.model_fields_set:
+            raise ValueError("trace_time_scale scales a trace's arrivals; [workload] has no trace")
+        if self.input_nominal is None:
+            raise ValueError("[workload] has no input_nominal (the prompt sizes) and no trace")
         if (self.concurrency is None) == (self.rate is None):
             raise ValueError("[workload] sets exactly one of concurrency (requests kept in flight: closed loop) and "
                              "rate (requests started per second: open loop); it sets "
@@ -251,6 +267,22 @@ class Plan(_Strict):
     gates: GatePlan = Field(default_factory=GatePlan)
     telemetry: TelemetryPlan = Field(default_factory=TelemetryPlan)
     client: ClientBounds = Field(default_factory=ClientBounds)
+    # The trace [workload] trace names, read and checked by load_plan (private: never in trial.json).
+    _trace: Trace | None = PrivateAttr(default=None)
+
+    @property
+    def trace(self) -> Trace | None:
+        """The replayed trace, or None for a plan without one."""
+        return self._trace
+
+    def with_trace(self, trace: Trace) -> Plan:
+        """This plan replaying ``trace``: its workload takes the trace's median input, its rate (at
+        ``trace_time_scale``), ``arrival`` ``trace`` and one run of every line."""
+        wl = self.workload
+        wl.input_nominal, wl.rate = [trace.input_nominal()], [trace.rate(wl.trace_time_scale)]
+        wl.requests_per_run = len(trace.requests)
+        self._trace = trace
+        return self
 
     @model_validator(mode="before")
     @classmethod
@@ -308,13 +340,15 @@ class Plan(_Strict):
         return sequence
 
     def public_workload(self) -> Workload:
-        """The ``trial.json`` workload: the plan's, less the instruction and the timeout."""
+        """The ``trial.json`` workload: the plan's, less the instruction and the timeout (and a trace's file:
+        its replay is an open loop at the trace's rate, ``arrival`` ``trace``)."""
         wl = self.workload
+        assert wl.input_nominal is not None, "a trace plan is read by load_plan, which sets its inputs"
         return Workload(
             input_nominal=wl.input_nominal,
             concurrency=wl.concurrency,
             rate=wl.rate,
-            arrival=wl.arrival if wl.rate is not None else None,
+            arrival=None if wl.rate is None else "trace" if self._trace is not None else wl.arrival,
             max_in_flight=wl.max_in_flight,
             repetitions=wl.repetitions,
             requests_per_run=wl.requests_per_run,
@@ -394,7 +428,7 @@ def load_plan(path: str | Path) -> Plan:
     """Read and validate a plan file; errors name the file and line (exit 2)."""
     path = Path(path)
     try:
-        return read_toml_model(path, Plan)
+        plan = read_toml_model(path, Plan)
     except BadInput as err:
         if err.path == str(path):
             # The generic locator knows ``[table]`` and ``key =``; plans also use dotted headers
@@ -408,3 +442,7 @@ def load_plan(path: str | Path) -> Plan:
                 if err.line is None or any(isinstance(k, int) for k in loc):
                     err.line = _line_in_table(text, loc) or err.line
         raise
+    if plan.workload.trace is not None:
+        # Relative to the plan's folder, as a reader of the plan would take it.
+        plan.with_trace(read_trace(path.parent / plan.workload.trace))
+    return plan

@@ -55,13 +55,15 @@ def run_id(repetition: int, input_nominal: int, load: int | float, *, open_loop:
     return f"r{repetition}-{input_nominal}-{level}"
 
 
-def request_body(wl: PlanWorkload, model: str, book: PromptBook, key: str, target_tokens: int) -> dict[str, Any]:
-    """The chat-completions body of request ``key``: same text and seed in every arm."""
+def request_body(wl: PlanWorkload, model: str, book: PromptBook, key: str, target_tokens: int,
+                 max_tokens: int | None = None) -> dict[str, Any]:
+    """The chat-completions body of request ``key``: same text and seed in every arm; ``max_tokens`` (a trace
+    line's output length) in place of the plan's."""
     return {
         **wl.extra_body,
         "model": model,
         "messages": book.messages(key, target_tokens),
-        "max_tokens": wl.max_tokens,
+        "max_tokens": wl.max_tokens if max_tokens is None else max_tokens,
         "temperature": wl.temperature,
         "seed": PromptBook.request_seed(wl.seed, key),
     }

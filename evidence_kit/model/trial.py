@@ -23,8 +23,9 @@ TRIAL_SCHEMA = "evidence-kit/trial/v1"
 Metric = Literal["e2e_s", "ttft_s", "ttft_content_s", "goodput"]
 # How an open-loop run's requests arrive: Poisson (exponential gaps, as vLLM's --request-rate and GuideLLM's
 # poisson profile) or constant (equal gaps); seeded, the same schedule in every arm (collect/arrivals.py).
-Arrival = Literal["poisson", "constant"]
-ARRIVALS: tuple[str, ...] = ("poisson", "constant")
+# ``trace``: the due times of a replayed request trace ([workload] trace), private to the operator.
+Arrival = Literal["poisson", "constant", "trace"]
+ARRIVALS: tuple[str, ...] = ("poisson", "constant", "trace")
 Load = int | float  # a group's concurrency, or its rate (requests per second)
 Order = Literal["fixed", "randomised"]
 # What was measured; each real kind is read in its own dialect (``dialects.py``, ``docs/engines.md``).
@@ -171,7 +172,8 @@ class Workload(Record):
     rate: list[PositiveFloat] | None = Field(default=None, min_length=1, description="requests started per second "
                                              "(open loop), each sent at its scheduled time whatever is in flight")
     arrival: Arrival | None = Field(default=None, description="the open-loop schedule: poisson or constant gaps, "
-                                    "seeded from seed, input and rate (the same in every arm and repetition)")
+                                    "seeded from seed, input and rate (the same in every arm and repetition), or "
+                                    "trace: a replayed request trace's arrivals (the trace itself is private)")
     max_in_flight: PositiveInt | None = Field(default=None, description="the most open-loop requests in flight; "
                                               "a request due beyond it waits (its wait is send lag)")
     repetitions: PositiveInt

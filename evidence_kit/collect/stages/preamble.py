@@ -29,6 +29,10 @@ def write_header(arm: ArmContext, identity: Identity, calibration: Calibration) 
     private = {**identity.private, "model": arm.cfg.model}
     if arm.routed:
         private["routed_endpoint"] = arm.routed
+    trace = arm.setup.plan.trace
+    if trace is not None:
+        # Private evidence: which trace was replayed, by its digest (the file itself never enters the bundle).
+        private["trace_sha256"] = trace.sha256
     arm.header(engine={"kv_token_slots": identity.kv_token_slots}, prompts=calibration.as_record(), private=private)
 
 
@@ -84,7 +88,8 @@ async def warmup(arm: ArmContext, book: PromptBook) -> None:
     conc = min(wl.concurrency) if wl.concurrency else 1
     rate = min(wl.rate) if wl.rate else None
     keys = [f"warmup/{i}" for i in range(wl.warmup_requests)]
-    sizes = [wl.input_nominal[i % len(wl.input_nominal)] for i in range(wl.warmup_requests)]
+    inputs = wl.input_nominal or []  # a trace's median input, once load_plan has read it
+    sizes = [inputs[i % len(inputs)] for i in range(wl.warmup_requests)]
     bodies = [request_body(wl, arm.cfg.model, book, k, n) for k, n in zip(keys, sizes)]
     outcomes = await send_all(arm.client, f"{arm.base}/v1/chat/completions", bodies, concurrency=conc,
                               clock=arm.setup.clock, timeout=wl.request_timeout_s)

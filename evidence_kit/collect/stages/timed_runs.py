@@ -54,7 +54,12 @@ async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spe
     """
     s, wl = arm.setup, arm.setup.plan.workload
     keys = [f"{spec.id}/{i}" for i in range(wl.requests_per_run)]
-    bodies = [request_body(wl, arm.cfg.model, book, k, spec.input_nominal) for k in keys]
+    trace = s.plan.trace
+    if trace is None:
+        bodies = [request_body(wl, arm.cfg.model, book, k, spec.input_nominal) for k in keys]
+    else:  # each request sized as its trace line says
+        bodies = [request_body(wl, arm.cfg.model, book, k, line.input_length, max_tokens=line.output_length)
+                  for k, line in zip(keys, trace.requests)]
     url = f"{arm.base}/v1/chat/completions"
     # Before the scrape, so nothing it sends can fall between the counters read before and after the run.
     lanes = spec.concurrency or min(wl.max_in_flight or WARM_LANES, WARM_LANES, wl.requests_per_run)
@@ -66,8 +71,8 @@ async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spe
     before = await watch.before_run(arm.client, arm.base)
     health = HealthMonitor(s.clock)
     health.start()
-    offsets = schedule(len(bodies), spec.rate, wl.arrival, seed=wl.seed, input_nominal=spec.input_nominal) \
-        if spec.rate is not None else None
+    offsets = None if spec.rate is None else trace.offsets(wl.trace_time_scale) if trace is not None else \
+        schedule(len(bodies), spec.rate, wl.arrival, seed=wl.seed, input_nominal=spec.input_nominal)
     start = s.clock()
     if pool is None:
         if offsets is None:
