@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadInput
+from ..read.files import read_bytes
 
 __all__ = ["Trace", "TraceRequest", "read_trace", "MAX_TRACE_LINES"]
 
@@ -94,14 +95,7 @@ def _line(data: Any) -> TraceRequest:
 
 def read_trace(path: Path) -> Trace:
     """Read and check a trace; a :class:`BadInput` naming the file and line of the first fault (exit 2)."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise BadInput("trace file not found", path) from None
-    except IsADirectoryError:
-        raise BadInput("is a folder, expected a trace file (JSON lines)", path) from None
-    except OSError as err:
-        raise BadInput(f"cannot read trace ({err.strerror})", path) from None
+    raw = read_bytes(path)
     requests: list[TraceRequest] = []
     for number, line in enumerate(raw.split(b"\n"), start=1):
         if not line.strip():
