@@ -13,7 +13,6 @@ from .analyze.collected import CollectedArm
 from .analyze.report import Analysis, TrialAnalysis
 from .present import (
     COMPARISON_HEADERS,
-    GOODPUT_TITLE,
     GUARDRAIL_HEADERS,
     GUARDRAIL_TITLE,
     METRIC_TITLES,
@@ -32,6 +31,7 @@ from .present import (
     guardrail_rows,
     load_headers,
     load_rows,
+    load_title,
     metric_headers,
     metric_rows,
     outcome_sentence,
@@ -91,7 +91,7 @@ def _trial_text(trial: TrialAnalysis) -> list[str]:
         if trial.rule.metric == "goodput":  # the decision metric's table carries its comparisons
             headers += COMPARISON_HEADERS
             loads = [row + comparison_cells(trial, g) for row, g in zip(loads, trial.groups)]
-        out += [GOODPUT_TITLE, *table(headers, loads), ""]
+        out += [load_title(trial), *table(headers, loads), ""]
         if trial.rule.metric == "goodput":
             out += [detectable_sentence(trial), ""]
             if trial.rule.guardrails:

@@ -46,6 +46,7 @@ __all__ = [
     "GOODPUT_TITLE",
     "load_headers",
     "load_rows",
+    "load_title",
     "load_text",
     "open_loop",
     "failure_rows",
@@ -97,6 +98,13 @@ def metric_rows(trial: TrialAnalysis, metric: str) -> list[list[str]]:
     fmt = METRIC_FORMAT[metric]
     return [[g.input_label, load_text(g.concurrency, g.rate)] + [fmt(g.pooled[metric][p].median) for p in PHASES]
             for g in trial.groups]
+
+
+def load_title(trial: TrialAnalysis) -> str:
+    """The goodput table's title, or the achieved-rate table's where the trial declares no SLOs."""
+    if trial.groups and trial.groups[0].load and trial.groups[0].load["before"].good is not None:
+        return GOODPUT_TITLE
+    return "Achieved arrival rate: requests started per second, each run's sends after its first over their span."
 
 
 def load_headers(trial: TrialAnalysis) -> list[str]:
