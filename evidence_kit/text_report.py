@@ -29,6 +29,9 @@ from .present import (
     finding_sentence,
     gates_sentence,
     guardrail_rows,
+    load_headers,
+    load_rows,
+    load_title,
     metric_headers,
     metric_rows,
     outcome_sentence,
@@ -80,6 +83,17 @@ def _trial_text(trial: TrialAnalysis) -> list[str]:
         out += _metric_table(trial, metric) + [""]
         if metric == trial.rule.metric:  # its resolution, tails and guardrails beside it
             out += [detectable_sentence(trial), "", tail_title(trial), *table(TAIL_HEADERS, tail_rows(trial)), ""]
+            if trial.rule.guardrails:
+                out += [GUARDRAIL_TITLE, *table(GUARDRAIL_HEADERS, guardrail_rows(trial)), ""]
+    loads = load_rows(trial)
+    if loads:
+        headers = load_headers(trial)
+        if trial.rule.metric == "goodput":  # the decision metric's table carries its comparisons
+            headers += COMPARISON_HEADERS
+            loads = [row + comparison_cells(trial, g) for row, g in zip(loads, trial.groups)]
+        out += [load_title(trial), *table(headers, loads), ""]
+        if trial.rule.metric == "goodput":
+            out += [detectable_sentence(trial), ""]
             if trial.rule.guardrails:
                 out += [GUARDRAIL_TITLE, *table(GUARDRAIL_HEADERS, guardrail_rows(trial)), ""]
     if trial.design != "A/B/A":

@@ -19,9 +19,9 @@ from ..model.trial import ClientBounds
 from .report import RunClient, RunStats
 from .stats import nearest_rank
 
-__all__ = ["run_client", "achieved_concurrency", "saturation_findings", "saturated_text", "unjudged_text"]
+__all__ = ["run_client", "achieved_concurrency", "arrival_rates", "saturation_findings", "saturated_text", "unjudged_text"]
 
-Bound = Literal["loop-lag", "loop-lag-p50", "send-wait", "loop-cpu"]
+Bound = Literal["loop-lag", "loop-lag-p50", "send-wait", "loop-cpu", "arrival-rate"]
 
 
 def _finite(value: float) -> float | None:
@@ -49,6 +49,21 @@ def achieved_concurrency(requests: Sequence[Request]) -> float | None:
     spans = _spans(requests)
     wall = _span(spans)
     return None if wall is None else _ratio(sum(end - start for start, end in spans), wall)
+
+
+def _rate(times: Sequence[float]) -> float | None:
+    """(n - 1) / (last - first): the rate of n starts (exact for equal gaps); None for fewer than two or no span."""
+    if len(times) < 2:
+        return None
+    return _ratio(len(times) - 1, max(times) - min(times))
+
+
+def arrival_rates(requests: Sequence[Request]) -> tuple[float | None, float | None]:
+    """An open-loop run's achieved and scheduled arrival rates (requests per second) over its timed requests:
+    from their sends (``t_send_s``) and from their due times (``scheduled_s``)."""
+    sends = [r.t_send_s for r in requests if r.t_send_s is not None]
+    due = [r.scheduled_s for r in requests if r.scheduled_s is not None]
+    return _rate(sends), _rate(due)
 
 
 def _exceeded(name: Bound, value: float | None, limit: float) -> list[ClientExceedance]:
@@ -96,10 +111,19 @@ def run_client(run: Run, requests: Sequence[Request], bounds: ClientBounds) -> R
         unjudged += ["loop-lag", "loop-lag-p50"]
     if (share is None and loop_cpu > 0) or not _wall_plausible(health.wall_s, requests):
         unjudged.append("loop-cpu")  # CPU in a wall time it cannot be a share of (0, overflowing, implausible)
+    achieved = scheduled = shortfall = None
+    if run.rate is not None:
+        # Open loop: judged against its own schedule (a Poisson schedule's rate differs from the plan's by chance;
+        # that is the offered load, not the client's doing). send_wait_s counts from each request's due time.
+        achieved, scheduled = arrival_rates(requests)
+        shortfall = None if achieved is None or not scheduled else _finite(1 - achieved / scheduled)
+        if shortfall is None and len(requests) > 1:
+            unjudged.append("arrival-rate")
     exceeded = (_exceeded("loop-lag", lag_max, bounds.max_loop_lag_s)
                 + _exceeded("loop-lag-p50", lag_p50, bounds.max_loop_lag_p50_s)
                 + _exceeded("send-wait", wait_max, bounds.max_send_wait_s)
-                + _exceeded("loop-cpu", share, bounds.max_cpu_share))
+                + _exceeded("loop-cpu", share, bounds.max_cpu_share)
+                + (_exceeded("arrival-rate", shortfall, bounds.rate_shortfall) if run.rate is not None else []))
     return RunClient(
         wall_s=health.wall_s,
         processes=len(processes),
@@ -111,6 +135,9 @@ def run_client(run: Run, requests: Sequence[Request], bounds: ClientBounds) -> R
         send_wait_p50_s=nearest_rank(waits, 50) if waits else None,
         send_wait_max_s=wait_max,
         achieved_concurrency=achieved_concurrency(requests),
+        achieved_rate_per_s=achieved,
+        scheduled_rate_per_s=scheduled,
+        rate_shortfall=shortfall,
         exceeded=exceeded,
         unjudged=unjudged,
         saturated=bool(exceeded),

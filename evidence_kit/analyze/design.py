@@ -13,7 +13,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..model.trial import ArmRef
 from .report import BlockComparison, DesignBlock, DesignResult
@@ -33,9 +33,11 @@ def _pct(fraction: float | None) -> float | None:
     return None if fraction is None else fraction * 100
 
 
-def design_result(arms: Sequence[ArmRef], values: Sequence[Sequence[float]]) -> DesignResult:
-    """One group's design analysis from each arm's ok values of the decision metric (in ``arms`` order)."""
-    medians = [median(v) for v in values]
+def design_result(arms: Sequence[ArmRef], values: Sequence[Sequence[float]],
+                  of: Callable[[Sequence[float]], float | None] = median) -> DesignResult:
+    """One group's design analysis from each arm's ok values of the decision metric (in ``arms`` order); ``of``
+    is the rule's statistic (the median; goodput's share: the mean of its 0/1 values)."""
+    medians = [of(v) for v in values]
     blocks = [
         DesignBlock(seq=ref.seq, phase=ref.phase, block=sum(a.phase == ref.phase for a in arms[:i + 1]),
                     median=m, n=len(v))
@@ -46,7 +48,7 @@ def design_result(arms: Sequence[ArmRef], values: Sequence[Sequence[float]]) -> 
     # candidate, so the line is not evaluated at its position either (all of them if none has data).
     candidate_seqs = ([ref.seq for ref, v in zip(arms, values) if ref.role == "candidate" and v]
                       or [ref.seq for ref in arms if ref.role == "candidate"])
-    candidate = median([x for ref, v in zip(arms, values) if ref.role == "candidate" for x in v])
+    candidate = of([x for ref, v in zip(arms, values) if ref.role == "candidate" for x in v])
     at = sum(candidate_seqs) / len(candidate_seqs)
     drift: float | None = None
     corrected: float | None = None

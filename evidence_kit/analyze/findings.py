@@ -76,7 +76,9 @@ def findings_for(analysis: TrialAnalysis, fewest_runs: int | None = None) -> lis
         elif g.verdict.split:
             out.append(SplitVerdictFinding(kind="split-verdict", group=g.label, values=improvements))
         if g.verdict.within_noise:
-            noisy = ", ".join(i.control for i in g.intervals if i.high is not None and i.high >= 1)
+            # The interval reaches no change: above 1 for a latency, below it for goodput (higher is better).
+            noisy = ", ".join(i.control for i in g.intervals if i.high is not None and i.low is not None
+                              and (i.low <= 1 if metric == "goodput" else i.high >= 1))
             undrawn = ", ".join(i.control for i in g.intervals if i.high is None)
             within = WithinNoise(**improvements.model_dump(), controls=noisy, undrawn=undrawn)
             out.append(NoiseFinding(kind="win-within-noise", group=g.label, values=within))

@@ -9,13 +9,15 @@ from fractions import Fraction
 
 from ..model import CONTROLS, PHASES, DecisionRule, Request
 from ..model.evidence import TrialEvidence
-from ..model.trial import Guardrail
+from ..model.trial import Guardrail, Load, Slo
 from .design import design_result
-from .report import Comparison, GroupResult, GuardrailResult, GuardrailRule, Interval, Pooled
+from .goodput import good_values, group_load
+from .report import Comparison, GroupLoad, GroupResult, GuardrailResult, GuardrailRule, Interval, Pooled
 from .stats import (
     bootstrap_ratio_interval,
     change,
     detectable_change,
+    mean,
     median,
     nearest_rank,
     seed_for,
@@ -44,8 +46,13 @@ def input_label(tokens: Sequence[int]) -> str:
     return f"~{round(mid / 1000)}K"
 
 
-def _values(requests: Sequence[Request], metric: str) -> list[float]:
-    """The metric of every ok timed request (warmup and failed requests never enter a statistic)."""
+def _values(requests: Sequence[Request], metric: str, slo: Slo | None = None) -> list[float]:
+    """The metric of every ok timed request (warmup and failed requests never enter a statistic); for
+    ``goodput``, 1 or 0 for every timed request (a failed one is not good: it counts as 0)."""
+    if metric == "goodput":
+        if slo is None:
+            raise ValueError("goodput needs the trial's slo")
+        return good_values(requests, slo)
     out: list[float] = []
     for r in requests:
         if r.warmup or not r.ok:
@@ -56,18 +63,21 @@ def _values(requests: Sequence[Request], metric: str) -> list[float]:
     return out
 
 
-def requests_by_arm(evidence: TrialEvidence) -> dict[int, dict[tuple[int, int], list[Request]]]:
-    """Arm seq -> group -> the arm's timed requests."""
-    table: dict[int, dict[tuple[int, int], list[Request]]] = {}
+Cells = dict[int, dict[tuple[int, Load], list[Request]]]
+
+
+def requests_by_arm(evidence: TrialEvidence) -> Cells:
+    """Arm seq -> group (input, concurrency or rate) -> the arm's timed requests."""
+    table: Cells = {}
     for arm in evidence.arms:
         cells = table.setdefault(arm.ref.seq, {})
         for r in arm.requests:
             if not r.warmup:
-                cells.setdefault((r.input_nominal, r.concurrency), []).append(r)
+                cells.setdefault((r.input_nominal, r.load), []).append(r)
     return table
 
 
-def run_values(arms: Sequence[Sequence[Request]], metric: str) -> list[list[float]]:
+def run_values(arms: Sequence[Sequence[Request]], metric: str, slo: Slo | None = None) -> list[list[float]]:
     """The metric's values run by run: the units the default interval resamples (two candidate blocks' runs
     of one id are two runs). In a canonical order, so the interval is a function of the measurements alone,
     not of the order their lines were written in: each run's values ascending, the runs in ascending
@@ -78,7 +88,7 @@ def run_values(arms: Sequence[Sequence[Request]], metric: str) -> list[list[floa
         by_run: dict[tuple[int, str], list[Request]] = {}
         for r in requests:
             by_run.setdefault((r.repetition, r.run), []).append(r)
-        out += [sorted(_values(by_run[key], metric)) for key in by_run]
+        out += [sorted(_values(by_run[key], metric, slo)) for key in by_run]
     return sorted(out)
 
 
@@ -101,19 +111,22 @@ def guardrail_rule(guardrail: Guardrail) -> GuardrailRule:
 class _Group:
     """One group's requests per phase, and the seeded intervals drawn from them."""
 
-    def __init__(self, evidence: TrialEvidence, per_phase: Mapping[str, list[list[Request]]], inp: int, conc: int):
+    def __init__(self, evidence: TrialEvidence, per_phase: Mapping[str, list[list[Request]]], inp: int, conc: Load):
         self.trial_id = evidence.trial.trial_id
+        self.slo = evidence.trial.slo
         self.per_phase = per_phase  # phase -> its arms' requests, arm by arm
         self.inp, self.conc = inp, conc
 
     def intervals(self, metric: str, stat: str, method: str) -> list[Interval]:
-        of = statistic(stat)
+        # goodput's share is the mean of each request's 0/1: the bootstrap draws the same runs, the mean of each.
+        of = statistic(_computed(stat))
         out = []
-        cand_runs = run_values(self.per_phase["candidate"], metric)
+        cand_runs = run_values(self.per_phase["candidate"], metric, self.slo)
         for control in CONTROLS:
             seed = seed_for("evidence-kit/bootstrap/v2", self.trial_id, metric, stat, method, self.inp, self.conc, control)
-            ctrl_runs = run_values(self.per_phase[control], metric)
-            interval = bootstrap_ratio_interval(cand_runs, ctrl_runs, seed, method=method, statistic_name=stat)
+            ctrl_runs = run_values(self.per_phase[control], metric, self.slo)
+            interval = bootstrap_ratio_interval(cand_runs, ctrl_runs, seed, method=method,
+                                                statistic_name=_computed(stat))
             mc = of([v for run in cand_runs for v in run])
             mk = of([v for run in ctrl_runs for v in run])
             low, high = interval if interval else (None, None)
@@ -131,17 +144,26 @@ class _Group:
         return out
 
 
+def _computed(stat: str) -> str:
+    """The statistic :mod:`.stats` computes for a rule's: goodput's ``share`` is the ``mean`` of 0/1 values."""
+    return "mean" if stat == "share" else stat
+
+
 def pooled_statistics(requests: Sequence[Request], metric: str) -> Pooled:
     """Median, p90 and p99 of ``metric`` over the ok timed requests among ``requests``."""
     values = _values(requests, metric)
     return Pooled(median=median(values), p90=nearest_rank(values, 90), p99=nearest_rank(values, 99), n=len(values))
 
 
-def _comparisons(pooled: dict[str, Pooled], decisive: bool, rule: DecisionRule) -> list[Comparison]:
+def _comparisons(centres: Mapping[str, float | None], decisive: bool, rule: DecisionRule,
+                 higher_is_better: bool = False) -> list[Comparison]:
+    """The candidate's centre (a pooled median, or goodput's share) against each control's; an improvement
+    is lower for a latency and higher for goodput."""
+    sign = 1 if higher_is_better else -1
     out = []
     for control in CONTROLS:
-        rel = change(pooled["candidate"].median, pooled[control].median)
-        improvement = None if rel is None else -rel * 100
+        rel = change(centres["candidate"], centres[control])
+        improvement = None if rel is None else sign * rel * 100
         out.append(
             Comparison(
                 control=control,
@@ -188,8 +210,8 @@ def _guardrail(group: _Group, pooled: dict[str, dict[str, Pooled]], guardrail: G
     )
 
 
-def _group_arms(evidence: TrialEvidence, cells: dict[int, dict[tuple[int, int], list[Request]]], inp: int,
-                conc: int) -> tuple[list[list[Request]], dict[str, list[list[Request]]]]:
+def _group_arms(evidence: TrialEvidence, cells: Cells, inp: int,
+                conc: Load) -> tuple[list[list[Request]], dict[str, list[list[Request]]]]:
     """One group's requests arm by arm, and per pooled entry (arm by arm): before the first control block,
     candidate every candidate block, restored the last control block."""
     trial = evidence.trial
@@ -199,7 +221,7 @@ def _group_arms(evidence: TrialEvidence, cells: dict[int, dict[tuple[int, int], 
     return per_arm, per_phase
 
 
-def _prompt_tokens(cells: dict[int, dict[tuple[int, int], list[Request]]]) -> dict[int, list[int]]:
+def _prompt_tokens(cells: Cells) -> dict[int, list[int]]:
     """Nominal input size -> the prompt tokens of its ok timed requests, every arm and concurrency."""
     out: dict[int, list[int]] = {}
     for arm_cells in cells.values():
@@ -208,10 +230,12 @@ def _prompt_tokens(cells: dict[int, dict[tuple[int, int], list[Request]]]) -> di
     return out
 
 
-def group_labels(evidence: TrialEvidence) -> dict[tuple[int, int], str]:
-    """(input_nominal, concurrency) -> the group's label as the analysis names it (``~6K/C4``)."""
+def group_labels(evidence: TrialEvidence) -> dict[tuple[int, Load], str]:
+    """(input_nominal, concurrency or rate) -> the group's label as the analysis names it (``~6K/C4``,
+    ``~6K/R2.0``)."""
     tokens = _prompt_tokens(requests_by_arm(evidence))
-    return {(inp, conc): f"{input_label(tokens.get(inp, []))}/C{conc}" for inp, conc in evidence.trial.workload.groups()}
+    wl = evidence.trial.workload
+    return {(inp, conc): f"{input_label(tokens.get(inp, []))}/{wl.load_label(conc)}" for inp, conc in wl.groups()}
 
 
 def fewest_runs(evidence: TrialEvidence) -> int | None:
@@ -219,31 +243,44 @@ def fewest_runs(evidence: TrialEvidence) -> int | None:
     the default interval resamples (two candidate blocks' runs of one id are two). None without groups."""
     cells = requests_by_arm(evidence)
     metric = evidence.trial.decision_rule.metric
-    counts = [sum(1 for run in run_values(per_phase[phase], metric) if run)
+    counts = [sum(1 for run in run_values(per_phase[phase], metric, evidence.trial.slo) if run)
               for _, per_phase in (_group_arms(evidence, cells, inp, conc) for inp, conc in evidence.trial.workload.groups())
               for phase in PHASES]
     return min(counts, default=None)
 
 
+def _loads(trial_open: bool, slo: Slo | None, per_phase: Mapping[str, list[list[Request]]]) -> dict[str, GroupLoad] | None:
+    """Each pooled entry's goodput and achieved rate, where the trial has SLOs or an open loop."""
+    if slo is None and not trial_open:
+        return None
+    return {phase: group_load(per_phase[phase], slo, trial_open) for phase in PHASES}
+
+
 def group_results(evidence: TrialEvidence) -> list[GroupResult]:
     """Every group of the trial's workload, in plan order."""
     trial = evidence.trial
-    rule = trial.decision_rule
+    rule, wl = trial.decision_rule, trial.workload
     threshold_pct = rule.min_improvement * 100
     cells = requests_by_arm(evidence)
     prompt_tokens = _prompt_tokens(cells)
     results: list[GroupResult] = []
-    for inp, conc in trial.workload.groups():
+    for inp, conc in wl.groups():
         per_arm, per_phase = _group_arms(evidence, cells, inp, conc)
         group = _Group(evidence, per_phase, inp, conc)
         pooled: dict[str, dict[str, Pooled]] = {
             metric: {phase: pooled_statistics([r for rs in per_phase[phase] for r in rs], metric) for phase in PHASES}
             for metric in METRICS
         }
-        comparisons = {metric: _comparisons(pooled[metric], metric == rule.metric, rule) for metric in METRICS}
-        intervals = group.intervals(rule.metric, "median", "run")
+        loads = _loads(wl.open_loop, trial.slo, per_phase)
+        centres: dict[str, Mapping[str, float | None]] = {
+            metric: {phase: pooled[metric][phase].median for phase in PHASES} for metric in METRICS}
+        if loads is not None and trial.slo is not None:
+            centres["goodput"] = {phase: loads[phase].share for phase in PHASES}
+        comparisons = {metric: _comparisons(centres[metric], metric == rule.metric, rule, metric == "goodput")
+                       for metric in centres}
+        intervals = group.intervals(rule.metric, rule.statistic, "run")
         guardrails = [_guardrail(group, pooled, g) for g in rule.guardrails]
-        drift = pct(change(pooled[rule.metric]["restored"].median, pooled[rule.metric]["before"].median))
+        drift = pct(change(centres[rule.metric]["restored"], centres[rule.metric]["before"]))
         verdict = verdict_for(
             comparisons[rule.metric], intervals, rule, drift,
             drift_flagged=drift is not None and reaches(abs(drift), threshold_pct),
@@ -252,24 +289,29 @@ def group_results(evidence: TrialEvidence) -> list[GroupResult]:
         widths = [detectable_change(i.low, i.high) for i in intervals if i.low is not None and i.high is not None]
         tokens = prompt_tokens.get(inp, [])
         label = input_label(tokens)
+        # goodput's share has no tail: its tail intervals are none.
+        tails = [] if rule.statistic == "share" else \
+            group.intervals(rule.metric, "p90", "run") + group.intervals(rule.metric, "p99", "run")
         results.append(
             GroupResult(
                 input_nominal=inp,
-                concurrency=conc,
-                label=f"{label}/C{conc}",
+                concurrency=None if wl.open_loop else int(conc),
+                rate=float(conc) if wl.open_loop else None,
+                label=f"{label}/{wl.load_label(conc)}",
                 input_label=label,
                 input_tokens_min=min(tokens) if tokens else None,
                 input_tokens_max=max(tokens) if tokens else None,
                 pooled=pooled,
                 comparisons=comparisons,
                 intervals=intervals,
-                request_intervals=group.intervals(rule.metric, "median", "request"),
-                tail_intervals=group.intervals(rule.metric, "p90", "run") + group.intervals(rule.metric, "p99", "run"),
+                request_intervals=group.intervals(rule.metric, rule.statistic, "request"),
+                tail_intervals=tails,
                 detectable_pct=pct(max(widths)) if len(widths) == len(intervals) else None,
                 guardrails=guardrails,
                 verdict=verdict,
-                design=design_result(trial.arms, [_values(rs, rule.metric) for rs in per_arm]),
+                design=design_result(trial.arms, [_values(rs, rule.metric, trial.slo) for rs in per_arm],
+                                     of=mean if rule.statistic == "share" else median),
+                load=loads,
             )
         )
     return results
-

@@ -86,7 +86,8 @@ class GroupPower(_Doc):
     """One group's noise and plans."""
 
     input_nominal: int
-    concurrency: int
+    concurrency: int | None = Field(description="the group's concurrency; null in an open-loop group")
+    rate: float | None = Field(default=None, description="open loop: the group's arrival rate, requests per second")
     label: str
     control_runs: int = Field(description="runs of the two control arms holding a value")
     control_requests: int = Field(description="values of the decision metric in those runs")
@@ -307,7 +308,7 @@ def _plan(simulation: _Simulation, requests: int, effect: float, max_repetitions
     return plan(high)
 
 
-def control_noise(evidence: TrialEvidence, input_nominal: int, concurrency: int) -> NoiseComponents:
+def control_noise(evidence: TrialEvidence, input_nominal: int, concurrency: int | float) -> NoiseComponents:
     """The noise of one group's control arms (every control block of the design, each on its own centre), in
     the rule's metric: the population every plan resamples."""
     cells = requests_by_arm(evidence)
@@ -333,7 +334,10 @@ def power_trial(
     trial = evidence.trial
     metric = trial.decision_rule.metric
     workload = trial.workload
-    analysed = {(g.input_nominal, g.concurrency): g for g in group_results(evidence)}
+    if metric == "goodput":
+        raise ValueError("power plans a latency rule (on its log scale); a goodput share has none")
+    analysed = {(g.input_nominal, g.concurrency if g.concurrency is not None else g.rate): g
+                for g in group_results(evidence)}
     groups = []
     for inp, conc in workload.groups():
         result = analysed[(inp, conc)]
@@ -356,7 +360,8 @@ def power_trial(
         groups.append(
             GroupPower(
                 input_nominal=inp,
-                concurrency=conc,
+                concurrency=result.concurrency,
+                rate=result.rate,
                 label=result.label,
                 control_runs=noise.runs,
                 control_requests=noise.values,

@@ -50,7 +50,7 @@ __all__ = [
 ANALYSIS_SCHEMA: Final = "evidence-kit/analysis/v2"
 VerdictName = Literal["win", "no-win", "regression", "inconclusive"]
 VERDICTS: tuple[VerdictName, ...] = ("win", "no-win", "regression", "inconclusive")
-StatisticName = Literal["median", "p90", "p99"]
+StatisticName = Literal["median", "p90", "p99", "share"]
 TimingMetric = Literal["ttft_s", "e2e_s"]
 TIMING_METRICS: tuple[TimingMetric, ...] = ("ttft_s", "e2e_s")
 # Why a run's client time was, or was not, set against the engine's own: compared; not reconcilable (no
@@ -195,12 +195,28 @@ class DesignResult(_Doc):
     vs_controls: list[BlockComparison] = Field(description="the candidate against each control block, in run order")
 
 
+class GroupLoad(_Doc):
+    """One group's goodput and achieved arrival rate in one pooled entry (``analyze/goodput.py``)."""
+
+    requests: int = Field(description="timed requests sent (failed ones included)")
+    good: int | None = Field(description="of them, those that succeeded and met every declared SLO; null without SLOs")
+    share: float | None = Field(description="good / requests: the goodput share (the decision metric goodput)")
+    good_rate_per_s: float | None = Field(description="good requests per second of the runs' spans (first send to "
+                                          "last end, summed over the runs)")
+    achieved_rate_per_s: float | None = Field(description="open loop: requests started per second, the runs' sends "
+                                              "after their first over the spans of their sends; null for a "
+                                              "closed-loop group")
+
+
 class GroupResult(_Doc):
     """One workload group: pooled medians per arm, comparisons, verdict."""
 
     input_nominal: int
-    concurrency: int
-    label: str = Field(description="e.g. '~6K/C4', from the actual prompt tokens")
+    concurrency: int | None = Field(description="the group's concurrency; null in an open-loop group")
+    rate: float | None = Field(default=None, description="open loop: the group's planned arrival rate, requests "
+                               "per second; null for a closed-loop group")
+    label: str = Field(description="e.g. '~6K/C4', or '~6K/R2.0' at 2 requests per second, from the actual prompt "
+                       "tokens")
     input_label: str = Field(description="e.g. '~6K'")
     input_tokens_min: int | None
     input_tokens_max: int | None
@@ -214,6 +230,9 @@ class GroupResult(_Doc):
     guardrails: list[GuardrailResult]
     verdict: Verdict
     design: DesignResult = Field(description="the design analysis of the decision metric")
+    load: dict[str, GroupLoad] | None = Field(
+        default=None, description="phase -> goodput (with declared SLOs) and achieved arrival rate (open loop); "
+        "null when the trial has neither")
 
 
 class TimingGap(_Doc):
@@ -266,8 +285,16 @@ class RunClient(_Doc):
     achieved_concurrency: float | None = Field(
         description="time-averaged requests on the wire: the sum of send -> end of the requests with both, over "
                     "the span from the first send to the last end (the planned concurrency is the run's)")
+    achieved_rate_per_s: float | None = Field(
+        default=None, description="open loop: requests started per second, (n - 1) / (last t_send_s - first "
+        "t_send_s) over the run's timed requests; null for a closed-loop run")
+    scheduled_rate_per_s: float | None = Field(
+        default=None, description="open loop: the same of the schedule, (n - 1) / (last scheduled_s - first)")
+    rate_shortfall: float | None = Field(
+        default=None, description="open loop: 1 - achieved / scheduled rate (0 or below: the client kept up), "
+        "judged against max_rate_shortfall")
     exceeded: list[ClientExceedance] = Field(description="each declared client bound the run exceeded")
-    unjudged: list[Literal["loop-lag", "loop-lag-p50", "send-wait", "loop-cpu"]] = Field(
+    unjudged: list[Literal["loop-lag", "loop-lag-p50", "send-wait", "loop-cpu", "arrival-rate"]] = Field(
         description="each declared client bound the run's figures could not be judged against (not derivable): "
         "it blocks promotion, as a saturated run does")
     saturated: bool = Field(description="a bound was exceeded: the client may have been the bottleneck")
@@ -281,7 +308,9 @@ class RunStats(_Doc):
     run: str
     repetition: int
     input_nominal: int
-    concurrency: int
+    concurrency: int | None = Field(description="the run's concurrency; null in an open-loop run")
+    rate: float | None = Field(default=None, description="open loop: the run's planned arrival rate (requests per "
+                               "second); its achieved rate is in client")
     requests: int
     ok: int
     reconciled: bool | None

@@ -30,6 +30,7 @@ import numpy as np
 
 __all__ = [
     "median",
+    "mean",
     "nearest_rank",
     "change",
     "SplitMix64",
@@ -70,6 +71,11 @@ def median(values: Sequence[float]) -> float | None:
     return (ordered[mid - 1] + ordered[mid]) / 2
 
 
+def mean(values: Sequence[float]) -> float | None:
+    """Arithmetic mean (exactly rounded sum); ``None`` for no values. Goodput's share is the mean of 0/1 values."""
+    return math.fsum(values) / len(values) if values else None
+
+
 def nearest_rank(values: Sequence[float], p: float) -> float | None:
     """Nearest-rank percentile ``p`` (0 < p <= 100): the value at rank ceil(p/100 * n)."""
     if not 0 < p <= 100:
@@ -97,9 +103,12 @@ def change(candidate: float | None, control: float | None) -> float | None:
 
 
 def statistic(name: str) -> Statistic:
-    """The pooled statistic a rule or guardrail names: ``median`` (ordinary) or ``p90``/``p99`` (nearest rank)."""
+    """The pooled statistic a rule or guardrail names: ``median`` (ordinary), ``p90``/``p99`` (nearest rank),
+    or ``mean`` (goodput's share)."""
     if name == "median":
         return median
+    if name == "mean":
+        return mean
     if name in ("p90", "p99"):
         p = int(name[1:])
         return lambda values: nearest_rank(values, p)
@@ -167,6 +176,9 @@ def _rank_index(counts: np.ndarray, p: float) -> np.ndarray:
 
 def _row_statistic(values: np.ndarray, counts: np.ndarray, name: str) -> np.ndarray:
     """``statistic(name)`` of each row's first ``counts[row]`` values (the rest is padding, +inf)."""
+    if name == "mean":
+        means: np.ndarray = np.where(np.isinf(values), 0.0, values).sum(axis=1) / counts
+        return means
     ordered = np.sort(values, axis=1)
     if name == "median":
         mid = counts // 2

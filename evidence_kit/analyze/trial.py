@@ -74,6 +74,7 @@ def _run_stats(arm: ArmEvidence, timing_bound_ms: float | None, bounds: ClientBo
                 repetition=run.repetition,
                 input_nominal=run.input_nominal,
                 concurrency=run.concurrency,
+                rate=run.rate,
                 requests=len(requests),
                 ok=len(ok),
                 reconciled=run.reconciled,
@@ -111,8 +112,12 @@ def _restored_ok(arms: list[ArmSummary]) -> bool:
 
 
 def _pooled_sizes(groups: list[GroupResult], metric: str) -> tuple[int, int]:
-    """(fewest, most) requests in one pooled entry of ``metric``, over every group and arm."""
-    sizes = [p.n for g in groups for p in g.pooled[metric].values()]
+    """(fewest, most) requests in one pooled entry of ``metric``, over every group and arm (goodput's: every
+    timed request sent)."""
+    if metric == "goodput":
+        sizes = [load.requests for g in groups for load in (g.load or {}).values()]
+    else:
+        sizes = [p.n for g in groups for p in g.pooled[metric].values()]
     return min(sizes), max(sizes)
 
 

@@ -14,6 +14,9 @@ The verdicts, tried in this order:
 - ``no-win``: against at least one control the interval excludes an improvement of
   the threshold's size: the data say it does not win.
 - ``inconclusive`` (unresolved): the intervals cannot resolve the threshold either way.
+
+For ``goodput`` (higher is better) every comparison reads the other way: the candidate must be at
+least the threshold *higher*, and a regression is a lower goodput.
 """
 
 from __future__ import annotations
@@ -61,6 +64,10 @@ def verdict_for(
     clears_restored = by_control["restored"].clears is True
     point_win = clears_before and clears_restored
     ends = _ends(intervals)
+    if ends is not None and rule.higher_is_better:
+        # Goodput improves upwards: mirror each ratio about 1 (r -> 2 - r), so the rules below, written for a
+        # latency, read "at least t higher" where they say "at least t lower", and the same for regressions.
+        ends = [(2 - high, 2 - low) for low, high in ends]
     t = rule.min_improvement
     win = point_win and (
         rule.confidence == "point"
@@ -69,6 +76,8 @@ def verdict_for(
     )
     floor = regression_floor_pct(t * 100)
     changes = [by_control[c].change_pct for c in CONTROLS]
+    if rule.higher_is_better:
+        changes = [None if c is None else -c for c in changes]  # a lower goodput is the regression
     # In percent with the tolerance ``groups.reaches`` gives the threshold: a row exactly half the threshold
     # slower (3.5% of 7%, 3.4999999999999916 in binary) is a regression, as one exactly at it faster is a win.
     point_regression = all(c is not None and c >= floor - _PCT_EPS for c in changes)

@@ -55,7 +55,7 @@ async def run_arm(s: ArmSetup) -> ArmResult:
                     # Started once per arm, before its first timed run, and ended with the block however it ends.
                     pool: WorkerPool | None = None
                     if s.ray is not None and todo:
-                        pool = await stack.enter_async_context(ray_pool(s.workers, arm.t0, max(wl.concurrency), s.ray))
+                        pool = await stack.enter_async_context(ray_pool(s.workers, arm.t0, wl.most_in_flight(), s.ray))
                     elif s.workers > 1 and todo:
                         pool = await stack.enter_async_context(worker_pool(s.workers, arm.t0))
                     for spec in todo:

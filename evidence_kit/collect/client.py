@@ -213,12 +213,14 @@ async def _read_reply(response: httpx.Response, out: Outcome, clock: Clock) -> s
 
 async def stream_chat(
     client: httpx.AsyncClient, url: str, body: dict[str, Any], *, clock: Clock, timeout: float,
-    lane: int | None = None,
+    lane: int | None = None, due: float | None = None,
 ) -> Outcome:
     """POST ``body`` (with ``stream: true``) to ``url`` and time every event of the reply.
 
     ``lane`` picks the connection of one request slot of a run (see :mod:`.connections`);
     ``None``, or a client without that transport, uses the client's ordinary pool.
+    ``due``: when an open-loop schedule had the request due (on ``clock``); its send wait is counted
+    from then (the send lag), not from this call.
     """
     payload = json.dumps({**body, "stream": True, "stream_options": {"include_usage": True}}).encode()
     request = client.build_request(
@@ -226,7 +228,7 @@ async def stream_chat(
         timeout=httpx.Timeout(timeout, connect=min(timeout, 30.0)),
     )
     out = Outcome(t_send=clock())
-    out.t_intent = out.t_send
+    out.t_intent = out.t_send if due is None else due
 
     async def trace(event: str, info: dict[str, Any]) -> None:
         if event.endswith("send_request_headers.started"):

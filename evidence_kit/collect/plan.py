@@ -22,6 +22,7 @@ from pydantic import (
     NonNegativeInt,
     PositiveFloat,
     PositiveInt,
+    PrivateAttr,
     ValidationError,
     ValidationInfo,
     field_validator,
@@ -32,9 +33,10 @@ from ..errors import BadInput
 from ..model import ArmRef, ClientBounds, DecisionRule, Trial, Workload
 from ..model._base import Slug
 from ..model.dialects import Dialect, dialect_for
-from ..model.trial import EngineKind, Guardrail, Order, SimulatedDialect, design_name, phase_of
+from ..model.trial import EngineKind, Guardrail, Order, SimulatedDialect, Slo, design_name, phase_of
 from ..read import read_text, read_toml_model
 from ..read.validation import describe_validation_error
+from .trace import Trace, read_trace
 
 __all__ = ["Plan", "ArmPlan", "PlanWorkload", "GatePlan", "TelemetryPlan", "load_plan", "GATE_NAMES",
            "MAX_WORKERS", "STREAMS_PER_WORKER", "workers_problem", "ray_problem", "resolve_workers", "available_cores"]
@@ -81,7 +83,8 @@ def available_cores() -> int:
 
 
 def workers_problem(value: Any, concurrency: list[int]) -> str | None:
-    """Why ``value`` is no ``workers`` setting for a plan at ``concurrency``, or ``None``."""
+    """Why ``value`` is no ``workers`` setting for a plan at ``concurrency`` (an open-loop plan: its
+    ``max_in_flight``, or nothing), or ``None``."""
     if value == "auto":
         return None
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_WORKERS:
@@ -102,9 +105,12 @@ def ray_problem(value: Any) -> str | None:
 def resolve_workers(workers: int | str, concurrency: list[int], cores: int | None = None) -> int:
     """The worker processes of a collection: ``workers`` as given, or for ``"auto"`` what the load needs,
     ``ceil(max(concurrency) / STREAMS_PER_WORKER)``, at most the cores. 1 means the collector's own
-    process sends every request, as it always did."""
+    process sends every request, as it always did. An open-loop plan without ``max_in_flight`` (no
+    ``concurrency``) has no known load: ``"auto"`` is 1 there, and ``workers = N`` says otherwise."""
     if workers != "auto":
         return int(workers)
+    if not concurrency:
+        return 1
     needed = -(-max(concurrency) // STREAMS_PER_WORKER)
     return max(1, min(needed, available_cores() if cores is None else cores))
 
@@ -112,8 +118,15 @@ def resolve_workers(workers: int | str, concurrency: list[int], cores: int | Non
 class PlanWorkload(_Strict):
     """The input x concurrency matrix, and how each request is shaped."""
 
-    input_nominal: list[PositiveInt] = Field(min_length=1)
-    concurrency: list[PositiveInt] = Field(min_length=1)
+    input_nominal: list[PositiveInt] | None = Field(default=None, min_length=1)
+    concurrency: list[PositiveInt] | None = Field(default=None, min_length=1)
+    # Open loop (collect/arrivals.py): requests per second instead of a concurrency, exactly one of the two.
+    rate: list[PositiveFloat] | None = Field(default=None, min_length=1)
+    arrival: Literal["poisson", "constant"] = "poisson"  # (a trace's are "trace": public_workload says so)
+    max_in_flight: PositiveInt | None = None
+    # Trace replay (collect/trace.py): the trace says the inputs, outputs and arrivals; read by load_plan.
+    trace: str | None = Field(default=None, min_length=1)
+    trace_time_scale: PositiveFloat = 1.0
     repetitions: PositiveInt = 3
     requests_per_run: PositiveInt = 4
     max_tokens: PositiveInt = 512
@@ -141,10 +154,22 @@ class PlanWorkload(_Strict):
             raise ValueError(problem)
         return value
 
+    def slots(self) -> list[int]:
+        """The request slots the load may need: the concurrencies, or an open-loop plan's ``max_in_flight``
+        (nothing without it: an open loop has no planned concurrency)."""
+        if self.concurrency is not None:
+            return self.concurrency
+        return [self.max_in_flight] if self.max_in_flight else []
+
+    def most_in_flight(self) -> int:
+        """The most requests one run may have in flight (the descriptors and lanes it may need)."""
+        return max(self.slots()) if self.slots() else self.requests_per_run
+
     @field_validator("workers", mode="before")
     @classmethod
     def _workers(cls, value: Any, info: ValidationInfo) -> Any:
-        problem = workers_problem(value, info.data.get("concurrency") or [])
+        slots = info.data.get("concurrency") or ([info.data["max_in_flight"]] if info.data.get("max_in_flight") else [])
+        problem = workers_problem(value, slots)
         if problem:
             raise ValueError(problem)
         return value
@@ -163,11 +188,33 @@ class PlanWorkload(_Strict):
         # A repeated size or level would run the same run id twice (same prompts, one journal
         # entry per id on resume); a run smaller than its level never reaches that concurrency,
         # yet its results would be labelled with it.
-        for name in ("input_nominal", "concurrency"):
-            values: list[int] = getattr(self, name)
+        if self.trace is not None:
+            given = sorted(k for k in ("input_nominal", "concurrency", "rate", "arrival", "requests_per_run")
+                           if k in self.model_fields_set)
+            if given:
+                raise ValueError(f"a trace sets the inputs, the arrivals and the requests of a run itself; [workload] "
+                                 f"with trace sets no {', '.join(given)}")
+            return self
+        if "trace_time_scale" in self.model_fields_set:
+            raise ValueError("trace_time_scale scales a trace's arrivals; [workload] has no trace")
+        if self.input_nominal is None:
+            raise ValueError("[workload] has no input_nominal (the prompt sizes) and no trace")
+        if (self.concurrency is None) == (self.rate is None):
+            raise ValueError("[workload] sets exactly one of concurrency (requests kept in flight: closed loop) and "
+                             "rate (requests started per second: open loop); it sets "
+                             + ("both" if self.concurrency is not None else "neither"))
+        for name in ("input_nominal", "concurrency", "rate"):
+            values: list[float] = getattr(self, name) or []
             repeated = sorted({v for v in values if values.count(v) > 1})
             if repeated:
                 raise ValueError(f"{name} lists {', '.join(map(str, repeated))} more than once")
+        if self.concurrency is None:
+            if self.requests_per_run < 2:
+                raise ValueError("an open-loop run (rate) needs requests_per_run of at least 2: one request has no "
+                                 "arrival rate to achieve")
+            return self
+        if "max_in_flight" in self.model_fields_set or "arrival" in self.model_fields_set:
+            raise ValueError("arrival and max_in_flight are for an open-loop workload (rate), not one at a concurrency")
         if self.requests_per_run < max(self.concurrency):
             raise ValueError(f"requests_per_run ({self.requests_per_run}) is below concurrency "
                              f"{max(self.concurrency)}: such a run never has that many requests in flight")
@@ -226,6 +273,9 @@ class Plan(_Strict):
     engine_kind: EngineKind
     # The metric names a simulated engine speaks (the simulator's --dialect); a real kind speaks its own.
     dialect: SimulatedDialect | None = None
+    # The SLOs goodput counts against (analyze/goodput.py); public: verify recounts it. Before the rule, so
+    # the rule's check reads it and its error is located at the [decision_rule] table.
+    slo: Slo | None = None
     decision_rule: PlanDecisionRule
     workload: PlanWorkload
     # ``arms`` before ``sequence``: the sequence's check reads the arms, and as a field check
@@ -235,6 +285,22 @@ class Plan(_Strict):
     gates: GatePlan = Field(default_factory=GatePlan)
     telemetry: TelemetryPlan = Field(default_factory=TelemetryPlan)
     client: ClientBounds = Field(default_factory=ClientBounds)
+    # The trace [workload] trace names, read and checked by load_plan (private: never in trial.json).
+    _trace: Trace | None = PrivateAttr(default=None)
+
+    @property
+    def trace(self) -> Trace | None:
+        """The replayed trace, or None for a plan without one."""
+        return self._trace
+
+    def with_trace(self, trace: Trace) -> Plan:
+        """This plan replaying ``trace``: its workload takes the trace's median input, its rate (at
+        ``trace_time_scale``), ``arrival`` ``trace`` and one run of every line."""
+        wl = self.workload
+        wl.input_nominal, wl.rate = [trace.input_nominal()], [trace.rate(wl.trace_time_scale)]
+        wl.requests_per_run = len(trace.requests)
+        self._trace = trace
+        return self
 
     @model_validator(mode="before")
     @classmethod
@@ -248,6 +314,14 @@ class Plan(_Strict):
                 "the reference decision's is [decision_rule] with min_improvement = 0.10 (a median end-to-end "
                 "latency at least 10% lower against both controls); see docs/plan-file.md")
         return data
+
+    @field_validator("decision_rule")
+    @classmethod
+    def _goodput_slo(cls, rule: PlanDecisionRule, info: ValidationInfo) -> PlanDecisionRule:
+        if rule.metric == "goodput" and "slo" in info.data and info.data["slo"] is None:
+            raise ValueError("metric is goodput, but the plan declares no [slo] table to count it against "
+                             "(ttft_ms, tpot_ms, e2e_ms)")
+        return rule
 
     @field_validator("dialect")
     @classmethod
@@ -284,11 +358,16 @@ class Plan(_Strict):
         return sequence
 
     def public_workload(self) -> Workload:
-        """The ``trial.json`` workload: the plan's, less the instruction and the timeout."""
+        """The ``trial.json`` workload: the plan's, less the instruction and the timeout (and a trace's file:
+        its replay is an open loop at the trace's rate, ``arrival`` ``trace``)."""
         wl = self.workload
+        assert wl.input_nominal is not None, "a trace plan is read by load_plan, which sets its inputs"
         return Workload(
             input_nominal=wl.input_nominal,
             concurrency=wl.concurrency,
+            rate=wl.rate,
+            arrival=None if wl.rate is None else "trace" if self._trace is not None else wl.arrival,
+            max_in_flight=wl.max_in_flight,
             repetitions=wl.repetitions,
             requests_per_run=wl.requests_per_run,
             max_tokens=wl.max_tokens,
@@ -323,6 +402,7 @@ class Plan(_Strict):
             arms=arms,
             **_extras(gates=list(self.gates.run)),
             client=ClientBounds.model_validate(self.client.model_dump()),
+            slo=self.slo,
         )
 
 
@@ -366,7 +446,7 @@ def load_plan(path: str | Path) -> Plan:
     """Read and validate a plan file; errors name the file and line (exit 2)."""
     path = Path(path)
     try:
-        return read_toml_model(path, Plan)
+        plan = read_toml_model(path, Plan)
     except BadInput as err:
         if err.path == str(path):
             # The generic locator knows ``[table]`` and ``key =``; plans also use dotted headers
@@ -380,3 +460,7 @@ def load_plan(path: str | Path) -> Plan:
                 if err.line is None or any(isinstance(k, int) for k in loc):
                     err.line = _line_in_table(text, loc) or err.line
         raise
+    if plan.workload.trace is not None:
+        # Relative to the plan's folder, as a reader of the plan would take it.
+        plan.with_trace(read_trace(path.parent / plan.workload.trace))
+    return plan

@@ -1,4 +1,4 @@
-"""Runs: ``requests_per_run`` requests at a group's concurrency, and their journal records."""
+"""Runs: ``requests_per_run`` requests at a group's concurrency or arrival rate, and their journal records."""
 
 from __future__ import annotations
 
@@ -10,42 +10,79 @@ from typing import Any
 import httpx
 
 from ..model.dialects import Dialect
+from ..model.trial import rate_text
+from .arrivals import send_open
 from .client import Clock, Outcome, stream_chat
 from .metrics import Scrape, reconcile, scrape
 from .plan import PlanWorkload
 from .prompts import PromptBook
 
-__all__ = ["RunSpec", "run_id", "send_all", "timing_fields", "request_record", "record_of", "scrape_retrying", "settle_counters", "median_or_none"]
+__all__ = ["RunSpec", "run_id", "send_all", "send_scheduled",
+           "timing_fields", "request_record", "record_of", "scrape_retrying", "settle_counters", "median_or_none"]
 
 
 @dataclass(frozen=True)
 class RunSpec:
-    """One run's place in the matrix: which repetition and group, and its id."""
+    """One run's place in the matrix: which repetition and group, and its id. ``load`` is the group's
+    concurrency, or its rate (requests per second) when ``open_loop``."""
 
     repetition: int
     input_nominal: int
-    concurrency: int
+    load: int | float
+    open_loop: bool = False
 
     @property
     def id(self) -> str:
-        return run_id(self.repetition, self.input_nominal, self.concurrency)
+        return run_id(self.repetition, self.input_nominal, self.load, open_loop=self.open_loop)
+
+    @property
+    def concurrency(self) -> int | None:
+        return None if self.open_loop else int(self.load)
+
+    @property
+    def rate(self) -> float | None:
+        return float(self.load) if self.open_loop else None
+
+    def load_fields(self) -> dict[str, Any]:
+        """``concurrency`` (closed loop) or ``rate`` (open loop): the records' group field."""
+        return {"rate": self.rate} if self.open_loop else {"concurrency": self.concurrency}
 
 
-def run_id(repetition: int, input_nominal: int, concurrency: int) -> str:
-    """``r1-8192-c4``: stable across arms, so the same run gets the same prompts everywhere."""
-    return f"r{repetition}-{input_nominal}-c{concurrency}"
+def run_id(repetition: int, input_nominal: int, load: int | float, *, open_loop: bool = False) -> str:
+    """``r1-8192-c4``, or ``r1-8192-rate2.0`` at 2 requests per second: stable across arms, so the same run
+    gets the same prompts everywhere."""
+    level = f"rate{rate_text(float(load))}" if open_loop else f"c{load}"
+    return f"r{repetition}-{input_nominal}-{level}"
 
 
-def request_body(wl: PlanWorkload, model: str, book: PromptBook, key: str, target_tokens: int) -> dict[str, Any]:
-    """The chat-completions body of request ``key``: same text and seed in every arm."""
+def request_body(wl: PlanWorkload, model: str, book: PromptBook, key: str, target_tokens: int,
+                 max_tokens: int | None = None) -> dict[str, Any]:
+    """The chat-completions body of request ``key``: same text and seed in every arm; ``max_tokens`` (a trace
+    line's output length) in place of the plan's."""
     return {
         **wl.extra_body,
         "model": model,
         "messages": book.messages(key, target_tokens),
-        "max_tokens": wl.max_tokens,
+        "max_tokens": wl.max_tokens if max_tokens is None else max_tokens,
         "temperature": wl.temperature,
         "seed": PromptBook.request_seed(wl.seed, key),
     }
+
+
+async def send_scheduled(
+    client: httpx.AsyncClient, url: str, bodies: list[dict[str, Any]], offsets: list[float], *, start: float,
+    clock: Clock, timeout: float, max_in_flight: int | None = None,
+) -> list[Outcome]:
+    """Send ``bodies[i]`` at ``start + offsets[i]`` (open loop, :func:`~.arrivals.send_open`); outcomes in body
+    order, each one's send wait counted from its due time (the send lag)."""
+    outcomes: list[Outcome | None] = [None] * len(bodies)
+
+    async def send(index: int, lane: int, due: float) -> None:
+        outcomes[index] = await stream_chat(client, url, bodies[index], clock=clock, timeout=timeout, lane=lane,
+                                            due=due)
+
+    await send_open(offsets, start, send, clock=clock, max_in_flight=max_in_flight)
+    return [o for o in outcomes if o is not None]
 
 
 async def send_all(
@@ -75,23 +112,25 @@ def timing_fields(outcome: Outcome, t0: float) -> dict[str, Any]:
 
 
 def request_record(
-    outcome: Outcome, *, run: str, repetition: int, input_nominal: int, concurrency: int, index: int,
-    warmup: bool, key: str, t0: float,
+    outcome: Outcome, *, run: str, repetition: int, input_nominal: int, index: int, warmup: bool, key: str,
+    t0: float, concurrency: int | None = None, rate: float | None = None,
 ) -> dict[str, Any]:
     """A journal ``request`` record; ``t_send_s`` is seconds since the arm began (monotonic)."""
     return record_of(timing_fields(outcome, t0), run=run, repetition=repetition, input_nominal=input_nominal,
-                     concurrency=concurrency, index=index, warmup=warmup, key=key)
+                     concurrency=concurrency, rate=rate, index=index, warmup=warmup, key=key)
 
 
 def record_of(
-    timing: dict[str, Any], *, run: str, repetition: int, input_nominal: int, concurrency: int, index: int,
-    warmup: bool, key: str,
+    timing: dict[str, Any], *, run: str, repetition: int, input_nominal: int, index: int, warmup: bool, key: str,
+    concurrency: int | None = None, rate: float | None = None,
 ) -> dict[str, Any]:
     """A journal ``request`` record from its :func:`timing_fields` (measured here or by a worker process):
     the timing fields first, then where the request belongs, which the collector alone says (a worker's
-    reply cannot move its record to another run, index or key)."""
+    reply cannot move its record to another run, index or key). Its group's load is ``concurrency`` (closed
+    loop) or ``rate`` (open loop): exactly one is given."""
+    load = {"concurrency": concurrency} if rate is None else {"rate": rate}
     where = {"type": "request", "run": run, "repetition": repetition, "input_nominal": input_nominal,
-             "concurrency": concurrency, "index": index, "warmup": warmup, "key": key}
+             **load, "index": index, "warmup": warmup, "key": key}
     return {**where, **timing, **where}  # the journal's field order, the collector's values
 
 

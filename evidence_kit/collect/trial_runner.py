@@ -158,7 +158,7 @@ def collect_trial(
     if not isinstance(plan, Plan):
         plan = load_plan(plan)
     out = Path(out_dir)
-    problem = None if workers is None else workers_problem(workers, plan.workload.concurrency)
+    problem = None if workers is None else workers_problem(workers, plan.workload.slots())
     if problem:
         raise BadInput(problem.replace("workers", "--workers", 1))
     problem = None if ray is None else ray_problem(ray)
@@ -172,7 +172,7 @@ def collect_trial(
     try:
         trial = _prepare(plan, out, resume)
         wanted = plan.workload.workers if workers is None else workers
-        count = resolve_workers(wanted, plan.workload.concurrency, cores=cluster["cpus"] if cluster else None)
+        count = resolve_workers(wanted, plan.workload.slots(), cores=cluster["cpus"] if cluster else None)
         progress = progress or Progress()
         if cluster is not None:
             progress.note(f"{count} Ray actor(s) stream the timed requests")

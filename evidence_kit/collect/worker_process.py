@@ -17,7 +17,8 @@ clock read as the collector's.
 Commands (``op``): ``hello`` -> ``clock`` (``clock``, ``pid``); ``open`` (``base_url``,
 ``lanes``) -> ``opened`` (``answered``); ``begin`` (the run's health sampling starts, the
 anchor is set) -> ``began`` (``clock``); ``send`` (``index``, ``lane``, ``url``, ``body``,
-``timeout``) -> ``done`` (``index``, ``record``); ``end`` -> ``health`` (``process``: this
+``timeout``, and for an open-loop request ``due``, when it was due, in seconds from this
+worker's anchor) -> ``done`` (``index``, ``record``); ``end`` -> ``health`` (``process``: this
 worker's entry of the run record's ``client.processes``). End of stdin ends the worker.
 """
 
@@ -65,9 +66,11 @@ class WorkerCore:
             return {"op": "began", "clock": self.anchor}
         if op == "send":
             lane = int(message["lane"])
+            due = message.get("due")  # an open-loop request's due time, from the anchor: its send lag counts from it
             async with self.lanes.setdefault(lane, asyncio.Lock()):  # due when the lane's previous request ends
                 outcome = await stream_chat(self.client, message["url"], message["body"], clock=time.monotonic,
-                                            timeout=float(message["timeout"]), lane=lane)
+                                            timeout=float(message["timeout"]), lane=lane,
+                                            due=None if due is None else self.anchor + float(due))
             # The collector's own timing fields, but t_send_s counts from this worker's anchor, unrounded:
             # the collector adds the anchor's place on the arm's clock and rounds once.
             return {"op": "done", "index": message["index"],

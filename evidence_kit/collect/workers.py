@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EXIT_FAILED, EvidenceError
+from .arrivals import send_open
 
 __all__ = ["WorkerFailed", "WorkerPool", "worker_pool", "Handle", "CONTROL_TIMEOUT_S", "REPLY_MARGIN_S", "PROTOCOL_LIMIT"]
 
@@ -264,9 +265,7 @@ class WorkerPool:
                 message = {"op": "send", "index": index, "lane": lane, "url": url, "body": bodies[index],
                            "timeout": timeout}
                 record = (await worker.ask(message, index, timeout + REPLY_MARGIN_S)).get("record")
-                if not isinstance(record, dict):
-                    raise WorkerFailed(f"worker {worker.number} sent a malformed reply (no record for request {index})")
-                records[index] = {**record, "t_send_s": worker.arm_time(record.get("t_send_s"))}
+                records[index] = self._placed(worker, index, record)
 
         try:
             async with asyncio.TaskGroup() as group:
@@ -275,9 +274,42 @@ class WorkerPool:
                         group.create_task(slot(lane))
         except* WorkerFailed as failed:
             raise failed.exceptions[0] from None
+        return self._complete(records)
+
+
+    async def send_scheduled(self, url: str, bodies: list[dict[str, Any]], offsets: list[float], *, start: float,
+                             timeout: float, max_in_flight: int | None = None) -> list[dict[str, Any]]:
+        """:func:`~.runs.send_scheduled` across the workers (open loop): the collector keeps the schedule and
+        hands each request, at its due time, to the worker of the lane it takes (lane ``l`` lives in worker
+        ``l mod N``); the worker counts its send lag from the due time, given as a duration from its anchor
+        (placed on the arm's clock like its send times: exactly on this machine), so the hand-over's own delay
+        is in it. Timing fields in body order."""
+        records: list[dict[str, Any] | None] = [None] * len(bodies)
+
+        async def send(index: int, lane: int, due: float) -> None:
+            worker = self._worker_of(lane)
+            message = {"op": "send", "index": index, "lane": lane, "url": url, "body": bodies[index],
+                       "timeout": timeout, "due": due - self.t0 - worker.placement}
+            record = (await worker.ask(message, index, timeout + REPLY_MARGIN_S)).get("record")
+            records[index] = self._placed(worker, index, record)
+
+        try:
+            await send_open(offsets, start, send, clock=time.monotonic, max_in_flight=max_in_flight)
+        except* WorkerFailed as failed:
+            raise failed.exceptions[0] from None
+        return self._complete(records)
+
+    @staticmethod
+    def _placed(worker: Handle, index: int, record: Any) -> dict[str, Any]:
+        """A worker's record of request ``index`` with its send time placed on the arm's clock."""
+        if not isinstance(record, dict):
+            raise WorkerFailed(f"worker {worker.number} sent a malformed reply (no record for request {index})")
+        return {**record, "t_send_s": worker.arm_time(record.get("t_send_s"))}
+
+    def _complete(self, records: list[dict[str, Any] | None]) -> list[dict[str, Any]]:
         missing = [index for index, record in enumerate(records) if record is None]
         if missing:  # never fewer records than bodies: measure_run numbers them by position
-            raise WorkerFailed(f"the workers returned no record for request(s) {missing[:5]} of {len(bodies)}")
+            raise WorkerFailed(f"the workers returned no record for request(s) {missing[:5]} of {len(records)}")
         return [r for r in records if r is not None]
 
 

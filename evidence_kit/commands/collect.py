@@ -43,9 +43,11 @@ def collect(plan: Path, out: Path, resume: bool, workers: str | None, ray: str |
 
     loaded = load_plan(plan)
     try:
-        ensure_descriptors(max(loaded.workload.concurrency))
+        ensure_descriptors(loaded.workload.most_in_flight())
     except ValueError as err:
-        line = line_of_key(read_text(plan), ("workload", "concurrency"), toml=True)
+        wl = loaded.workload
+        key = "concurrency" if wl.concurrency else "max_in_flight" if wl.max_in_flight else "requests_per_run"
+        line = line_of_key(read_text(plan), ("workload", key), toml=True)
         raise BadInput(str(err), plan, line) from None
     progress = Progress() if quiet else RichProgress()
     try:

@@ -8,6 +8,7 @@ import click
 
 from ..analyze.power import MAX_REPETITIONS, GroupPower, PowerReport, TrialPower, power_report
 from ..canonical import canonical_json
+from ..errors import BadInput
 from ..model.evidence import TrialEvidence
 from ..read import load_any
 from .params import FiniteFloatRange
@@ -86,6 +87,10 @@ def power(path: Path, effect: float, as_json: bool) -> None:
     """
     evidence = load_any(path)
     trials = [evidence] if isinstance(evidence, TrialEvidence) else evidence.trials
+    goodput = [t.trial.trial_id for t in trials if t.trial.decision_rule.metric == "goodput"]
+    if goodput:
+        raise BadInput(f"trial {goodput[0]!r} is judged by goodput: power plans a latency rule (on its log scale), "
+                       "and a goodput share has none", path)
     report = power_report(trials, effect, max_repetitions=MAX_REPETITIONS)
     if as_json:
         click.echo(canonical_json(report.model_dump(mode="json", by_alias=True)).decode(), nl=False)

@@ -97,14 +97,14 @@ def evidence_tables(evidence: DecisionEvidence | TrialEvidence) -> list[Table]:
     requests: list[dict[str, Any]] = []
     runs: list[dict[str, Any]] = []
     samples: list[dict[str, Any]] = []
-    labels: dict[str, dict[tuple[int, int], str]] = {}
+    labels: dict[str, dict[tuple[int, int | float], str]] = {}
     for trial, arm, where in _arms(evidence):
         label = labels.setdefault(trial.trial.trial_id, group_labels(trial))
         for r in arm.requests:
-            group = label.get((r.input_nominal, r.concurrency))
+            group = label.get((r.input_nominal, r.load))
             requests.append({**where, "group": group, **_record(r, request_fields)})
         for run in arm.runs:
-            group = label.get((run.input_nominal, run.concurrency))
+            group = label.get((run.input_nominal, run.load))
             runs.append({**where, "group": group, **_record(run, run_fields)})
         for sample in arm.telemetry or ():
             samples.append({**where, **_record(sample, sample_fields)})

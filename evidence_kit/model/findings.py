@@ -117,11 +117,11 @@ class ArmCheck(_InArm):
 
 
 class ClientExceedance(_Part):
-    bound: Literal["loop-lag", "loop-lag-p50", "send-wait", "loop-cpu"] = Field(
+    bound: Literal["loop-lag", "loop-lag-p50", "send-wait", "loop-cpu", "arrival-rate"] = Field(
         description="which declared client bound: loop-lag (max_loop_lag_s), loop-lag-p50 (max_loop_lag_p50_s), "
-        "send-wait (max_send_wait_s), loop-cpu (max_cpu_share)")
-    value: float = Field(description="what the run measured: loop_lag_max_s, loop_lag_p50_s, send_wait_max_s or "
-                         "loop_cpu_share")
+        "send-wait (max_send_wait_s), loop-cpu (max_cpu_share), arrival-rate (max_rate_shortfall, open loop)")
+    value: float = Field(description="what the run measured: loop_lag_max_s, loop_lag_p50_s, send_wait_max_s, "
+                         "loop_cpu_share or rate_shortfall")
     limit: float = Field(description="the declared bound")
     over_pct: float | None = Field(description="(value / limit - 1) x 100: how far over the bound; null when that "
                                    "overflows (a bound far below the value)")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, NonNegativeInt, PositiveInt, TypeAdapter, model_validator
+from pydantic import Field, NonNegativeInt, PositiveFloat, PositiveInt, TypeAdapter, model_validator
 
 from ._base import Record, Slug
 from .phase import Phase
@@ -93,7 +93,10 @@ class Request(Record):
     run: str = Field(min_length=1)
     repetition: NonNegativeInt
     input_nominal: PositiveInt
-    concurrency: PositiveInt
+    concurrency: PositiveInt | None = Field(default=None, description="the run's concurrency (closed loop); absent "
+                                            "in an open-loop run, which has a rate")
+    rate: PositiveFloat | None = Field(default=None, description="the run's arrival rate, requests per second "
+                                       "(open loop); exactly one of concurrency and rate")
     index: NonNegativeInt
     warmup: bool
     ok: bool
@@ -108,7 +111,11 @@ class Request(Record):
     key: str | None = Field(default=None, description="the prompt's key, <run>/<index>: the same prompt in every arm")
     t_send_s: Seconds | None = Field(default=None, description="when the request was sent, seconds since the arm began")
     send_wait_s: Seconds | None = Field(
-        default=None, description="time the request waited inside the client (for a connection) before it was sent")
+        default=None, description="time the request waited inside the client (for a connection) before it was sent; "
+        "in an open-loop run counted from its scheduled time (the send lag)")
+    scheduled_s: Seconds | None = Field(
+        default=None, description="open loop: when the schedule had the request due, seconds after the run's "
+        "first due request (the run's t_start_s)")
     http_status: int | None = Field(default=None, description="the reply's HTTP status; null when none came")
     headers_s: Seconds | None = Field(default=None, description="send -> the reply's headers")
     last_token_s: Seconds | None = Field(default=None, description="send -> the last streamed token")
@@ -116,6 +123,16 @@ class Request(Record):
     token_events: NonNegativeInt | None = Field(default=None, description="streamed events that carried a token")
     itl_us: list[NonNegativeInt] | None = Field(
         default=None, description="gaps between successive token events, microseconds (inter-token latency)")
+
+    @model_validator(mode="after")
+    def _one_load(self) -> Request:
+        _check_one_load(self.concurrency, self.rate)
+        return self
+
+    @property
+    def load(self) -> int | float:
+        """The group's second key: the concurrency, or the rate of an open-loop request."""
+        return _load(self.concurrency, self.rate)
 
     @model_validator(mode="after")
     def _ok_or_error(self) -> Request:
@@ -141,6 +158,18 @@ class Request(Record):
                     raise ValueError(f"{earlier} {a!r} is greater than {later} {b!r}: {what_earlier} "
                                      f"cannot come after {what_later}")
         return self
+
+
+def _check_one_load(concurrency: int | None, rate: float | None) -> None:
+    if (concurrency is None) == (rate is None):
+        raise ValueError("a request or run has exactly one of concurrency (closed loop) and rate (open loop)")
+
+
+def _load(concurrency: int | None, rate: float | None) -> int | float:
+    if concurrency is not None:
+        return concurrency
+    assert rate is not None
+    return rate
 
 
 class ProcessHealth(Record):
@@ -225,7 +254,11 @@ class Run(Record):
     run: str = Field(min_length=1)
     repetition: PositiveInt
     input_nominal: PositiveInt
-    concurrency: PositiveInt
+    concurrency: PositiveInt | None = None
+    rate: PositiveFloat | None = Field(default=None, description="open loop: the arrival rate the run's schedule "
+                                       "was drawn at, requests per second")
+    t_start_s: Seconds | None = Field(default=None, description="open loop: when the run's schedule began (its "
+                                      "first request due), seconds since the arm began")
     requests: NonNegativeInt
     ok: NonNegativeInt
     reconciled: bool | None = None
@@ -247,6 +280,17 @@ class Run(Record):
     private: dict[str, Any] | None = Field(
         default=None, description="what identifies the machines the run's workers ran on (ray_nodes: each Ray "
         "node's node_ip, hostname and ray_node_id); private, like a header's")
+
+
+    @model_validator(mode="after")
+    def _one_load(self) -> Run:
+        _check_one_load(self.concurrency, self.rate)
+        return self
+
+    @property
+    def load(self) -> int | float:
+        """The group's second key: the concurrency, or the rate of an open-loop run."""
+        return _load(self.concurrency, self.rate)
 
 
 class Gate(Record):

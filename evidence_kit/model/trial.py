@@ -10,16 +10,23 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import Field, NonNegativeInt, PositiveInt, model_validator
+from pydantic import Field, NonNegativeInt, PositiveFloat, PositiveInt, model_validator
 
 from ._base import Record, RelPath, Slug
 from .phase import Phase
 
-__all__ = ["ClientBounds", "DecisionRule", "Guardrail", "Workload", "ArmRef", "Trial", "TRIAL_SCHEMA", "CONFIDENCES", "ORDER_KEY", "Order",
+__all__ = ["ClientBounds", "DecisionRule", "Guardrail", "Slo", "Workload",
+           "Arrival", "ARRIVALS", "Load", "rate_text", "ArmRef", "Trial", "TRIAL_SCHEMA", "CONFIDENCES", "ORDER_KEY", "Order",
            "design_name", "phase_of"]
 
 TRIAL_SCHEMA = "evidence-kit/trial/v1"
-Metric = Literal["e2e_s", "ttft_s", "ttft_content_s"]
+Metric = Literal["e2e_s", "ttft_s", "ttft_content_s", "goodput"]
+# How an open-loop run's requests arrive: Poisson (exponential gaps, as vLLM's --request-rate and GuideLLM's
+# poisson profile) or constant (equal gaps); seeded, the same schedule in every arm (collect/arrivals.py).
+# ``trace``: the due times of a replayed request trace ([workload] trace), private to the operator.
+Arrival = Literal["poisson", "constant", "trace"]
+ARRIVALS: tuple[str, ...] = ("poisson", "constant", "trace")
+Load = int | float  # a group's concurrency, or its rate (requests per second)
 Order = Literal["fixed", "randomised"]
 # What was measured; each real kind is read in its own dialect (``dialects.py``, ``docs/engines.md``).
 EngineKind = Literal["vllm", "sglang", "llama.cpp", "openai-compatible", "simulated"]
@@ -61,8 +68,11 @@ class DecisionRule(Record):
 
     model_config = Record.model_config | {"extra": "forbid"}
 
-    metric: Metric = "e2e_s"
-    statistic: Literal["median"] = "median"
+    metric: Metric = Field(default="e2e_s", description="the decision metric: a latency (lower is better) or "
+                           "goodput, the share of timed requests that met every declared SLO (higher is better)")
+    statistic: Literal["median", "share"] = Field(
+        default="median", description="median for a latency; share (the mean of each request's good-or-not) for "
+        "goodput, the only statistic each allows")
     min_improvement: float = Field(gt=0, lt=1)
     against: Literal["both-controls"] = "both-controls"
     promote_if: Literal["any-group", "all-groups"] = "any-group"
@@ -76,6 +86,47 @@ class DecisionRule(Record):
         description="the most a run's mean client time may differ from the engine's own (its TTFT and end-to-end "
         "histograms), in milliseconds, either way; a run beyond it, or a run where it could not be checked (a time "
         "not comparable or not reconcilable), blocks promotion. Absent: the gap is shown, not checked")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _goodput_share(cls, data: Any) -> Any:
+        # goodput has one statistic: a rule that names the metric alone means it.
+        if isinstance(data, dict) and data.get("metric") == "goodput" and "statistic" not in data:
+            return {**data, "statistic": "share"}
+        return data
+
+    @model_validator(mode="after")
+    def _statistic_fits(self) -> DecisionRule:
+        if (self.metric == "goodput") != (self.statistic == "share"):
+            raise ValueError(f"statistic {self.statistic!r} does not fit metric {self.metric!r}: goodput is judged "
+                             "by its share, a latency by its median")
+        return self
+
+    @property
+    def higher_is_better(self) -> bool:
+        """Goodput improves upwards; every latency downwards."""
+        return self.metric == "goodput"
+
+
+class Slo(Record):
+    """Service-level objectives: a timed request is *good* when it succeeded and met every one declared
+    (DistServe's goodput; vLLM bench serve's ``--goodput``). Milliseconds; a request meets a bound at or
+    below it. Unknown fields are refused, as in the rule: a misspelt SLO must not silently count as met."""
+
+    model_config = Record.model_config | {"extra": "forbid"}
+
+    ttft_ms: float | None = Field(default=None, gt=0, description="the most a request's time to first token "
+                                  "(ttft_s) may be")
+    tpot_ms: float | None = Field(default=None, gt=0, description="the most a request's time per output token may "
+                                  "be: (e2e_s - ttft_s) / (completion_tokens - 1), 0 for one token or none (as vLLM)")
+    e2e_ms: float | None = Field(default=None, gt=0, description="the most a request's end-to-end time (e2e_s) "
+                                 "may be")
+
+    @model_validator(mode="after")
+    def _some(self) -> Slo:
+        if self.ttft_ms is None and self.tpot_ms is None and self.e2e_ms is None:
+            raise ValueError("an [slo] table declares at least one of ttft_ms, tpot_ms and e2e_ms")
+        return self
 
 
 class ClientBounds(Record):
@@ -100,13 +151,31 @@ class ClientBounds(Record):
                                    "wait inside the client before it is sent (send_wait_s)")
     max_cpu_share: float = Field(default=0.9, gt=0, le=1, description="the largest share of one core the thread "
                                  "running a process's event loop may use over the run (loop_cpu_s / wall_s)")
+    max_rate_shortfall: float | None = Field(
+        default=None, gt=0, lt=1, description="open-loop runs: the most the achieved arrival rate (requests started "
+        "per second) may fall below the rate of the run's own schedule, as a fraction; absent: 0.05. A client that "
+        "cannot keep to the schedule sends late (send_wait_s, from each request's due time) and slower")
+
+    @property
+    def rate_shortfall(self) -> float:
+        """The open-loop rate bound in force: the declared one, or 0.05 (5 %) when none is declared."""
+        return 0.05 if self.max_rate_shortfall is None else self.max_rate_shortfall
 
 
 class Workload(Record):
-    """The input x concurrency matrix every arm runs."""
+    """The input x load matrix every arm runs: each load a concurrency (closed loop) or an arrival rate
+    (open loop), exactly one of the two."""
 
     input_nominal: list[PositiveInt] = Field(min_length=1)
-    concurrency: list[PositiveInt] = Field(min_length=1)
+    concurrency: list[PositiveInt] | None = Field(default=None, min_length=1, description="requests kept in "
+                                                   "flight (closed loop); absent in an open-loop workload")
+    rate: list[PositiveFloat] | None = Field(default=None, min_length=1, description="requests started per second "
+                                             "(open loop), each sent at its scheduled time whatever is in flight")
+    arrival: Arrival | None = Field(default=None, description="the open-loop schedule: poisson or constant gaps, "
+                                    "seeded from seed, input and rate (the same in every arm and repetition), or "
+                                    "trace: a replayed request trace's arrivals (the trace itself is private)")
+    max_in_flight: PositiveInt | None = Field(default=None, description="the most open-loop requests in flight; "
+                                              "a request due beyond it waits (its wait is send lag)")
     repetitions: PositiveInt
     requests_per_run: PositiveInt
     max_tokens: PositiveInt
@@ -119,19 +188,39 @@ class Workload(Record):
 
     @model_validator(mode="after")
     def _unique(self) -> Workload:
-        for name in ("input_nominal", "concurrency"):
-            values = getattr(self, name)
+        if (self.concurrency is None) == (self.rate is None):
+            raise ValueError("a workload has exactly one of concurrency (closed loop) and rate (open loop)")
+        if self.rate is None and (self.arrival is not None or self.max_in_flight is not None):
+            raise ValueError("arrival and max_in_flight belong to an open-loop workload (rate)")
+        if self.rate is not None and self.arrival is None:
+            raise ValueError("an open-loop workload (rate) names its arrival: poisson or constant")
+        for name in ("input_nominal", "concurrency", "rate"):
+            values = getattr(self, name) or []
             if len(set(values)) != len(values):
                 raise ValueError(f"{name} lists a value twice")
         if self.order == "randomised" and self.seed is None:
             raise ValueError("order randomised needs a seed to shuffle from")
         return self
 
-    def groups(self) -> list[tuple[int, int]]:
-        """Every (input_nominal, concurrency) cell, in plan order."""
-        return [(i, c) for i in self.input_nominal for c in self.concurrency]
+    @property
+    def open_loop(self) -> bool:
+        """Requests arrive at a rate (open loop), not at a concurrency."""
+        return self.rate is not None
 
-    def groups_in(self, repetition: int) -> list[tuple[int, int]]:
+    @property
+    def loads(self) -> list[int] | list[float]:
+        """The concurrencies, or the rates of an open-loop workload: the second key of every group."""
+        return self.rate if self.rate is not None else self.concurrency or []
+
+    def groups(self) -> list[tuple[int, Load]]:
+        """Every (input_nominal, load) cell, in plan order; the load a concurrency or a rate."""
+        return [(i, c) for i in self.input_nominal for c in self.loads]
+
+    def load_label(self, load: Load) -> str:
+        """'C4' for concurrency 4, 'R2.0' for 2 requests per second: the group label's second part."""
+        return f"R{rate_text(float(load))}" if self.open_loop else f"C{load}"
+
+    def groups_in(self, repetition: int) -> list[tuple[int, Load]]:
         """The groups in the order repetition ``repetition`` of every arm runs them: plan order, or for
         ``order`` randomised, sorted by the sha256 of ``ORDER_KEY``, seed, repetition, input and
         concurrency joined by U+001F (a shuffle any reader can redo, the same in every arm)."""
@@ -139,13 +228,13 @@ class Workload(Record):
         if self.order != "randomised":
             return groups
 
-        def key(group: tuple[int, int]) -> bytes:
+        def key(group: tuple[int, Load]) -> bytes:
             parts = (ORDER_KEY, str(self.seed), str(repetition), str(group[0]), str(group[1]))
             return hashlib.sha256("\x1f".join(parts).encode()).digest()
 
         return sorted(groups, key=key)
 
-    def run_order(self) -> list[tuple[int, int, int]]:
+    def run_order(self) -> list[tuple[int, int, Load]]:
         """Every timed run as (repetition, input_nominal, concurrency), in the order an arm runs them:
         repetition by repetition, the groups of each in :meth:`groups_in` order."""
         return [(rep, i, c) for rep in range(1, self.repetitions + 1) for i, c in self.groups_in(rep)]
@@ -154,6 +243,11 @@ class Workload(Record):
     def planned_per_arm(self) -> int:
         """Timed requests one arm must complete."""
         return len(self.groups()) * self.repetitions * self.requests_per_run
+
+
+def rate_text(rate: float) -> str:
+    """A rate as labels and run ids write it: the shortest text that reads back as the same float (2.0, 0.25)."""
+    return repr(float(rate))
 
 
 class ArmRef(Record):
@@ -195,8 +289,16 @@ class Trial(Record):
     gates: list[str] | None = Field(default=None, description="the functional gates every arm ran, by name")
     client: ClientBounds = Field(default_factory=ClientBounds, description="the bounds of the client's own "
                                  "health; absent in trial.json written before them, which reads as the defaults")
+    slo: Slo | None = Field(default=None, description="the service-level objectives goodput counts against; "
+                            "absent: no goodput")
 
     model_config = Record.model_config | {"populate_by_name": True}
+
+    @model_validator(mode="after")
+    def _goodput_slo(self) -> Trial:
+        if self.decision_rule.metric == "goodput" and self.slo is None:
+            raise ValueError("the decision rule's metric is goodput, but no slo is declared to count it against")
+        return self
 
     @model_validator(mode="after")
     def _design(self) -> Trial:

@@ -12,11 +12,12 @@ figure or decides a verdict: every value, every count and every verdict shown
 decision page.
 """
 
-from .decision_rows import ENGINE_KINDS, headline_rows, input_ranges, pooled_sizes, prose_sections, setup_rows
+from .decision_rows import ENGINE_KINDS, headline_rows, input_ranges, load_words, pooled_sizes, prose_sections, setup_rows
 from .format import count, dash, faster_slower, higher_lower, percent, ratio, recorded, seconds, signed_percent, tokens
 from .tables import (
     CLIENT_HEADERS,
     COMPARISON_HEADERS,
+    GOODPUT_TITLE,
     GUARDRAIL_HEADERS,
     GUARDRAIL_TITLE,
     METRIC_TITLES,
@@ -24,6 +25,7 @@ from .tables import (
     arm_label_map,
     arm_labels,
     arm_phases,
+    client_headers,
     client_rows,
     comparison_cells,
     comparison_rows,
@@ -33,10 +35,15 @@ from .tables import (
     failure_rows,
     guardrail_rows,
     interval_text,
+    load_headers,
+    load_rows,
+    load_text,
+    load_title,
     metric_headers,
     metric_rows,
     occupancy,
     occupancy_text,
+    open_loop,
     phase_labels,
     run_rows,
     tail_rows,
@@ -89,6 +96,7 @@ __all__ = [
     "phase_labels", "pooled_sizes", "prose_sections", "ratio", "recorded", "requests_sentence", "rule_sentence",
     "run_rows", "seconds", "setup_rows", "signed_percent", "simulated_sentence", "slots_sentence",
     "telemetry_summary_rows", "tokens", "wins_sentence", "wins_text", "client_rows", "CLIENT_HEADERS",
+    "client_headers", "load_words", "GOODPUT_TITLE", "load_headers", "load_rows", "load_text", "load_title", "open_loop",
     "client_health_sentence",
     "TIMING_RUN_HEADERS", "TIMING_TITLE", "milliseconds", "reconciled_text", "timing_compared", "timing_gap_text",
     "timing_run_rows", "timing_sentences",

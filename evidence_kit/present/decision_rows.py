@@ -15,6 +15,7 @@ import re
 from ..analyze.report import Analysis, DecisionSummary, TrialAnalysis
 from ..model import Decision
 from ..model.evidence import DecisionEvidence
+from ..model.trial import Workload
 from .arms import arm_phases
 from .format import count, signed_percent
 from .wording import failures_text, outcome_sentence, rule_sentence, verdicts_text, wins_text
@@ -27,6 +28,7 @@ __all__ = [
     "input_ranges",
     "pooled_sizes",
     "prose_sections",
+    "load_words",
     "NARRATIVE_PLACED",
 ]
 
@@ -73,10 +75,18 @@ def _workload_text(evidence: DecisionEvidence, analysis: Analysis) -> list[str]:
         ranges = " and ".join(f"{span}" for _, _, span in input_ranges(trial))
         texts.append(
             f"{'/'.join(label for _, label, _ in input_ranges(trial))} actual input tokens ({ranges}), "
-            f"concurrency {'/'.join(str(c) for c in w.concurrency)}, temperature {w.temperature:g}, "
+            f"{load_words(w)}, temperature {w.temperature:g}, "
             f"{count(w.max_tokens)}-token output cap"
         )
     return _same_or_each(texts, "")
+
+
+def load_words(w: Workload, sep: str = "/") -> str:
+    """'concurrency 1/4', or 'poisson arrivals at 2.0/8.0 requests per second (at most 64 in flight)'."""
+    if w.rate is None:
+        return f"concurrency {sep.join(str(c) for c in w.concurrency or [])}"
+    cap = f" (at most {w.max_in_flight} in flight)" if w.max_in_flight else ""
+    return f"{w.arrival} arrivals at {sep.join(repr(r) for r in w.rate)} requests per second{cap}"
 
 
 def setup_rows(evidence: DecisionEvidence, analysis: Analysis, withheld: list[str]) -> list[tuple[str, str]]:

@@ -42,6 +42,13 @@ __all__ = [
     "run_rows",
     "client_rows",
     "CLIENT_HEADERS",
+    "client_headers",
+    "GOODPUT_TITLE",
+    "load_headers",
+    "load_rows",
+    "load_title",
+    "load_text",
+    "open_loop",
     "failure_rows",
     "telemetry_summary_rows",
     "occupancy",
@@ -54,8 +61,11 @@ METRIC_TITLES = {
     "ttft_content_s": "Median time to first visible content token, seconds.",
     "completion_tokens": "Median output (completion) tokens.",
 }
+GOODPUT_TITLE = ("Goodput: the share of timed requests that succeeded and met every declared SLO, and good requests "
+                 "per second of the runs' spans; higher is better.")
 METRIC_FORMAT: dict[str, Callable[[float | None], str]] = {
     "e2e_s": seconds, "ttft_s": seconds, "ttft_content_s": seconds, "completion_tokens": tokens,
+    "goodput": lambda share: dash if share is None else f"{share * 100:.2f}%",
 }
 RECONCILED = {True: "yes", False: "no", None: "not reconcilable"}
 COMPARISON_HEADERS = ["vs original before", "vs original restored", "95% CI ratio vs before", "95% CI ratio vs restored",
@@ -68,15 +78,68 @@ GUARDRAIL_HEADERS = ["Guardrail", "Group", "vs original before", "vs original re
                      "95% CI ratio vs restored", "Result"]
 
 
+def open_loop(trial: TrialAnalysis) -> bool:
+    """The trial's groups are arrival rates (open loop), not concurrencies."""
+    return any(g.rate is not None for g in trial.groups)
+
+
+def load_text(concurrency: int | None, rate: float | None) -> str:
+    """A group's load as its tables write it: '4' (concurrency) or '2.0/s' (rate)."""
+    return f"{rate!r}/s" if rate is not None else str(concurrency)
+
+
 def metric_headers(trial: TrialAnalysis) -> list[str]:
-    """Headers of a pooled-median table: input, concurrency, then one column per pooled phase."""
-    return ["Actual input", "Concurrency", *phase_labels(trial).values()]
+    """Headers of a pooled-median table: input, concurrency (or rate), then one column per pooled phase."""
+    return ["Actual input", "Rate" if open_loop(trial) else "Concurrency", *phase_labels(trial).values()]
 
 
 def metric_rows(trial: TrialAnalysis, metric: str) -> list[list[str]]:
-    """Rows of a pooled-median table: input label, concurrency, before, candidate, restored."""
+    """Rows of a pooled-median table: input label, concurrency or rate, before, candidate, restored."""
     fmt = METRIC_FORMAT[metric]
-    return [[g.input_label, str(g.concurrency)] + [fmt(g.pooled[metric][p].median) for p in PHASES] for g in trial.groups]
+    return [[g.input_label, load_text(g.concurrency, g.rate)] + [fmt(g.pooled[metric][p].median) for p in PHASES]
+            for g in trial.groups]
+
+
+def load_title(trial: TrialAnalysis) -> str:
+    """The goodput table's title, or the achieved-rate table's where the trial declares no SLOs."""
+    if trial.groups and trial.groups[0].load and trial.groups[0].load["before"].good is not None:
+        return GOODPUT_TITLE
+    return "Achieved arrival rate: requests started per second, each run's sends after its first over their span."
+
+
+def load_headers(trial: TrialAnalysis) -> list[str]:
+    """Headers of the goodput and achieved-rate table: group, then per pooled phase what the trial has."""
+    cells = []
+    for label in phase_labels(trial).values():
+        if trial.groups and trial.groups[0].load and trial.groups[0].load["before"].good is not None:
+            cells += [f"{label} goodput", f"{label} good/s"]
+        if open_loop(trial):
+            cells.append(f"{label} achieved rate")
+    return ["Group", *cells]
+
+
+def load_rows(trial: TrialAnalysis) -> list[list[str]]:
+    """Per group (with goodput or an open loop): each pooled phase's goodput share and good requests per
+    second (with SLOs), and achieved arrival rate (open loop); empty when the trial has neither."""
+    rows = []
+    for g in trial.groups:
+        if g.load is None:
+            continue
+        cells = [g.label]
+        for phase in PHASES:
+            load = g.load[phase]
+            if load.good is not None:
+                cells += [f"{METRIC_FORMAT['goodput'](load.share)} ({load.good}/{load.requests})",
+                          rate_text(load.good_rate_per_s)]
+            if g.rate is not None:
+                cells.append(rate_text(load.achieved_rate_per_s))
+        rows.append(cells)
+    return rows
+
+
+def rate_text(value: float | None) -> str:
+    """Requests per second to three decimals: '1.994/s'."""
+    return dash if value is None else f"{value:.3f}/s"
 
 
 def interval_text(interval: Interval) -> str:
@@ -92,8 +155,11 @@ def comparison_cells(trial: TrialAnalysis, group: GroupResult) -> list[str]:
     """The decision metric against each control, the run-level interval against each, the smallest change
     the group's data resolve ('9.85%': smaller differences are not resolvable) and the verdict."""
     threshold = trial.rule.min_improvement_pct
-    cells = [faster_slower(c.change_pct, faster_bound=threshold, slower_bound=regression_floor_pct(threshold))
-             for c in group.comparisons[trial.rule.metric]]
+    if trial.rule.metric == "goodput":  # not a speed: higher is better
+        cells = [higher_lower(c.change_pct) for c in group.comparisons["goodput"]]
+    else:
+        cells = [faster_slower(c.change_pct, faster_bound=threshold, slower_bound=regression_floor_pct(threshold))
+                 for c in group.comparisons[trial.rule.metric]]
     cells += [interval_text(interval) for interval in group.intervals]
     cells += [detectable_text(group), verdict_text(group)]
     return cells
@@ -166,7 +232,8 @@ def run_rows(trial: TrialAnalysis) -> list[list[str]]:
     """Per run: arm, run, group, requests ok / recorded, reconciled, nearest-rank p50 / p90 / p99 seconds."""
     labels = arm_label_map(trial)
     return [
-        [labels[r.seq], r.run, f"{r.input_nominal}/C{r.concurrency}", f"{r.ok}/{r.requests}", RECONCILED[r.reconciled],
+        [labels[r.seq], r.run, f"{r.input_nominal}/{'C' if r.rate is None else 'R'}{load_text(r.concurrency, r.rate)}",
+         f"{r.ok}/{r.requests}", RECONCILED[r.reconciled],
          *(seconds(r.percentiles["e2e_s"][p]) for p in ("p50", "p90", "p99"))]
         for r in trial.runs
     ]
@@ -174,6 +241,13 @@ def run_rows(trial: TrialAnalysis) -> list[list[str]]:
 
 CLIENT_HEADERS = ["Phase", "Run", "Loop lag p50 / max (s)", "Send wait p50 / max (s)", "Loop CPU (of one core)",
                   "Concurrency achieved / planned", "Client bounds"]
+
+
+def client_headers(trial: TrialAnalysis) -> list[str]:
+    """:data:`CLIENT_HEADERS`; an open-loop trial's achieved load is a rate."""
+    if not open_loop(trial):
+        return CLIENT_HEADERS
+    return [*CLIENT_HEADERS[:5], "Rate achieved / planned", CLIENT_HEADERS[6]]
 
 
 def client_rows(trial: TrialAnalysis) -> list[list[str]]:
@@ -187,10 +261,14 @@ def client_rows(trial: TrialAnalysis) -> list[list[str]]:
             continue
         share = dash if c.loop_cpu_share is None else f"{c.loop_cpu_share * 100:.2f}%"
         achieved = dash if c.achieved_concurrency is None else f"{c.achieved_concurrency:.2f}"
+        planned = str(r.concurrency)
+        if r.rate is not None:  # open loop: requests started per second, against the schedule's and the plan's
+            achieved = f"{rate_text(c.achieved_rate_per_s)} (schedule {rate_text(c.scheduled_rate_per_s)})"
+            planned = f"{r.rate!r}/s"
         verdict = ", ".join(f"{e.bound} exceeded" for e in c.exceeded) or "within"
         rows.append([labels[r.seq], r.run, f"{seconds(c.loop_lag_p50_s)} / {seconds(c.loop_lag_max_s)}",
                      f"{seconds(c.send_wait_p50_s)} / {seconds(c.send_wait_max_s)}", share,
-                     f"{achieved} / {r.concurrency}", verdict])
+                     f"{achieved} / {planned}", verdict])
     return rows
 
 

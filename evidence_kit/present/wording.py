@@ -25,7 +25,7 @@ __all__ = [
 
 METRIC_NAMES = {
     "e2e_s": "end-to-end latency", "ttft_s": "time to first token", "ttft_content_s": "visible-content TTFT",
-    "completion_tokens": "output tokens",
+    "completion_tokens": "output tokens", "goodput": "goodput (share of requests meeting every SLO)",
 }
 CONFIDENCE_SENTENCES = {
     "point": "",
@@ -279,17 +279,22 @@ _MEASURED = {"change_vs_before_pct", "change_vs_restored_pct", "within_noise"}
 
 
 _BOUND_WORDS = {"loop-lag": "event-loop lag reached", "loop-lag-p50": "the median event-loop lag was",
-                "send-wait": "a request waited in the client", "loop-cpu": "the event loop's thread used"}
+                "send-wait": "a request waited in the client", "loop-cpu": "the event loop's thread used",
+                "arrival-rate": "the achieved arrival rate fell short of its schedule by"}
+_SHARES = ("loop-cpu", "arrival-rate")  # bounds stored as fractions
 
 
 def _client_value(bound: str, value: float) -> str:
-    """'0.512 s', or for the CPU share '97.00% of one core' (a share is stored as a fraction)."""
+    """'0.512 s', for the CPU share '97.00% of one core', for a rate shortfall '3.00%' (shares are stored as
+    fractions)."""
+    if bound == "arrival-rate":
+        return f"{value * 100:.2f}%"
     return f"{value * 100:.2f}% of one core" if bound == "loop-cpu" else f"{seconds(value)} s"
 
 
 def _exceedance_text(e: ClientExceedance) -> str:
     """'event-loop lag reached 0.512 s, 156.00% over the 0.2 s bound'."""
-    limit = f"{e.limit * 100:g}%" if e.bound == "loop-cpu" else f"{e.limit:g} s"
+    limit = f"{e.limit * 100:g}%" if e.bound in _SHARES else f"{e.limit:g} s"
     over = "far" if e.over_pct is None else percent(e.over_pct)  # null: a ratio that overflows
     return f"{_BOUND_WORDS[e.bound]} {_client_value(e.bound, e.value)}, {over} over the {limit} bound"
 
@@ -300,6 +305,9 @@ def client_health_sentence(trial: TrialAnalysis) -> str:
     b = trial.client_bounds
     bounds = (f"event-loop lag at most {b.max_loop_lag_s:g} s (median {b.max_loop_lag_p50_s:g} s), send wait at most "
               f"{b.max_send_wait_s:g} s, loop CPU at most {b.max_cpu_share * 100:g}% of one core")
+    if any(r.rate is not None for r in trial.runs):
+        bounds += (f", the achieved arrival rate at most {b.rate_shortfall * 100:g}% below its schedule's "
+                   "(send wait counted from each request's due time)")
     recorded, total = trial.client_runs_recorded, trial.runs_total
     if recorded == 0:
         return "not recorded (the run records predate it), so not checked"

@@ -63,6 +63,7 @@ class JournalReader:
         timed = 0
         open_runs: dict[str, Counter[str]] = {}
         spans: dict[str, _Span] = {}
+        starts: dict[str, list[tuple[int, float]]] = {}  # open-loop run -> (line, t_send_s - scheduled_s - send_wait_s)
         closed_runs: set[str] = set()
         line_no = 0
         try:
@@ -95,9 +96,14 @@ class JournalReader:
                         counts["ok"] += int(record.ok)
                         if record.t_send_s is not None and record.e2e_s is not None:
                             spans.setdefault(record.run, _Span()).add(record.t_send_s, record.e2e_s)
+                        if None not in (record.t_send_s, record.scheduled_s, record.send_wait_s):
+                            # An open-loop request's lag is its send less its due time: all three on one clock.
+                            starts.setdefault(record.run, []).append(
+                                (line_no, record.t_send_s - record.scheduled_s - record.send_wait_s))  # type: ignore[operator]
                 elif isinstance(record, Run):
                     self._close_run(record, open_runs.pop(record.run, Counter()), closed_runs, line_no)
                     self._check_span(record, spans.pop(record.run, None), line_no)
+                    self._check_lags(record, starts.pop(record.run, []))
                 elif isinstance(record, Footer):
                     if record.requests != requests or record.timed_requests != timed:
                         raise BadInput(
@@ -137,13 +143,26 @@ class JournalReader:
         wall = span.last_end - span.first_send
         # At most `concurrency` requests are on the wire at once, so their send -> end times add up to at
         # most that many times the span (each rounded to the microsecond: a microsecond or two each).
-        if span.busy > run.concurrency * wall + HEALTH_TOLERANCE_S + span.count * 2e-6:
+        # (An open-loop run has no concurrency to bound it: its requests start on a schedule.)
+        if run.concurrency is not None and span.busy > run.concurrency * wall + HEALTH_TOLERANCE_S + span.count * 2e-6:
             raise BadInput(f"run {run.run!r} at concurrency {run.concurrency} has timed requests whose send -> end "
                            f"times add up to {span.busy:.6g} s in a span of {wall:.6g} s (first send to last end): "
                            f"more than {run.concurrency} on the wire at once", self.path, line_no)
         if run.client is not None and wall > run.client.wall_s + HEALTH_TOLERANCE_S:
             raise BadInput(f"run {run.run!r} client wall_s {run.client.wall_s!r} is shorter than its timed requests "
                            f"span ({wall:.6g} s from the first send to the last end)", self.path, line_no)
+
+    def _check_lags(self, run: Run, starts: list[tuple[int, float]]) -> None:
+        """Each open-loop request's send lag is its send time less its due time (``t_start_s + scheduled_s``): a
+        lag that is not was not measured from the schedule the run claims (three roundings to the microsecond
+        apart, and float error: 5 µs is the margin)."""
+        if run.t_start_s is None:
+            return
+        for line_no, start in starts:
+            if abs(start - run.t_start_s) > 5e-6:
+                raise BadInput(f"request of open-loop run {run.run!r}: t_send_s - scheduled_s - send_wait_s is "
+                               f"{start:.6f} s, not the run's t_start_s {run.t_start_s!r}: its send lag is not its send "
+                               "time less its due time", self.path, line_no)
 
     def _close_run(self, run: Run, counts: Counter[str], closed: set[str], line_no: int) -> None:
         if run.run in closed:

@@ -26,7 +26,7 @@ def read_arm(bundle: Path, trial: Trial, ref: ArmRef, *, require_footer: bool = 
     # A run holds at most the plan's requests, and each (repetition, group) is run once per arm: extra
     # requests would let one arm's surplus hide another's failures in the planned-vs-ok count.
     per_run = trial.workload.requests_per_run
-    runs_seen: dict[tuple[int, int, int], str] = {}
+    runs_seen: dict[tuple[int, int, int | float], str] = {}
     unclosed: dict[str, int] = {}  # timed requests' run -> the line of its first request, until its run record
     for line, record in reader:
         if isinstance(record, Header):
@@ -37,9 +37,13 @@ def read_arm(bundle: Path, trial: Trial, ref: ArmRef, *, require_footer: bool = 
             continue
         assert arm is not None  # the reader guarantees the header comes first
         if isinstance(record, (Request, Run)):
-            if (record.input_nominal, record.concurrency) not in groups:
+            if (record.rate is not None) != trial.workload.open_loop:
+                raise BadInput(f"a {record.type} record at a {'rate' if record.rate is not None else 'concurrency'} "
+                               f"in a trial whose workload is at a {'rate' if trial.workload.open_loop else 'concurrency'}",
+                               path, line)
+            if (record.input_nominal, record.load) not in groups:
                 raise BadInput(
-                    f"group ({record.input_nominal}, {record.concurrency}) is not in the trial's workload", path, line
+                    f"group ({record.input_nominal}, {record.load}) is not in the trial's workload", path, line
                 )
             timed = isinstance(record, Run) or not record.warmup
             if timed and not 1 <= record.repetition <= trial.workload.repetitions:
@@ -55,7 +59,7 @@ def read_arm(bundle: Path, trial: Trial, ref: ArmRef, *, require_footer: bool = 
             if record.requests > per_run:
                 raise BadInput(f"run {record.run!r} holds {record.requests} timed requests; the workload plans "
                                f"{per_run} per run", path, line)
-            cell = (record.repetition, record.input_nominal, record.concurrency)
+            cell = (record.repetition, record.input_nominal, record.load)
             if cell in runs_seen:
                 raise BadInput(f"run {record.run!r} repeats repetition {cell[0]} of group ({cell[1]}, {cell[2]}), "
                                f"already run as {runs_seen[cell]!r}", path, line)
@@ -89,7 +93,7 @@ class _RunOrder:
     def check(self, run: Run, path: Path, line: int) -> None:
         if self.places is None:
             return
-        place = self.places.get((run.repetition, run.input_nominal, run.concurrency))
+        place = self.places.get((run.repetition, run.input_nominal, run.load))
         if place is None:
             return  # outside the workload: refused above
         if self.last is not None and place <= self.last[0]:

@@ -28,9 +28,9 @@ PER_RUN_FIELDS = (
 )
 
 
-def group_labels(trial: TrialAnalysis) -> dict[tuple[int, int], str]:
-    """(input_nominal, concurrency) -> '~6K/C4'."""
-    return {(g.input_nominal, g.concurrency): g.label for g in trial.groups}
+def group_labels(trial: TrialAnalysis) -> dict[tuple[int, int | float | None], str]:
+    """(input_nominal, concurrency or rate) -> '~6K/C4', '~6K/R2.0'."""
+    return {(g.input_nominal, g.concurrency if g.rate is None else g.rate): g.label for g in trial.groups}
 
 
 def per_run_rows(trial: TrialAnalysis) -> list[dict[str, Any]]:
@@ -43,7 +43,7 @@ def per_run_rows(trial: TrialAnalysis) -> list[dict[str, Any]]:
         e2e = run.percentiles["e2e_s"]
         rows.append({
             "trial_id": trial.trial_id,
-            "group": groups[(run.input_nominal, run.concurrency)],
+            "group": groups[(run.input_nominal, run.concurrency if run.rate is None else run.rate)],
             "input_nominal": run.input_nominal,
             "concurrency": run.concurrency,
             "phase": run.phase,

@@ -53,20 +53,20 @@ def arm_problems(arm: ArmEvidence, requests_per_run: int) -> list[str]:
         if run is None:
             problems.append(f"{len(requests)} timed request(s) of run {name!r} have no run record")
             continue
-        cells = {(r.repetition, r.input_nominal, r.concurrency) for r in requests}
-        if cells != {(run.repetition, run.input_nominal, run.concurrency)}:
+        cells = {(r.repetition, r.input_nominal, r.concurrency, r.rate) for r in requests}
+        if cells != {(run.repetition, run.input_nominal, run.concurrency, run.rate)}:
             problems.append(
                 f"run {name!r} is recorded as repetition {run.repetition}, group ({run.input_nominal}, "
-                f"{run.concurrency}) but holds requests of {sorted(cells)}"
+                f"{run.load}) but holds requests of {sorted((c[0], c[1], c[2] or c[3]) for c in cells)}"
             )
         indices = [r.index for r in requests]
         if len(set(indices)) != len(indices):
             problems.append(f"run {name!r} repeats a request index")
         if len(requests) > requests_per_run:
             problems.append(f"run {name!r} holds {len(requests)} timed requests; the plan allows {requests_per_run}")
-    seen: dict[tuple[int, int, int], str] = {}
+    seen: dict[tuple[int, int, int | float], str] = {}
     for run in arm.runs:
-        cell = (run.repetition, run.input_nominal, run.concurrency)
+        cell = (run.repetition, run.input_nominal, run.load)
         if cell in seen:
             problems.append(f"runs {seen[cell]!r} and {run.run!r} both claim repetition {cell[0]} of group {cell[1:]}")
         seen[cell] = run.run

@@ -59,8 +59,28 @@ def _wrong_type(lines):
 
 def _missing_field(lines):
     i = _first(lines, "request") + 5
+    _edit(lines, i, input_nominal=...)
+    return i + 1, "missing required field 'input_nominal'"
+
+
+def _no_load(lines):
+    # Neither a concurrency (closed loop) nor a rate (open loop): the request belongs to no group.
+    i = _first(lines, "request") + 5
     _edit(lines, i, concurrency=...)
-    return i + 1, "missing required field 'concurrency'"
+    return i + 1, "a request or run has exactly one of concurrency (closed loop) and rate (open loop)"
+
+
+def _rate_in_closed_loop(lines):
+    # A request at a rate in a trial whose workload is at a concurrency: it belongs to no group of the trial.
+    i = _first(lines, "request") + 5
+    _edit(lines, i, concurrency=..., rate=4.0)
+    return i + 1, "a request record at a rate in a trial whose workload is at a concurrency"
+
+
+def _both_loads(lines):
+    i = _first(lines, "request") + 5
+    _edit(lines, i, rate=2.0)
+    return i + 1, "a request or run has exactly one of concurrency (closed loop) and rate (open loop)"
 
 
 def _footer_counts(lines):
@@ -147,6 +167,9 @@ CASES = {
     "unknown type": _unknown_type,
     "wrong field type": _wrong_type,
     "missing required field": _missing_field,
+    "request without a load": _no_load,
+    "request with a concurrency and a rate": _both_loads,
+    "request at a rate in a closed-loop trial": _rate_in_closed_loop,
     "inconsistent footer counts": _footer_counts,
     "inconsistent run counts": _run_counts,
     "header not first": _header_not_first,

@@ -29,6 +29,10 @@ def write_header(arm: ArmContext, identity: Identity, calibration: Calibration) 
     private = {**identity.private, "model": arm.cfg.model}
     if arm.routed:
         private["routed_endpoint"] = arm.routed
+    trace = arm.setup.plan.trace
+    if trace is not None:
+        # Private evidence: which trace was replayed, by its digest (the file itself never enters the bundle).
+        private["trace_sha256"] = trace.sha256
     arm.header(engine={"kv_token_slots": identity.kv_token_slots}, prompts=calibration.as_record(), private=private)
 
 
@@ -76,18 +80,22 @@ async def gates_pass(arm: ArmContext) -> bool:
 
 
 async def warmup(arm: ArmContext, book: PromptBook) -> None:
-    """Send the plan's warmup requests at the lowest concurrency; journalled, never measured."""
+    """Send the plan's warmup requests at the lowest concurrency (one at a time in an open-loop workload,
+    labelled with its lowest rate); journalled, never measured."""
     wl = arm.setup.plan.workload
     if not wl.warmup_requests:
         return
-    conc = min(wl.concurrency)
+    conc = min(wl.concurrency) if wl.concurrency else 1
+    rate = min(wl.rate) if wl.rate else None
     keys = [f"warmup/{i}" for i in range(wl.warmup_requests)]
-    sizes = [wl.input_nominal[i % len(wl.input_nominal)] for i in range(wl.warmup_requests)]
+    inputs = wl.input_nominal or []  # a trace's median input, once load_plan has read it
+    sizes = [inputs[i % len(inputs)] for i in range(wl.warmup_requests)]
     bodies = [request_body(wl, arm.cfg.model, book, k, n) for k, n in zip(keys, sizes)]
     outcomes = await send_all(arm.client, f"{arm.base}/v1/chat/completions", bodies, concurrency=conc,
                               clock=arm.setup.clock, timeout=wl.request_timeout_s)
     for i, outcome in enumerate(outcomes):
         arm.writer.add(request_record(outcome, run="warmup", repetition=0, input_nominal=sizes[i],
-                                      concurrency=conc, index=i, warmup=True, key=keys[i], t0=arm.t0))
+                                      concurrency=None if rate else conc, rate=rate, index=i, warmup=True,
+                                      key=keys[i], t0=arm.t0))
     failed = sum(not o.ok for o in outcomes)
     arm.setup.progress.note(f"  warmup: {len(outcomes) - failed}/{len(outcomes)} ok")

@@ -9,11 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..arrivals import WARM_LANES, schedule
 from ..connections import open_connections
 from ..health import HealthMonitor
 from ..plan import Plan
 from ..prompts import PromptBook
-from ..runs import RunSpec, median_or_none, record_of, request_body, send_all, timing_fields
+from ..runs import RunSpec, median_or_none, record_of, request_body, send_all, send_scheduled, timing_fields
 from ..telemetry import TelemetrySampler, cgroup_of
 from ..workers import WorkerPool
 from .context import ArmContext
@@ -27,7 +28,9 @@ def runs_to_do(plan: Plan, done: set[str]) -> list[RunSpec]:
     """The plan's matrix of runs in run order, less those done: repetition by repetition, its groups
     in plan order or, for ``order = "randomised"``, in the repetition's shuffled order (the same in
     every arm, and in trial.json's workload for the reader to check)."""
-    return [spec for spec in (RunSpec(*run) for run in plan.public_workload().run_order()) if spec.id not in done]
+    wl = plan.public_workload()
+    specs = (RunSpec(*run, open_loop=wl.open_loop) for run in wl.run_order())
+    return [spec for spec in specs if spec.id not in done]
 
 
 def start_telemetry(arm: ArmContext, engine: ArmEngine) -> TelemetrySampler:
@@ -52,35 +55,55 @@ async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spe
     """
     s, wl = arm.setup, arm.setup.plan.workload
     keys = [f"{spec.id}/{i}" for i in range(wl.requests_per_run)]
-    bodies = [request_body(wl, arm.cfg.model, book, k, spec.input_nominal) for k in keys]
+    trace = s.plan.trace
+    if trace is None:
+        bodies = [request_body(wl, arm.cfg.model, book, k, spec.input_nominal) for k in keys]
+    else:  # each request sized as its trace line says
+        bodies = [request_body(wl, arm.cfg.model, book, k, line.input_length, max_tokens=line.output_length)
+                  for k, line in zip(keys, trace.requests)]
     url = f"{arm.base}/v1/chat/completions"
     # Before the scrape, so nothing it sends can fall between the counters read before and after the run.
-    opened = await (pool.open_connections(arm.base, spec.concurrency) if pool is not None
-                    else open_connections(arm.client, arm.base, spec.concurrency))
-    if opened < spec.concurrency:
-        s.progress.note(f"  {spec.id}: {spec.concurrency - opened} of {spec.concurrency} connections did not "
+    lanes = spec.concurrency or min(wl.max_in_flight or WARM_LANES, WARM_LANES, wl.requests_per_run)
+    opened = await (pool.open_connections(arm.base, lanes) if pool is not None
+                    else open_connections(arm.client, arm.base, lanes))
+    if opened < lanes:
+        s.progress.note(f"  {spec.id}: {lanes - opened} of {lanes} connections did not "
                         "open before the run (its requests open them)")
     before = await watch.before_run(arm.client, arm.base)
     health = HealthMonitor(s.clock)
     health.start()
+    offsets = None if spec.rate is None else trace.offsets(wl.trace_time_scale) if trace is not None else \
+        schedule(len(bodies), spec.rate, wl.arrival, seed=wl.seed, input_nominal=spec.input_nominal)
     if pool is None:
-        outcomes = await send_all(arm.client, url, bodies, concurrency=spec.concurrency, clock=s.clock,
-                                  timeout=wl.request_timeout_s)
+        start = s.clock()
+        if offsets is None:
+            outcomes = await send_all(arm.client, url, bodies, concurrency=lanes, clock=s.clock,
+                                      timeout=wl.request_timeout_s)
+        else:
+            outcomes = await send_scheduled(arm.client, url, bodies, offsets, start=start, clock=s.clock,
+                                            timeout=wl.request_timeout_s, max_in_flight=wl.max_in_flight)
         timings = [timing_fields(o, arm.t0) for o in outcomes]
         client = await health.stop()
     else:
         await pool.begin()
-        timings = await pool.send_all(url, bodies, concurrency=spec.concurrency, timeout=wl.request_timeout_s)
+        start = s.clock()  # after each worker's anchor is placed: the schedule starts when they can send
+        timings = await (pool.send_all(url, bodies, concurrency=lanes, timeout=wl.request_timeout_s)
+                         if offsets is None else
+                         pool.send_scheduled(url, bodies, offsets, start=start, timeout=wl.request_timeout_s,
+                                             max_in_flight=wl.max_in_flight))
         workers = await pool.end()
         client = await health.stop()
         client["processes"] += workers
+    if offsets is not None:
+        for timing, offset in zip(timings, offsets):
+            timing["scheduled_s"] = round(offset, 6)
     records = [record_of(t, run=spec.id, repetition=spec.repetition, input_nominal=spec.input_nominal,
-                         concurrency=spec.concurrency, index=i, warmup=False, key=keys[i])
+                         concurrency=spec.concurrency, rate=spec.rate, index=i, warmup=False, key=keys[i])
                for i, t in enumerate(timings)]
     around = await watch.after_run(arm.client, arm.base, spec.id, before, records)
     for record in records:
         arm.writer.add(record)
-    run, mismatches = _run_record(spec, records, around)
+    run, mismatches = _run_record(spec, records, around, None if offsets is None else round(start - arm.t0, 6))
     run["client"] = client
     where = pool.private() if pool is not None else None
     if where:
@@ -93,12 +116,13 @@ async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spe
         s.progress.note(f"  {spec.id}: counters do not reconcile: {'; '.join(mismatches)}")
 
 
-def _run_record(spec: RunSpec, records: list[dict[str, Any]],
-                around: MetricsAroundRun) -> tuple[dict[str, Any], list[str]]:
+def _run_record(spec: RunSpec, records: list[dict[str, Any]], around: MetricsAroundRun,
+                t_start: float | None = None) -> tuple[dict[str, Any], list[str]]:
     """The ``run`` record, and why its counters do not reconcile (if they do not)."""
     run: dict[str, Any] = {
         "type": "run", "run": spec.id, "repetition": spec.repetition, "input_nominal": spec.input_nominal,
-        "concurrency": spec.concurrency, "requests": len(records), "ok": sum(r["ok"] for r in records),
+        **spec.load_fields(), **({} if t_start is None else {"t_start_s": t_start}),
+        "requests": len(records), "ok": sum(r["ok"] for r in records),
         "reconciled": around.verdict, "counters": around.counters}
     if around.starts:
         run["process_start_times_s"] = list(around.starts)  # kept for a later --resume
