@@ -10,6 +10,7 @@ from fractions import Fraction
 from ..model import CONTROLS, PHASES, DecisionRule, Request
 from ..model.evidence import TrialEvidence
 from ..model.trial import Guardrail
+from .cache import cache_hits
 from .design import design_result
 from .report import Comparison, GroupResult, GuardrailResult, GuardrailRule, Interval, Pooled
 from .stats import (
@@ -269,6 +270,8 @@ def group_results(evidence: TrialEvidence) -> list[GroupResult]:
                 guardrails=guardrails,
                 verdict=verdict,
                 design=design_result(trial.arms, [_values(rs, rule.metric) for rs in per_arm]),
+                shared_prefix=trial.workload.prefixed(inp),
+                cache_hits=cache_hits(per_phase),
             )
         )
     return results

@@ -13,7 +13,7 @@ from ..connections import open_connections
 from ..health import HealthMonitor
 from ..plan import Plan
 from ..prompts import PromptBook
-from ..runs import RunSpec, median_or_none, record_of, request_body, send_all, timing_fields
+from ..runs import RunSpec, median_or_none, record_of, request_body, request_record, send_all, timing_fields
 from ..telemetry import TelemetrySampler, cgroup_of
 from ..workers import WorkerPool
 from .context import ArmContext
@@ -51,8 +51,11 @@ async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spe
     """
     s, wl = arm.setup, arm.setup.plan.workload
     keys = [f"{spec.id}/{i}" for i in range(wl.requests_per_run)]
-    bodies = [request_body(wl, arm.cfg.model, book, k, spec.input_nominal) for k in keys]
+    prefixed = s.plan.public_workload().prefixed(spec.input_nominal)
+    prefixes = [book.prefix_of(k) if prefixed else None for k in keys]
+    bodies = [request_body(wl, arm.cfg.model, book, k, spec.input_nominal, p) for k, p in zip(keys, prefixes)]
     url = f"{arm.base}/v1/chat/completions"
+    primed = await _prime(arm, book, spec, url) if prefixed and s.plan.public_workload().prime_prefixes else []
     # Before the scrape, so nothing it sends can fall between the counters read before and after the run.
     opened = await (pool.open_connections(arm.base, spec.concurrency) if pool is not None
                     else open_connections(arm.client, arm.base, spec.concurrency))
@@ -74,10 +77,10 @@ async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spe
         client = await health.stop()
         client["processes"] += workers
     records = [record_of(t, run=spec.id, repetition=spec.repetition, input_nominal=spec.input_nominal,
-                         concurrency=spec.concurrency, index=i, warmup=False, key=keys[i])
+                         concurrency=spec.concurrency, index=i, warmup=False, key=keys[i], prefix=prefixes[i])
                for i, t in enumerate(timings)]
-    around = await watch.after_run(arm.client, arm.base, spec.id, before, records)
-    for record in records:
+    around = await watch.after_run(arm.client, arm.base, spec.id, before, records, shared_prefix=prefixed)
+    for record in primed + records:
         arm.writer.add(record)
     run, mismatches = _run_record(spec, records, around)
     run["client"] = client
@@ -87,6 +90,21 @@ async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spe
                         median_or_none([r["ttft_s"] for r in records]))
     if around.verdict is False:
         s.progress.note(f"  {spec.id}: counters do not reconcile: {'; '.join(mismatches)}")
+
+
+async def _prime(arm: ArmContext, book: PromptBook, spec: RunSpec, url: str) -> list[dict[str, Any]]:
+    """One untimed request per shared prefix, one after another, before a run of a shared-prefix group (and
+    before its scrape, so its counters hold the run alone): every run meets the prefixes cached, whatever
+    the runs before it left in the cache. Journalled as warmup (``<run>/prime-<prefix>``), with the run."""
+    s, wl = arm.setup, arm.setup.plan.workload
+    prefixes = list(range(book.prefixes or 0))
+    keys = [f"{spec.id}/prime-{p}" for p in prefixes]
+    bodies = [request_body(wl, arm.cfg.model, book, k, spec.input_nominal, p) for k, p in zip(keys, prefixes)]
+    outcomes = await send_all(arm.client, url, bodies, concurrency=1, clock=s.clock, timeout=wl.request_timeout_s)
+    # Recorded in the run's group (a journal holds no request of a group the workload lacks), sent one at a time.
+    return [request_record(o, run="warmup", repetition=0, input_nominal=spec.input_nominal,
+                           concurrency=spec.concurrency, index=p,
+                           warmup=True, key=k, t0=arm.t0, prefix=p) for o, k, p in zip(outcomes, keys, prefixes)]
 
 
 def _run_record(spec: RunSpec, records: list[dict[str, Any]],
