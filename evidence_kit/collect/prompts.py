@@ -124,6 +124,11 @@ class PromptBook:
             self._prefix_texts[prefix] = _words(self.seed, f"prefix/{prefix}", self.prefix_words())
         return self._prefix_texts[prefix]
 
+    def own_tokens(self, target_tokens: int) -> float:
+        """About how many tokens of a prefixed prompt of ``target_tokens`` are its own words (the suffix)."""
+        own = max(1, self.calibration.words_for(target_tokens) - self.prefix_words())
+        return own * self.calibration.tokens_per_word
+
     def prefix_of(self, key: str) -> int:
         """The shared prefix request ``key`` takes: drawn from the seed and the key, so the same in every arm."""
         assert self.prefixes, "a prompt book without shared prefixes"

@@ -13,6 +13,7 @@ from evidence_kit.collect.client import Outcome, _absorb
 from evidence_kit.collect.metrics import reconcile
 from evidence_kit.collect.prompts import Calibration, PromptBook
 from evidence_kit.collect.runs import client_sums
+from evidence_kit.engine_sim import configure_profile, start_simulator
 from evidence_kit.errors import BadInput
 from evidence_kit.read import load_trial
 from evidence_kit.text_report import render_text
@@ -141,6 +142,9 @@ def test_a_shared_prefix_trial_reconciles_its_cache_and_a_miscounting_engine_fai
         assert hits[1] - hits[0] == sum(r.cached_tokens for r in arm.timed if r.input_nominal == 640) > 4 * 300
         queries = shared.counters["prefix_cache_queries"]
         assert queries[1] - queries[0] == sum(r.prompt_tokens for r in arm.timed if r.input_nominal == 640)
+    for arm in evidence.arms:  # fresh engines: every hit is the instruction's or a prefix's
+        check = next(c for c in arm.checks if c.name == "prefix-cache")
+        assert check.ok and check.level == "warning" and "0 of 4 shared-prefix request(s)" in check.detail
     # The engine that reports cached tokens its counters never counted is caught, run by run, by name.
     wrong = [run for run in candidate.runs if run.reconciled is False]
     assert wrong and all(any(m.startswith("prefix_cache_hits: ") for m in run.mismatches) for run in wrong)
@@ -153,3 +157,23 @@ def test_a_shared_prefix_trial_reconciles_its_cache_and_a_miscounting_engine_fai
     text = render_text(analysis)
     rows = [line for line in text.splitlines() if line.startswith(f"| {shared_group.label} ") and "| shared" in line]
     assert "Prefix-cache hit rate" in text and len(rows) == 1
+
+
+@pytest.mark.slow
+def test_later_arms_on_an_engine_that_kept_the_prompts_are_flagged(tmp_path: Path) -> None:
+    # One engine serves every arm and is never restarted: the candidate and restored arms send prompts it has
+    # cached whole, hits no prefix explains, which would flatter them.
+    server = start_simulator(configure_profile("original", prefix_caching=True), time_scale=50)
+    try:
+        arm = {"base_url": server.url, "model": "sim-org/sim-model-7b-simulated", "ready_url": server.url + "/health"}
+        plan = write_plan(tmp_path / "plan.toml", arms={"original": arm, "same": arm},
+                          workload={"input_nominal": [640], "concurrency": [2], "repetitions": 1, "requests_per_run": 2,
+                                    "prefix_tokens": 384, "prefixes": 2})
+        collect_trial(plan, tmp_path / "raw")
+    finally:
+        server.stop()
+    checks = [next(c for c in arm.checks if c.name == "prefix-cache") for arm in load_trial(tmp_path / "raw").arms]
+    assert checks[0].ok and "0 of 2 shared-prefix request(s)" in checks[0].detail
+    for later in checks[1:]:
+        assert not later.ok and later.level == "warning" and "2 of 2 shared-prefix request(s) hit the cache beyond " \
+            "their prefix" in later.detail

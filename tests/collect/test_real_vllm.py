@@ -88,6 +88,9 @@ def test_shared_prefixes_on_vllm_cpu_reconcile_with_its_prefix_cache_counters(tm
             cached = sum(r.cached_tokens or 0 for r in arm_evidence.timed)
             assert hits[1] - hits[0] == cached > 0  # primed: every timed prompt found its prefix cached
             assert queries[1] - queries[0] == sum(r.prompt_tokens or 0 for r in arm_evidence.timed)
+        # The engine was never restarted: the later arms' prompts were cached whole, which the check flags.
+        flagged = [not next(c for c in a.checks if c.name == "prefix-cache").ok for a in evidence.arms]
+        assert flagged == [False, True, True]
     finally:
         os.killpg(engine.pid, signal.SIGTERM)
         engine.wait(timeout=60)

@@ -80,6 +80,13 @@ async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spe
                          concurrency=spec.concurrency, index=i, warmup=False, key=keys[i], prefix=prefixes[i])
                for i, t in enumerate(timings)]
     around = await watch.after_run(arm.client, arm.base, spec.id, before, records, shared_prefix=prefixed)
+    if prefixed:
+        # A prefix explains a hit up to its own end; one deep into the request's own words means this engine
+        # saw the whole prompt before (an earlier arm on an engine not restarted): the prefix-cache check.
+        own = book.own_tokens(spec.input_nominal)
+        reported = [r for r in records if r["ok"] and r.get("cached_tokens") is not None and r["prompt_tokens"]]
+        watch.shared_reported += len(reported)
+        watch.suffix_hits += sum(1 for r in reported if r["cached_tokens"] > r["prompt_tokens"] - own / 2)
     for record in primed + records:
         arm.writer.add(record)
     run, mismatches = _run_record(spec, records, around)

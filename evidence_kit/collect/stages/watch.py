@@ -50,6 +50,8 @@ class EngineWatch:
     # Of the counters, those of runs whose prompts share no prefix: where prefix-cache hits flatter an arm.
     unique_counters: list[dict[str, list[float]]] = field(default_factory=list)
     unique_sent: int = 0
+    shared_reported: int = 0  # timed ok requests of shared-prefix runs that reported their cached tokens
+    suffix_hits: int = 0  # of them, those whose cache hit reached half into their own words
     dialect: Dialect = DIALECTS["vllm"]  # the names /metrics is read with (the plan's engine_kind's)
 
     @classmethod
