@@ -18,6 +18,9 @@ from .present import (
     METRIC_TITLES,
     TAIL_HEADERS,
     arm_phases,
+    cache_hit_headers,
+    cache_hit_rows,
+    cache_hit_title,
     client_health_sentence,
     comparison_cells,
     count,
@@ -85,6 +88,9 @@ def _trial_text(trial: TrialAnalysis) -> list[str]:
             out += [detectable_sentence(trial), "", tail_title(trial), *table(TAIL_HEADERS, tail_rows(trial)), ""]
             if trial.rule.guardrails:
                 out += [GUARDRAIL_TITLE, *table(GUARDRAIL_HEADERS, guardrail_rows(trial)), ""]
+            hits = cache_hit_title(trial)
+            if hits:  # the hit rates beside the latencies they explain
+                out += [hits, *table(cache_hit_headers(trial), cache_hit_rows(trial)), ""]
     loads = load_rows(trial)
     if loads:
         headers = load_headers(trial)

@@ -10,6 +10,7 @@ from fractions import Fraction
 from ..model import CONTROLS, PHASES, DecisionRule, Request
 from ..model.evidence import TrialEvidence
 from ..model.trial import Guardrail, Load, Slo
+from .cache import cache_hits
 from .design import design_result
 from .goodput import good_values, group_load
 from .report import Comparison, GroupLoad, GroupResult, GuardrailResult, GuardrailRule, Interval, Pooled
@@ -312,6 +313,8 @@ def group_results(evidence: TrialEvidence) -> list[GroupResult]:
                 design=design_result(trial.arms, [_values(rs, rule.metric, trial.slo) for rs in per_arm],
                                      of=mean if rule.statistic == "share" else median),
                 load=loads,
+                shared_prefix=trial.workload.prefixed(inp),
+                cache_hits=cache_hits(per_phase),
             )
         )
     return results

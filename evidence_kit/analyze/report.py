@@ -30,6 +30,7 @@ __all__ = [
     "DesignResult",
     "Failure",
     "Finding",
+    "CacheHits",
     "GroupResult",
     "GuardrailResult",
     "GuardrailRule",
@@ -208,6 +209,16 @@ class GroupLoad(_Doc):
                                               "closed-loop group")
 
 
+class CacheHits(_Doc):
+    """Prompt tokens the engine reported serving from its prefix cache, over one pooled entry of a group."""
+
+    requests: int = Field(description="ok timed requests")
+    reporting: int = Field(description="of them, those whose usage reported cached_tokens")
+    cached_tokens: int = Field(description="their cached prompt tokens, summed")
+    prompt_tokens: int = Field(description="their prompt tokens, summed")
+    hit_rate_pct: float | None = Field(description="cached_tokens / prompt_tokens x 100; null when none reported")
+
+
 class GroupResult(_Doc):
     """One workload group: pooled medians per arm, comparisons, verdict."""
 
@@ -233,6 +244,11 @@ class GroupResult(_Doc):
     load: dict[str, GroupLoad] | None = Field(
         default=None, description="phase -> goodput (with declared SLOs) and achieved arrival rate (open loop); "
         "null when the trial has neither")
+    shared_prefix: bool = Field(default=False, description="the group's prompts open with the workload's shared "
+                                "prefixes (trial.json's prefix_tokens, prefixes, prefix_inputs)")
+    cache_hits: dict[str, CacheHits] | None = Field(
+        default=None, description="phase -> the prefix-cache hits the engine reported; null when no request of the "
+        "group reported cached_tokens")
 
 
 class TimingGap(_Doc):
@@ -394,6 +410,9 @@ class TrialAnalysis(_Doc):
     client_bounds: ClientBounds = Field(description="the declared bounds of the client's health (trial.json's client)")
     client_runs_recorded: int = Field(description="runs whose record holds the client's health")
     client_runs_saturated: int = Field(description="runs whose client exceeded a declared bound")
+    prefix_tokens: int | None = Field(default=None, description="the shared prefixes' nominal tokens (trial.json's "
+                                      "workload); null: every prompt is unique")
+    prefixes: int | None = Field(default=None, description="how many distinct shared prefixes; null without them")
 
 
 class DecisionSummary(_Doc):

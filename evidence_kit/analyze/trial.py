@@ -178,6 +178,8 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
         simulated=trial.simulated,
         design=trial.design,
         order=trial.workload.order or "fixed",
+        prefix_tokens=trial.workload.prefix_tokens,
+        prefixes=trial.workload.prefixes,
         rule=RuleSummary(
             metric=rule.metric,
             statistic=rule.statistic,

@@ -48,6 +48,7 @@ class Outcome:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     reasoning_tokens: int | None = None
+    cached_tokens: int | None = None  # usage.prompt_tokens_details.cached_tokens; None where the engine gave none
     finish_reason: str | None = None
     content: list[str] = field(default_factory=list)
     tool_calls: dict[int, dict[str, str]] = field(default_factory=dict)
@@ -59,6 +60,9 @@ class Outcome:
             return None if t is None else round(max(t - self.t_send, 0.0), 6)
 
         gaps = [round((b - a) * 1e6) for a, b in zip(self.token_times, self.token_times[1:])]
+        # Only where the engine reported it: absent is not zero (an engine without the detail cached nothing
+        # that we know of), and journals of engines without it keep the records they always had.
+        cached = {} if self.cached_tokens is None else {"cached_tokens": self.cached_tokens}
         return {
             "ok": self.ok,
             "error": self.error,
@@ -66,6 +70,7 @@ class Outcome:
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "reasoning_tokens": self.reasoning_tokens,
+            **cached,
             "e2e_s": since(self.t_end) if self.ok else None,
             "ttft_s": since(self.t_first),
             "ttft_content_s": since(self.t_first_content),
@@ -108,6 +113,7 @@ def _absorb(out: Outcome, event: dict[str, Any], now: float) -> None:
         out.completion_tokens = _count(usage.get("completion_tokens"), "completion_tokens")
         details = usage.get("completion_tokens_details") or {}
         out.reasoning_tokens = _count(details.get("reasoning_tokens", usage.get("reasoning_tokens")), "reasoning_tokens")
+        out.cached_tokens = _count((usage.get("prompt_tokens_details") or {}).get("cached_tokens"), "cached_tokens")
     for choice in event.get("choices") or ():
         delta = choice.get("delta") or {}
         content = delta.get("content")

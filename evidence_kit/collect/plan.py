@@ -165,6 +165,55 @@ class PlanWorkload(_Strict):
         """The most requests one run may have in flight (the descriptors and lanes it may need)."""
         return max(self.slots()) if self.slots() else self.requests_per_run
 
+    # Shared-prefix workloads (docs/plan-file.md#shared-prefixes): in field order, so each check reads the keys
+    # before it and its error names its own line.
+    prefix_tokens: PositiveInt | None = None
+    prefixes: PositiveInt | None = Field(default=None, le=4096)
+    prefix_inputs: list[PositiveInt] | None = Field(default=None, min_length=1)
+    prime_prefixes: bool | None = None
+
+    @field_validator("prefix_tokens")
+    @classmethod
+    def _prefix_fits(cls, value: int | None, info: ValidationInfo) -> int | None:
+        sizes = info.data.get("input_nominal") or []
+        shorter = [n for n in sizes if n <= (value or 0)]
+        if value is not None and shorter and len(shorter) == len(sizes):
+            raise ValueError(f"prefix_tokens ({value}) is not below any input_nominal ({', '.join(map(str, sizes))}): "
+                             "a prompt is its shared prefix and a unique suffix, so the prefix must be shorter")
+        return value
+
+    @field_validator("prefixes", "prefix_inputs", "prime_prefixes")
+    @classmethod
+    def _needs_prefix(cls, value: Any, info: ValidationInfo) -> Any:
+        if value is not None and info.data.get("prefix_tokens") is None:
+            raise ValueError(f"{info.field_name} is set without prefix_tokens (the size of each shared prefix)")
+        return value
+
+    @field_validator("prefix_inputs")
+    @classmethod
+    def _prefix_inputs(cls, value: list[int] | None, info: ValidationInfo) -> list[int] | None:
+        sizes, prefix = info.data.get("input_nominal") or [], info.data.get("prefix_tokens") or 0
+        for n in value or []:
+            if n not in sizes:
+                raise ValueError(f"prefix_inputs lists {n}, which is not in input_nominal ({', '.join(map(str, sizes))})")
+            if n <= prefix:
+                raise ValueError(f"prefix_inputs lists {n}, not above prefix_tokens ({prefix}): a prompt is its shared "
+                                 "prefix and a unique suffix, so the prefix must be shorter")
+        if value is not None and len(set(value)) != len(value):
+            raise ValueError("prefix_inputs lists a size more than once")
+        return value
+
+    @model_validator(mode="after")
+    def _prefix_complete(self) -> PlanWorkload:
+        if self.prefix_tokens is not None and self.prefixes is None:
+            raise ValueError("prefix_tokens is set without prefixes (how many distinct shared prefixes)")
+        if self.prefix_tokens is not None and self.prefix_inputs is None:
+            shorter = [n for n in self.input_nominal or [] if n <= self.prefix_tokens]
+            if shorter:
+                raise ValueError(f"prefix_tokens ({self.prefix_tokens}) is not below input_nominal {shorter[0]}, and "
+                                 "every input size carries the prefix (prefix_inputs names those that do)")
+        return self
+
     @field_validator("workers", mode="before")
     @classmethod
     def _workers(cls, value: Any, info: ValidationInfo) -> Any:
@@ -194,6 +243,9 @@ class PlanWorkload(_Strict):
             if given:
                 raise ValueError(f"a trace sets the inputs, the arrivals and the requests of a run itself; [workload] "
                                  f"with trace sets no {', '.join(given)}")
+            if self.prefix_tokens is not None:
+                raise ValueError("a trace's prompts are its own (its hash_ids are checked, not replayed as shared "
+                                 "prefixes); [workload] with trace sets no prefix_tokens")
             return self
         if "trace_time_scale" in self.model_fields_set:
             raise ValueError("trace_time_scale scales a trace's arrivals; [workload] has no trace")
@@ -377,6 +429,11 @@ class Plan(_Strict):
             extra_body=wl.extra_body,
             # Absent means fixed: a trial in plan order keeps the trial.json it always had.
             order=None if wl.order == "fixed" else wl.order,
+            prefix_tokens=wl.prefix_tokens,
+            prefixes=wl.prefixes,
+            prefix_inputs=wl.prefix_inputs,
+            # Priming is the default of a shared-prefix workload (the steady state of a hot system prompt).
+            prime_prefixes=None if wl.prefix_tokens is None else wl.prime_prefixes is not False,
         )
 
     def trial(self) -> Trial:

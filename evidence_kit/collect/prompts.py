@@ -7,6 +7,11 @@ instruction (prefix caching can flatter no arm) and every arm gets the same
 text. The number of words per nominal token comes from a calibration against
 the first arm's engine: its ``/tokenize`` endpoint when it has one, else the
 ``usage`` of two one-token completions.
+
+A shared-prefix workload (``prefix_tokens``, ``prefixes``) opens the body of a prefix group's
+prompt with one of ``prefixes`` shared texts, sized so that the template, instruction and
+shared text come to about ``prefix_tokens`` tokens, followed by the request's own words. Which
+prefix a request takes is drawn from the seed and its key, so every arm sends the same.
 """
 
 from __future__ import annotations
@@ -90,14 +95,45 @@ def chat_messages(instruction: str, body: str) -> list[dict[str, str]]:
 class PromptBook:
     """Deterministic prompt text for every request key of a trial."""
 
-    def __init__(self, instruction: str, seed: int, calibration: Calibration):
+    def __init__(self, instruction: str, seed: int, calibration: Calibration, *,
+                 prefix_tokens: int | None = None, prefixes: int | None = None):
         self.instruction = instruction
         self.seed = seed
         self.calibration = calibration
+        self.prefix_tokens, self.prefixes = prefix_tokens, prefixes
+        self._prefix_texts: dict[int, str] = {}
 
-    def messages(self, key: str, target_tokens: int) -> list[dict[str, str]]:
-        """Messages for the request ``key`` sized to about ``target_tokens`` prompt tokens."""
-        return chat_messages(self.instruction, _words(self.seed, key, self.calibration.words_for(target_tokens)))
+    def messages(self, key: str, target_tokens: int, prefix: int | None = None) -> list[dict[str, str]]:
+        """Messages for the request ``key`` sized to about ``target_tokens`` prompt tokens; with ``prefix``,
+        its body opens with that shared prefix and its own words fill the rest."""
+        words = self.calibration.words_for(target_tokens)
+        if prefix is None:
+            return chat_messages(self.instruction, _words(self.seed, key, words))
+        shared = self.prefix_text(prefix)
+        own = max(1, words - self.prefix_words())
+        return chat_messages(self.instruction, f"{shared} {_words(self.seed, key, own)}")
+
+    def prefix_words(self) -> int:
+        """Body words of each shared prefix: with the template and instruction, about ``prefix_tokens`` tokens."""
+        assert self.prefix_tokens is not None, "a prompt book without shared prefixes"
+        return self.calibration.words_for(self.prefix_tokens)
+
+    def prefix_text(self, prefix: int) -> str:
+        """The words of shared prefix ``prefix`` (0 … prefixes - 1): the same in every arm."""
+        if prefix not in self._prefix_texts:
+            self._prefix_texts[prefix] = _words(self.seed, f"prefix/{prefix}", self.prefix_words())
+        return self._prefix_texts[prefix]
+
+    def own_tokens(self, target_tokens: int) -> float:
+        """About how many tokens of a prefixed prompt of ``target_tokens`` are its own words (the suffix)."""
+        own = max(1, self.calibration.words_for(target_tokens) - self.prefix_words())
+        return own * self.calibration.tokens_per_word
+
+    def prefix_of(self, key: str) -> int:
+        """The shared prefix request ``key`` takes: drawn from the seed and the key, so the same in every arm."""
+        assert self.prefixes, "a prompt book without shared prefixes"
+        digest = hashlib.sha256(f"prefix\x00{self.seed}\x00{key}".encode()).digest()
+        return int.from_bytes(digest[:8], "big") % self.prefixes
 
     @staticmethod
     def request_seed(seed: int, key: str) -> int:

@@ -56,13 +56,13 @@ def run_id(repetition: int, input_nominal: int, load: int | float, *, open_loop:
 
 
 def request_body(wl: PlanWorkload, model: str, book: PromptBook, key: str, target_tokens: int,
-                 max_tokens: int | None = None) -> dict[str, Any]:
-    """The chat-completions body of request ``key``: same text and seed in every arm; ``max_tokens`` (a trace
-    line's output length) in place of the plan's."""
+                 max_tokens: int | None = None, prefix: int | None = None) -> dict[str, Any]:
+    """The chat-completions body of request ``key``: same text and seed in every arm (opening with shared
+    prefix ``prefix`` when given); ``max_tokens`` (a trace line's output length) in place of the plan's."""
     return {
         **wl.extra_body,
         "model": model,
-        "messages": book.messages(key, target_tokens),
+        "messages": book.messages(key, target_tokens, prefix),
         "max_tokens": wl.max_tokens if max_tokens is None else max_tokens,
         "temperature": wl.temperature,
         "seed": PromptBook.request_seed(wl.seed, key),
@@ -113,35 +113,43 @@ def timing_fields(outcome: Outcome, t0: float) -> dict[str, Any]:
 
 def request_record(
     outcome: Outcome, *, run: str, repetition: int, input_nominal: int, index: int, warmup: bool, key: str,
-    t0: float, concurrency: int | None = None, rate: float | None = None,
+    t0: float, concurrency: int | None = None, rate: float | None = None, prefix: int | None = None,
 ) -> dict[str, Any]:
     """A journal ``request`` record; ``t_send_s`` is seconds since the arm began (monotonic)."""
     return record_of(timing_fields(outcome, t0), run=run, repetition=repetition, input_nominal=input_nominal,
-                     concurrency=concurrency, rate=rate, index=index, warmup=warmup, key=key)
+                     concurrency=concurrency, rate=rate, index=index, warmup=warmup, key=key, prefix=prefix)
 
 
 def record_of(
     timing: dict[str, Any], *, run: str, repetition: int, input_nominal: int, index: int, warmup: bool, key: str,
-    concurrency: int | None = None, rate: float | None = None,
+    concurrency: int | None = None, rate: float | None = None, prefix: int | None = None,
 ) -> dict[str, Any]:
     """A journal ``request`` record from its :func:`timing_fields` (measured here or by a worker process):
     the timing fields first, then where the request belongs, which the collector alone says (a worker's
     reply cannot move its record to another run, index or key). Its group's load is ``concurrency`` (closed
     loop) or ``rate`` (open loop): exactly one is given."""
     load = {"concurrency": concurrency} if rate is None else {"rate": rate}
-    where = {"type": "request", "run": run, "repetition": repetition, "input_nominal": input_nominal,
-             **load, "index": index, "warmup": warmup, "key": key}
+    where: dict[str, Any] = {"type": "request", "run": run, "repetition": repetition, "input_nominal": input_nominal,
+                             **load, "index": index, "warmup": warmup, "key": key}
+    if prefix is not None:
+        where["prefix"] = prefix
     return {**where, **timing, **where}  # the journal's field order, the collector's values
 
 
 def client_sums(records: list[dict[str, Any]]) -> dict[str, int]:
-    """What the engine's counters should have grown by: completed requests and their usage."""
+    """What the engine's counters should have grown by: completed requests and their usage, and, when every
+    one of them reported its cached prompt tokens, the prefix cache's hits (those tokens) and queries (every
+    prompt token is looked up, as vLLM counts them)."""
     done = [r for r in records if r["ok"]]
-    return {
+    sums = {
         "requests": len(done),
         "prompt_tokens": sum(r["prompt_tokens"] or 0 for r in done),
         "generation_tokens": sum(r["completion_tokens"] or 0 for r in done),
     }
+    if done and all(r.get("cached_tokens") is not None for r in done):
+        sums["prefix_cache_hits"] = sum(r["cached_tokens"] for r in done)
+        sums["prefix_cache_queries"] = sums["prompt_tokens"]
+    return sums
 
 
 async def scrape_retrying(

@@ -35,12 +35,15 @@ def _identity(items: tuple[str, ...]) -> dict[str, str]:
                    "(comma-separated), host, container_id, engine_version); also EVIDENCE_KIT_SIM_<FIELD>.")
 @click.option("--fault", "faults", multiple=True, metavar="KIND=RATE",
               help="Inject a fault into this share of requests: http-500, http-503, drop, stall, malformed, "
-                   "wrong-usage (or stall-seconds=S). Per request: header X-Sim-Fault: KIND.")
+                   "wrong-usage, wrong-cached (or stall-seconds=S). Per request: header X-Sim-Fault: KIND.")
+@click.option("--prefix-caching/--no-prefix-caching", "prefix_caching", default=None,
+              help="Keep full prompt blocks cached in the KV pool after their request and report "
+                   "usage.prompt_tokens_details.cached_tokens (the profile's kv_cache.prefix_caching, off, by default).")
 @click.option("--dialect", type=click.Choice(["vllm", "sglang", "llama.cpp"]), default=None,
               help="Speak this engine's /metrics names and capacity log line (the profile's dialect, vllm, "
                    "by default); the numbers are the same.")
 def sim(profile: str, host: str, port: int, time_scale: float, ground_truth: Path | None,
-        identity: tuple[str, ...], faults: tuple[str, ...], dialect: str | None) -> None:
+        identity: tuple[str, ...], faults: tuple[str, ...], dialect: str | None, prefix_caching: bool | None) -> None:
     """Run the embedded OpenAI-compatible engine simulator until stopped (Ctrl-C).
 
     Prints vLLM-like start-up lines (KV cache size, # GPU blocks, identities) on stderr and the
@@ -50,7 +53,8 @@ def sim(profile: str, host: str, port: int, time_scale: float, ground_truth: Pat
     # to list it, and the simulator's server (uvicorn, starlette) would add about 0.3 s to that.
     from ..engine_sim.server import configure_profile, serve
 
-    configured = configure_profile(profile, identity=_identity(identity), faults=faults, dialect=dialect)
+    configured = configure_profile(profile, identity=_identity(identity), faults=faults, dialect=dialect,
+                                   prefix_caching=prefix_caching)
     try:
         serve(configured, host=host, port=port, time_scale=time_scale, ground_truth=ground_truth)
     except OSError as err:

@@ -114,7 +114,10 @@ class _Generation:
         plan, produced = self.seq.plan, self.seq.produced
         reasoning = sum(1 for k in plan.kinds[:produced] if k == REASONING)
         reported = produced + (1 if self.fault == "wrong-usage" else 0)
-        return usage_body(self.seq.prompt_tokens, reported, reasoning)
+        cached = self.seq.cached_tokens
+        if cached is not None and self.fault == "wrong-cached":
+            cached = cached + 1 if cached < self.seq.prompt_tokens else cached - 1  # one token off the counters
+        return usage_body(self.seq.prompt_tokens, reported, reasoning, cached)
 
     def _chunk(self, choices: list[dict[str, Any]], usage: dict[str, Any] | None = None) -> bytes:
         tail = f',"choices":{dumps(choices)}' + (f',"usage":{dumps(usage)}' if usage is not None else "")
@@ -193,7 +196,7 @@ class _Generation:
             seq = self.seq
             self.record.fields.update(
                 end=time.monotonic(), admitted=seq.admitted_at, first_token=seq.first_token_at, finished=seq.finished_at,
-                prompt_tokens=seq.prompt_tokens, completion_tokens=seq.produced,
+                prompt_tokens=seq.prompt_tokens, completion_tokens=seq.produced, cached_tokens=seq.cached_tokens,
                 finish_reason=seq.finish_reason, fault=self.fault)
             self.state.ground_truth.write(self.record)
 
@@ -260,7 +263,9 @@ def _generation_route(chat: bool) -> Callable[[Request], Awaitable[Response]]:
         # The engine's clock starts here, as vLLM's does: its arrival_time is stamped when the API server
         # hands the request to the engine, after parsing the body, the chat template and tokenisation
         # (vllm/v1/engine/input_processor.py); the ground-truth record keeps the HTTP arrival.
+        caching = state.profile.kv_cache.prefix_caching
         seq = Sequence(request_id, parsed.prompt_tokens, plan, arrival=time.monotonic(),
+                       prompt_ids=tuple(TOKENIZER.encode(parsed.plan_request.prompt)) if caching else (),
                        spec_rng=request_rng("accept", state.profile.seed, parsed.plan_request.seed,
                                             parsed.plan_request.prompt))
         state.engine.submit(seq)

@@ -47,6 +47,12 @@ class _SGLang:
         self.totals, self.profile = totals, profile
         self.model = profile.identity.served_model_name
 
+    def _hit_rate(self) -> float:
+        # SGLang's scheduler reports the share of prompt tokens it found cached (over its recent batches; here,
+        # over everything so far): a gauge to read, never reconciled.
+        queries = self.totals.get("vllm:prefix_cache_queries_total")
+        return self.totals.get("vllm:prefix_cache_hits_total") / queries if queries else 0.0
+
     def collect(self) -> Iterator[Metric]:
         t, labels, values = self.totals, ["model_name"], [self.model]
         for name, doc, source in (
@@ -78,7 +84,7 @@ class _SGLang:
             ("sglang:num_running_reqs", "The number of running requests.", t.get("vllm:num_requests_running")),
             ("sglang:num_queue_reqs", "The number of requests in the waiting queue.", t.get("vllm:num_requests_waiting")),
             ("sglang:token_usage", "The token usage.", t.get("vllm:kv_cache_usage_perc")),
-            ("sglang:cache_hit_rate", "The prefix cache hit rate.", 0.0),
+            ("sglang:cache_hit_rate", "The prefix cache hit rate.", self._hit_rate()),
             ("sglang:max_total_num_tokens", "Maximum total number of tokens in the KV cache pool.",
              float(self.profile.token_slots)),
         ):

@@ -3,11 +3,15 @@
 One asyncio task runs engine steps. Each step admits waiting sequences in arrival order while
 a sequence slot is free (``max_num_seqs``) and the pool has the blocks for the sequence's
 prompt and whole planned output (no preemption: a sequence never loses its blocks), prefills
-the admitted ones (time grows with their input), and decodes one step for the rest: with
+the admitted ones (time grows with their input not found in the prefix cache), and decodes one step for the rest: with
 speculation each sequence drafts ``k`` tokens, the target verifies them, and each is kept in
 turn with the acceptance rate, so a step yields ``1 + accepted`` tokens. What a step costs
 (memory- or compute-bound, drafting, drift) is :mod:`.steps`. Model seconds are divided by the
 time scale. Counters are updated as tokens are produced, so they are exact sums.
+
+With prefix caching on (``kv_cache.prefix_caching``) a sequence's full prompt blocks are shared and kept
+cached in the same pool after it ends (:mod:`.prefix_cache`): an admission takes the blocks its prompt's
+cached prefix already fills, needs only the rest, and evicts least recently used free blocks for them.
 
 The clock is injectable: ``start_step`` and ``finish_step`` are the loop's two halves, so a
 test can run the same scheduling in modelled time without sleeping.
@@ -26,6 +30,7 @@ from dataclasses import dataclass, field
 from ..aio import cancel_and_wait
 from .generation import Plan
 from .metrics import EngineMetrics
+from .prefix_cache import PrefixCache, block_hashes
 from .profile import Profile
 from .steps import decode_step_seconds, draw_accepted, drift_factor, prefill_seconds
 
@@ -52,6 +57,11 @@ class Sequence:
     finish_reason: str | None = None
     prefilled: bool = False
     paused_until: float = 0.0  # a stalled sequence keeps its slot and blocks but produces nothing
+    prompt_ids: tuple[int, ...] = ()  # the prompt's token ids (read only with prefix caching)
+    hashes: list[bytes] = field(default_factory=list)  # its prompt's full blocks (with prefix caching)
+    held: list[bytes] = field(default_factory=list)  # the cached blocks it holds while it runs
+    private: int = 0  # the blocks it holds alone (the rest of its prompt and its planned output)
+    cached_tokens: int | None = None  # prompt tokens found in the prefix cache; None with caching off
     outbox: asyncio.Queue[int | None] = field(default_factory=asyncio.Queue)  # tokens per step; None at the end
 
     @property
@@ -70,7 +80,8 @@ class Engine:
         self.clock = clock
         self.busy_s = 0.0  # modelled seconds of steps so far, before drift: what drift periods count
         self.total_blocks = profile.num_gpu_blocks
-        self.used_blocks = 0
+        self.private_blocks = 0  # blocks running sequences hold alone
+        self.cache = PrefixCache(profile.scheduler.block_size) if profile.kv_cache.prefix_caching else None
         self.waiting: deque[Sequence] = deque()
         self.running: list[Sequence] = []
         self.steps = 0
@@ -81,11 +92,17 @@ class Engine:
         self._task: asyncio.Task[None] | None = None
 
     # -- state the metrics read ------------------------------------------------------------
+    @property
+    def used_blocks(self) -> int:
+        """Blocks running sequences hold: their own, and each shared cached block once."""
+        return self.private_blocks + (self.cache.in_use if self.cache else 0)
+
     def kv_usage(self) -> float:
-        """Fraction of blocks holding tokens now (prompt plus output produced so far)."""
+        """Fraction of blocks holding tokens of running sequences now (prompt plus output produced so far;
+        a shared block once); cached blocks nobody holds are free, as vLLM counts them."""
         size = self.profile.scheduler.block_size
-        held = sum(math.ceil((s.prompt_tokens + s.produced) / size) for s in self.running)
-        return held / self.total_blocks
+        held = sum(max(math.ceil((s.prompt_tokens + s.produced) / size) - len(s.held), 0) for s in self.running)
+        return (held + (self.cache.in_use if self.cache else 0)) / self.total_blocks
 
     def blocks_for(self, prompt_tokens: int, output_tokens: int) -> int:
         return math.ceil((prompt_tokens + output_tokens) / self.profile.scheduler.block_size)
@@ -101,6 +118,8 @@ class Engine:
 
     def submit(self, seq: Sequence) -> None:
         seq.blocks = self.blocks_for(seq.prompt_tokens, len(seq.plan))
+        if self.cache is not None:
+            seq.hashes = block_hashes(seq.prompt_ids, self.profile.scheduler.block_size)
         if seq.blocks > self.total_blocks:
             raise ValueError(f"request needs {seq.blocks} KV blocks, the pool has {self.total_blocks}")
         self.waiting.append(seq)
@@ -153,14 +172,40 @@ class Engine:
         limit = self.profile.scheduler.max_num_seqs
         while self.waiting and len(self.running) < limit:
             head = self.waiting[0]
-            if self.used_blocks + head.blocks > self.total_blocks:
+            if not self._claim(head):
                 break  # first come, first served: the head waits for blocks, nobody overtakes it
             self.waiting.popleft()
-            self.used_blocks += head.blocks
             head.admitted_at = self.clock()
             self.running.append(head)
             admitted.append(head)
         return admitted
+
+    def _claim(self, seq: Sequence) -> bool:
+        """Give ``seq`` its blocks if the pool has room: its prompt's cached prefix (shared), the rest new,
+        evicting least recently used free cached blocks for them. False (nothing changed) if it has not."""
+        cache = self.cache
+        if cache is None:
+            if self.used_blocks + seq.blocks > self.total_blocks:
+                return False
+            self.private_blocks += seq.blocks
+            return True
+        hit = cache.hit(seq.hashes, seq.prompt_tokens)
+        fresh: list[bytes] = []
+        for h in seq.hashes[hit:]:
+            if h in cache.refs:
+                break  # (a block another sequence is filling behind a prefix not cached: not shared)
+            fresh.append(h)
+        new = seq.blocks - hit
+        # The hit blocks cached but free leave the free list for use; the new ones need free room.
+        if self.used_blocks + cache.free_among(seq.hashes[:hit]) + new > self.total_blocks:
+            return False
+        seq.held = seq.hashes[:hit] + fresh
+        seq.private = new - len(fresh)
+        seq.cached_tokens = hit * self.profile.scheduler.block_size
+        cache.hold(seq.held)
+        self.private_blocks += seq.private
+        cache.evict(self.used_blocks + len(cache.free) - self.total_blocks)
+        return True
 
     def _step_seconds(self, admitted: list[Sequence]) -> float:
         """One pass over every running sequence: decoding ones score 1 + k tokens, admitted ones prefill."""
@@ -168,7 +213,8 @@ class Engine:
         decoding = sum(1 for s in self.running if s.prefilled and now >= s.paused_until)
         seconds = decode_step_seconds(self.profile, len(self.running), decoding)
         if admitted:
-            seconds += prefill_seconds(self.profile.timing, sum(s.prompt_tokens for s in admitted))
+            computed = sum(s.prompt_tokens - (s.cached_tokens or 0) for s in admitted)
+            seconds += prefill_seconds(self.profile.timing, computed)
         return seconds
 
     def _tokens_this_step(self, seq: Sequence) -> int:
@@ -186,6 +232,8 @@ class Engine:
         for seq in admitted:
             assert seq.admitted_at is not None  # _admit stamps every sequence it admits
             metrics.prompt_tokens.inc(seq.prompt_tokens)
+            if seq.cached_tokens is not None:
+                metrics.on_prefix_lookup(seq.prompt_tokens, seq.cached_tokens)
             metrics.prompt_hist.observe(seq.prompt_tokens)
             metrics.queue.observe(seq.admitted_at - seq.arrival)
         for seq in list(self.running):
@@ -215,7 +263,10 @@ class Engine:
         seq.finished_at = now
         if seq in self.running:
             self.running.remove(seq)
-            self.used_blocks -= seq.blocks
+            self.private_blocks -= seq.private if self.cache else seq.blocks
+            if self.cache:
+                # The tail first, as vLLM frees them, so eviction takes a prefix's last blocks before its first.
+                self.cache.release(seq.held[::-1])
         metrics = self.metrics
         # vLLM counts a tool call's end as "stop"; a request aborted because its client went away
         # never reaches request_success (measured on vLLM 0.32: its tokens are counted, it is not),

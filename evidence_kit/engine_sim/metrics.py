@@ -54,10 +54,11 @@ class EngineMetrics:
 
         self.prompt_tokens = counter("vllm:prompt_tokens", "Number of prefill tokens processed.")
         self.generation_tokens = counter("vllm:generation_tokens", "Number of generation tokens processed.")
-        # vLLM exposes these whether or not it caches prefixes; with caching off (as the simulated
-        # cache config says) they stay at zero, so a client's prefix-cache check has them to read.
-        counter("vllm:prefix_cache_queries", "Prefix cache queries, in terms of number of queried tokens.")
-        counter("vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.")
+        # vLLM exposes these whether or not it caches prefixes; with caching off they stay at zero, so a
+        # client's prefix-cache check has them to read. With it on, every admitted request adds its prompt
+        # tokens to the queries and the tokens found cached to the hits (vllm/v1/metrics/stats.py).
+        self.prefix_queries = counter("vllm:prefix_cache_queries", "Prefix cache queries, in terms of number of queried tokens.")
+        self.prefix_hits = counter("vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.")
         success = Counter("vllm:request_success", "Count of successfully processed requests.",
                           names + ["finished_reason"], registry=reg)
         self.success = {reason: success.labels(**base, finished_reason=reason) for reason in FINISH_REASONS}
@@ -81,7 +82,7 @@ class EngineMetrics:
             "num_gpu_blocks": str(profile.num_gpu_blocks),
             "num_cpu_blocks": "0",
             "gpu_memory_utilization": "0.9",
-            "enable_prefix_caching": "False",
+            "enable_prefix_caching": str(profile.kv_cache.prefix_caching),
             "engine": "0",
         }
         Gauge("vllm:cache_config_info", "Information of the LLMEngine CacheConfig", list(cache),
@@ -101,6 +102,11 @@ class EngineMetrics:
             per_pos = Counter("vllm:spec_decode_num_accepted_tokens_per_pos",
                               "Accepted tokens per draft position.", names + ["position"], registry=reg)
             self.accepted_per_pos = [per_pos.labels(**base, position=str(i)) for i in range(profile.speculation.k)]
+
+    def on_prefix_lookup(self, prompt_tokens: int, cached_tokens: int) -> None:
+        """One admitted request looked its prompt up in the prefix cache and found ``cached_tokens``."""
+        self.prefix_queries.inc(prompt_tokens)
+        self.prefix_hits.inc(cached_tokens)
 
     def on_draft(self, k: int, accepted: int) -> None:
         """One speculative step of one sequence: ``k`` drafted, the first ``accepted`` kept."""

@@ -33,7 +33,7 @@ __all__ = [
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
 SHIPPED_PROFILES = ("original", "layout-candidate", "dflash-candidate")
-FAULT_KINDS = ("http-500", "http-503", "drop", "stall", "malformed", "wrong-usage")
+FAULT_KINDS = ("http-500", "http-503", "drop", "stall", "malformed", "wrong-usage", "wrong-cached")
 
 
 class _Section(BaseModel):
@@ -70,6 +70,8 @@ class KvCache(_Section):
     budget_bytes: int = Field(ge=1)
     dtype: str = "fp8"
     bytes_per_token: int = Field(ge=1, description="target model KV bytes for one token")
+    prefix_caching: bool = Field(default=False, description="keep full prompt blocks cached after their request "
+                                 "(vLLM's --enable-prefix-caching; engine_sim/prefix_cache.py)")
 
 
 class Timing(_Section):
@@ -118,6 +120,8 @@ class Faults(_Section):
     stall: float = Field(default=0.0, ge=0, le=1)
     malformed: float = Field(default=0.0, ge=0, le=1)
     wrong_usage: float = Field(default=0.0, ge=0, le=1)
+    wrong_cached: float = Field(default=0.0, ge=0, le=1, description="usage's cached_tokens one token off the "
+                                "prefix-cache counters (with prefix caching on)")
     metrics_503: float = Field(default=0.0, ge=0, le=1, description="rate of /metrics scrapes answered 503")
     stall_seconds: float = Field(default=30.0, ge=0, description="real seconds, not scaled")
 

@@ -149,9 +149,13 @@ def parse_completion(body: dict[str, Any], max_model_len: int) -> Parsed:
     return _common(body, prompt, TOKENIZER.count(prompt), max_model_len)
 
 
-def usage_body(prompt_tokens: int, completion_tokens: int, reasoning_tokens: int) -> dict[str, Any]:
+def usage_body(prompt_tokens: int, completion_tokens: int, reasoning_tokens: int,
+               cached_tokens: int | None = None) -> dict[str, Any]:
+    """vLLM's usage; ``prompt_tokens_details`` carries the cached prompt tokens where the engine caches
+    prefixes (vLLM with ``--enable-prompt-tokens-details``), else null."""
+    details = None if cached_tokens is None else {"cached_tokens": cached_tokens}
     return {"prompt_tokens": prompt_tokens, "total_tokens": prompt_tokens + completion_tokens,
-            "completion_tokens": completion_tokens, "prompt_tokens_details": None,
+            "completion_tokens": completion_tokens, "prompt_tokens_details": details,
             "completion_tokens_details": {"reasoning_tokens": reasoning_tokens}}
 
 

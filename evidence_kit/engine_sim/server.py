@@ -39,7 +39,7 @@ _URL_LINE = re.compile(r"^(http://\S+)$")
 
 def configure_profile(profile: str | Path | Profile = "original", *, identity: dict[str, Any] | None = None,
                       faults: list[str] | tuple[str, ...] = (), env: dict[str, str] | None = None,
-                      dialect: str | None = None) -> Profile:
+                      dialect: str | None = None, prefix_caching: bool | None = None) -> Profile:
     """A profile with identity overrides applied: environment first, then explicit values.
 
     ``EVIDENCE_KIT_SIM_SERVED_MODEL_NAME=...`` (any :class:`Identity` field; ``GPU_UUIDS`` is
@@ -56,7 +56,9 @@ def configure_profile(profile: str | Path | Profile = "original", *, identity: d
         if name not in Identity.model_fields:
             raise BadInput(f"unknown identity field {name!r} (one of {', '.join(Identity.model_fields)})")
         values[name] = value.split(",") if name == "gpu_uuids" and isinstance(value, str) else value
-    return base.model_copy(update={"identity": Identity.model_validate(values),
+    kv_cache = base.kv_cache if prefix_caching is None else base.kv_cache.model_copy(
+        update={"prefix_caching": prefix_caching})
+    return base.model_copy(update={"identity": Identity.model_validate(values), "kv_cache": kv_cache,
                                    "faults": parse_fault_rates(list(faults), base.faults),
                                    "dialect": dialect or base.dialect})
 

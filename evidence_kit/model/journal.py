@@ -120,6 +120,11 @@ class Request(Record):
     headers_s: Seconds | None = Field(default=None, description="send -> the reply's headers")
     last_token_s: Seconds | None = Field(default=None, description="send -> the last streamed token")
     reasoning_tokens: NonNegativeInt | None = Field(default=None, description="reasoning tokens, from the usage")
+    cached_tokens: NonNegativeInt | None = Field(
+        default=None, description="prompt tokens the engine served from its prefix cache "
+        "(usage.prompt_tokens_details.cached_tokens); absent where the engine did not report it, which is not 0")
+    prefix: NonNegativeInt | None = Field(
+        default=None, description="which shared prefix the prompt opened with (shared-prefix workloads); absent: none")
     token_events: NonNegativeInt | None = Field(default=None, description="streamed events that carried a token")
     itl_us: list[NonNegativeInt] | None = Field(
         default=None, description="gaps between successive token events, microseconds (inter-token latency)")
@@ -133,6 +138,13 @@ class Request(Record):
     def load(self) -> int | float:
         """The group's second key: the concurrency, or the rate of an open-loop request."""
         return _load(self.concurrency, self.rate)
+
+    @model_validator(mode="after")
+    def _cached_within_prompt(self) -> Request:
+        if self.cached_tokens is not None and self.prompt_tokens is not None and self.cached_tokens > self.prompt_tokens:
+            raise ValueError(f"cached_tokens {self.cached_tokens} is greater than prompt_tokens {self.prompt_tokens}: "
+                             "an engine cannot serve more of a prompt from its cache than the prompt has")
+        return self
 
     @model_validator(mode="after")
     def _ok_or_error(self) -> Request:

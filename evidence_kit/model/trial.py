@@ -185,6 +185,16 @@ class Workload(Record):
     extra_body: dict[str, Any] | None = Field(default=None, description="the plan's other request-body fields")
     order: Order | None = Field(default=None, description="the order of the groups within a repetition: fixed "
                                 "(plan order; also when absent) or randomised (shuffled per repetition from seed)")
+    prefix_tokens: PositiveInt | None = Field(
+        default=None, description="shared-prefix workloads: the tokens of each shared prefix (the chat template and "
+        "instruction included) every prompt of a prefix group opens with; absent: every prompt is unique")
+    prefixes: PositiveInt | None = Field(default=None, description="how many distinct shared prefixes there are; "
+                                         "each request takes one, seeded by its key (the same in every arm)")
+    prefix_inputs: list[PositiveInt] | None = Field(
+        default=None, description="the input sizes whose groups carry the shared prefixes (absent with prefixes: all)")
+    prime_prefixes: bool | None = Field(
+        default=None, description="before each run of a shared-prefix group the collector sent one untimed request "
+        "per shared prefix, so every run starts with them cached")
 
     @model_validator(mode="after")
     def _unique(self) -> Workload:
@@ -200,12 +210,20 @@ class Workload(Record):
                 raise ValueError(f"{name} lists a value twice")
         if self.order == "randomised" and self.seed is None:
             raise ValueError("order randomised needs a seed to shuffle from")
+        if (self.prefix_tokens is None) != (self.prefixes is None):
+            raise ValueError("prefix_tokens and prefixes come together (the size of each shared prefix, and how many)")
         return self
 
     @property
     def open_loop(self) -> bool:
         """Requests arrive at a rate (open loop), not at a concurrency."""
         return self.rate is not None
+
+    def prefixed(self, input_nominal: int) -> bool:
+        """Whether the prompts of groups at ``input_nominal`` open with one of the shared prefixes."""
+        if self.prefix_tokens is None:
+            return False
+        return self.prefix_inputs is None or input_nominal in self.prefix_inputs
 
     @property
     def loads(self) -> list[int] | list[float]:

@@ -25,6 +25,9 @@ from .tables import (
     arm_label_map,
     arm_labels,
     arm_phases,
+    cache_hit_headers,
+    cache_hit_rows,
+    cache_hit_title,
     client_headers,
     client_rows,
     comparison_cells,
@@ -86,6 +89,7 @@ from .wording import (
 )
 
 __all__ = [
+    "cache_hit_headers", "cache_hit_rows", "cache_hit_title",
     "COMPARISON_HEADERS", "METRIC_NAMES", "detectable_text", "guardrail_text", "higher_lower", "verdict_text",
         "ENGINE_KINDS", "METRIC_TITLES", "arm_label_map", "arm_labels", "arm_phases", "comparison_cells",
     "comparison_rows", "count", "dash", "design_headers", "design_rows", "design_sentence", "design_title",

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..analyze.report import GroupResult, Interval, TrialAnalysis
+from ..analyze.report import CacheHits, GroupResult, Interval, TrialAnalysis
 from ..analyze.verdicts import regression_floor_pct
 from ..model import PHASES
 from .arms import arm_label_map, arm_labels, arm_phases, phase_labels
-from .format import dash, faster_slower, higher_lower, ratio, recorded, seconds, signed_percent, tokens
+from .format import count, dash, faster_slower, higher_lower, percent, ratio, recorded, seconds, signed_percent, tokens
 from .wording import METRIC_NAMES, detectable_text, guardrail_result_text, guardrail_text, verdict_text
 
 __all__ = [
@@ -53,6 +53,9 @@ __all__ = [
     "telemetry_summary_rows",
     "occupancy",
     "occupancy_text",
+    "cache_hit_title",
+    "cache_hit_headers",
+    "cache_hit_rows",
 ]
 
 METRIC_TITLES = {
@@ -304,3 +307,32 @@ def occupancy_text(trial: TrialAnalysis) -> str | None:
     phases = arm_phases(trial)
     later = [f"{n} in {phases[a.seq]}" for a, n in zip(trial.arms[1:], running[1:])]
     return f"{running[0]} running requests before, {', '.join(later[:-1])} and {later[-1]}"
+
+
+def cache_hit_title(trial: TrialAnalysis) -> str | None:
+    """What the prefix-cache table shows; None when no group has cache hits to show."""
+    if not any(g.cache_hits for g in trial.groups):
+        return None
+    shared = (f"{trial.prefixes} shared prefixes of ~{count(trial.prefix_tokens)} tokens open the prompts of the groups "
+              "marked shared; " if trial.prefix_tokens is not None else "Every prompt is unique; ")
+    return ("Prefix-cache hit rate: the prompt tokens the engine reported serving from its cache "
+            "(usage cached_tokens) over the prompt tokens of the requests that reported it. " + shared
+            + "each run's sum is reconciled with the engine's prefix-cache counters where it has them.")
+
+
+def cache_hit_headers(trial: TrialAnalysis) -> list[str]:
+    """Headers of the prefix-cache table: group, shared prefix, one column per pooled phase."""
+    return ["Group", "Shared prefix", *phase_labels(trial).values()]
+
+
+def _hit_cell(hits: CacheHits) -> str:
+    if hits.hit_rate_pct is None:
+        return "not reported"
+    cell = percent(hits.hit_rate_pct)
+    return cell if hits.reporting == hits.requests else f"{cell} ({hits.reporting} of {hits.requests} reported)"
+
+
+def cache_hit_rows(trial: TrialAnalysis) -> list[list[str]]:
+    """One row per group with cache hits: its label, shared or unique prompts, each phase's hit rate."""
+    return [[g.label, "shared" if g.shared_prefix else "unique",
+             *(_hit_cell(g.cache_hits[p]) for p in PHASES)] for g in trial.groups if g.cache_hits]

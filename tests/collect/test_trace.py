@@ -96,6 +96,7 @@ def test_the_cli_names_the_trace_file_and_line_of_a_non_utf8_line_exit_2(tmp_pat
     ("trace_time_scale = 2.0\ninput_nominal = [256]\nconcurrency = [1]\n", "trace_time_scale scales a trace"),
     ('input_nominal = [256]\nrate = [2.0]\narrival = "trace"\n', "'poisson' or 'constant'"),
     ('trace = "trace.jsonl"\ntrace_time_scale = 0\n', "greater than 0"),
+    ('trace = "trace.jsonl"\nprefix_tokens = 64\nprefixes = 2\n', "with trace sets no prefix_tokens"),
 ])
 def test_a_plan_whose_trace_settings_contradict_is_refused_at_its_line(tmp_path: Path, extra: str, said: str) -> None:
     _trace(tmp_path)

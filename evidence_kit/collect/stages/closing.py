@@ -30,20 +30,37 @@ def closing_checks(arm: ArmContext, watch: EngineWatch, engine: ArmEngine, ident
         arm.check("resumed", identity.fingerprint == (resume.header.private or {}).get("config_fingerprint"),
                   f"collection resumed after {len(resume.done_runs)} completed run(s); "
                   "configuration fingerprint compared with the header's")
-    hits = watch.delta("prefix_cache_hits")
-    if hits is not None:
-        calibration = arm.result.calibration
-        allowed = shared_prefix_hits(watch.timed_sent, calibration.overhead_tokens if calibration else 0,
-                                     identity.private.get("cache_config") or {})
-        arm.check("prefix-cache", hits <= allowed, f"{hits:g} prefix-cache hit tokens during timed runs"
-                  + (f" (the shared instruction's whole blocks allow {allowed})" if allowed else ""),
-                  level="warning")
+    _prefix_cache(arm, watch, identity)
     if arm.cfg.speculative:
         accepted = watch.delta("spec_decode_accepted_tokens")
         drafts = watch.delta("spec_decode_drafts")
         arm.check("spec-decode-active", bool(accepted and accepted > 0),
                   "engine exposes no spec-decode counters" if accepted is None
                   else f"{drafts or 0:g} drafts, {accepted:g} accepted tokens during timed runs")
+
+
+def _prefix_cache(arm: ArmContext, watch: EngineWatch, identity: Identity) -> None:
+    """The ``prefix-cache`` warning: hits the workload cannot explain, as an earlier arm's prompts left in an
+    engine that was not restarted would give. Runs of unique prompts may hit the shared instruction's whole
+    blocks; a request of a shared-prefix group may hit its prefix, not half into its own words."""
+    hits = watch.delta("prefix_cache_hits", unique_only=True)
+    shared = watch.timed_sent - watch.unique_sent
+    parts: list[str] = []
+    sound = True
+    if hits is not None and watch.unique_sent:
+        calibration = arm.result.calibration
+        allowed = shared_prefix_hits(watch.unique_sent, calibration.overhead_tokens if calibration else 0,
+                                     identity.private.get("cache_config") or {})
+        where = "timed runs without shared prefixes" if shared else "timed runs"
+        sound = hits <= allowed
+        parts.append(f"{hits:g} prefix-cache hit tokens during {where}"
+                     + (f" (the shared instruction's whole blocks allow {allowed})" if allowed else ""))
+    if watch.shared_reported:
+        sound = sound and not watch.suffix_hits
+        parts.append(f"{watch.suffix_hits} of {watch.shared_reported} shared-prefix request(s) hit the cache beyond "
+                     "their prefix, half into their own words")
+    if parts:
+        arm.check("prefix-cache", sound, "; ".join(parts), level="warning")
 
 
 def _process_stable(arm: ArmContext, watch: EngineWatch, engine: ArmEngine) -> None:

@@ -14,7 +14,7 @@ from ..connections import open_connections
 from ..health import HealthMonitor
 from ..plan import Plan
 from ..prompts import PromptBook
-from ..runs import RunSpec, median_or_none, record_of, request_body, send_all, send_scheduled, timing_fields
+from ..runs import RunSpec, median_or_none, record_of, request_body, request_record, send_all, send_scheduled, timing_fields
 from ..telemetry import TelemetrySampler, cgroup_of
 from ..workers import WorkerPool
 from .context import ArmContext
@@ -56,12 +56,15 @@ async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spe
     s, wl = arm.setup, arm.setup.plan.workload
     keys = [f"{spec.id}/{i}" for i in range(wl.requests_per_run)]
     trace = s.plan.trace
+    prefixed = trace is None and s.plan.public_workload().prefixed(spec.input_nominal)
+    prefixes = [book.prefix_of(k) if prefixed else None for k in keys]
     if trace is None:
-        bodies = [request_body(wl, arm.cfg.model, book, k, spec.input_nominal) for k in keys]
+        bodies = [request_body(wl, arm.cfg.model, book, k, spec.input_nominal, prefix=p) for k, p in zip(keys, prefixes)]
     else:  # each request sized as its trace line says
         bodies = [request_body(wl, arm.cfg.model, book, k, line.input_length, max_tokens=line.output_length)
                   for k, line in zip(keys, trace.requests)]
     url = f"{arm.base}/v1/chat/completions"
+    primed = await _prime(arm, book, spec, url) if prefixed and s.plan.public_workload().prime_prefixes else []
     # Before the scrape, so nothing it sends can fall between the counters read before and after the run.
     lanes = spec.concurrency or min(wl.max_in_flight or WARM_LANES, WARM_LANES, wl.requests_per_run)
     opened = await (pool.open_connections(arm.base, lanes) if pool is not None
@@ -98,10 +101,18 @@ async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spe
         for timing, offset in zip(timings, offsets):
             timing["scheduled_s"] = round(offset, 6)
     records = [record_of(t, run=spec.id, repetition=spec.repetition, input_nominal=spec.input_nominal,
-                         concurrency=spec.concurrency, rate=spec.rate, index=i, warmup=False, key=keys[i])
+                         concurrency=spec.concurrency, rate=spec.rate, index=i, warmup=False, key=keys[i],
+                         prefix=prefixes[i])
                for i, t in enumerate(timings)]
-    around = await watch.after_run(arm.client, arm.base, spec.id, before, records)
-    for record in records:
+    around = await watch.after_run(arm.client, arm.base, spec.id, before, records, shared_prefix=prefixed)
+    if prefixed:
+        # A prefix explains a hit up to its own end; one deep into the request's own words means this engine
+        # saw the whole prompt before (an earlier arm on an engine not restarted): the prefix-cache check.
+        own = book.own_tokens(spec.input_nominal)
+        reported = [r for r in records if r["ok"] and r.get("cached_tokens") is not None and r["prompt_tokens"]]
+        watch.shared_reported += len(reported)
+        watch.suffix_hits += sum(1 for r in reported if r["cached_tokens"] > r["prompt_tokens"] - own / 2)
+    for record in primed + records:
         arm.writer.add(record)
     run, mismatches = _run_record(spec, records, around, None if offsets is None else round(start - arm.t0, 6))
     run["client"] = client
@@ -114,6 +125,21 @@ async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spe
                         median_or_none([r["ttft_s"] for r in records]))
     if around.verdict is False:
         s.progress.note(f"  {spec.id}: counters do not reconcile: {'; '.join(mismatches)}")
+
+
+async def _prime(arm: ArmContext, book: PromptBook, spec: RunSpec, url: str) -> list[dict[str, Any]]:
+    """One untimed request per shared prefix, one after another, before a run of a shared-prefix group (and
+    before its scrape, so its counters hold the run alone): every run meets the prefixes cached, whatever
+    the runs before it left in the cache. Journalled as warmup (``<run>/prime-<prefix>``), with the run."""
+    s, wl = arm.setup, arm.setup.plan.workload
+    prefixes = list(range(book.prefixes or 0))
+    keys = [f"{spec.id}/prime-{p}" for p in prefixes]
+    bodies = [request_body(wl, arm.cfg.model, book, k, spec.input_nominal, prefix=p) for k, p in zip(keys, prefixes)]
+    outcomes = await send_all(arm.client, url, bodies, concurrency=1, clock=s.clock, timeout=wl.request_timeout_s)
+    # Recorded in the run's group (a journal holds no request of a group the workload lacks), sent one at a time.
+    return [request_record(o, run="warmup", repetition=0, input_nominal=spec.input_nominal,
+                           concurrency=spec.concurrency, rate=spec.rate, index=p,
+                           warmup=True, key=k, t0=arm.t0, prefix=p) for o, k, p in zip(outcomes, keys, prefixes)]
 
 
 def _run_record(spec: RunSpec, records: list[dict[str, Any]], around: MetricsAroundRun,

@@ -47,6 +47,11 @@ class EngineWatch:
     unanswered_runs: int = 0  # runs whose scrapes failed once the engine had reported a start time
     counters: list[dict[str, list[float]]] = field(default_factory=list)
     timed_sent: int = 0  # timed requests sent by this collector
+    # Of the counters, those of runs whose prompts share no prefix: where prefix-cache hits flatter an arm.
+    unique_counters: list[dict[str, list[float]]] = field(default_factory=list)
+    unique_sent: int = 0
+    shared_reported: int = 0  # timed ok requests of shared-prefix runs that reported their cached tokens
+    suffix_hits: int = 0  # of them, those whose cache hit reached half into their own words
     dialect: Dialect = DIALECTS["vllm"]  # the names /metrics is read with (the plan's engine_kind's)
 
     @classmethod
@@ -65,9 +70,11 @@ class EngineWatch:
         return before
 
     async def after_run(self, client: httpx.AsyncClient, base: str, run: str, before: Scrape | None,
-                        records: list[dict[str, Any]]) -> MetricsAroundRun:
-        """Scrape until the run's counters settle, and note what the engine reported around it."""
+                        records: list[dict[str, Any]], *, shared_prefix: bool = False) -> MetricsAroundRun:
+        """Scrape until the run's counters settle, and note what the engine reported around it
+        (``shared_prefix``: the run's prompts open with shared prefixes, so its cache hits are the point)."""
         self.timed_sent += len(records)
+        self.unique_sent += 0 if shared_prefix else len(records)
         verdict, counters, mismatches, gauges = await settle_counters(
             client, base, before.counters() if before else None, client_sums(records), self.dialect)
         self.answered |= gauges is not None
@@ -76,6 +83,8 @@ class EngineWatch:
             self.unanswered_runs += 1
         if counters:
             self.counters.append(counters)
+            if not shared_prefix:
+                self.unique_counters.append(counters)
         around = MetricsAroundRun(verdict, counters, mismatches, tuple(dict.fromkeys(seen)),
                              resumed=self.resuming and not self.measured)
         self.measured.append(RunStarts(run, around.starts, around.resumed))
@@ -86,9 +95,11 @@ class EngineWatch:
         """The engine has reported a process start time to this collector."""
         return self.opening is not None or any(r.starts for r in self.measured)
 
-    def delta(self, name: str) -> float | None:
-        """How far counter ``name`` grew over the runs this collector measured."""
-        values = [c[name][1] - c[name][0] for c in self.counters if name in c]
+    def delta(self, name: str, *, unique_only: bool = False) -> float | None:
+        """How far counter ``name`` grew over the runs this collector measured (``unique_only``: over those
+        whose prompts share no prefix)."""
+        values = [c[name][1] - c[name][0] for c in (self.unique_counters if unique_only else self.counters)
+                  if name in c]
         return sum(values) if values else None
 
     def history(self, earlier: list[RunStarts], *, restarts_on_resume: bool) -> ProcessHistory:
