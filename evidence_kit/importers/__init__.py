@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import BadInput
 from ..model import DecisionRule
-from . import vllm_bench
+from . import guidellm, vllm_bench
 from .source import ImportedFile, SourceFile, parse_json, read_source
 from .trial import DEFAULT_RULE, TOOL_NAMES, assemble
 
@@ -26,8 +26,9 @@ __all__ = ["import_trial", "read_file", "DEFAULT_RULE", "TOOL_NAMES"]
 # (detect, read) per format, tried in order on a file's parsed JSON.
 _JSON_FORMATS: list[tuple[Callable[[Any], bool], Callable[[SourceFile, Any], ImportedFile]]] = [
     (vllm_bench.detect, vllm_bench.read),
+    (guidellm.detect, guidellm.read),
 ]
-KNOWN = "vllm bench serve (--save-detailed)"
+KNOWN = "vllm bench serve (--save-detailed), GuideLLM benchmarks.json"
 
 
 def read_file(path: Path) -> ImportedFile:

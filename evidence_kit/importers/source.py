@@ -18,7 +18,7 @@ from ..errors import BadInput
 from ..read.files import read_bytes
 
 __all__ = ["ImportedRequest", "ImportedGroup", "ImportedFile", "SourceFile", "read_source", "parse_json",
-           "seconds", "tokens"]
+           "reason", "seconds", "tokens"]
 
 
 @dataclass
@@ -31,6 +31,7 @@ class ImportedRequest:
     completion_tokens: int | None = None
     e2e_s: float | None = None
     ttft_s: float | None = None
+    ttft_content_s: float | None = None
     start_s: float | None = None  # when it was sent, on the tool's own clock (seconds; any origin)
     itl_us: list[int] | None = None
     warmup: bool = False
@@ -97,6 +98,15 @@ def parse_json(source: SourceFile, text: str | None = None, first_line: int = 1)
         raise BadInput("JSON nested too deeply", source.path) from None
     except ValueError as err:  # an integer of more digits than Python converts
         raise BadInput(f"not valid JSON ({err})", source.path) from None
+
+
+def reason(error: object) -> str:
+    """A failure's reason on one line: the last line of the tool's error text (a traceback's frames name the
+    client's own file paths; its last line is the exception), at most 500 characters; '' for none."""
+    if not isinstance(error, str):
+        return ""
+    lines = [line.strip() for line in error.strip().splitlines() if line.strip()]
+    return lines[-1][:500] if lines else ""
 
 
 def seconds(value: Any, what: str, path: Path, *, scale: float = 1.0) -> float | None:

@@ -107,7 +107,7 @@ def _run(writer: JournalWriter, rep: int, nominal: int, concurrency: int, group:
         base = {"type": "request", "input_nominal": nominal, "concurrency": concurrency, "warmup": r.warmup,
                 "ok": r.ok, "error": r.error, "prompt_tokens": r.prompt_tokens,
                 "completion_tokens": r.completion_tokens, "e2e_s": r.e2e_s, "ttft_s": r.ttft_s,
-                "ttft_content_s": None, "finish_reason": None}
+                "ttft_content_s": r.ttft_content_s, "finish_reason": None}
         if r.warmup:
             base.update(run="warmup", repetition=0, index=warm)
             warm += 1

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import BadInput
-from .source import ImportedFile, ImportedGroup, ImportedRequest, SourceFile, seconds, tokens
+from .source import ImportedFile, ImportedGroup, ImportedRequest, SourceFile, reason, seconds, tokens
 
 __all__ = ["TOOL", "detect", "read"]
 
@@ -33,12 +33,6 @@ NOT_RECORDED = ["counter-reconciliation", "functional-gates", "lifecycle-checks"
 def detect(doc: Any) -> bool:
     """A ``vllm bench serve`` result: a JSON object with the keys every saved result has."""
     return isinstance(doc, dict) and _SIGNATURE <= set(doc)
-
-
-def _reason(error: str) -> str:
-    """The exception line of a traceback (its frames name the client's own file paths), else the text."""
-    lines = [line.strip() for line in error.strip().splitlines() if line.strip()]
-    return lines[-1][:500] if lines else error
 
 
 def read(source: SourceFile, doc: dict[str, Any]) -> ImportedFile:
@@ -62,7 +56,7 @@ def read(source: SourceFile, doc: dict[str, Any]) -> ImportedFile:
             raise BadInput(f"vllm bench serve result: errors[{i}] is {error!r}, not text", path)
         if error:
             # A failed request's ttft, latency and output length are placeholder zeros, not measurements.
-            requests.append(ImportedRequest(ok=False, error=_reason(error),
+            requests.append(ImportedRequest(ok=False, error=reason(error),
                                             prompt_tokens=tokens(doc["input_lens"][i], f"input_lens[{i}]", path),
                                             start_s=_start(doc, i, path)))
             continue

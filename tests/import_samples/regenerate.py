@@ -110,8 +110,39 @@ def vllm_bench(url: str, work: Path, phase: str) -> Path:
     return work / f"{phase}.json"
 
 
+def guidellm(url: str, work: Path, phase: str) -> Path:
+    """GuideLLM 0.8.1: a concurrent sweep of 1 and 2 streams (two benchmarks, so two groups), 6 requests
+    each, synthetic 64-token prompts and 16-token outputs, every request kept (no sampling)."""
+    bin_ = peer_venv("guidellm") / "bin" / "guidellm"
+    out = work / f"{phase}.json"
+    run([str(bin_), "run", "--backend", f"kind=openai_http,target={url},model={MODEL}",
+         "--profile", "kind=concurrent", "--override", "profile.streams", "1,2",
+         "--constraint", "kind=max_requests,count=6",
+         "--tokenizer", f"kind=huggingface_auto,model={TOKENIZER}",
+         "--data", "kind=synthetic_text,prompt_tokens=64,output_tokens=16",
+         "--output", f"kind=json,path={out}", "--disable-progress"],
+        stdout=subprocess.DEVNULL, env=dict(os.environ, HF_HUB_OFFLINE="1"))
+    return out
+
+
+def aiperf(url: str, work: Path, phase: str) -> Path:
+    """AIPerf 0.13.0: 8 streamed chat requests at concurrency 2 after 2 warmup requests, the per-request
+    records exported (``--export-level records``). Its summary, ``profile_export_aiperf.json``, is kept
+    beside the records as ``<phase>-summary.json`` (the tests compare the import with it)."""
+    bin_ = peer_venv("aiperf") / "bin" / "aiperf"
+    out = work / "artifacts"
+    run([str(bin_), "profile", "--model", MODEL, "--url", url, "--endpoint-type", "chat", "--streaming",
+         "--tokenizer", str(TOKENIZER), "--concurrency", "2", "--request-count", "8", "--warmup-request-count", "2",
+         "--synthetic-input-tokens-mean", "64", "--output-tokens-mean", "16", "--random-seed", "1",
+         "--artifact-dir", str(out), "--export-level", "records"], stdout=subprocess.DEVNULL)
+    shutil.copyfile(out / "profile_export_aiperf.json", HERE / "aiperf" / f"{phase}-summary.json")
+    return out / "profile_export.jsonl"
+
+
 TOOLS: dict[str, tuple[Callable[[str, Path, str], Path], str]] = {
     "vllm-bench": (vllm_bench, "json"),
+    "guidellm": (guidellm, "json"),
+    "aiperf": (aiperf, "jsonl"),
 }
 
 
@@ -120,7 +151,7 @@ def regenerate(tool: str) -> None:
     HTTP 500 by the simulator, so the failed requests of the sample are the tool's own records of them."""
     produce, ext = TOOLS[tool]
     out = HERE / tool
-    out.mkdir(exist_ok=True)
+    out.mkdir(exist_ok=True)  # before the tool runs: aiperf() copies its summary there
     for phase, profile, extra in (*((p, prof, ()) for p, prof in PHASES),
                                   ("faults", "original", ("--fault", "http-500=0.25"))):
         with tempfile.TemporaryDirectory() as tmp, Sim(profile, *extra) as sim:
