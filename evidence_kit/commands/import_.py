@@ -47,7 +47,8 @@ _FILE = click.Path(path_type=Path, dir_okay=False)
 @click.option("--title", default=None, help="The trial's and the decision's title (default: names the tool).")
 def import_(before: tuple[Path, ...], candidate: tuple[Path, ...], restored: tuple[Path, ...], out: Path,
             rule: Path | None, trial_id: str, title: str | None) -> None:
-    """Turn result files of vllm bench serve (--save-detailed) or GuideLLM (its JSON report) into the raw evidence of one A/B/A trial: OUT
+    """Turn result files of vllm bench serve (--save-detailed), GuideLLM (its JSON report) or AIPerf
+    (profile_export.jsonl) into the raw evidence of one A/B/A trial: OUT
     becomes a decision folder holding the trial, which redact, analyze, build and verify read like a collected
     one. Each file's tool, format and version are detected from its content.
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import BadInput
 from ..model import DecisionRule
-from . import guidellm, vllm_bench
+from . import aiperf, guidellm, vllm_bench
 from .source import ImportedFile, SourceFile, parse_json, read_source
 from .trial import DEFAULT_RULE, TOOL_NAMES, assemble
 
@@ -28,7 +28,7 @@ _JSON_FORMATS: list[tuple[Callable[[Any], bool], Callable[[SourceFile, Any], Imp
     (vllm_bench.detect, vllm_bench.read),
     (guidellm.detect, guidellm.read),
 ]
-KNOWN = "vllm bench serve (--save-detailed), GuideLLM benchmarks.json"
+KNOWN = "vllm bench serve (--save-detailed), GuideLLM benchmarks.json, AIPerf profile_export.jsonl"
 
 
 def read_file(path: Path) -> ImportedFile:
@@ -36,8 +36,12 @@ def read_file(path: Path) -> ImportedFile:
     no known format, too old, damaged, or without the per-request timings an import needs."""
     source = read_source(path)
     first = source.text.lstrip().split("\n", 1)[0]
-    if first.startswith("{") and "\n" in source.text.strip() and _one_object(first):
-        # JSON Lines (one object a line): no importer reads it yet; an evidence-kit journal needs none.
+    if first.startswith("{") and _one_object(first) and ("\n" in source.text.strip() or aiperf.detect(
+            json.loads(first))):
+        # JSON Lines, one object a line: AIPerf's records; an evidence-kit journal needs no import.
+        if aiperf.detect(json.loads(first)):
+            lines = [(n, text) for n, text in enumerate(source.text.splitlines(), start=1) if text.strip()]
+            return aiperf.read(source, lines)
         native = '"schema":"evidence-kit/journal/v1"' in first.replace(" ", "")
         raise BadInput("an evidence-kit journal, not another client's result file: it needs no import" if native
                        else f"a JSON Lines file of no known client ({KNOWN})", path, 1)
@@ -74,5 +78,7 @@ def import_trial(before: Sequence[Path], candidate: Sequence[Path], restored: Se
 
 
 def first_workload(phases: dict[str, list[ImportedFile]]) -> dict[str, Any]:
-    """The request settings the files record (none for vllm bench serve): absent stays absent."""
-    return {}
+    """What the files record of the workload beyond its groups: the before arm's warmup requests (AIPerf
+    marks them). Temperature and the output cap are recorded by none of them as a setting: absent."""
+    warmup = sum(r.warmup for f in phases["before"] for g in f.groups for r in g.requests)
+    return {"warmup_requests": warmup} if warmup else {}

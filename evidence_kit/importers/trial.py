@@ -90,27 +90,28 @@ def _journal(path: Path, trial: Trial, seq: int, files: list[ImportedFile],
                 "imported": {"tool": first.tool, "format": first.format, "not_recorded": first.not_recorded,
                              "files": [{"sha256": f.sha256, "version": f.version} for f in files]},
                 "private": private})
+    warm = [0]  # warmup requests of the whole arm, numbered in order
     for rep, f in enumerate(files, start=1):
         for (nominal, concurrency), group in zip(keys, f.groups):
-            _run(writer, rep, nominal, concurrency, group)
+            _run(writer, rep, nominal, concurrency, group, warm)
     writer.footer(ended_at="not recorded")
     writer.commit()
 
 
-def _run(writer: JournalWriter, rep: int, nominal: int, concurrency: int, group: ImportedGroup) -> None:
+def _run(writer: JournalWriter, rep: int, nominal: int, concurrency: int, group: ImportedGroup,
+         warm: list[int]) -> None:
     run = f"r{rep}-{nominal}-c{concurrency}"
     starts = [r.start_s for r in group.requests if r.start_s is not None]
     origin = min(starts) if starts else 0.0
     timed = ok = 0
-    warm = 0
     for r in group.requests:
         base = {"type": "request", "input_nominal": nominal, "concurrency": concurrency, "warmup": r.warmup,
                 "ok": r.ok, "error": r.error, "prompt_tokens": r.prompt_tokens,
                 "completion_tokens": r.completion_tokens, "e2e_s": r.e2e_s, "ttft_s": r.ttft_s,
                 "ttft_content_s": r.ttft_content_s, "finish_reason": None}
         if r.warmup:
-            base.update(run="warmup", repetition=0, index=warm)
-            warm += 1
+            base.update(run="warmup", repetition=0, index=warm[0])
+            warm[0] += 1
         else:
             base.update(run=run, repetition=rep, index=timed)
             timed += 1

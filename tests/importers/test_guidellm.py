@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from evidence_kit.cli import main
 from evidence_kit.importers import read_file
 from evidence_kit.read import load_decision
 
 from ..conftest import REPO
+from .chain import redact_build_verify, refused, run_import
 
 SAMPLES = REPO / "tests" / "import_samples" / "guidellm"
 PHASES = ("before", "candidate", "restored")
@@ -67,9 +67,7 @@ def test_errored_requests_keep_their_reason(tmp_path: Path) -> None:
 
 
 def _import(tmp_path: Path, files: dict[str, list[Path]] | None = None) -> int:
-    files = files or {phase: [SAMPLES / f"{phase}.json"] for phase in PHASES}
-    args = ["import"] + [a for phase, paths in files.items() for p in paths for a in (f"--{phase}", str(p))]
-    return main([*args, "--out", str(tmp_path / "raw")])
+    return run_import(tmp_path, files or {phase: [SAMPLES / f"{phase}.json"] for phase in PHASES})
 
 
 def test_each_benchmark_becomes_a_group(tmp_path: Path) -> None:
@@ -86,13 +84,8 @@ def test_each_benchmark_becomes_a_group(tmp_path: Path) -> None:
 def _bad(tmp_path: Path, capsys: pytest.CaptureFixture[str], data: bytes) -> str:
     bad = tmp_path / "bad.json"
     bad.write_bytes(data)
-    capsys.readouterr()
     files = {"before": [SAMPLES / "before.json"], "candidate": [bad], "restored": [SAMPLES / "restored.json"]}
-    assert _import(tmp_path, files) == 2
-    assert not (tmp_path / "raw").exists()
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "Traceback" not in err and str(bad) in err
-    return err
+    return refused(tmp_path, capsys, bad, files)
 
 
 def test_bad_reports_are_refused_with_the_file_and_what_is_wrong(tmp_path: Path,
@@ -119,13 +112,7 @@ def test_bad_reports_are_refused_with_the_file_and_what_is_wrong(tmp_path: Path,
 @pytest.mark.slow
 def test_an_imported_guidellm_trial_builds_signs_and_verifies(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert _import(tmp_path) == 0
-    evidence, site, private = tmp_path / "evidence", tmp_path / "site", tmp_path / "private.json"
-    assert main(["redact", str(tmp_path / "raw"), "--out", str(evidence), "--map", str(private)]) == 0
-    assert main(["keygen", "--out", str(tmp_path / "key")]) == 0
-    assert main(["build", str(evidence), "--out", str(site), "--sign", str(tmp_path / "key" / "signing.key"),
-                 "--known-values", str(private)]) == 0
-    capsys.readouterr()
-    assert main(["verify", str(site), "--key", str(tmp_path / "key" / "signing.pub")]) == 0
+    site = redact_build_verify(tmp_path, capsys)
     target = _doc("before")["config"]["spec"]["backend"]["target"]
     published = [p for p in (site / "public").rglob("*") if p.is_file()]
     assert not any(target.encode() in p.read_bytes() for p in published)

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from evidence_kit.cli import main
 from evidence_kit.importers import read_file
 from evidence_kit.read import load_decision
 
 from ..conftest import REPO
+from .chain import redact_build_verify, refused, run_import
 
 SAMPLES = REPO / "tests" / "import_samples" / "vllm-bench"
 PHASES = ("before", "candidate", "restored")
@@ -59,9 +59,7 @@ def test_failed_requests_keep_their_reason_and_no_placeholder_times() -> None:
 
 
 def _import(tmp_path: Path, *extra: str, files: dict[str, list[Path]] | None = None) -> int:
-    files = files or {phase: [SAMPLES / f"{phase}.json"] for phase in PHASES}
-    args = ["import"] + [a for phase, paths in files.items() for p in paths for a in (f"--{phase}", str(p))]
-    return main([*args, "--out", str(tmp_path / "raw"), *extra])
+    return run_import(tmp_path, files or {phase: [SAMPLES / f"{phase}.json"] for phase in PHASES}, *extra)
 
 
 def test_import_writes_a_decision_folder_the_reader_accepts(tmp_path: Path) -> None:
@@ -99,12 +97,7 @@ def _bad(tmp_path: Path, capsys: pytest.CaptureFixture[str], data: bytes, name: 
     bad = tmp_path / name
     bad.write_bytes(data)
     files = {"before": [SAMPLES / "before.json"], "candidate": [bad], "restored": [SAMPLES / "restored.json"]}
-    capsys.readouterr()
-    assert _import(tmp_path, files=files) == 2
-    assert not (tmp_path / "raw").exists()
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "Traceback" not in err and str(bad) in err
-    return err
+    return refused(tmp_path, capsys, bad, files)
 
 
 def test_bad_files_are_refused_with_the_file_and_what_is_wrong(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -144,14 +137,7 @@ def test_mixed_phases_and_shapes_are_refused(tmp_path: Path, capsys: pytest.Capt
 @pytest.mark.slow
 def test_an_imported_trial_redacts_builds_signs_and_verifies(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert _import(tmp_path) == 0
-    raw, evidence, site = tmp_path / "raw", tmp_path / "evidence", tmp_path / "site"
-    private = tmp_path / "private.json"
-    assert main(["redact", str(raw), "--out", str(evidence), "--map", str(private)]) == 0
-    assert main(["keygen", "--out", str(tmp_path / "key")]) == 0
-    assert main(["build", str(evidence), "--out", str(site), "--sign", str(tmp_path / "key" / "signing.key"),
-                 "--known-values", str(private)]) == 0
-    capsys.readouterr()
-    assert main(["verify", str(site), "--key", str(tmp_path / "key" / "signing.pub")]) == 0
+    site = redact_build_verify(tmp_path, capsys)
     model = _doc("before")["model_id"]
     published = [p for p in (site / "public").rglob("*") if p.is_file()]
     assert not any(model.encode() in p.read_bytes() for p in published)
