@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from pathlib import Path
 
@@ -45,10 +46,18 @@ _FILE = click.Path(path_type=Path, dir_okay=False)
 @click.option("--trial-id", default="imported", show_default=True,
               help="The trial's id (a slug): its folder's name and its pages' name.")
 @click.option("--title", default=None, help="The trial's and the decision's title (default: names the tool).")
+@click.option("--date", "date", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
+              help="The decision's date, YYYY-MM-DD (default: the earliest the files record; required when none "
+                   "records one, as inference-perf's do not).")
+@click.option("--concurrency", type=click.IntRange(min=1), default=None,
+              help="The concurrency the client ran at, for files that do not record it (AIPerf records, "
+                   "inference-perf reports); no file may have had more requests in flight at once. Default: the "
+                   "most requests any of the files had in flight at once.")
 def import_(before: tuple[Path, ...], candidate: tuple[Path, ...], restored: tuple[Path, ...], out: Path,
-            rule: Path | None, trial_id: str, title: str | None) -> None:
-    """Turn result files of vllm bench serve (--save-detailed), GuideLLM (its JSON report) or AIPerf
-    (profile_export.jsonl) into the raw evidence of one A/B/A trial: OUT
+            rule: Path | None, trial_id: str, title: str | None, date: dt.datetime | None,
+            concurrency: int | None) -> None:
+    """Turn result files of vllm bench serve (--save-detailed), GuideLLM (its JSON report), AIPerf
+    (profile_export.jsonl) or inference-perf (per_request_lifecycle_metrics.json) into the raw evidence of one A/B/A trial: OUT
     becomes a decision folder holding the trial, which redact, analyze, build and verify read like a collected
     one. Each file's tool, format and version are detected from its content.
 
@@ -58,5 +67,6 @@ def import_(before: tuple[Path, ...], candidate: tuple[Path, ...], restored: tup
         raise BadInput(f"--trial-id {trial_id!r} is not a slug (1-128 letters, digits, '.', '_' or '-', starting "
                        "with a letter or digit)")
     declared = read_toml_model(rule, RuleFile).decision_rule if rule is not None else DEFAULT_RULE
-    folder = import_trial(before, candidate, restored, out, rule=declared, trial_id=trial_id, title=title)
+    folder = import_trial(before, candidate, restored, out, rule=declared, trial_id=trial_id, title=title,
+                          date=None if date is None else date.date().isoformat(), concurrency=concurrency)
     click.echo(str(folder))

@@ -9,7 +9,6 @@ is absent.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import Any
 
 from ..errors import BadInput
 from ..model import DecisionRule
-from . import aiperf, guidellm, vllm_bench
+from . import aiperf, guidellm, inference_perf, vllm_bench
 from .source import ImportedFile, SourceFile, parse_json, read_source
 from .trial import DEFAULT_RULE, TOOL_NAMES, assemble
 
@@ -27,8 +26,10 @@ __all__ = ["import_trial", "read_file", "DEFAULT_RULE", "TOOL_NAMES"]
 _JSON_FORMATS: list[tuple[Callable[[Any], bool], Callable[[SourceFile, Any], ImportedFile]]] = [
     (vllm_bench.detect, vllm_bench.read),
     (guidellm.detect, guidellm.read),
+    (inference_perf.detect, inference_perf.read),
 ]
-KNOWN = "vllm bench serve (--save-detailed), GuideLLM benchmarks.json, AIPerf profile_export.jsonl"
+KNOWN = ("vllm bench serve (--save-detailed), GuideLLM benchmarks.json, AIPerf profile_export.jsonl, "
+         "inference-perf per_request_lifecycle_metrics.json")
 
 
 def read_file(path: Path) -> ImportedFile:
@@ -60,7 +61,8 @@ def _one_object(line: str) -> bool:
 
 
 def import_trial(before: Sequence[Path], candidate: Sequence[Path], restored: Sequence[Path], out: Path, *,
-                 rule: DecisionRule | None = None, trial_id: str = "imported", title: str | None = None) -> Path:
+                 rule: DecisionRule | None = None, trial_id: str = "imported", title: str | None = None,
+                 date: str | None = None, concurrency: int | None = None) -> Path:
     """Read every file and write ``out``: a decision folder (``decision.toml``) holding the trial
     ``trial_id``. Returns the trial's folder. Nothing is written when any file is refused."""
     for phase, files in (("before", before), ("candidate", candidate), ("restored", restored)):
@@ -71,10 +73,14 @@ def import_trial(before: Sequence[Path], candidate: Sequence[Path], restored: Se
     first = phases["before"][0]
     tool = TOOL_NAMES[first.tool]
     dates = sorted(f.started_at[:10] for files in phases.values() for f in files if f.started_at)
-    date = dates[0] if dates else dt.date.today().isoformat()
+    if date is None:
+        if not dates:
+            raise BadInput(f"no {tool} file records a date: pass --date YYYY-MM-DD for the decision")
+        date = dates[0]
     title = title or f"Imported {tool} results: before, candidate, restored"
     return assemble(phases, out, rule=rule or DEFAULT_RULE, trial_id=trial_id, title=title,
-                    decision_id=f"{date}-{trial_id}", date=date, workload=first_workload(phases))
+                    decision_id=f"{date}-{trial_id}", date=date, workload=first_workload(phases),
+                    concurrency=concurrency)
 
 
 def first_workload(phases: dict[str, list[ImportedFile]]) -> dict[str, Any]:

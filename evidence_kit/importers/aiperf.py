@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadInput
-from .source import ImportedFile, ImportedGroup, ImportedRequest, SourceFile, reason, seconds, tokens
+from .source import ImportedFile, ImportedGroup, ImportedRequest, SourceFile, in_flight, reason, seconds, tokens
 
 __all__ = ["TOOL", "detect", "read"]
 
@@ -83,16 +83,6 @@ def _record(rec: Any, line: int, path: Path) -> ImportedRequest:
         itl_us=[round(g * 1e6) for g in gaps] if isinstance(gaps, list) and None not in gaps else None)
 
 
-def _in_flight(spans: list[tuple[int, int]]) -> int:
-    """The most spans open at once (an end and a start at one instant do not overlap)."""
-    events = sorted([(s, 1) for s, _ in spans] + [(e, -1) for _, e in spans], key=lambda ev: (ev[0], ev[1]))
-    most = now = 0
-    for _, step in events:
-        now += step
-        most = max(most, now)
-    return most
-
-
 def read(source: SourceFile, lines: list[tuple[int, str]]) -> ImportedFile:
     path = source.path
     requests, spans = [], []
@@ -111,12 +101,12 @@ def read(source: SourceFile, lines: list[tuple[int, str]]) -> ImportedFile:
         raise BadInput("AIPerf records with no profiling request", path)
     if len(spans) != len(timed):
         raise BadInput("AIPerf records: a profiling request lacks request_start_ns or request_end_ns", path)
-    concurrency = _in_flight(spans)
+    concurrency = in_flight(spans)
     requests.sort(key=lambda r: (not r.warmup, r.start_s is None, r.start_s or 0.0))
     starts = [r.start_s for r in requests if r.start_s is not None]
     started = dt.datetime.fromtimestamp(min(starts), dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if starts else None
     return ImportedFile(path=path, sha256=source.sha256, tool=TOOL, version=None,
                         format="AIPerf profile_export.jsonl (per-request records)", not_recorded=list(NOT_RECORDED),
-                        groups=[ImportedGroup(concurrency=concurrency, requests=requests,
+                        groups=[ImportedGroup(concurrency=concurrency, requests=requests, observed=True,
                                               where=f"the profile at concurrency {concurrency}")],
                         private={}, started_at=started)

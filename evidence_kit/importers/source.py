@@ -18,7 +18,7 @@ from ..errors import BadInput
 from ..read.files import read_bytes
 
 __all__ = ["ImportedRequest", "ImportedGroup", "ImportedFile", "SourceFile", "read_source", "parse_json",
-           "reason", "seconds", "tokens"]
+           "reason", "in_flight", "seconds", "tokens"]
 
 
 @dataclass
@@ -44,6 +44,7 @@ class ImportedGroup:
     concurrency: int
     requests: list[ImportedRequest]
     where: str  # how the file names it, for messages: "benchmark 2 (concurrent, 4 streams)"
+    observed: bool = False  # the file does not record its concurrency: this is the most in flight at once
 
 
 @dataclass
@@ -91,7 +92,9 @@ def parse_json(source: SourceFile, text: str | None = None, first_line: int = 1)
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:
-        ended = err.pos >= len(text.rstrip())
+        # The parser reached the end inside a value (an unterminated string runs to the end: a newline
+        # inside one is another error, "Invalid control character").
+        ended = err.pos >= len(text.rstrip()) or err.msg.startswith("Unterminated string")
         what = "truncated JSON (the file ends inside a value)" if ended else f"not valid JSON ({err.msg})"
         raise BadInput(what, source.path, first_line + err.lineno - 1) from None
     except RecursionError:
@@ -107,6 +110,17 @@ def reason(error: object) -> str:
         return ""
     lines = [line.strip() for line in error.strip().splitlines() if line.strip()]
     return lines[-1][:500] if lines else ""
+
+
+def in_flight(spans: list[tuple[Any, Any]]) -> int:
+    """The most (start, end) spans open at once; an end and a start at one instant do not overlap. The
+    concurrency of a closed loop whose file does not record it: a request is sent only when one ends."""
+    events = sorted([(s, 1) for s, _ in spans] + [(e, -1) for _, e in spans], key=lambda ev: (ev[0], ev[1]))
+    most = now = 0
+    for _, step in events:
+        now += step
+        most = max(most, now)
+    return most
 
 
 def seconds(value: Any, what: str, path: Path, *, scale: float = 1.0) -> float | None:

@@ -35,27 +35,59 @@ DEFAULT_RULE = DecisionRule(metric="e2e_s", statistic="median", min_improvement=
 ARMS = (("before", "original", "control"), ("candidate", "candidate", "candidate"), ("restored", "original", "control"))
 
 
-def _check_shape(phases: dict[str, list[ImportedFile]]) -> list[int]:
-    """The concurrency levels every file holds, in order; a located :class:`BadInput` otherwise."""
-    first = phases["before"][0]
-    tool, levels = first.tool, [g.concurrency for g in first.groups]
+def _check_shape(phases: dict[str, list[ImportedFile]], concurrency: int | None) -> list[int]:
+    """The concurrency levels every file holds, in order; a located :class:`BadInput` otherwise.
+
+    A file that does not record its concurrency (``observed``: the most requests it had in flight at once)
+    takes ``concurrency`` where given (no file may exceed it), else the most any file of the trial had in
+    flight: one level for every arm, never more than was declared or seen.
+    """
+    every = [f for files in phases.values() for f in files]
+    seen: dict[str, Path] = {}
+    for f in every:
+        if f.sha256 in seen:
+            raise BadInput(f"has the same bytes as {seen[f.sha256]}: each arm and repetition is its own "
+                           "measurement, and a file counted twice would count its requests twice", f.path)
+        seen[f.sha256] = f.path
     counts = {phase: len(files) for phase, files in phases.items()}
     if len(set(counts.values())) != 1:
         raise BadInput("each phase needs the same number of files, one per repetition: "
                        + ", ".join(f"{n} {phase}" for phase, n in counts.items()))
+    first = every[0]
+    for f in every:
+        if f.tool != first.tool:
+            raise BadInput(f"is {_a(TOOL_NAMES[f.tool])} file, but {first.path} is {_a(TOOL_NAMES[first.tool])} "
+                           "file: one trial compares one client's measurements", f.path)
+        if len(f.groups) != len(first.groups):
+            raise BadInput(f"holds {len(f.groups)} group(s), but {first.path} holds {len(first.groups)}: every file "
+                           "of a trial runs the same levels in the same order", f.path)
+    if all(g.observed for f in every for g in f.groups):
+        most = max(g.concurrency for f in every for g in f.groups)
+        if concurrency is not None:
+            over = next((f for f in every for g in f.groups if g.concurrency > concurrency), None)
+            if over is not None:
+                raise BadInput(f"had {max(g.concurrency for g in over.groups)} requests in flight at once, more "
+                               f"than --concurrency {concurrency}", over.path)
+        for f in every:
+            for g in f.groups:
+                g.concurrency = concurrency or most
+    elif concurrency is not None:
+        raise BadInput(f"records its concurrency ({first.groups[0].where}): --concurrency is only for files that "
+                       "do not (AIPerf records, inference-perf reports)", first.path)
+    levels = [g.concurrency for g in first.groups]
     if len(set(levels)) != len(levels):
         raise BadInput(f"holds two groups at concurrency {levels}: evidence-kit compares one group per "
                        "concurrency level", first.path)
-    for files in phases.values():
-        for f in files:
-            if f.tool != tool:
-                raise BadInput(f"is a {TOOL_NAMES[f.tool]} file, but {first.path} is a {TOOL_NAMES[tool]} file: "
-                               "one trial compares one client's measurements", f.path)
-            mine = [g.concurrency for g in f.groups]
-            if mine != levels:
-                raise BadInput(f"holds concurrency levels {mine}, but {first.path} holds {levels}: every file of a "
-                               "trial runs the same levels in the same order", f.path)
+    for f in every:
+        mine = [g.concurrency for g in f.groups]
+        if mine != levels:
+            raise BadInput(f"holds concurrency levels {mine}, but {first.path} holds {levels}: every file of a "
+                           "trial runs the same levels in the same order", f.path)
     return levels
+
+
+def _a(name: str) -> str:
+    return ("an " if name[0].lower() in "aeiou" else "a ") + name
 
 
 def _nominal(files: list[ImportedFile], index: int) -> int:
@@ -93,7 +125,10 @@ def _journal(path: Path, trial: Trial, seq: int, files: list[ImportedFile],
     warm = [0]  # warmup requests of the whole arm, numbered in order
     for rep, f in enumerate(files, start=1):
         for (nominal, concurrency), group in zip(keys, f.groups):
-            _run(writer, rep, nominal, concurrency, group, warm)
+            try:
+                _run(writer, rep, nominal, concurrency, group, warm)
+            except BadInput as err:  # a record the contract refuses (times out of order, ...): the file's fault
+                raise BadInput(f"{group.where}: {err.message}", f.path) from None
     writer.footer(ended_at="not recorded")
     writer.commit()
 
@@ -126,10 +161,11 @@ def _run(writer: JournalWriter, rep: int, nominal: int, concurrency: int, group:
 
 
 def assemble(phases: dict[str, list[ImportedFile]], out: Path, *, rule: DecisionRule, trial_id: str,
-             title: str, decision_id: str, date: str, workload: dict[str, Any]) -> Path:
+             title: str, decision_id: str, date: str, workload: dict[str, Any],
+             concurrency: int | None = None) -> Path:
     """Write ``out`` (a decision folder holding one trial, ``trial_id``) from the imported files; nothing is
     left behind when anything is refused. Returns the trial folder."""
-    levels = _check_shape(phases)
+    levels = _check_shape(phases, concurrency)
     every = [f for files in phases.values() for f in files]
     keys = [(_nominal(every, i), c) for i, c in enumerate(levels)]
     if len(set(keys)) != len(keys):

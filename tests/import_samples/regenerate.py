@@ -82,12 +82,21 @@ def peer_venv(tool: str) -> Path:
     package, version, python = PINS[tool]
     venv = PEERS / tool
     pip = venv / "bin" / "pip"
-    marker = venv / f".installed-{package}-{version}"
-    if not marker.exists():
-        subprocess.run([python, "-m", "venv", str(venv)], check=True)
+    shown = subprocess.run([str(pip), "show", package], capture_output=True, text=True) if pip.exists() else None
+    if shown is None or f"Version: {version}" not in shown.stdout:
+        # A pyenv shim (python3.12) runs only where that Python is selected: PYENV_VERSION names it.
+        env = dict(os.environ, PYENV_VERSION=os.environ.get("PYENV_VERSION", "") or _pyenv_version(python))
+        subprocess.run([python, "-m", "venv", str(venv)], check=True, env=env)
         subprocess.run([str(pip), "install", "-q", f"{package}=={version}"], check=True)
-        marker.touch()
     return venv
+
+
+def _pyenv_version(python: str) -> str:
+    """The newest pyenv-installed CPython whose name starts with ``python``'s version ('3.12' -> '3.12.1')."""
+    want = python.removeprefix("python")
+    root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+    found = sorted(p.name for p in root.glob(f"{want}.*")) if root.is_dir() else []
+    return found[-1] if found else ""
 
 
 def run(cmd: list[str], **kw: object) -> None:
@@ -139,10 +148,41 @@ def aiperf(url: str, work: Path, phase: str) -> Path:
     return out / "profile_export.jsonl"
 
 
+INFERENCE_PERF_CONFIG = """\
+api: {{type: completion, streaming: true}}
+data:
+  type: random
+  input_distribution: {{min: 64, max: 64, mean: 64, total_count: 8}}
+  output_distribution: {{min: 16, max: 16, mean: 16, total_count: 8}}
+load:
+  type: concurrent
+  num_workers: 1
+  stages: [{{num_requests: 8, concurrency_level: 2}}]
+server: {{type: vllm, model_name: {model}, base_url: "{url}", ignore_eos: true}}
+tokenizer: {{pretrained_model_name_or_path: "{tokenizer}"}}
+report: {{request_lifecycle: {{summary: true, per_stage: true, per_request: true}}}}
+storage: {{local_storage: {{path: "{out}"}}}}
+"""
+
+
+def inference_perf(url: str, work: Path, phase: str) -> Path:
+    """inference-perf 0.7.0: one concurrent stage of 8 streamed completions at concurrency 2 (its random
+    data generator speaks the completions API only), the per-request lifecycle report kept. Its stage
+    summary, ``stage_0_lifecycle_metrics.json``, is kept beside it as ``<phase>-summary.json``."""
+    bin_ = peer_venv("inference-perf") / "bin" / "inference-perf"
+    out = work / "reports"
+    config = work / "config.yml"
+    config.write_text(INFERENCE_PERF_CONFIG.format(model=MODEL, url=url, tokenizer=TOKENIZER, out=out))
+    run([str(bin_), "-c", str(config)], stdout=subprocess.DEVNULL, env=dict(os.environ, HF_HUB_OFFLINE="1"))
+    shutil.copyfile(out / "stage_0_lifecycle_metrics.json", HERE / "inference-perf" / f"{phase}-summary.json")
+    return out / "per_request_lifecycle_metrics.json"
+
+
 TOOLS: dict[str, tuple[Callable[[str, Path, str], Path], str]] = {
     "vllm-bench": (vllm_bench, "json"),
     "guidellm": (guidellm, "json"),
     "aiperf": (aiperf, "jsonl"),
+    "inference-perf": (inference_perf, "json"),
 }
 
 

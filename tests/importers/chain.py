@@ -35,3 +35,12 @@ def redact_build_verify(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> P
     capsys.readouterr()
     assert main(["verify", str(site), "--key", str(tmp_path / "key" / "signing.pub")]) == 0
     return site
+
+
+def refused_candidate(tmp_path: Path, capsys: pytest.CaptureFixture[str], samples: Path, ext: str, data: bytes,
+                      name: str = "") -> str:
+    """``data`` as the candidate file between the real before and restored samples: refused (as :func:`refused`)."""
+    bad = tmp_path / (name or f"bad.{ext}")
+    bad.write_bytes(data)
+    files = {"before": [samples / f"before.{ext}"], "candidate": [bad], "restored": [samples / f"restored.{ext}"]}
+    return refused(tmp_path, capsys, bad, files)

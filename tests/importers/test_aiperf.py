@@ -15,7 +15,7 @@ from evidence_kit.importers import read_file
 from evidence_kit.read import load_decision
 
 from ..conftest import REPO
-from .chain import redact_build_verify, refused, run_import
+from .chain import redact_build_verify, refused_candidate, run_import
 
 SAMPLES = REPO / "tests" / "import_samples" / "aiperf"
 PHASES = ("before", "candidate", "restored")
@@ -38,7 +38,8 @@ def test_each_file_reproduces_aiperfs_own_summary(name: str) -> None:
     assert "warmup" not in imported.not_recorded and "content-ttft" not in imported.not_recorded
     (group,) = imported.groups
     profiling, warmup = _phase(summary, "profiling"), _phase(summary, "warmup")
-    assert group.concurrency == profiling["concurrency"]  # read off the records' start and end times
+    # Not recorded per request: the most requests in flight at once, at most the setting.
+    assert group.observed and 1 <= group.concurrency <= profiling["concurrency"]
     assert sum(r.warmup for r in group.requests) == warmup["requests"]
     timed = [r for r in group.requests if not r.warmup]
     ok = [r for r in timed if r.ok]
@@ -70,6 +71,7 @@ def test_warmup_is_journalled_as_warmup(tmp_path: Path) -> None:
     assert _import(tmp_path) == 0
     (trial,) = load_decision(tmp_path / "raw").trials
     assert trial.trial.workload.warmup_requests == _phase(_summary("before"), "warmup")["requests"]
+    assert trial.trial.workload.concurrency == [_phase(_summary("before"), "profiling")["concurrency"]]
     for arm in trial.arms:
         warm = [r for r in arm.requests if r.warmup]
         assert warm and all(r.run == "warmup" and r.repetition == 0 for r in warm)
@@ -77,10 +79,7 @@ def test_warmup_is_journalled_as_warmup(tmp_path: Path) -> None:
 
 
 def _bad(tmp_path: Path, capsys: pytest.CaptureFixture[str], data: bytes) -> str:
-    bad = tmp_path / "bad.jsonl"
-    bad.write_bytes(data)
-    files = {"before": [SAMPLES / "before.jsonl"], "candidate": [bad], "restored": [SAMPLES / "restored.jsonl"]}
-    return refused(tmp_path, capsys, bad, files)
+    return refused_candidate(tmp_path, capsys, SAMPLES, "jsonl", data)
 
 
 def test_bad_records_are_refused_with_the_file_and_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

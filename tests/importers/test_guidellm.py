@@ -16,7 +16,7 @@ from evidence_kit.importers import read_file
 from evidence_kit.read import load_decision
 
 from ..conftest import REPO
-from .chain import redact_build_verify, refused, run_import
+from .chain import redact_build_verify, refused_candidate, run_import
 
 SAMPLES = REPO / "tests" / "import_samples" / "guidellm"
 PHASES = ("before", "candidate", "restored")
@@ -82,10 +82,7 @@ def test_each_benchmark_becomes_a_group(tmp_path: Path) -> None:
 
 
 def _bad(tmp_path: Path, capsys: pytest.CaptureFixture[str], data: bytes) -> str:
-    bad = tmp_path / "bad.json"
-    bad.write_bytes(data)
-    files = {"before": [SAMPLES / "before.json"], "candidate": [bad], "restored": [SAMPLES / "restored.json"]}
-    return refused(tmp_path, capsys, bad, files)
+    return refused_candidate(tmp_path, capsys, SAMPLES, "json", data)
 
 
 def test_bad_reports_are_refused_with_the_file_and_what_is_wrong(tmp_path: Path,

@@ -16,7 +16,7 @@ from evidence_kit.importers import read_file
 from evidence_kit.read import load_decision
 
 from ..conftest import REPO
-from .chain import redact_build_verify, refused, run_import
+from .chain import redact_build_verify, refused_candidate, run_import
 
 SAMPLES = REPO / "tests" / "import_samples" / "vllm-bench"
 PHASES = ("before", "candidate", "restored")
@@ -84,8 +84,12 @@ def test_import_writes_a_decision_folder_the_reader_accepts(tmp_path: Path) -> N
 def test_repetitions_are_files_and_the_rule_file_is_read(tmp_path: Path) -> None:
     rule = tmp_path / "rule.toml"
     rule.write_text('[decision_rule]\nmetric = "ttft_s"\nmin_improvement = 0.05\nconfidence = "significant"\n')
-    files = {"before": [SAMPLES / "before.json", SAMPLES / "restored.json"],
-             "candidate": [SAMPLES / "candidate.json"] * 2, "restored": [SAMPLES / "restored.json"] * 2}
+    # Six files: the samples, and a copy of each whose bytes differ (the same JSON, indented).
+    files: dict[str, list[Path]] = {}
+    for phase in PHASES:
+        copy = tmp_path / f"{phase}-2.json"
+        copy.write_text(json.dumps(_doc(phase), indent=1))
+        files[phase] = [SAMPLES / f"{phase}.json", copy]
     assert _import(tmp_path, "--rule", str(rule), files=files) == 0
     (trial,) = load_decision(tmp_path / "raw").trials
     assert trial.trial.workload.repetitions == 2
@@ -93,11 +97,8 @@ def test_repetitions_are_files_and_the_rule_file_is_read(tmp_path: Path) -> None
     assert [r.repetition for r in trial.arms[0].runs] == [1, 2]
 
 
-def _bad(tmp_path: Path, capsys: pytest.CaptureFixture[str], data: bytes, name: str = "bad.json") -> str:
-    bad = tmp_path / name
-    bad.write_bytes(data)
-    files = {"before": [SAMPLES / "before.json"], "candidate": [bad], "restored": [SAMPLES / "restored.json"]}
-    return refused(tmp_path, capsys, bad, files)
+def _bad(tmp_path: Path, capsys: pytest.CaptureFixture[str], data: bytes, name: str = "") -> str:
+    return refused_candidate(tmp_path, capsys, SAMPLES, "json", data, name)
 
 
 def test_bad_files_are_refused_with_the_file_and_what_is_wrong(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -121,7 +122,14 @@ def test_mixed_phases_and_shapes_are_refused(tmp_path: Path, capsys: pytest.Capt
     files = {"before": [SAMPLES / "before.json"] * 2, "candidate": [SAMPLES / "candidate.json"],
              "restored": [SAMPLES / "restored.json"]}
     assert _import(tmp_path, files=files) == 2
+    assert "same bytes as" in capsys.readouterr().err  # one file given twice: its requests counted twice
+    files["before"] = [SAMPLES / "before.json", SAMPLES / "faults.json"]
+    assert _import(tmp_path, files=files) == 2
     assert "same number of files" in capsys.readouterr().err
+    files = {"before": [SAMPLES / "before.json"], "candidate": [SAMPLES / "candidate.json"],
+             "restored": [SAMPLES / "before.json"]}
+    assert _import(tmp_path, files=files) == 2
+    assert "same bytes as" in capsys.readouterr().err
     other = json.loads((SAMPLES / "candidate.json").read_text())
     other["max_concurrency"] = 4
     (tmp_path / "c4.json").write_text(json.dumps(other))
@@ -132,6 +140,8 @@ def test_mixed_phases_and_shapes_are_refused(tmp_path: Path, capsys: pytest.Capt
     (tmp_path / "raw").mkdir()
     (tmp_path / "raw" / "x").write_text("")
     assert _import(tmp_path) == 2 and "not empty" in capsys.readouterr().err
+    assert _import(tmp_path / "x", "--concurrency", "2") == 2
+    assert "only for files that do not" in capsys.readouterr().err
 
 
 @pytest.mark.slow
