@@ -21,6 +21,7 @@ __all__ = [
     "gates_sentence", "wins_text", "wins_sentence", "simulated_sentence", "guardrail_text", "verdict_text",
     "verdicts_text", "detectable_text", "detectable_sentence", "verdict_definitions", "interval_method_sentence",
     "guardrail_result_text", "threshold_labels", "METRIC_NAMES", "design_sentence", "client_health_sentence",
+    "imported_sentence", "tool_name",
 ]
 
 METRIC_NAMES = {
@@ -178,9 +179,14 @@ NOT_RECORDED_WORDS = {
 }
 
 
+def tool_name(tool: str) -> str:
+    """'GuideLLM' for ``guidellm``: the name an imported journal's tool goes by."""
+    return IMPORTED_TOOLS.get(tool, tool)
+
+
 def imported_sentence(tool: str, versions: list[str], not_recorded: list[str]) -> str:
     """'Imported from GuideLLM 0.8.1: no counter reconciliation, no functional gates, ...'."""
-    name = IMPORTED_TOOLS.get(tool, tool)
+    name = tool_name(tool)
     named = f"{name} {', '.join(versions)}" if versions else f"{name} (its files record no version)"
     limits = ", ".join(NOT_RECORDED_WORDS.get(item, item) for item in not_recorded)
     return (f"Imported from {named}: {limits or 'nothing missing'}. These times are the client's own, as it "

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from evidence_kit.cli import main
 from evidence_kit.importers import read_file
 from evidence_kit.read import load_decision
 
@@ -79,6 +80,22 @@ def test_import_writes_a_decision_folder_the_reader_accepts(tmp_path: Path) -> N
     w = trial.trial.workload
     assert w.temperature is None and w.max_tokens is None  # vLLM's file records neither
     assert w.concurrency == [2] and w.repetitions == 1
+
+
+def test_the_analysis_names_what_was_imported_and_claims_no_restoration(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    assert _import(tmp_path) == 0
+    capsys.readouterr()
+    assert main(["analyze", str(tmp_path / "raw"), "--json"]) == 0
+    (trial,) = json.loads(capsys.readouterr().out)["trials"]
+    (imported,) = [f for f in trial["findings"] if f["kind"] == "imported"]
+    assert imported["values"] == {"tool": "vllm-bench-serve", "versions": [],
+                                  "not_recorded": read_file(SAMPLES / "before.json").not_recorded}
+    assert [a["imported"]["files"][0]["sha256"] for a in trial["arms"]] == [
+        hashlib.sha256((SAMPLES / f"{p}.json").read_bytes()).hexdigest() for p in PHASES]
+    # No gate or lifecycle check ran in an imported arm: restoration is not shown, never "held".
+    assert trial["restored_ok"] is False and all(a["gates_total"] == 0 and a["checks"] == {} for a in trial["arms"])
+    assert trial["client_runs_recorded"] == 0 and trial["runs_unreconcilable"] == trial["runs_total"]
 
 
 def test_repetitions_are_files_and_the_rule_file_is_read(tmp_path: Path) -> None:
