@@ -1,11 +1,14 @@
 """Regenerate the import fixtures by running the real peer clients against ``evidence-kit sim``.
 
-    python tests/import_samples/regenerate.py [vllm-bench] [guidellm] [aiperf] [inference-perf]
+    .venv/bin/python tests/import_samples/regenerate.py [vllm-bench] [guidellm] [aiperf] [inference-perf]
 
-Each tool runs three times, once per phase of an A/B/A trial: before and restored against the
-simulator's ``original`` profile, the candidate against ``dflash-candidate`` (another latency
-profile, so the candidate really differs). Each run is a tiny closed-loop sweep (a few requests per
-concurrency level) whose result file is copied as produced into ``tests/import_samples/<tool>/``.
+(with the project's Python: it starts ``evidence-kit sim`` from this checkout). Each tool runs once per
+phase of an A/B/A trial: before and restored against the simulator's ``original`` profile, the
+candidate against ``dflash-candidate`` (another latency profile, so the candidate really differs);
+then once more as ``faults``, against ``original`` with a quarter of the requests answered HTTP 500.
+Each run is a tiny closed-loop sweep (a few requests per concurrency level) whose result file is copied
+as produced into ``tests/import_samples/<tool>/``; for AIPerf and inference-perf, whose per-request files
+hold no summary, the tool's own summary of the same run is kept beside it (``<phase>-summary.json``).
 
 The peers are installed from the package registry, at the versions pinned below, into throwaway
 virtual environments under ``$EVIDENCE_KIT_PEERS`` (default ``~/.cache/evidence-kit/peers``);
