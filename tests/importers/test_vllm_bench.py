@@ -172,3 +172,23 @@ def test_an_imported_trial_redacts_builds_signs_and_verifies(tmp_path: Path, cap
     assert "Imported from vllm bench serve" in page and "no counter reconciliation" in page
     sha = hashlib.sha256((SAMPLES / "before.json").read_bytes()).hexdigest()
     assert any(sha.encode() in p.read_bytes() for p in published if p.suffix == ".jsonl")
+
+
+def test_the_redactor_replaces_the_files_identities_and_the_scan_finds_one_left(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _import(tmp_path) == 0
+    raw, evidence = tmp_path / "raw", tmp_path / "evidence"
+    model = _doc("before")["model_id"]
+    assert model.encode() in (raw / "imported" / "journals" / "01-original-before.jsonl").read_bytes()
+    assert main(["redact", str(raw), "--out", str(evidence)]) == 0
+    journals = sorted((evidence / "imported" / "journals").glob("*.jsonl"))
+    assert journals and not any(model.encode() in j.read_bytes() for j in journals)
+    # The original files' sha256 survive redaction: published hashes, not values to replace.
+    assert hashlib.sha256((SAMPLES / "before.json").read_bytes()).hexdigest().encode() in journals[0].read_bytes()
+    assert main(["scan", str(evidence), "--raw", str(raw)]) == 0
+    leaked = journals[1].read_text().replace('"error":null', f'"error":"{model} timed out"', 1)
+    journals[1].write_text(leaked)
+    capsys.readouterr()
+    assert main(["scan", str(evidence), "--raw", str(raw)]) == 1
+    err = capsys.readouterr().err
+    assert "leak: imported/journals/02-candidate-candidate.jsonl" in err and model not in err
