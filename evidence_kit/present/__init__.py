@@ -56,6 +56,7 @@ from .timing import (
 from .wording import (
                             METRIC_NAMES,
                             client_health_sentence,
+                            content_ttft_sentence,
                             design_sentence,
                             detectable_sentence,
                             detectable_text,
@@ -89,7 +90,7 @@ __all__ = [
     "input_ranges", "interval_text", "metric_headers", "metric_rows", "occupancy", "occupancy_text", "outcome_sentence", "percent",
     "phase_labels", "pooled_sizes", "prose_sections", "ratio", "recorded", "requests_sentence", "rule_sentence",
     "run_rows", "seconds", "setup_rows", "workload_settings", "signed_percent", "simulated_sentence", "slots_sentence",
-    "telemetry_summary_rows", "tokens", "tool_name", "wins_sentence", "wins_text", "client_rows", "CLIENT_HEADERS",
+    "telemetry_summary_rows", "tokens", "tool_name", "content_ttft_sentence", "wins_sentence", "wins_text", "client_rows", "CLIENT_HEADERS",
     "client_health_sentence",
     "TIMING_RUN_HEADERS", "TIMING_TITLE", "milliseconds", "reconciled_text", "timing_compared", "timing_gap_text",
     "timing_run_rows", "timing_sentences",

@@ -21,7 +21,7 @@ __all__ = [
     "gates_sentence", "wins_text", "wins_sentence", "simulated_sentence", "guardrail_text", "verdict_text",
     "verdicts_text", "detectable_text", "detectable_sentence", "verdict_definitions", "interval_method_sentence",
     "guardrail_result_text", "threshold_labels", "METRIC_NAMES", "design_sentence", "client_health_sentence",
-    "imported_sentence", "tool_name",
+    "imported_sentence", "tool_name", "content_ttft_sentence",
 ]
 
 METRIC_NAMES = {
@@ -182,6 +182,19 @@ NOT_RECORDED_WORDS = {
 def tool_name(tool: str) -> str:
     """'GuideLLM' for ``guidellm``: the name an imported journal's tool goes by."""
     return IMPORTED_TOOLS.get(tool, tool)
+
+
+def content_ttft_sentence(analysis: Analysis) -> str:
+    """What the pages say of the two first-token times; an imported client that does not tell them apart
+    is named, since its journals hold no visible-content TTFT."""
+    text = ("Visible-content TTFT (first visible content token) is distinct from TTFT (first reasoning-or-content "
+            "token); both are retained in the native journals.")
+    lacking = sorted({tool_name(a.imported.tool) for t in analysis.trials for a in t.arms
+                      if a.imported is not None and "content-ttft" in a.imported.not_recorded})
+    if lacking:
+        text += (f" Imported from {' and '.join(lacking)}, which times only the first token: visible-content TTFT "
+                 "is absent there, not zero.")
+    return text
 
 
 def imported_sentence(tool: str, versions: list[str], not_recorded: list[str]) -> str:

@@ -115,3 +115,4 @@ def test_an_imported_guidellm_trial_builds_signs_and_verifies(tmp_path: Path, ca
     assert not any(target.encode() in p.read_bytes() for p in published)
     page = next(p for p in published if p.name == "index.html" and "decisions" in p.parts).read_text()
     assert "Imported from GuideLLM 0.8.1" in page
+    assert "visible-content TTFT is absent" not in page  # GuideLLM times the first content token apart

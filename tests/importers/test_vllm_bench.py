@@ -170,6 +170,7 @@ def test_an_imported_trial_redacts_builds_signs_and_verifies(tmp_path: Path, cap
     assert not any(model.encode() in p.read_bytes() for p in published)
     page = next(p for p in published if p.name == "index.html" and "decisions" in p.parts).read_text()
     assert "Imported from vllm bench serve" in page and "no counter reconciliation" in page
+    assert "which times only the first token: visible-content TTFT is absent there, not zero" in page
     sha = hashlib.sha256((SAMPLES / "before.json").read_bytes()).hexdigest()
     assert any(sha.encode() in p.read_bytes() for p in published if p.suffix == ".jsonl")
 
