@@ -21,6 +21,7 @@ __all__ = ["main", "run", "cli", "COMMANDS"]
 COMMANDS: dict[str, str] = {
     "demo": "evidence_kit.commands.demo:demo",
     "collect": "evidence_kit.commands.collect:collect",
+    "import": "evidence_kit.commands.import_:import_",
     "redact": "evidence_kit.commands.redact:redact",
     "scan": "evidence_kit.commands.scan:scan",
     "analyze": "evidence_kit.commands.analyze:analyze",

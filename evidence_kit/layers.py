@@ -21,7 +21,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("fsutil", "read", "analyze", "examples"),
     ("present", "schemas", "attest"),
     ("text_report", "render", "collect", "engine_sim", "redact", "export"),
-    ("publish", "verify"),
+    ("publish", "verify", "importers"),
     ("demo", "api", "mkdocs_plugin"),
     ("commands",),
     ("cli",),

@@ -19,6 +19,8 @@ from ..model.findings import (
     GateFailedFinding,
     GuardrailBreach,
     GuardrailBreachedFinding,
+    Imported,
+    ImportedFinding,
     Improvements,
     NoiseFinding,
     RegressionFinding,
@@ -58,9 +60,21 @@ def phase_blocks(arms: list[tuple[int, str]]) -> dict[int, int | None]:
     return out
 
 
+def _imported(analysis: TrialAnalysis) -> list[Finding]:
+    """One finding per tool the trial's arms were imported from: its versions and what it does not record."""
+    tools: dict[str, tuple[set[str], list[str]]] = {}
+    for arm in analysis.arms:
+        if arm.imported is not None:
+            versions, absent = tools.setdefault(arm.imported.tool, (set(), []))
+            versions.update(f.version for f in arm.imported.files if f.version is not None)
+            absent += [a for a in arm.imported.not_recorded if a not in absent]
+    return [ImportedFinding(kind="imported", values=Imported(tool=tool, versions=sorted(versions), not_recorded=absent))
+            for tool, (versions, absent) in sorted(tools.items())]
+
+
 def findings_for(analysis: TrialAnalysis, fewest_runs: int | None = None) -> list[Finding]:
     """Per group: wins, wins within the noise, breached guardrails, split verdicts, regressions and
-    control drift; then failures, unreconciled and unreconcilable runs; arm by arm, failed gates,
+    control drift; then the tools the trial was imported from; then failures, unreconciled and unreconcilable runs; arm by arm, failed gates,
     failed checks, warnings, timing gaps beyond the bound and times the bound could not be checked on; then few repetitions (``fewest_runs``: the
     fewest runs with values of any pooled entry of any group) and slots not restored — in that order."""
     metric = analysis.rule.metric
@@ -97,6 +111,7 @@ def findings_for(analysis: TrialAnalysis, fewest_runs: int | None = None) -> lis
         if g.verdict.drift_flagged:
             drift = Drift(drift_pct=g.verdict.control_drift_pct)
             out.append(ControlDriftFinding(kind="control-drift", group=g.label, values=drift))
+    out += _imported(analysis)
     if analysis.failures:
         out.append(FailuresFinding(kind="failures", values=Count(count=len(analysis.failures))))
     disagreed = analysis.runs_total - analysis.runs_reconciled - analysis.runs_unreconcilable

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..canonical import canonical_json
 from ..model.findings import ClientExceedance, Finding
+from ..model.journal import ImportedFrom
 from ..model.phase import Control, Phase
 from ..model.telemetry import TelemetrySummary
 from ..model.trial import ClientBounds
@@ -364,6 +365,8 @@ class ArmSummary(_Doc):
     telemetry: TelemetrySummary | None = Field(
         description="extremes over the arm's sampled telemetry series, recomputed; null without telemetry")
     timing: list[ArmTiming] = Field(description="TTFT, then end-to-end: the client's times against the engine's")
+    imported: ImportedFrom | None = Field(default=None, description="the journal header's imported: the other "
+                                          "client's files this arm was imported from; null for a collected arm")
 
 
 class SlotChange(_Doc):

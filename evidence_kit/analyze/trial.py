@@ -51,6 +51,7 @@ def _arm_summary(arm: ArmEvidence, planned: int, runs: list[RunStats]) -> ArmSum
         warnings=warnings,
         telemetry=None if arm.telemetry is None else telemetry_summary(arm.telemetry),
         timing=arm_timing([gap for run in runs for gap in run.timing]),
+        imported=arm.header.imported,
     )
 
 
@@ -101,10 +102,12 @@ def _slots(evidence: TrialEvidence) -> SlotChange:
 
 def _restored_ok(arms: list[ArmSummary]) -> bool:
     """Restoration held: every restored arm's gates and lifecycle checks passed, and its KV token
-    slots are the original's (slots that were not recorded do not count against it)."""
+    slots are the original's (slots that were not recorded do not count against it). An imported
+    restored arm shows nothing of the kind (its client runs no checks), so it never holds."""
     original = arms[0].kv_token_slots
     return all(
-        a.gates_passed == a.gates_total
+        a.imported is None
+        and a.gates_passed == a.gates_total
         and all(a.checks.values())
         and (original is None or a.kv_token_slots is None or a.kv_token_slots == original)
         for a in arms if a.phase == "restored"

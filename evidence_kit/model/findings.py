@@ -29,6 +29,8 @@ __all__ = [
     "FailuresFinding",
     "FewRepetitions",
     "FewRepetitionsFinding",
+    "Imported",
+    "ImportedFinding",
     "Finding",
     "GateFailedFinding",
     "GuardrailBreach",
@@ -293,6 +295,21 @@ class FewRepetitionsFinding(_InTrial):
     values: FewRepetitions
 
 
+class Imported(_Part):
+    tool: str = Field(description="the other client whose result files the trial was imported from")
+    versions: list[str] = Field(description="the tool versions its files record, each once, sorted; empty when "
+                                "they record none")
+    not_recorded: list[str] = Field(description="what the tool does not record, so the trial lacks it (the "
+                                    "journal header's imported.not_recorded)")
+
+
+class ImportedFinding(_InTrial):
+    """The trial was imported from another client's result files: what that client did not record is absent."""
+
+    kind: Literal["imported"]
+    values: Imported
+
+
 class TelemetryMismatchFinding(_InTrial):
     """A journal footer records a telemetry summary its own samples do not give."""
 
@@ -304,6 +321,7 @@ Finding = Annotated[
     WinFinding | NoiseFinding | GuardrailBreachedFinding | SplitVerdictFinding | RegressionFinding | ControlDriftFinding
     | FailuresFinding | UnreconciledFinding | UnreconcilableFinding
     | GateFailedFinding | CheckFailedFinding | CheckWarningFinding | TimingGapFinding | TimingUncheckedFinding
-    | SlotsNotRestoredFinding | TelemetryMismatchFinding | FewRepetitionsFinding | ClientSaturatedFinding,
+    | SlotsNotRestoredFinding | TelemetryMismatchFinding | FewRepetitionsFinding | ClientSaturatedFinding
+    | ImportedFinding,
     Field(discriminator="kind"),
 ]

@@ -18,6 +18,9 @@ from .telemetry import TelemetrySummary
 __all__ = [
     "EngineInfo",
     "PromptCalibration",
+    "ImportedFile",
+    "ImportedFrom",
+    "NOT_RECORDED",
     "Header",
     "Request",
     "Run",
@@ -60,6 +63,35 @@ class PromptCalibration(Record):
     calibration_words: PositiveInt = Field(description="body words of the measuring prompt")
 
 
+# What an imported journal's source tool did not record, each a named limit on the page. Absent is never
+# filled in: a journal imported from another client holds only what that client measured.
+NotRecorded = Literal["counter-reconciliation", "functional-gates", "lifecycle-checks", "content-ttft",
+                      "client-health", "warmup", "engine-identity"]
+NOT_RECORDED: tuple[str, ...] = ("counter-reconciliation", "functional-gates", "lifecycle-checks", "content-ttft",
+                                 "client-health", "warmup", "engine-identity")
+
+
+class ImportedFile(Record):
+    """One result file an imported journal was made from (one repetition of the arm)."""
+
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="sha256 of the original result file's bytes")
+    version: str | None = Field(description="the tool's version as the file records it; null when the file "
+                                "does not record one")
+
+
+class ImportedFrom(Record):
+    """Where an imported journal came from: the other client's result files, by tool, version and hash.
+
+    The files themselves stay private (they name the model and the endpoint); their sha256 lets whoever
+    holds them show that this journal was made from them.
+    """
+
+    tool: Literal["vllm-bench-serve", "guidellm", "aiperf", "inference-perf"]
+    format: str = Field(min_length=1, description="the file format evidence-kit read, as it detected it")
+    files: list[ImportedFile] = Field(min_length=1, description="the files, one per repetition, in order")
+    not_recorded: list[NotRecorded] = Field(description="what the tool does not record, so this journal lacks it")
+
+
 class Header(Record):
     """First line of every journal: which trial, arm and phase it records."""
 
@@ -73,6 +105,8 @@ class Header(Record):
     engine: EngineInfo = Field(default_factory=EngineInfo)
     prompts: PromptCalibration | None = Field(
         default=None, description="the calibration every arm's prompts were sized with (the collector writes it)")
+    imported: ImportedFrom | None = Field(
+        default=None, description="set when `evidence-kit import` wrote this journal from another client's file")
     private: dict[str, Any] = Field(default_factory=dict)
 
     model_config = Record.model_config | {"populate_by_name": True}

@@ -178,8 +178,10 @@ class Workload(Record):
                                               "a request due beyond it waits (its wait is send lag)")
     repetitions: PositiveInt
     requests_per_run: PositiveInt
-    max_tokens: PositiveInt
-    temperature: float = Field(ge=0)
+    max_tokens: PositiveInt | None = Field(default=None, description="output cap of every timed request; absent "
+                                           "only in a trial imported from a client whose file does not record it")
+    temperature: float | None = Field(default=None, ge=0, description="sampling temperature; absent only in a "
+                                      "trial imported from a client whose file does not record it")
     warmup_requests: NonNegativeInt = 0
     seed: int | None = Field(default=None, description="base of every prompt's text and every request's seed")
     extra_body: dict[str, Any] | None = Field(default=None, description="the plan's other request-body fields")

@@ -13,9 +13,8 @@ from __future__ import annotations
 import re
 
 from ..analyze.report import Analysis, DecisionSummary, TrialAnalysis
-from ..model import Decision
+from ..model import Decision, Workload
 from ..model.evidence import DecisionEvidence
-from ..model.trial import Workload
 from .arms import arm_phases
 from .format import count, signed_percent
 from .wording import failures_text, outcome_sentence, rule_sentence, verdicts_text, wins_text
@@ -29,6 +28,7 @@ __all__ = [
     "pooled_sizes",
     "prose_sections",
     "load_words",
+    "workload_settings",
     "NARRATIVE_PLACED",
 ]
 
@@ -68,6 +68,12 @@ def pooled_sizes(summary: DecisionSummary | TrialAnalysis) -> str:
     return str(low) if low == high else f"{low} to {high}"
 
 
+def workload_settings(w: Workload) -> str:
+    """'temperature 0, 256-token output cap', or 'not recorded' for what an imported client's files lack."""
+    return (("temperature not recorded" if w.temperature is None else f"temperature {w.temperature:g}") + ", "
+            + ("output cap not recorded" if w.max_tokens is None else f"{count(w.max_tokens)}-token output cap"))
+
+
 def _workload_text(evidence: DecisionEvidence, analysis: Analysis) -> list[str]:
     texts = []
     for trial_ev, trial in zip(evidence.trials, analysis.trials):
@@ -75,8 +81,7 @@ def _workload_text(evidence: DecisionEvidence, analysis: Analysis) -> list[str]:
         ranges = " and ".join(f"{span}" for _, _, span in input_ranges(trial))
         texts.append(
             f"{'/'.join(label for _, label, _ in input_ranges(trial))} actual input tokens ({ranges}), "
-            f"{load_words(w)}, temperature {w.temperature:g}, "
-            f"{count(w.max_tokens)}-token output cap"
+            f"{load_words(w)}, {workload_settings(w)}"
         )
     return _same_or_each(texts, "")
 

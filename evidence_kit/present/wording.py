@@ -21,6 +21,7 @@ __all__ = [
     "gates_sentence", "wins_text", "wins_sentence", "simulated_sentence", "guardrail_text", "verdict_text",
     "verdicts_text", "detectable_text", "detectable_sentence", "verdict_definitions", "interval_method_sentence",
     "guardrail_result_text", "threshold_labels", "METRIC_NAMES", "design_sentence", "client_health_sentence",
+    "imported_sentence", "tool_name", "content_ttft_sentence",
 ]
 
 METRIC_NAMES = {
@@ -165,6 +166,46 @@ def detectable_text(group: GroupResult) -> str:
     return "not estimable" if group.detectable_pct is None else percent(group.detectable_pct)
 
 
+IMPORTED_TOOLS = {"vllm-bench-serve": "vllm bench serve", "guidellm": "GuideLLM", "aiperf": "AIPerf",
+                  "inference-perf": "inference-perf"}
+NOT_RECORDED_WORDS = {
+    "counter-reconciliation": "no counter reconciliation",
+    "functional-gates": "no functional gates",
+    "lifecycle-checks": "no lifecycle checks (restoration identity, process stability)",
+    "content-ttft": "no visible-content TTFT distinct from reasoning",
+    "client-health": "no client health",
+    "warmup": "no warmup requests recorded",
+    "engine-identity": "no engine identity or KV capacity",
+}
+
+
+def tool_name(tool: str) -> str:
+    """'GuideLLM' for ``guidellm``: the name an imported journal's tool goes by."""
+    return IMPORTED_TOOLS.get(tool, tool)
+
+
+def content_ttft_sentence(analysis: Analysis) -> str:
+    """What the pages say of the two first-token times; an imported client that does not tell them apart
+    is named, since its journals hold no visible-content TTFT."""
+    text = ("Visible-content TTFT (first visible content token) is distinct from TTFT (first reasoning-or-content "
+            "token); both are retained in the native journals.")
+    lacking = sorted({tool_name(a.imported.tool) for t in analysis.trials for a in t.arms
+                      if a.imported is not None and "content-ttft" in a.imported.not_recorded})
+    if lacking:
+        text += (f" Imported from {' and '.join(lacking)}, which times only the first token: visible-content TTFT "
+                 "is absent there, not zero.")
+    return text
+
+
+def imported_sentence(tool: str, versions: list[str], not_recorded: list[str]) -> str:
+    """'Imported from GuideLLM 0.8.1: no counter reconciliation, no functional gates, ...'."""
+    name = tool_name(tool)
+    named = f"{name} {', '.join(versions)}" if versions else f"{name} (its files record no version)"
+    limits = ", ".join(NOT_RECORDED_WORDS.get(item, item) for item in not_recorded)
+    return (f"Imported from {named}: {limits or 'nothing missing'}. These times are the client's own, as it "
+            "recorded them; what it did not record is absent, never filled in.")
+
+
 def finding_sentence(finding: Finding, candidate: str, threshold_pct: float | None = None) -> str:
     """One sentence per finding, naming the group. Given the rule's threshold, a split verdict's
     improvements never round onto or across it (``only 10.00%`` for a 9.996% that did not clear)."""
@@ -221,6 +262,8 @@ def finding_sentence(finding: Finding, candidate: str, threshold_pct: float | No
             f"At {g} the two controls disagree: the restored original was {faster_slower(finding.values.drift_pct)} "
             "than the original before, at least the rule's threshold, so this row cannot be decided cleanly."
         )
+    if finding.kind == "imported":
+        return imported_sentence(finding.values.tool, finding.values.versions, finding.values.not_recorded)
     if finding.kind == "failures":
         return f"{finding.values.count} timed request(s) failed; they are listed with their reasons and enter no statistic."
     if finding.kind == "unreconciled":
@@ -310,6 +353,8 @@ def client_health_sentence(trial: TrialAnalysis) -> str:
                    "(send wait counted from each request's due time)")
     recorded, total = trial.client_runs_recorded, trial.runs_total
     if recorded == 0:
+        if any(a.imported is not None for a in trial.arms):
+            return "not recorded (imported from a client that does not record it), so not checked"
         return "not recorded (the run records predate it), so not checked"
     scope = f"{recorded}/{total} runs" + ("" if recorded == total else " (not recorded in the others, not checked)")
     if trial.client_runs_saturated:

@@ -37,7 +37,7 @@ from .discover import Discovered, discover_files
 from .matcher import Matcher
 from .policy import Policy, load_policy, policy_digest
 from .pseudonyms import Pseudonyms
-from .scanner import Finding, scan_files, with_short_forms
+from .scanner import Finding, imported_hashes, scan_files, with_short_forms
 from .walkers import check_name, file_kind, redact_file, redact_name
 
 __all__ = ["RedactResult", "redact_bundle", "RECEIPT_NAME", "MARKER_NAME"]
@@ -284,8 +284,11 @@ def redact_bundle(
     _check_paths(raw, out, replace, map_out)
     bundles = _bundles(raw)
     sources, dropped, receipts = _inventory(raw, bundles, policy)
+    # An imported journal's header names its original files by sha256: published, never a value to replace.
+    imported = imported_hashes(raw, [s.rel for s in sources if s.kind == "jsonl"])
     discovered = discover_files(raw, [(s.rel, s.kind) for s in sources] + [(rel, "binary") for rel in dropped],
-                                policy.known_values(), public=policy.public, disabled=policy.disable,
+                                policy.known_values(), public=[*policy.public, *sorted(imported)],
+                                disabled=policy.disable,
                                 trust_pseudonyms=_redacted_before(raw, bundles, receipts), declared=policy.known_values())
     matcher = discovered.matcher
     pseudonyms = Pseudonyms(key)
@@ -301,7 +304,7 @@ def redact_bundle(
             _rewrite(raw, tmp, source, discovered, pseudonyms, counts, broken)
         digest = policy_digest(policy, pseudonyms)
         kept = {source.out_rel for source in sources}
-        hashes: set[str] = {digest.split(":", 1)[1]}
+        hashes: set[str] = {digest.split(":", 1)[1], *imported}
         # A trial folder's name is redacted like any name: its receipt and manifest go under the
         # name its files were written under, never the raw one.
         out_bundles = [_redacted_folder(bundle, matcher, pseudonyms) for bundle in bundles]

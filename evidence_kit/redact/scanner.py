@@ -37,7 +37,7 @@ from .variants import KnownValue
 from .walkers import _LITERAL, clean_key, file_kind, labelled_pairs, labels_absent, open_text, plain_literals
 
 __all__ = [
-    "Finding", "scan_tree", "scan_files", "published_hashes", "make_matcher", "with_short_forms", "SITE_KNOWN_ONLY",
+    "Finding", "scan_tree", "scan_files", "published_hashes", "imported_hashes", "make_matcher", "with_short_forms", "SITE_KNOWN_ONLY",
 ]
 
 # Theme files of a built site (minified scripts with cache-busting hex names): only
@@ -136,9 +136,27 @@ def is_redacted_tree(root: Path, files: list[str]) -> bool:
                and _own_document(root / rel) is not None for rel in files)
 
 
+def imported_hashes(root: Path, files: Iterable[str]) -> set[str]:
+    """The sha256 of each original result file an imported journal names in its header
+    (``imported.files[].sha256``): a hash the toolkit publishes, so that whoever holds the file can match it."""
+    hashes: set[str] = set()
+    for rel in files:
+        if not rel.endswith(".jsonl"):
+            continue
+        try:
+            with (root / rel).open("r", encoding="utf-8") as handle:
+                header = json.loads(handle.readline())
+            listed = header["imported"]["files"] if header.get("type") == "header" else []
+            hashes.update(m.group(1) for f in listed if isinstance(f, dict)
+                          for m in [_SHA256.match(str(f.get("sha256", "")))] if m)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+            continue
+    return hashes
+
+
 def published_hashes(root: Path, files: list[str], known: dict[str, str] | None = None) -> set[str]:
     """The hashes the toolkit publishes in ``root`` (``known`` holds sha256s already computed)."""
-    hashes = set((known or {}).values())
+    hashes = set((known or {}).values()) | imported_hashes(root, files)
     for rel in files:
         if rel not in (known or {}):
             hashes.add(file_sha256(root / rel)[0])
