@@ -13,6 +13,7 @@ from ..model.trial import Guardrail
 from .design import design_result
 from .report import Comparison, GroupResult, GuardrailResult, GuardrailRule, Interval, Pooled
 from .stats import (
+    DEFAULT_METHOD,
     bootstrap_ratio_interval,
     change,
     detectable_change,
@@ -163,7 +164,7 @@ def _guardrail(group: _Group, pooled: dict[str, dict[str, Pooled]], guardrail: G
     rule = guardrail_rule(guardrail)
     stats = {phase: getattr(pooled[rule.metric][phase], rule.statistic) for phase in PHASES}
     before, restored = (pct(change(stats["candidate"], stats[c])) for c in CONTROLS)
-    intervals = group.intervals(rule.metric, rule.statistic, "run")
+    intervals = group.intervals(rule.metric, rule.statistic, DEFAULT_METHOD)
 
     def beyond(change_pct: float | None) -> bool:
         if change_pct is None:
@@ -241,7 +242,7 @@ def group_results(evidence: TrialEvidence) -> list[GroupResult]:
             for metric in METRICS
         }
         comparisons = {metric: _comparisons(pooled[metric], metric == rule.metric, rule) for metric in METRICS}
-        intervals = group.intervals(rule.metric, "median", "run")
+        intervals = group.intervals(rule.metric, "median", DEFAULT_METHOD)
         guardrails = [_guardrail(group, pooled, g) for g in rule.guardrails]
         drift = pct(change(pooled[rule.metric]["restored"].median, pooled[rule.metric]["before"].median))
         verdict = verdict_for(
@@ -264,7 +265,8 @@ def group_results(evidence: TrialEvidence) -> list[GroupResult]:
                 comparisons=comparisons,
                 intervals=intervals,
                 request_intervals=group.intervals(rule.metric, "median", "request"),
-                tail_intervals=group.intervals(rule.metric, "p90", "run") + group.intervals(rule.metric, "p99", "run"),
+                tail_intervals=(group.intervals(rule.metric, "p90", DEFAULT_METHOD)
+                                + group.intervals(rule.metric, "p99", DEFAULT_METHOD)),
                 detectable_pct=pct(max(widths)) if len(widths) == len(intervals) else None,
                 guardrails=guardrails,
                 verdict=verdict,
