@@ -16,14 +16,17 @@ Measured, per scenario and shape:
 
 - coverage: how often each 95 % interval (against each control; pooled over the true changes,
   which do not change coverage: the statistics are scale-equivariant) contains the true ratio;
-  the two methods ``analyze`` draws (``run``, the adjusted two-stage bootstrap, and ``request``) and
-  the plain two-level bootstrap ``run-plain`` (raw runs, raw requests within them), which
-  ``analyze`` keeps for comparison only;
+  the two methods ``analyze`` draws (``run-t``, the studentised run-level interval, the default, and
+  ``request``) and the adjusted two-stage percentile bootstrap ``run`` (the former default, drawn with
+  the seed it had as the default, so its column repeats the former default's figures);
 - promotion: how often a group is promoted (verdict ``win``) at each confidence, with a 10 %
   threshold; a promotion at a true 0 % or 5 % change is a false promotion, no promotion at a true
   20 % change a missed one (a true 10 % change sits on the threshold: shown, counted as neither).
 
-    .venv/bin/python bench/stat_coverage.py [--trials 500] [--shapes 3x4,6x4,10x4] [--scenarios mixed,run-heavy,request-only,run-only]
+    .venv/bin/python bench/stat_coverage.py [--trials 500] [--shapes 3x4,6x4,10x4] [--scenarios mixed,run-heavy,request-only,run-only] [--coverage-only]
+
+With ``--coverage-only`` each trial's median intervals are drawn directly, with the seeds and the
+canonical run order ``group_results`` uses (so the same intervals), and no verdicts.
 
 Prints the command line, the machine's load average, the elapsed time and two Markdown tables.
 """
@@ -61,7 +64,7 @@ SCENARIOS: dict[str, tuple[float, float]] = {
     # run is then that run's level), used to find from how many runs the default interval covers.
     "run-only": (0.05, 0.005),
 }
-METHODS = ("run", "run-plain", "request")
+METHODS = ("run-t", "run", "request")
 CHANGES = (0.0, 0.05, 0.10, 0.20)
 BASE_S = 5.0
 
@@ -79,7 +82,7 @@ class Tally:
         return self.promoted.get((confidence, change), 0) / self.trials[change]
 
 
-def one_trial(scenario: str, repetitions: int, requests: int, change: float, index: int, threshold: float, tally: Tally) -> None:
+def _runs(scenario: str, repetitions: int, requests: int, change: float, index: int) -> tuple[str, dict[str, list[list[float]]]]:
     run_sd, request_sd = SCENARIOS[scenario]
     trial_id = f"cov-{scenario}-{repetitions}x{requests}-{round(change * 100)}-{index}"
     rng = np.random.default_rng(seed_for("bench/stat_coverage", trial_id))
@@ -91,18 +94,41 @@ def one_trial(scenario: str, repetitions: int, requests: int, change: float, ind
         ]
         for phase in PHASES
     }
+    return trial_id, runs
+
+
+def analysis_interval(trial_id: str, runs: dict[str, list[list[float]]], control: str, method: str) -> tuple[float, float] | None:
+    """The median interval ``group_results`` draws for the synthetic trial's one group (8192 tokens, C4) with
+    ``method``: the same seed and the same canonical run order (tests/analyze/test_stat_coverage.py checks it)."""
+    seed = seed_for("evidence-kit/bootstrap/v2", trial_id, "e2e_s", "median", method, 8192, 4, control)
+    canonical = {phase: sorted(sorted(run) for run in runs[phase]) for phase in ("candidate", control)}
+    return bootstrap_ratio_interval(canonical["candidate"], canonical[control], seed, method=method)
+
+
+def intervals_only(scenario: str, repetitions: int, requests: int, change: float, index: int, tally: Tally) -> None:
+    """Coverage alone, without the verdicts: each method's two median intervals, as ``group_results`` draws them."""
+    trial_id, runs = _runs(scenario, repetitions, requests, change, index)
+    truth = 1 - change
+    for control in CONTROLS:
+        for method in METHODS:
+            interval = analysis_interval(trial_id, runs, control, method)
+            tally.covered[method] += interval is not None and interval[0] <= truth <= interval[1]
+    tally.intervals += len(CONTROLS)
+    tally.trials[change] = tally.trials.get(change, 0) + 1
+
+
+def one_trial(scenario: str, repetitions: int, requests: int, change: float, index: int, threshold: float, tally: Tally) -> None:
+    trial_id, runs = _runs(scenario, repetitions, requests, change, index)
     evidence = synthetic_trial(trial_id, runs, min_improvement=threshold)
     [group] = group_results(evidence)
     truth = 1 - change
-    by_method = {"run": group.intervals, "request": group.request_intervals}
+    by_method = {"run-t": group.intervals, "request": group.request_intervals}
     for method, intervals in by_method.items():
         tally.covered[method] += sum(i.low is not None and i.high is not None and i.low <= truth <= i.high for i in intervals)
     for control in CONTROLS:
-        # The seed the plain method had as analyze's default, so this column is the former "run" column.
-        seed = seed_for("evidence-kit/bootstrap/v2", trial_id, "e2e_s", "median", "run", group.input_nominal,
-                        group.concurrency, control)
-        interval = bootstrap_ratio_interval(runs["candidate"], runs[control], seed, method="run-plain")
-        tally.covered["run-plain"] += interval is not None and interval[0] <= truth <= interval[1]
+        # The seed the adjusted percentile method had as analyze's default, so this column is the former default's.
+        interval = analysis_interval(trial_id, runs, control, "run")
+        tally.covered["run"] += interval is not None and interval[0] <= truth <= interval[1]
     tally.intervals += len(CONTROLS)
     tally.trials[change] = tally.trials.get(change, 0) + 1
     rule = evidence.trial.decision_rule
@@ -115,7 +141,8 @@ def one_trial(scenario: str, repetitions: int, requests: int, change: float, ind
 
 
 def run(scenarios: list[str], shapes: list[tuple[int, int]], changes: tuple[float, ...], trials: int,
-        threshold: float = 0.10, progress: bool = False) -> dict[tuple[str, tuple[int, int]], Tally]:
+        threshold: float = 0.10, progress: bool = False, coverage_only: bool = False,
+        ) -> dict[tuple[str, tuple[int, int]], Tally]:
     """Every trial of every scenario, shape and true change; the tallies by (scenario, shape)."""
     out: dict[tuple[str, tuple[int, int]], Tally] = {}
     for scenario in scenarios:
@@ -123,9 +150,14 @@ def run(scenarios: list[str], shapes: list[tuple[int, int]], changes: tuple[floa
             tally = out.setdefault((scenario, shape), Tally())
             for change in changes:
                 for index in range(trials):
-                    one_trial(scenario, *shape, change, index, threshold, tally)
+                    if coverage_only:
+                        intervals_only(scenario, *shape, change, index, tally)
+                    else:
+                        one_trial(scenario, *shape, change, index, threshold, tally)
             if progress:
-                print(f"{scenario} {shape[0]}x{shape[1]}: done", file=sys.stderr, flush=True)
+                cells = " ".join(f"{m} {_pct(tally.covered[m] / tally.intervals)}" for m in METHODS)
+                print(f"{scenario} {shape[0]}x{shape[1]}: {cells} ({tally.intervals} intervals)", file=sys.stderr,
+                      flush=True)
     return out
 
 
@@ -133,13 +165,16 @@ def _pct(x: float) -> str:
     return f"{x * 100:.1f}%"
 
 
-def tables(results: dict[tuple[str, tuple[int, int]], Tally]) -> str:
-    lines = ["| scenario (run sd, request sd) | R x M | intervals | run (default, adjusted) | run-plain | request |",
+def tables(results: dict[tuple[str, tuple[int, int]], Tally], promotion: bool = True) -> str:
+    lines = ["| scenario (run sd, request sd) | R x M | intervals | run-t (default, studentised) | run (adjusted percentile) "
+             "| request |",
              "|---|---|---|---|---|---|"]
     for (scenario, (r, m)), tally in results.items():
         run_sd, request_sd = SCENARIOS[scenario]
         cells = [_pct(tally.covered[method] / tally.intervals) for method in METHODS]
         lines.append(f"| {scenario} ({run_sd:.0%}, {request_sd:.0%}) | {r} x {m} | {tally.intervals:,} | " + " | ".join(cells) + " |")
+    if not promotion:
+        return "\n".join(lines) + "\n"
     lines += ["", "| scenario | R x M | confidence | false promotion, true 0% | false promotion, true 5% "
               "| promoted, true 10% (on the threshold) | missed promotion, true 20% |", "|---|---|---|---|---|---|---|"]
     for (scenario, (r, m)), tally in results.items():
@@ -155,16 +190,20 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=500, help="trials per scenario, shape and true change")
     parser.add_argument("--shapes", default="3x4,6x4,10x4", help="repetitions x requests per run, comma-separated")
     parser.add_argument("--scenarios", default=",".join(SCENARIOS), help="comma-separated: " + ", ".join(SCENARIOS))
+    parser.add_argument("--coverage-only", action="store_true",
+                        help="the intervals' coverage alone (no verdicts, no promotion table): the same intervals, "
+                             "a third of the time")
     args = parser.parse_args()
     shapes = [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]
     scenarios = args.scenarios.split(",")
     start = time.perf_counter()
-    results = run(scenarios, shapes, CHANGES, args.trials, progress=True)  # type: ignore[arg-type]
+    results = run(scenarios, shapes, CHANGES, args.trials, progress=True,  # type: ignore[arg-type]
+                  coverage_only=args.coverage_only)
     elapsed = time.perf_counter() - start
     print("command: " + " ".join([".venv/bin/python", "bench/stat_coverage.py", *sys.argv[1:]]))
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; elapsed {elapsed:.0f} s; "
           f"{args.trials} trials per scenario, shape and true change; threshold 10%\n")
-    print(tables(results))
+    print(tables(results, promotion=not args.coverage_only))
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ _SEED = ("SplitMix64 seeded by sha256 of 'evidence-kit/bootstrap/v2', trial_id, 
          "input_nominal, concurrency, control")
 
 DEFINITIONS: dict[str, str] = {
-    "version": "evidence-kit/statistics/v2",
+    "version": "evidence-kit/statistics/v3",
     "timed_request": "a request with warmup false; warmup and failed requests never enter a statistic",
     "pooled_median": "ordinary median of every ok timed request of one group in one arm across repetitions "
     "(mean of the two middle values for an even count)",
@@ -55,20 +55,27 @@ DEFINITIONS: dict[str, str] = {
     "control_drift_pct": "(restored / before - 1) x 100 of the decision metric; flagged at |drift| >= threshold",
     "split_verdict": "a group that clears the threshold against one control but not the other",
     "regression": "a group whose verdict is regression",
-    "bootstrap_interval": f"{BOOTSTRAP_LEVEL:.0%} percentile bootstrap of statistic(candidate) / "
-    f"statistic(control), {BOOTSTRAP_RESAMPLES} resamples, ends at the nearest-rank 2.5th and 97.5th "
-    f"percentiles; {_SEED}; resolvable when the interval excludes 1; not estimable (null) when an arm holds "
-    "fewer than two values or, run-level, fewer than two runs with values",
-    "interval_method": "run (the default, used by every verdict): the adjusted two-stage bootstrap (Davison & "
-    "Hinkley 1997, section 3.8), per arm on the linear scale: run means m_i, centre c = mean of m_i, effects "
-    "e_i = m_i - c, residuals r_ij = x_ij - m_i; s_w^2 = sum r^2 / (N - k), s_b^2 = max(0, sum e^2 / (k - 1) "
-    "- s_w^2 / n_h) (n_h the harmonic mean run size; 0 for one run); effects scaled by sqrt(s_b^2 / (sum e^2 / "
-    "k)), residuals by sqrt(s_w^2 / (sum r^2 / N)); each resample draws an arm's runs with replacement and, for "
-    "each drawn run i, as many values as it holds, c + e_i + r with r drawn with replacement from all the arm's "
-    "rescaled residuals; candidate arm first (Kalibera & Jones: the run is the unit that repeats); run-plain "
-    "(for comparison, not in the analysis): runs, then the drawn run's own requests, with replacement; request "
-    "(for comparison): each arm's requests with replacement, as if independent; either way each run's values "
-    "ascending and the runs in ascending order of those lists, so the journal's line order does not matter",
+    "bootstrap_interval": f"{BOOTSTRAP_LEVEL:.0%} seeded bootstrap interval of statistic(candidate) / "
+    f"statistic(control), {BOOTSTRAP_RESAMPLES} resamples; {_SEED}; resolvable when the interval excludes 1; not "
+    "estimable (null) when an arm holds fewer than two values or, run-level, fewer than two runs with values, and "
+    "(run-t) when the interval is unbounded or reaches below 0",
+    "interval_method": "run-t (the default, used by every verdict, guardrail and detectable change): the "
+    "studentised run-level interval, a bootstrap-t Fieller interval. Per arm, a = the pooled statistic and V = "
+    "sum (m_i - mean m)^2 / (k - 1) / k from its k run means m_i (Kalibera & Jones 2013: the runs' own estimate "
+    "of the variance of the arm's mean); the interval is every ratio rho with |a_c - rho a_k| / sqrt(V_c + rho^2 "
+    "V_k) <= q (Fieller 1954). q is the nearest-rank 95th percentile of the same pivot over the resamples, "
+    "|a* - rho0 b*| / sqrt(V_a* + rho0^2 V_b*) at rho0 = mean a* / mean b*, each resample an arm's adjusted "
+    "two-stage world (below) with k run slots, slot i holding as many values as run i, each value c + s_b g_i + "
+    "r, g_i a Gaussian draw (the sum of 12 uniforms less 6) and r drawn with replacement from all the arm's "
+    "rescaled residuals. run (for comparison): the adjusted two-stage percentile bootstrap (Davison & Hinkley "
+    "1997, section 3.8), per arm on the linear scale: run means m_i, centre c = mean of m_i, effects e_i = m_i - "
+    "c, residuals r_ij = x_ij - m_i; s_w^2 = sum r^2 / (N - k), s_b^2 = max(0, sum e^2 / (k - 1) - s_w^2 / n_h) "
+    "(n_h the harmonic mean run size; 0 for one run); effects scaled by sqrt(s_b^2 / (sum e^2 / k)), residuals "
+    "by sqrt(s_w^2 / (sum r^2 / N)); each resample draws an arm's runs with replacement and, for each drawn run "
+    "i, as many values as it holds, c + e_i + r; ends at the nearest-rank 2.5th and 97.5th percentiles of the "
+    "resampled ratios; candidate arm first; request (for comparison, in request_intervals): each arm's requests "
+    "with replacement, as if independent, percentile ends; either way each run's values ascending and the runs "
+    "in ascending order of those lists, so the journal's line order does not matter",
     "detectable_pct": "the smallest change of the pooled median the group's data resolve with 80% power at "
     "95% confidence: (high - low) / 2 x (z_0.975 + z_0.80) / z_0.975 x 100 of its run-level interval, the "
     "larger of the two controls",

@@ -41,10 +41,11 @@ from .report import TrialAnalysis
 
 __all__ = ["ADVISED_REPETITIONS", "findings_for", "phase_blocks"]
 
-# Measured (bench/stat_coverage.py, docs/benchmarks.md): with 3 or 4 runs per arm and the noise mostly between
-# runs the default 95 % interval covered 91-93 % (3 x 4 run-heavy 91.1 %, 4 x 16 run-heavy 92.9 %); from 5 runs
-# 93.6-98.0 % in every scenario and shape measured. A rule that reads the intervals says so when an arm holds fewer.
-ADVISED_REPETITIONS = 5
+# Measured (bench/stat_coverage.py, docs/benchmarks.md): the studentised default 95 % interval (statistics v3)
+# covered 93-97 % from 2 runs per arm in every scenario and shape measured (the adjusted percentile interval before
+# it covered 91 % at 3 runs, hence a threshold of 5 then). Below 2 no run-level interval can be drawn at all, so a
+# rule that reads the intervals says so when an arm holds fewer.
+ADVISED_REPETITIONS = 2
 
 
 def phase_blocks(arms: list[tuple[int, str]]) -> dict[int, int | None]:

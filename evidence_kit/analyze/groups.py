@@ -15,6 +15,7 @@ from .design import design_result
 from .goodput import good_values, group_load
 from .report import Comparison, GroupLoad, GroupResult, GuardrailResult, GuardrailRule, Interval, Pooled
 from .stats import (
+    DEFAULT_METHOD,
     bootstrap_ratio_interval,
     change,
     detectable_change,
@@ -186,7 +187,7 @@ def _guardrail(group: _Group, pooled: dict[str, dict[str, Pooled]], guardrail: G
     rule = guardrail_rule(guardrail)
     stats = {phase: getattr(pooled[rule.metric][phase], rule.statistic) for phase in PHASES}
     before, restored = (pct(change(stats["candidate"], stats[c])) for c in CONTROLS)
-    intervals = group.intervals(rule.metric, rule.statistic, "run")
+    intervals = group.intervals(rule.metric, rule.statistic, DEFAULT_METHOD)
 
     def beyond(change_pct: float | None) -> bool:
         if change_pct is None:
@@ -279,7 +280,7 @@ def group_results(evidence: TrialEvidence) -> list[GroupResult]:
             centres["goodput"] = {phase: loads[phase].share for phase in PHASES}
         comparisons = {metric: _comparisons(centres[metric], metric == rule.metric, rule, metric == "goodput")
                        for metric in centres}
-        intervals = group.intervals(rule.metric, rule.statistic, "run")
+        intervals = group.intervals(rule.metric, rule.statistic, DEFAULT_METHOD)
         guardrails = [_guardrail(group, pooled, g) for g in rule.guardrails]
         drift = pct(change(centres[rule.metric]["restored"], centres[rule.metric]["before"]))
         verdict = verdict_for(
@@ -292,7 +293,7 @@ def group_results(evidence: TrialEvidence) -> list[GroupResult]:
         label = input_label(tokens)
         # goodput's share has no tail: its tail intervals are none.
         tails = [] if rule.statistic == "share" else \
-            group.intervals(rule.metric, "p90", "run") + group.intervals(rule.metric, "p99", "run")
+            group.intervals(rule.metric, "p90", DEFAULT_METHOD) + group.intervals(rule.metric, "p99", DEFAULT_METHOD)
         results.append(
             GroupResult(
                 input_nominal=inp,

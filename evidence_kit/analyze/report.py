@@ -98,10 +98,11 @@ class Interval(_Doc):
 
     control: Control
     statistic: StatisticName
-    method: Literal["run", "request"] = Field(description="run (the default): runs, then requests, are resampled "
-                                                          "as the adjusted two-stage bootstrap (run effects and "
-                                                          "residuals rescaled to their estimated variance "
-                                                          "components); request: requests alone")
+    method: Literal["run-t", "run", "request"] = Field(
+        description="run-t (the default): the studentised run-level interval, a bootstrap-t Fieller interval "
+                    "studentised by the spread of the run means; run: the adjusted two-stage percentile bootstrap "
+                    "(runs, then requests, with run effects and residuals rescaled to their estimated variance "
+                    "components); request: requests alone, as if independent")
     ratio: float | None
     low: float | None
     high: float | None

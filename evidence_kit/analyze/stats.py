@@ -46,6 +46,7 @@ __all__ = [
     "BOOTSTRAP_RESAMPLES",
     "BOOTSTRAP_LEVEL",
     "METHODS",
+    "DEFAULT_METHOD",
 ]
 
 BOOTSTRAP_RESAMPLES = 2000
@@ -177,7 +178,8 @@ def _rank_index(counts: np.ndarray, p: float) -> np.ndarray:
 def _row_statistic(values: np.ndarray, counts: np.ndarray, name: str) -> np.ndarray:
     """``statistic(name)`` of each row's first ``counts[row]`` values (the rest is padding, +inf)."""
     if name == "mean":
-        means: np.ndarray = np.where(np.isinf(values), 0.0, values).sum(axis=1) / counts
+        # Summed strictly in order (cumsum), not numpy's pairwise sum: the same on every platform.
+        means: np.ndarray = np.cumsum(np.where(np.isinf(values), 0.0, values), axis=1)[:, -1] / counts
         return means
     ordered = np.sort(values, axis=1)
     if name == "median":
@@ -189,7 +191,10 @@ def _row_statistic(values: np.ndarray, counts: np.ndarray, name: str) -> np.ndar
     return np.take_along_axis(ordered, index[:, None], axis=1)[:, 0]
 
 
-METHODS: tuple[str, ...] = ("run", "run-plain", "request")
+METHODS: tuple[str, ...] = ("run-t", "run", "run-plain", "request")
+DEFAULT_METHOD = "run-t"  # the interval every verdict, guardrail and detectable change is read off
+STUDENTISED_LEVEL = 0.95  # the share of |T*| at or below the studentised interval's quantile
+UNIFORMS_PER_NORMAL = 12  # a run effect's Gaussian draw: the sum of 12 uniforms less 6 (variance 1)
 
 
 def _adjusted_components(runs: Sequence[Sequence[float]]) -> tuple[float, list[float], list[float]]:
@@ -341,8 +346,8 @@ def bootstrap_ratios(
     (run-level) fewer than two runs with values, a resampled control statistic is zero or
     below, a candidate one below zero, or a ratio not finite.
     """
-    if method not in METHODS:
-        raise ValueError(f"unknown interval method {method!r}")
+    if method not in METHODS or method == "run-t":  # the studentised interval has no percentile ratios
+        raise ValueError(f"unknown interval method {method!r}" + (" for bootstrap_ratios" if method == "run-t" else ""))
     statistic(statistic_name)  # refuses an unknown name
     cand, ctrl = _Arm(candidate_runs, method), _Arm(control_runs, method)
     if cand.empty() or ctrl.empty():
@@ -375,13 +380,18 @@ def bootstrap_ratio_interval(
     control_runs: Sequence[Sequence[float]],
     seed: int,
     *,
-    method: str = "run",
+    method: str = "run-t",
     statistic_name: str = "median",
     resamples: int = BOOTSTRAP_RESAMPLES,
     level: float = BOOTSTRAP_LEVEL,
 ) -> tuple[float, float] | None:
     """Percentile-bootstrap interval of ``statistic(candidate) / statistic(control)``: the nearest-rank
     percentiles ``(1 - level) / 2`` and ``(1 + level) / 2`` of :func:`bootstrap_ratios`."""
+    if method == "run-t":
+        from .studentised import studentised_interval  # it builds on this module's pieces
+
+        return studentised_interval(candidate_runs, control_runs, seed, statistic_name=statistic_name,
+                                    resamples=resamples)
     ratios = bootstrap_ratios(candidate_runs, control_runs, seed, method=method, statistic_name=statistic_name,
                               resamples=resamples)
     if ratios is None:

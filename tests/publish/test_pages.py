@@ -153,13 +153,13 @@ def test_a_win_a_guardrail_blocks_on_the_decision_page(tmp_path: Path) -> None:
     page = files[f"{folder}/index.md"].decode()
     assert GUARDRAIL_TITLE in page
     assert ("| p90 time to first token must not regress by more than 10% | ~6K/C4 | 23.28% higher | 37.62% higher "
-            "| 1.154–1.319 | 1.292–1.471 | BREACHED |") in page
+            "| 1.152–1.319 | 1.290–1.468 | BREACHED |") in page
     assert ("| median output tokens must not change by more than 5% | ~6K/C1 | 9.91% higher | 9.91% higher "
-            "| 0.674–1.844 (n.s.) | 0.674–1.844 (n.s.) | BREACHED (within the noise: an interval includes no change; "
+            "| 0.793–1.540 (n.s.) | 0.776–1.576 (n.s.) | BREACHED (within the noise: an interval includes no change; "
             "it still blocks) |") in page
     assert "Cannot promote: guardrails breached at ~6K/C1, ~6K/C4, ~25K/C1, ~25K/C4." in page
     assert "Material latency wins: 2/4 workload groups. Trial outcome: no-promotion" in page
-    assert ("| ~25K/C1 | 10.39% faster | 12.11% faster | 0.683–1.168 (n.s.) | 0.678–1.139 (n.s.) | 34.70% "
+    assert ("| ~25K/C1 | 10.39% faster | 12.11% faster | 0.683–1.113 (n.s.) | 0.638–1.125 (n.s.) | 34.83% "
             "| win (point estimates only: an interval includes no change); guardrail breached |") in page
     assert "within the noise of this data." in page
     assert "| Group verdicts | 2 win, 0 no-win, 1 regression, 1 inconclusive |" in page
