@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .analyze import analysis_json, analyze
+from .analyze import Analysis, analysis_json, analyze
 from .export import Table, evidence_tables
 from .model.evidence import DecisionEvidence, TrialEvidence
 from .read import load_any
@@ -40,6 +40,7 @@ class Evidence:
     path: Path
     evidence: DecisionEvidence | TrialEvidence
     _tables: dict[str, Table] | None = field(default=None, repr=False)
+    _analysis: Analysis | None = field(default=None, repr=False)
 
     @property
     def trials(self) -> list[str]:
@@ -65,9 +66,15 @@ class Evidence:
         """One row per telemetry sample, as a DataFrame (no rows where no series was recorded)."""
         return _frame(self.tables()["telemetry"])
 
+    def analyzed(self) -> Analysis:
+        """The analysis as its typed model (computed once; ``evidence-kit analyze`` prints it)."""
+        if self._analysis is None:
+            self._analysis = analyze(self.evidence)
+        return self._analysis
+
     def analysis(self) -> dict[str, Any]:
         """The analysis document, exactly as ``evidence-kit analyze --json`` prints it."""
-        result: dict[str, Any] = json.loads(analysis_json(analyze(self.evidence)))
+        result: dict[str, Any] = json.loads(analysis_json(self.analyzed()))
         return result
 
 

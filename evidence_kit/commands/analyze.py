@@ -7,9 +7,8 @@ from pathlib import Path
 import click
 
 from ..analyze import analysis_json
-from ..analyze import analyze as analyze_evidence
+from ..api import open as open_evidence
 from ..canonical import canonical_json
-from ..read import load_any
 from ..text_report import render_text
 
 
@@ -22,7 +21,7 @@ def analyze(paths: tuple[Path, ...], as_json: bool) -> None:
     Exit 0 when analysed, 2 when any input is unreadable or breaks the evidence contract
     (nothing is printed for the other paths then).
     """
-    analyses = [analyze_evidence(load_any(path)) for path in paths]
+    analyses = [open_evidence(path).analyzed() for path in paths]  # the API's reading and analysis
     if as_json:
         if len(analyses) == 1:
             click.echo(analysis_json(analyses[0]), nl=False)
