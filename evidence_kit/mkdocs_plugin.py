@@ -252,7 +252,7 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
     def _no_secret_copied(self, site: Path) -> None:
         """Belt and braces after :func:`_refuse_published`: no file of the built site has the bytes of the
         signing key, a known-values map or the policy file, nor holds the signing key's secret pasted into a
-        page (its PEM body, or its seed in hex or base64; hex however its bytes are separated or marked up).
+        page (its PEM body, or its seed in hex or base64, however wrapped over lines, marked up or, for hex, separated).
         Each such file is deleted and the build fails, unsigned."""
         secrets = {}
         for what, path in self.secrets:
@@ -272,6 +272,7 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
             data = file.read_bytes()
             found = secrets.get(data)
             if found is None and pasted and (any(spelling in data for spelling in pasted)
+                                             or any(spelling in _unwrapped(data) for spelling in pasted)
                                              or seed_hex in _hex_digits(data)):
                 found = ("signing key", key_path)
             if found is not None:
@@ -282,6 +283,11 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
             file, (what, path) = copies[0]
             raise _fail(f"{file}: a copy of the {what} {path} was published in the site (deleted; "
                         f"{len(copies)} cop{'y' if len(copies) == 1 else 'ies'} in all); nothing was signed")
+
+
+def _unwrapped(data: bytes) -> bytes:
+    """A file's text without its markup and blanks: a base64 spelling an editor wrapped over lines reads whole."""
+    return re.sub(rb"\s+", b"", re.sub(rb"<[^>]*>", b"", data))
 
 
 def _hex_digits(data: bytes) -> bytes:

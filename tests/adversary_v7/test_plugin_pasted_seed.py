@@ -3,7 +3,7 @@
 ``openssl pkey -in key.pem -text -noout`` is how an operator looks at an Ed25519 key: the seed in hex, its bytes
 joined by colons, fifteen to a line, indented. Pasted into a runbook (a console block that Pygments highlights
 into spans), it is the key's secret published; the plugin's post-build check must find it as it finds the seed's
-plain hex, delete the page and fail unsigned.
+plain hex, delete the page and fail unsigned. So must its PEM body wrapped over two lines of a paragraph.
 """
 
 from __future__ import annotations
@@ -34,7 +34,12 @@ def test_the_seed_pasted_as_openssl_prints_it_fails_the_build(tmp_path: Path, pl
                         extra={"markdown_extensions": ["pymdownx.highlight", "pymdownx.superfences"]})
     (tmp_path / "docs" / "ops.md").write_text("# Ops\n\nOur signing key:\n\n```console\n$ openssl pkey -in key.pem -text -noout\n"
                                               + _openssl_text(seed) + "```\n")
+    # And its PEM body, wrapped by an editor at 40 columns inside a paragraph: Markdown keeps the line break.
+    body = private.read_text().splitlines()[1]
+    (tmp_path / "docs" / "wrapped.md").write_text(f"# Wrapped\n\nThe key body is {body[:40]}\n{body[40:]} for the record.\n")
     done = build_host(config)
     assert done.returncode != 0 and "copy of the signing key" in done.stderr, done.stderr[-800:]
+    assert (tmp_path / "site" / "runbook" / "index.html").exists()  # only the files that hold it are deleted
     assert not (tmp_path / "site" / "ops" / "index.html").exists()
+    assert not (tmp_path / "site" / "wrapped" / "index.html").exists()
     assert not (tmp_path / "site" / "decisions" / "manifest.dsse.json").exists()
