@@ -21,6 +21,7 @@ No arithmetic here: every figure comes from ``analyze``.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path, PurePosixPath
@@ -251,8 +252,8 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
     def _no_secret_copied(self, site: Path) -> None:
         """Belt and braces after :func:`_refuse_published`: no file of the built site has the bytes of the
         signing key, a known-values map or the policy file, nor holds the signing key's secret pasted into a
-        page (its PEM body, or its seed in hex or base64). Each such file is deleted and the build fails,
-        unsigned."""
+        page (its PEM body, or its seed in hex or base64, however wrapped over lines, marked up or, for hex, separated).
+        Each such file is deleted and the build fails, unsigned."""
         secrets = {}
         for what, path in self.secrets:
             try:
@@ -263,13 +264,16 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
         if self.config.signing_key is not None:
             key_path = next(path for what, path in self.secrets if what == "signing key")
             pasted = private_key_spellings(load_private_key(key_path))
+            seed_hex = next(spelling for spelling in pasted if re.fullmatch(rb"[0-9a-f]{64}", spelling))
         copies = []
         for file in sorted(site.rglob("*")):
             if not file.is_file():
                 continue
             data = file.read_bytes()
             found = secrets.get(data)
-            if found is None and any(spelling in data for spelling in pasted):
+            if found is None and pasted and (any(spelling in data for spelling in pasted)
+                                             or any(spelling in _unwrapped(data) for spelling in pasted)
+                                             or seed_hex in _hex_digits(data)):
                 found = ("signing key", key_path)
             if found is not None:
                 copies.append((file, found))
@@ -279,6 +283,17 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
             file, (what, path) = copies[0]
             raise _fail(f"{file}: a copy of the {what} {path} was published in the site (deleted; "
                         f"{len(copies)} cop{'y' if len(copies) == 1 else 'ies'} in all); nothing was signed")
+
+
+def _unwrapped(data: bytes) -> bytes:
+    """A file's text without its markup and blanks: a base64 spelling an editor wrapped over lines reads whole."""
+    return re.sub(rb"\s+", b"", re.sub(rb"<[^>]*>", b"", data))
+
+
+def _hex_digits(data: bytes) -> bytes:
+    """A file's hex digits alone, lowercase, its markup dropped: the seed as ``openssl pkey -text`` prints it
+    (bytes joined by colons, fifteen to an indented line), highlighted into spans, reads as its plain hex."""
+    return re.sub(rb"[^0-9a-f]+", b"", re.sub(rb"<[^>]*>", b"", data).lower())
 
 
 def _without(items: list[Any], ours: set[str], keep: str) -> list[Any]:

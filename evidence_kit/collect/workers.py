@@ -34,6 +34,7 @@ import asyncio
 import collections
 import contextlib
 import json
+import math
 import os
 import sys
 import time
@@ -43,6 +44,7 @@ from typing import Any
 
 from ..errors import EXIT_FAILED, EvidenceError
 from .arrivals import send_open
+from .client import Outcome
 
 __all__ = ["WorkerFailed", "WorkerPool", "worker_pool", "Handle", "CONTROL_TIMEOUT_S", "REPLY_MARGIN_S", "PROTOCOL_LIMIT"]
 
@@ -56,6 +58,44 @@ REPLY_MARGIN_S = 30.0
 # How long a worker whose stdin was closed may take to exit before it is killed.
 EXIT_GRACE_S = 5.0
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
+
+
+# The fields of a request's timing record as every worker writes it (Outcome.record) and what each may hold:
+# a reply of another shape is no measurement (a journal shape of its own, a field no private-value rule knows).
+_RECORD_FIELDS = frozenset(Outcome(t_send=0.0).record())
+_DURATIONS = ("e2e_s", "ttft_s", "ttft_content_s", "last_token_s", "headers_s", "send_wait_s")
+_COUNTS = ("http_status", "prompt_tokens", "completion_tokens", "reasoning_tokens", "token_events")
+
+
+def _number(value: Any, *, whole: bool = False) -> bool:
+    """A duration (or with ``whole``, a count): a finite number, not a bool, never below 0."""
+    if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)):
+        return False
+    return math.isfinite(value) and value >= 0
+
+
+def _unlike_a_record(record: dict[str, Any]) -> str | None:
+    """What makes a worker's timing record (``t_send_s`` aside) unlike every one a worker writes, or ``None``."""
+    fields = set(record) - {"t_send_s", "cached_tokens"}  # cached_tokens only where the engine reported it
+    if "cached_tokens" in record and not _number(record["cached_tokens"], whole=True):
+        return f"cached_tokens {record['cached_tokens']!r}"
+    if fields != _RECORD_FIELDS:
+        odd = sorted(fields ^ _RECORD_FIELDS)[:3]
+        return f"fields {odd} missing or unknown"
+    if not isinstance(record["ok"], bool):
+        return f"ok {record['ok']!r}"
+    for name in _DURATIONS:
+        if record[name] is not None and not _number(record[name]):
+            return f"{name} {record[name]!r}"
+    for name in _COUNTS:
+        if record[name] is not None and not _number(record[name], whole=True):
+            return f"{name} {record[name]!r}"
+    if not isinstance(record["itl_us"], list) or not all(_number(gap, whole=True) for gap in record["itl_us"]):
+        return "itl_us"
+    for name in ("error", "finish_reason"):
+        if record[name] is not None and not isinstance(record[name], str):
+            return f"{name} {record[name]!r}"
+    return None
 
 
 class WorkerFailed(EvidenceError):
@@ -109,9 +149,9 @@ class Handle:
 
     def arm_time(self, since_anchor: Any) -> float:
         """A ``t_send_s`` the worker measured from its anchor, as seconds since the arm's start."""
-        if isinstance(since_anchor, bool) or not isinstance(since_anchor, (int, float)) or since_anchor < 0:
+        if not _number(since_anchor):
             raise WorkerFailed(f"worker {self.number} sent a malformed reply (t_send_s {since_anchor!r})")
-        return round(self.placement + since_anchor, 6)
+        return round(self.placement + float(since_anchor), 6)
 
 
 class _Worker(Handle):
@@ -226,7 +266,12 @@ class WorkerPool:
         shares = [[s for s in range(lanes) if s % len(self.workers) == w.number] for w in self.workers]
         opened = await asyncio.gather(*(w.ask({"op": "open", "base_url": base_url, "lanes": share}, "opened",
                                               CONTROL_TIMEOUT_S) for w, share in zip(self.workers, shares)))
-        return sum(int(reply["answered"]) for reply in opened)
+        for worker, share, reply in zip(self.workers, shares, opened):
+            answered = reply.get("answered")
+            if isinstance(answered, bool) or not isinstance(answered, int) or not 0 <= answered <= len(share):
+                raise WorkerFailed(f"worker {worker.number} sent a malformed reply (answered {answered!r} "
+                                   f"of the {len(share)} connection(s) it was asked to open)")
+        return sum(reply["answered"] for reply in opened)
 
     async def begin(self) -> None:
         """Start every worker's health sampling for the run, and place its anchor on the arm's clock."""
@@ -299,12 +344,24 @@ class WorkerPool:
             raise failed.exceptions[0] from None
         return self._complete(records)
 
-    @staticmethod
-    def _placed(worker: Handle, index: int, record: Any) -> dict[str, Any]:
-        """A worker's record of request ``index`` with its send time placed on the arm's clock."""
+    def _placed(self, worker: Handle, index: int, record: Any) -> dict[str, Any]:
+        """A worker's record of request ``index`` with its send time placed on the arm's clock, once it is
+        checked to be the shape and the clock of a measurement."""
         if not isinstance(record, dict):
             raise WorkerFailed(f"worker {worker.number} sent a malformed reply (no record for request {index})")
-        return {**record, "t_send_s": worker.arm_time(record.get("t_send_s"))}
+        unlike = _unlike_a_record(record)
+        if unlike is not None:
+            raise WorkerFailed(f"worker {worker.number} sent a malformed reply (request {index}: {unlike})")
+        placed = worker.arm_time(record.get("t_send_s"))
+        # Its durations, from the send time it says, end before its reply came: a send time or a duration
+        # that lies ends later. Allowed: the rounding to microseconds, and on another machine the anchor's
+        # bound and how far two clocks' rates may differ since it (NTP keeps them within 500 ppm).
+        ended = placed + max((record[name] for name in _DURATIONS if record[name] is not None), default=0.0)
+        now = time.monotonic() - self.t0
+        if ended > now + 1e-5 + (0.0 if worker.same_machine else worker.bound + 1e-3 * max(now, 0.0)):
+            raise WorkerFailed(f"worker {worker.number} sent a malformed reply (request {index} sent at "
+                               f"{placed:g}s and ended at {ended:g}s of the arm, after its reply came)")
+        return {**record, "t_send_s": placed}
 
     def _complete(self, records: list[dict[str, Any] | None]) -> list[dict[str, Any]]:
         missing = [index for index, record in enumerate(records) if record is None]

@@ -50,6 +50,10 @@ _TLDS = (
     "arpa", "test", "example", "invalid",
 )
 
+# The start of a line's text: the line's start, or after its indentation of up to eight blanks (a lookbehind
+# of each width, since re's are of fixed width: the indentation is kept, not replaced with the key).
+_LINE_START = "(?:^|" + "|".join(f"(?<=^{' ' * n})" for n in range(1, 9)) + r"|(?<=^\t)|(?<=^\t\t))"
+
 # (class, pattern), most specific first.
 DETECTORS: tuple[tuple[str, str], ...] = (
     ("token", r"(?i:bearer)\s+[A-Za-z0-9._~+/=-]{8,}"
@@ -62,10 +66,12 @@ DETECTORS: tuple[tuple[str, str], ...] = (
               # A PEM private key with its body, its line breaks raw or escaped as in JSON ("\\n"),
               # and an Ed25519 PKCS#8 key's body alone (its DER always starts MC4CAQAwBQYDK2VwBCIEI).
               r"|-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?:\\[nr]|\s|[A-Za-z0-9+/=])*+(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----)?"
-              r"|MC4CAQAwBQYDK2VwBCIEI[A-Za-z0-9+/]{43}=?"
+              r"|MC4CAQAwBQYDK2VwBCIEI(?:[A-Za-z0-9+/]{43}=?|[A-Za-z0-9_-]{43}=?)"
               # A full body line of any PEM key written over several lines (64 base64 characters alone on
-              # their line, at least one of them not a hex digit: a sha256 in hex is not one).
-              r"|(?m:^(?=[0-9A-Fa-f]*[G-Zg-z+/])[A-Za-z0-9+/]{64}$)"),
+              # their line, at least one of them not a hex digit: a sha256 in hex is not one), or of a key
+              # `base64` wrapped (76 columns, as MIME does); indented up to eight blanks (YAML, Markdown),
+              # its line ended by LF or CRLF.
+              r"|(?m:" + _LINE_START + r"(?=[0-9A-Fa-f]*[G-Zg-z+/])[A-Za-z0-9+/]{64}(?:[A-Za-z0-9+/]{12})?(?=[ \t]*\r?$))"),
     # A scheme may start with a digit here (RFC 3986 says a letter): "0132…5a://h" must be one URL
     # in raw text, or its hex run alone becomes "hex-1" and the output reads "hex-1://h" as a URL.
     # A scheme from the start of its run of scheme characters may be any length (one scan per run);
@@ -158,7 +164,7 @@ _HOST_HINT = re.compile(r"\.(?i:" + "|".join(_TLDS) + r")(?![A-Za-z0-9-])")
 _MAC_HINTS = tuple(re.compile(p) for p in (":" + _H + "{2}:" + _H + "{2}:" + _H + "{2}:" + _H + "{2}:",
                                            "-" + _H + "{2}-" + _H + "{2}-" + _H + "{2}-" + _H + "{2}-",
                                            r"\." + _H + r"{4}\."))
-_PEM_LINE_HINT = re.compile(r"(?m:^[A-Za-z0-9+/]{64}$)")
+_PEM_LINE_HINT = re.compile(r"(?m:[A-Za-z0-9+/]{64}[ \t]*\r?$)")
 _IPV4_HINT = re.compile(r"\.[0-9]{1,3}\.[0-9]{1,3}\.")
 _Hint = Callable[[str, str], object]
 _HINTS: dict[str, _Hint] = {

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 import textwrap
 
 import pytest
 
 from evidence_kit.collect import workers as W
+from evidence_kit.collect.client import Outcome
 from evidence_kit.collect.runs import record_of
 
-RECORD = '{"t_send_s":0.1,"ok":true,"e2e_s":0.2,"ttft_s":0.1}'
+# A request's timing record of the shape every worker writes (adversary v7: the pool refuses any other).
+RECORD = json.dumps({"t_send_s": 0.0, **Outcome(t_send=0.0).record()}, separators=(",", ":"))
 
 
 def _fake(reply_for_index: str) -> str:
