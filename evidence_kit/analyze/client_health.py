@@ -64,8 +64,12 @@ def arrival_rates(requests: Sequence[Request], due: Sequence[float] | None = Non
     where it is known, else the journal's ``scheduled_s``."""
     sends = [r.t_send_s for r in requests if r.t_send_s is not None]
     if due is not None:
-        return _rate(sends), _rate([due[r.index] for r in requests if r.t_send_s is not None and r.index < len(due)])
+        return _rate(sends), _rate([due[r.index] for r in requests if r.t_send_s is not None and _known(due, r)])
     return _rate(sends), _rate([r.scheduled_s for r in requests if r.scheduled_s is not None])
+
+
+def _known(due: Sequence[float], r: Request) -> bool:
+    return r.index < len(due) and math.isfinite(due[r.index])
 
 
 def _send_waits(run: Run, requests: Sequence[Request], due: Sequence[float] | None) -> list[float]:
@@ -75,7 +79,7 @@ def _send_waits(run: Run, requests: Sequence[Request], due: Sequence[float] | No
     waits = []
     for r in requests:
         lag = r.send_wait_s
-        if due is not None and run.t_start_s is not None and r.t_send_s is not None and r.index < len(due):
+        if due is not None and run.t_start_s is not None and r.t_send_s is not None and _known(due, r):
             planned = round(r.t_send_s - run.t_start_s - due[r.index], 6)
             lag = planned if lag is None or planned > lag + 5e-6 else lag
         if lag is not None:

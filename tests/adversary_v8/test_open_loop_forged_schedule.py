@@ -46,3 +46,45 @@ def test_an_honest_run_is_judged_as_before() -> None:
     kept = run_client(*_run([d + 0.002 for d in due], due), ClientBounds(), due=due)
     assert kept is not None and not kept.saturated and kept.unjudged == []
     assert kept.send_wait_max_s == pytest.approx(0.002)
+
+
+def _trace_trial(candidate_due: list[float], candidate_sends: list[float], due: list[float]):
+    from evidence_kit.model import PHASES, Header, Trial
+    from evidence_kit.model.evidence import ArmEvidence, TrialEvidence
+
+    labels = {"before": "original", "candidate": "candidate", "restored": "original"}
+    trial = Trial.model_validate({
+        "schema": "evidence-kit/trial/v1", "trial_id": "trace", "title": "Trace", "engine_kind": "simulated",
+        "decision_rule": {"metric": "e2e_s", "min_improvement": 0.1},
+        "workload": {"input_nominal": [INPUT], "rate": [RATE], "arrival": "trace", "repetitions": 1,
+                     "requests_per_run": N, "max_tokens": 64, "temperature": 0},
+        "arms": [{"seq": seq, "arm": labels[phase], "role": "candidate" if phase == "candidate" else "control",
+                  "phase": phase, "journal": f"journals/0{seq}-{labels[phase]}-{phase}.jsonl"}
+                 for seq, phase in enumerate(PHASES, start=1)],
+    })
+    arms = []
+    for ref in trial.arms:
+        header = Header.model_validate({"type": "header", "schema": "evidence-kit/journal/v1", "trial_id": "trace",
+                                        "arm": ref.arm, "phase": ref.phase, "seq": ref.seq,
+                                        "started_at": "2026-12-01T00:00:00Z"})
+        arm = ArmEvidence(ref=ref, header=header, footer=None, sha256="", size=0)
+        sends, stated = (candidate_sends, candidate_due) if ref.phase == "candidate" else (due, due)
+        run, requests = _run(sends, stated)
+        arm.requests, arm.runs = requests, [run]
+        arms.append(arm)
+    return TrialEvidence(trial=trial, arms=arms, source="synthetic:trace")
+
+
+def test_a_trace_runs_schedule_is_the_one_every_other_run_of_its_group_states() -> None:
+    """A trace is private: its schedule cannot be redrawn. It offers the same arrivals to every arm, so a
+    candidate whose journal states its late sends as its due times is judged by the controls' due times."""
+    from evidence_kit.analyze import analyze
+
+    due = schedule(N, RATE, "poisson", seed=SEED, input_nominal=INPUT)
+    late = [d * 1.25 for d in due]
+    honest = analyze(_trace_trial(due, [d + 0.001 for d in due], due)).trials[0]
+    assert all(r.client is not None and not r.client.saturated for r in honest.runs)
+    forged = analyze(_trace_trial(late, late, due)).trials[0]
+    candidate = next(r for r in forged.runs if r.phase == "candidate")
+    assert candidate.client is not None and candidate.client.saturated
+    assert "arrival-rate" in [e.bound for e in candidate.client.exceeded]
