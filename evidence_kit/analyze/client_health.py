@@ -58,12 +58,33 @@ def _rate(times: Sequence[float]) -> float | None:
     return _ratio(len(times) - 1, max(times) - min(times))
 
 
-def arrival_rates(requests: Sequence[Request]) -> tuple[float | None, float | None]:
+def arrival_rates(requests: Sequence[Request], due: Sequence[float] | None = None) -> tuple[float | None, float | None]:
     """An open-loop run's achieved and scheduled arrival rates (requests per second) over its timed requests:
-    from their sends (``t_send_s``) and from their due times (``scheduled_s``)."""
+    from their sends (``t_send_s``) and from their due times: the plan's schedule ``due`` (by request index)
+    where it is known, else the journal's ``scheduled_s``."""
     sends = [r.t_send_s for r in requests if r.t_send_s is not None]
-    due = [r.scheduled_s for r in requests if r.scheduled_s is not None]
-    return _rate(sends), _rate(due)
+    if due is not None:
+        return _rate(sends), _rate([due[r.index] for r in requests if r.t_send_s is not None and _known(due, r)])
+    return _rate(sends), _rate([r.scheduled_s for r in requests if r.scheduled_s is not None])
+
+
+def _known(due: Sequence[float], r: Request) -> bool:
+    return r.index < len(due) and math.isfinite(due[r.index])
+
+
+def _send_waits(run: Run, requests: Sequence[Request], due: Sequence[float] | None) -> list[float]:
+    """Each request's send lag: the journal's ``send_wait_s``, or where the plan's schedule ``due`` and the run's
+    ``t_start_s`` are known, its send time less its due time by that schedule when it is later (a journal whose
+    stated due times are its late sends states no lag)."""
+    waits = []
+    for r in requests:
+        lag = r.send_wait_s
+        if due is not None and run.t_start_s is not None and r.t_send_s is not None and _known(due, r):
+            planned = round(r.t_send_s - run.t_start_s - due[r.index], 6)
+            lag = planned if lag is None or planned > lag + 5e-6 else lag
+        if lag is not None:
+            waits.append(lag)
+    return waits
 
 
 def _exceeded(name: Bound, value: float | None, limit: float) -> list[ClientExceedance]:
@@ -87,9 +108,11 @@ def _wall_plausible(wall_s: float, requests: Sequence[Request]) -> bool:
     return span is None or wall_s <= span * (1 + WALL_SLACK_FRACTION) + WALL_SLACK_S
 
 
-def run_client(run: Run, requests: Sequence[Request], bounds: ClientBounds) -> RunClient | None:
+def run_client(run: Run, requests: Sequence[Request], bounds: ClientBounds,
+               due: Sequence[float] | None = None) -> RunClient | None:
     """The client's health over one run, the bounds it exceeded and those it could not be judged against;
-    None when the run record holds none."""
+    None when the run record holds none. ``due``: an open-loop run's schedule as the plan gives it
+    (``analyze/schedule.py``), which its rate and send lags are judged against."""
     health = run.client
     if health is None:
         return None
@@ -99,7 +122,7 @@ def run_client(run: Run, requests: Sequence[Request], bounds: ClientBounds) -> R
     # Each process runs one event loop on one thread: the busiest one is the bottleneck.
     loop_cpu = max(p.loop_cpu_s for p in processes)
     share = _ratio(loop_cpu, health.wall_s)
-    waits = [r.send_wait_s for r in requests if r.send_wait_s is not None]
+    waits = _send_waits(run, requests, due if run.rate is not None else None)
     lag_max = max(lags) if lags else None
     lag_p50 = max(p50s) if p50s else None
     wait_max = max(waits) if waits else None
@@ -115,7 +138,7 @@ def run_client(run: Run, requests: Sequence[Request], bounds: ClientBounds) -> R
     if run.rate is not None:
         # Open loop: judged against its own schedule (a Poisson schedule's rate differs from the plan's by chance;
         # that is the offered load, not the client's doing). send_wait_s counts from each request's due time.
-        achieved, scheduled = arrival_rates(requests)
+        achieved, scheduled = arrival_rates(requests, due)
         shortfall = None if achieved is None or not scheduled else _finite(1 - achieved / scheduled)
         if shortfall is None and len(requests) > 1:
             unjudged.append("arrival-rate")

@@ -24,7 +24,9 @@ between runs (91 % at 3 runs; docs/benchmarks.md). The studentised interval carr
 Not estimable (``None``) where the percentile methods are not (an arm with fewer than two runs with values
 or fewer than two values), and where the interval would be unbounded or reach below zero: the control's
 statistic not resolved from zero (``b^2 <= q^2 V_b``), the candidate's lower end below zero, or a ``T*`` that
-is infinite at the 95th percentile.
+is infinite at the 95th percentile; and where an arm's runs all have one mean while its values vary (ties,
+as goodput's 0/1 values give: 18 of 20 good in every run), whose variance estimate of 0 is no estimate of
+the noise and would shrink the interval to the point ratio.
 """
 
 from __future__ import annotations
@@ -86,6 +88,11 @@ class _World:
 
     def empty(self) -> bool:
         return self.total < 2 or self.k < 2
+
+    def varies(self) -> bool:
+        """Whether the arm's values are not all one value."""
+        first = self.runs[0][0]
+        return any(v != first for run in self.runs for v in run)
 
     def observed(self) -> tuple[float | None, float]:
         """The arm's statistic of its pooled values and the runs' variance of its mean (scaled units)."""
@@ -150,6 +157,10 @@ def studentised_interval(
         return None
     (a, va), (b, vb) = cand.observed(), ctrl.observed()
     if a is None or b is None or a < 0 or b <= 0:
+        return None
+    if (va == 0 and cand.varies()) or (vb == 0 and ctrl.varies()):
+        # Runs of one mean whose values vary (goodput's 0/1: 18 of 20 good in every run): the runs' estimate
+        # of the mean's variance is 0, not the noise, and the interval would shrink to the point ratio.
         return None
     cand.setup()
     ctrl.setup()

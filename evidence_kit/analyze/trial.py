@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import math
+
 from ..model.evidence import ArmEvidence, TrialEvidence
 from ..model.findings import Finding, TelemetryFields, TelemetryMismatchFinding
-from ..model.journal import Request
-from ..model.trial import ClientBounds
+from ..model.journal import Request, Run
+from ..model.trial import ClientBounds, Workload
 from .client_health import run_client, saturated_text, saturation_findings, unjudged_text
 from .findings import findings_for, phase_blocks
 from .groups import METRICS, fewest_runs, group_results, guardrail_rule, pct
 from .report import VERDICTS, ArmSummary, Failure, GroupResult, RuleSummary, RunStats, SlotChange, TrialAnalysis
+from .schedule import schedule
 from .stats import change, nearest_rank
 from .telemetry import telemetry_summary
 from .timing import arm_timing, run_timing, unchecked_text
@@ -55,7 +58,36 @@ def _arm_summary(arm: ArmEvidence, planned: int, runs: list[RunStats]) -> ArmSum
     )
 
 
-def _run_stats(arm: ArmEvidence, timing_bound_ms: float | None, bounds: ClientBounds) -> list[RunStats]:
+def _trace_schedules(evidence: TrialEvidence) -> dict[tuple[int, float], list[float]]:
+    """A replayed trace's schedule per group, (input, rate) -> due offsets by request index: the trace is private,
+    but it offers the same arrivals to every arm and repetition, so each index's earliest ``scheduled_s`` over
+    every run of the group (a run whose journal states later due times than the others' is judged by theirs)."""
+    if evidence.trial.workload.arrival != "trace":
+        return {}
+    due: dict[tuple[int, float], dict[int, float]] = {}
+    for arm in evidence.arms:
+        for r in arm.timed:
+            if r.rate is not None and r.scheduled_s is not None:
+                at = due.setdefault((r.input_nominal, r.rate), {})
+                at[r.index] = min(at.get(r.index, r.scheduled_s), r.scheduled_s)
+    return {key: [at.get(i, math.inf) for i in range(max(at) + 1)] for key, at in due.items()}
+
+
+def _due(workload: Workload, run: Run, requests: list[Request],
+         traced: dict[tuple[int, float], list[float]]) -> list[float] | None:
+    """An open-loop run's schedule as its plan gives it, as the collector draws it (seeded arrivals; a trace's,
+    the earliest every run of its group states)."""
+    if run.rate is None or workload.arrival not in ("poisson", "constant"):
+        return traced.get((run.input_nominal, run.rate)) if run.rate is not None else None
+    count = max([run.requests, *(r.index + 1 for r in requests)])
+    # Rounded as the collector journals them (scheduled_s), so an honest journal's figures are its own.
+    return [round(offset, 6) for offset in schedule(count, run.rate, workload.arrival,
+                                                    seed=workload.seed,  # type: ignore[arg-type]
+                                                    input_nominal=run.input_nominal)]
+
+
+def _run_stats(arm: ArmEvidence, timing_bound_ms: float | None, bounds: ClientBounds,
+               workload: Workload, traced: dict[tuple[int, float], list[float]]) -> list[RunStats]:
     by_run: dict[str, list[Request]] = {}
     for r in arm.timed:
         by_run.setdefault(r.run, []).append(r)
@@ -81,7 +113,7 @@ def _run_stats(arm: ArmEvidence, timing_bound_ms: float | None, bounds: ClientBo
                 reconciled=run.reconciled,
                 percentiles=percentiles,
                 timing=run_timing(run, requests, timing_bound_ms),
-                client=run_client(run, requests, bounds),
+                client=run_client(run, requests, bounds, _due(workload, run, requests, traced)),
             )
         )
     return out
@@ -129,7 +161,9 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
     trial = evidence.trial
     rule = trial.decision_rule
     planned = trial.workload.planned_per_arm
-    runs = {arm.ref.seq: _run_stats(arm, rule.max_timing_gap_ms, trial.client) for arm in evidence.arms}
+    traced = _trace_schedules(evidence)
+    runs = {arm.ref.seq: _run_stats(arm, rule.max_timing_gap_ms, trial.client, trial.workload, traced)
+            for arm in evidence.arms}
     arms = [_arm_summary(arm, planned, runs[arm.ref.seq]) for arm in evidence.arms]
     groups = group_results(evidence)
     failures = [

@@ -3,7 +3,7 @@
 An open-loop run sends request ``i`` at its scheduled offset whatever is still in flight
 (vLLM bench serve's ``--request-rate``, GuideLLM's poisson and constant profiles), so a
 slower engine meets the same offered load instead of a gentler one, as it would in a
-closed loop. The schedule is a pure function of the plan: :func:`schedule` draws it from
+closed loop. The schedule is a pure function of the plan: :func:`schedule` (``analyze/schedule.py``) draws it from
 the plan's seed, the group's input size and rate and the arrival kind, so every arm and
 every repetition of a group offers exactly the same arrivals, bit for bit. ``poisson``
 gaps are exponential (``-ln(u) / rate`` with ``u`` uniform in (0, 1] from SplitMix64, the
@@ -23,36 +23,16 @@ from __future__ import annotations
 
 import asyncio
 import heapq
-import math
 from collections.abc import Awaitable, Callable
 
-from ..analyze.stats import SplitMix64, seed_for
-from ..model.trial import rate_text
+from ..analyze.schedule import ARRIVAL_KEY, schedule
 from .client import Clock
 
 __all__ = ["schedule", "send_open", "Lanes", "ARRIVAL_KEY", "WARM_LANES"]
 
-ARRIVAL_KEY = "evidence-kit/arrivals/v1"  # the first part of every schedule's seed
 # Lanes opened before an open-loop run (or max_in_flight if lower): a run at a rate has no planned concurrency;
 # a request that finds no warm lane opens its connection itself, and its send lag shows the cost.
 WARM_LANES = 32
-
-
-def schedule(count: int, rate: float, arrival: str, *, seed: int, input_nominal: int) -> list[float]:
-    """The due offsets (seconds from the run's start) of ``count`` requests at ``rate`` per second: the same
-    for the same plan seed, input size, rate and arrival kind, whatever the arm or repetition."""
-    if arrival == "constant":
-        return [i / rate for i in range(count)]
-    if arrival != "poisson":
-        raise ValueError(f"unknown arrival {arrival!r}")
-    rng = SplitMix64(seed_for(ARRIVAL_KEY, seed, input_nominal, rate_text(rate), arrival))
-    offsets, at = [], 0.0
-    for i in range(count):
-        if i:
-            u = ((rng.next() >> 11) + 1) * 2.0 ** -53  # (0, 1]: never log(0)
-            at += -math.log(u) / rate
-        offsets.append(at)
-    return offsets
 
 
 class Lanes:

@@ -64,7 +64,10 @@ def _record(rec: Any, line: int, path: Path) -> ImportedRequest:
     prompt = _metric(metrics, "usage_prompt_tokens", where, path)
     error = rec.get("error")
     if error is not None or meta.get("was_cancelled"):
-        why = reason(error.get("message")) if isinstance(error, dict) else ""
+        # The error's type (the HTTP status phrase, or the client exception's class), not its message: the
+        # server's message can name the model ("The model `org/name` does not exist"), and the records name
+        # no model the redactor could pseudonymise.
+        why = reason(error.get("type")) if isinstance(error, dict) else ""
         code = error.get("code") if isinstance(error, dict) else None
         text = (f"HTTP {code}: " if code else "") + (why or ("cancelled" if meta.get("was_cancelled") else "error"))
         return ImportedRequest(ok=False, error=text, prompt_tokens=prompt, start_s=start, warmup=warmup)

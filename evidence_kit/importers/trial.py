@@ -10,6 +10,7 @@ record is validated against the contract as it is queued, and the folder is writ
 
 from __future__ import annotations
 
+import re
 import shutil
 import statistics
 import tempfile
@@ -190,7 +191,10 @@ def assemble(phases: dict[str, list[ImportedFile]], out: Path, *, rule: Decision
                     "setup": {"measurement_path": f"Imported from {names} result files (evidence-kit import); "
                                                   "the client's own timings, as it recorded them"}}
         atomic_write(work / "decision.toml", _toml(decision))
-        load_decision(work)  # what analyze and build will read must read back: a bug of ours is refused here
+        try:
+            load_decision(work)  # what analyze and build will read must read back
+        except BadInput as err:
+            raise _located(err, folder, trial, phases) from None
         if out.exists():
             out.rmdir()
         work.rename(out)
@@ -198,6 +202,20 @@ def assemble(phases: dict[str, list[ImportedFile]], out: Path, *, rule: Decision
         if work.exists():
             shutil.rmtree(work)
     return out / trial_id
+
+
+def _located(err: BadInput, folder: Path, trial: Trial, phases: dict[str, list[ImportedFile]]) -> BadInput:
+    """A refusal of the journals written, read back, as one of the result file they came from (the journal is
+    temporary): the phase's file of the run's repetition, where the message names one."""
+    for ref in trial.arms:
+        if err.path == str(folder / ref.journal):
+            files = phases[ref.phase]
+            rep = re.search(r"'r([0-9]+)-", err.message)
+            index = int(rep.group(1)) - 1 if rep else 0 if len(files) == 1 else None
+            if index is not None and 0 <= index < len(files):
+                return BadInput(err.message, files[index].path)
+            return BadInput(f"{err.message} (one of {', '.join(str(f.path) for f in files)})")
+    return err
 
 
 def _toml(decision: dict[str, Any]) -> bytes:

@@ -100,7 +100,10 @@ DETECTORS: tuple[tuple[str, str], ...] = (
              r"|" + _B + r"[A-Za-z]:\\" + r"[^\s\"'<>|*?]+"
              r"|(?<![A-Za-z0-9\\])\\\\[A-Za-z0-9._-]+\\[^\s\"'<>|*?]+"),
     ("host", r"(?<![A-Za-z0-9._@-])(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+(?i:"
-             + "|".join(_TLDS) + r")(?![A-Za-z0-9-]|\.[A-Za-z0-9])"),
+             + "|".join(_TLDS) + r")(?![A-Za-z0-9-]|\.[A-Za-z0-9])"
+             # Any name, dotted or not, in aiohttp's connection errors ("Cannot connect to host gpubox7:8000
+             # ssl:default [...]"), which a benchmark client records as a failed request's reason.
+             r"|(?<=(?i:connect to host) )[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?=:[0-9]{1,5}(?![0-9]))"),
     ("hex", r"(?<![0-9A-Za-z.])" + _H + r"{7,128}(?![0-9A-Za-z])"),
 )
 
@@ -182,7 +185,7 @@ _HINTS: dict[str, _Hint] = {
         (text.count(".") >= 3 and _IPV4_HINT.search(text)) or "::" in text or text.count(":") >= 7
     ),
     "path": lambda text, lowered: "\\" in text or "~/" in text or "$HOME/" in text or _PATH_HINT.search(text),
-    "host": lambda text, lowered: _HOST_HINT.search(text),
+    "host": lambda text, lowered: _HOST_HINT.search(text) or "connect to host " in lowered,
 }
 
 

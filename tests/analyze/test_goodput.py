@@ -71,10 +71,11 @@ def test_a_request_is_good_only_if_it_succeeded_and_met_every_declared_slo() -> 
 
 
 def test_the_candidate_with_more_good_requests_wins_on_goodput_though_its_median_latency_is_worse() -> None:
-    # Controls: 6 of 10 good, the 4 others slow to start but quick to end. Candidate: 9 of 10 good, goodput 50 %
-    # higher; its one miss a slow stream, so its median end-to-end time is no better than the controls'.
-    controls = _runs(6, [SLOW_START] * 4)
-    candidate = [[GOOD] * 9 + [SLOW_TOKENS], [GOOD] * 9 + [SLOW_START], [GOOD] * 9 + [SLOW_TOKENS]]
+    # Controls: 6 of 10 good (7, 5 and 6 in their runs: runs of one share would estimate no noise), the others
+    # slow to start but quick to end. Candidate: 9 of 10 good (10, 9, 8), goodput 50 % higher; its misses slow
+    # streams, so its median end-to-end time is no better than the controls'.
+    controls = [[GOOD] * 7 + [SLOW_START] * 3, [GOOD] * 5 + [SLOW_START] * 5, [GOOD] * 6 + [SLOW_START] * 4]
+    candidate = [[GOOD] * 10, [GOOD] * 9 + [SLOW_START], [GOOD] * 8 + [SLOW_TOKENS] * 2]
     trial = analyze(_trial({"before": controls, "candidate": candidate, "restored": controls})).trials[0]
     g = trial.groups[0]
     assert g.label.endswith("/R2.0") and g.rate == 2.0
@@ -90,8 +91,9 @@ def test_the_candidate_with_more_good_requests_wins_on_goodput_though_its_median
 
 
 def test_a_candidate_with_fewer_good_requests_is_a_goodput_regression_and_failures_count_against_it() -> None:
-    controls = _runs(9, [SLOW_START])
-    candidate = _runs(5, [FAILED] * 5)  # its five successes are all good: only the failures are not
+    controls = [[GOOD] * 10, [GOOD] * 9 + [SLOW_START], [GOOD] * 8 + [SLOW_START] * 2]
+    # Its successes are all good: only the failures (4, 5 and 6 of 10) are not.
+    candidate = [[GOOD] * 6 + [FAILED] * 4, [GOOD] * 5 + [FAILED] * 5, [GOOD] * 4 + [FAILED] * 6]
     trial = analyze(_trial({"before": controls, "candidate": candidate, "restored": controls},
                            confidence="significant")).trials[0]
     g = trial.groups[0]
