@@ -63,7 +63,8 @@ _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
 # The fields of a request's timing record as every worker writes it (Outcome.record) and what each may hold:
 # a reply of another shape is no measurement (a journal shape of its own, a field no private-value rule knows).
 _RECORD_FIELDS = frozenset(Outcome(t_send=0.0).record())
-_DURATIONS = ("e2e_s", "ttft_s", "ttft_content_s", "last_token_s", "headers_s", "send_wait_s")
+_AFTER_SEND = ("e2e_s", "ttft_s", "ttft_content_s", "last_token_s", "headers_s")  # durations from the send
+_DURATIONS = (*_AFTER_SEND, "send_wait_s")
 _COUNTS = ("http_status", "prompt_tokens", "completion_tokens", "reasoning_tokens", "token_events")
 
 
@@ -356,7 +357,8 @@ class WorkerPool:
         # Its durations, from the send time it says, end before its reply came: a send time or a duration
         # that lies ends later. Allowed: the rounding to microseconds, and on another machine the anchor's
         # bound and how far two clocks' rates may differ since it (NTP keeps them within 500 ppm).
-        ended = placed + max((record[name] for name in _DURATIONS if record[name] is not None), default=0.0)
+        # (send_wait_s is the wait before the send, not a time after it: it ends nothing.)
+        ended = placed + max((record[name] for name in _AFTER_SEND if record[name] is not None), default=0.0)
         now = time.monotonic() - self.t0
         if ended > now + 1e-5 + (0.0 if worker.same_machine else worker.bound + 1e-3 * max(now, 0.0)):
             raise WorkerFailed(f"worker {worker.number} sent a malformed reply (request {index} sent at "

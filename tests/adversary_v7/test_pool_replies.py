@@ -48,6 +48,13 @@ def test_a_well_formed_record_is_taken() -> None:
     assert len(got) == 3 and got[0]["ok"] is True
 
 
+def test_a_long_wait_before_the_send_is_no_time_after_the_reply() -> None:
+    """Held (found by the full suite under load): ``send_wait_s`` is the wait *before* the send, so a record
+    sent just now after a long wait (0.9 s, the arm began 1 s ago) ends before its reply and is taken."""
+    got = _send({**GOOD, "t_send_s": 0.97, "send_wait_s": 0.9})
+    assert len(got) == 3 and got[0]["send_wait_s"] == 0.9
+
+
 @pytest.mark.parametrize("t_send", [math.nan, math.inf], ids=["nan", "inf"])
 def test_a_send_time_that_is_not_finite_is_a_malformed_reply(t_send: float) -> None:
     """NaN passes `< 0` and isinstance float: it was placed on the arm's clock as NaN (the journal writer then
