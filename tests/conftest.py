@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -9,6 +10,12 @@ import pytest
 
 from evidence_kit.cli import main
 from evidence_kit.examples.reference import write_reference_decision
+
+# Tests send Ctrl-C (SIGINT) to the collectors they start. A shell that starts the suite in the background
+# without job control leaves SIGINT ignored, and an ignored signal stays ignored in every child: the
+# collector would never see the Ctrl-C. A handler here is reset to the default in each child it starts.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -21,6 +21,7 @@ __all__ = [
     "LABELS",
     "find",
     "find_labelled",
+    "JWK_MEMBERS",
     "label_class",
     "is_public",
     "compile_detectors",
@@ -151,6 +152,16 @@ _LABEL_TEXT = re.compile(
     # The value: a quoted one whole (a passphrase of several words), or one word after an
     # authorization scheme (Basic, Bearer, …: the credentials, not the scheme's name), or one word.
     r"(?:\"([^\"\n]+)\"|'([^'\n]+)'|(?:(?:basic|bearer|digest|token|negotiate)[ \t]+)?([^\s\",;'}\]]+))"
+)
+# A JSON Web Key's private members (RFC 7517/7518, RFC 8037): "d" of an EC, OKP (Ed25519) or RSA key, RSA's
+# "p", "q", "dp", "dq", "qi", a symmetric key's "k". Their names are one or two letters and their values any
+# base64url, so the value must look like key material (22 or more base64url characters: 16 bytes or more).
+# Quoted as JSON, a Python dict, YAML or JSON inside a JSON string writes them (\"d\": \"…\"); pretty-printed
+# over several lines, a member still sits on one line, so no "kty" is needed beside it.
+JWK_MEMBERS: frozenset[str] = frozenset({"d", "p", "q", "dp", "dq", "qi", "k"})
+_JWK_TEXT = re.compile(
+    r"(?<![A-Za-z0-9_\\.-])(?:\\?[\"'])?(?:" + "|".join(sorted(JWK_MEMBERS, key=len, reverse=True))
+    + r")(?:\\?[\"'])?[ \t]*[:=][ \t]*(?:\\?[\"'])?([A-Za-z0-9_+/-]{22,}={0,2})(?![A-Za-z0-9_=+/-])"
 )
 # Command-line flags that take a secret: vLLM's --api-key X, --api-key=X, --hf-token, --password.
 _FLAG_TEXT = re.compile(r"(?i)(?<![A-Za-z0-9-])--(api-key|hf-token|token|password|secret)(?:[ \t]+|=)([^\s\"',;]+)")
@@ -289,6 +300,9 @@ def find_labelled(text: str) -> Iterator[tuple[int, int, str]]:
         value = match.group(group)
         if len(value) >= 3 and not is_public(value) and not _a_count(value):
             yield match.start(group), match.end(group), label_class(match.group(1))
+    if ":" in text or "=" in text:
+        for match in _JWK_TEXT.finditer(text):
+            yield match.start(1), match.end(1), "token"
     if "--" in text:
         for match in _FLAG_TEXT.finditer(text):
             if len(match.group(2)) >= 3 and not is_public(match.group(2)) and not _a_count(match.group(2)):

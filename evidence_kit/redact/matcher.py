@@ -99,6 +99,12 @@ def _masked(text: str, spans: list[tuple[int, int, str]]) -> View:
     return View("".join(pieces), tuple(lo), tuple(hi))
 
 
+# A secret found by its label (``"password": "…"``, a JWK's ``"d": "…"``) has no shape of its own: like a
+# host's short name, it is learnt, so the value is found where it stands alone (a JSON file gives the label
+# and its value as two strings). A token found by its shape is found by it wherever it is.
+_LABELLED_TOKEN = "labelled-token"
+
+
 def _teaches(cls: str, value: str) -> Iterable[KnownValue]:
     """What a detector hit teaches: the value itself, or the part of it found elsewhere alone."""
     if cls not in _DISCOVER:
@@ -265,9 +271,12 @@ class Matcher:
         return hits
 
     def _detector_hits(self, text: str) -> list[tuple[int, int, str]]:
+        """``(start, end, class)`` of the detectors' and the labels' hits; a labelled secret's class is
+        ``labelled-token`` here (see :func:`_teaches`), ``token`` everywhere else."""
         found = [h for h in find(self.detectors, text) if not self._is_allowed(text[h[0]:h[1]].lower())]
         if self.labels:
-            found.extend(h for h in find_labelled(text) if not self._is_allowed(text[h[0]:h[1]].lower()))
+            found.extend((s, e, _LABELLED_TOKEN if c == "token" else c) for s, e, c in find_labelled(text)
+                         if not self._is_allowed(text[s:e].lower()))
         if self.redacted_text and found:
             found = self._outside_pseudonyms(text, found)
         found.sort(key=lambda h: (h[0], -(h[1] - h[0])))
@@ -329,6 +338,9 @@ class Matcher:
             for start, end, cls in self._detector_hits(seen):
                 if masked is not None:
                     start, end = masked.span(start, end)  # a hit over a mask covers the known value whole
+                if cls == _LABELLED_TOKEN:
+                    cls = "token"
+                    learnt.add(KnownValue("token", text[start:end]))
                 value = canonical(cls, text[start:end])
                 learnt.update(_teaches(cls, value))
                 out.append((*span(start, end), Hit(0, 0, cls, "detector", value)))

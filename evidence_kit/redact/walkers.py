@@ -31,7 +31,7 @@ from typing import IO
 from pydantic_core import from_json
 
 from ..errors import BadInput
-from .detectors import LABELS
+from .detectors import JWK_MEMBERS, LABELS
 from .harvest import NotText, harvest_text
 from .keys import distinct_keys, may_collide
 from .ledger import Ledger
@@ -176,7 +176,9 @@ _LABEL_FORMS, _LABEL_BY_LETTERS = _label_forms()
 
 def labels_absent(literals: Iterable[str]) -> bool:
     """Whether none of ``literals`` is a label spelled as a JSON key (the one test most lines need)."""
-    return _LABEL_FORMS.isdisjoint(literals)
+    if not isinstance(literals, (list, tuple, set, frozenset)):
+        literals = list(literals)
+    return _LABEL_FORMS.isdisjoint(literals) and JWK_MEMBERS.isdisjoint(literals)
 
 
 def labelled_pairs(text: str, literals: list[str] | None = None) -> list[str]:
@@ -188,11 +190,13 @@ def labelled_pairs(text: str, literals: list[str] | None = None) -> list[str]:
     """
     if literals is None:
         literals = list(_literal_texts(text))
-    if _LABEL_FORMS.isdisjoint(literals):
+    if _LABEL_FORMS.isdisjoint(literals) and JWK_MEMBERS.isdisjoint(literals):
         return []
     out = []
     for match in _LITERAL.finditer(text):  # literal by literal: a key is a literal followed by a colon
         label = _LABEL_BY_LETTERS.get(re.sub(r"[ _-]", "", match.group()[1:-1].lower()))
+        if label is None and match.group()[1:-1] in JWK_MEMBERS:
+            label = match.group()[1:-1]  # a JWK's private member: find_labelled judges its value's shape
         if label is None and "\\" in match.group():
             try:
                 label = _LABEL_BY_LETTERS.get(re.sub(r"[ _-]", "", _decoded(match.group()).lower()))
@@ -365,7 +369,7 @@ def _jsonl_texts(src: Path, check: bool, harvested: list[KnownValue] | None,
                 if ledger is not None:
                     ledger.note(batch, len(lines), None if private else texts)
                 yield texts
-                if not _LABEL_FORMS.isdisjoint(texts):
+                if not labels_absent(texts):
                     yield [pair for line in lines for pair in labelled_pairs(line)]
                 continue
             if ledger is not None:

@@ -97,15 +97,61 @@ def test_pem_body_lines_without_their_header_are_redacted(tmp_path: Path, spelli
     assert not full, f"{len(full)} full body lines left"
 
 
-@pytest.mark.xfail(strict=True, reason="an Ed25519 JWK's private member \"d\" (43 base64url characters, RFC 8037) is "
-                   "found by no detector: its name is one letter, and its value alone is any random string; finding "
-                   "it needs the JSON walker to read \"d\" as private beside \"kty\": \"OKP\", not yet done")
-def test_an_ed25519_jwk_private_key_in_a_log_is_redacted(tmp_path: Path) -> None:
+def _jwk() -> tuple[dict[str, str], str]:
     key = Ed25519PrivateKey.generate()
     seed = key.private_bytes(ser.Encoding.Raw, ser.PrivateFormat.Raw, ser.NoEncryption())
+    public = key.public_key().public_bytes(ser.Encoding.Raw, ser.PublicFormat.Raw)
     d = base64.urlsafe_b64encode(seed).decode().rstrip("=")
-    jwk = json.dumps({"kty": "OKP", "crv": "Ed25519", "d": d, "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"})
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), files={"logs/signer.log": f"loaded jwk {jwk}\n"})
+    x = base64.urlsafe_b64encode(public).decode().rstrip("=")
+    return {"kty": "OKP", "crv": "Ed25519", "d": d, "x": x}, d
+
+
+def _rsa_jwk() -> dict[str, str]:
+    numbers = rsa.generate_private_key(public_exponent=65537, key_size=1024).private_numbers()
+
+    def b64(n: int) -> str:
+        return base64.urlsafe_b64encode(n.to_bytes((n.bit_length() + 7) // 8, "big")).decode().rstrip("=")
+
+    return {"kty": "RSA", "n": b64(numbers.public_numbers.n), "e": "AQAB", "d": b64(numbers.d), "p": b64(numbers.p),
+            "q": b64(numbers.q), "dp": b64(numbers.dmp1), "dq": b64(numbers.dmq1), "qi": b64(numbers.iqmp)}
+
+
+def _jwk_spellings() -> list[tuple[str, str, list[str]]]:
+    """(file, content, private values) of a JWK as loggers and config files write one."""
+    ed, d = _jwk()
+    rsa_jwk = _rsa_jwk()
+    rsa_private = [rsa_jwk[m] for m in ("d", "p", "q", "dp", "dq", "qi")]
+    oct_key = base64.urlsafe_b64encode(bytes(range(7, 39))).decode().rstrip("=")
+    return [
+        ("logs/signer.log", f"loaded jwk {json.dumps(ed)}\n", [d]),
+        ("logs/signer-pretty.log", "jwk:\n" + json.dumps(ed, indent=2) + "\n", [d]),
+        ("logs/signer.jsonl", json.dumps({"msg": "key", "jwk": json.dumps(ed)}) + "\n", [d]),
+        ("logs/signer-py.log", f"key={dict(ed)!r}\n", [d]),
+        ("logs/keys.yaml", "keys:\n  - kty: OKP\n    crv: Ed25519\n    d: " + d + "\n", [d]),
+        ("logs/jwks.json", json.dumps({"keys": [rsa_jwk]}, indent=1), rsa_private),
+        ("logs/oct.json", json.dumps({"kty": "oct", "k": oct_key, "alg": "HS256"}), [oct_key]),
+    ]
+
+
+@pytest.mark.parametrize("index", range(7))
+def test_a_jwk_private_key_in_a_log_is_redacted_and_found(tmp_path: Path, index: int) -> None:
+    """RFC 7517/8037 private members ("d", RSA's "p", "q", "dp", "dq", "qi", a symmetric "k") are one- or
+    two-letter names over any base64url: found by their value's shape after the name, in every spelling."""
+    rel, content, private = _jwk_spellings()[index]
+    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), files={rel: content})
+    assert [f for f in scan_tree(raw) if f.file == rel and f.cls == "token"], f"the scan finds the key in {rel}"
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     assert result.publishable, [str(f) for f in result.findings]
-    assert d not in _texts(result.out)
+    out = _texts(result.out)
+    assert [v for v in private if v in out] == []
+    assert [v[:24] for v in private if v[:24] in out] == []
+
+
+def test_short_members_and_public_halves_of_a_jwk_stay(tmp_path: Path) -> None:
+    """A JWK's public members are no secret, and a short value after a one-letter name is no key."""
+    ed, _ = _jwk()
+    text = f"jwk {json.dumps(ed)}\nq: 3\nd = 12.5 ms\np: abc\n"
+    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), files={"logs/pub.log": text})
+    result = redact_bundle(raw, tmp_path / "out", key=KEY)
+    out = (result.out / "logs" / "pub.log").read_text()
+    assert ed["x"] in out and "q: 3" in out and "d = 12.5 ms" in out and "p: abc" in out
