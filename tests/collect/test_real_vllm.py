@@ -9,9 +9,6 @@ itself (1-2.5 minutes on two cores), so the tier takes several minutes.
 from __future__ import annotations
 
 import os
-import signal
-import socket
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,7 +17,6 @@ from evidence_kit.collect import collect_trial
 from evidence_kit.read import load_trial
 
 from ..conftest import REPO
-from .conftest import write_plan
 
 # Three vLLM starts of 1-2.5 minutes each: the suite's 300 s default is too tight on a loaded machine.
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
@@ -49,50 +45,20 @@ def test_small_trial_on_vllm_cpu_is_valid_and_reconciled(tmp_path: Path, monkeyp
     assert candidate.header.engine.kv_token_slots == 2 * before.header.engine.kv_token_slots
     assert restored.header.engine.kv_token_slots == before.header.engine.kv_token_slots
     assert {c.name: c.ok for c in restored.checks}["identity-equality"]
-    assert result.ok, result.problems
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@pytest.mark.skipif(not (VLLM_PYTHON.exists() and (TINY_MODEL / "config.json").exists()),
-                    reason="vllm-cpu tier not set up (run tests/collect/realengine/setup_vllm_cpu.sh)")
-def test_shared_prefixes_on_vllm_cpu_reconcile_with_its_prefix_cache_counters(tmp_path: Path) -> None:
-    # One engine serves every arm (no start commands: one vLLM start instead of three), with prefix caching
-    # and the usage detail on; the collector checks vLLM's own counters against the cached tokens it reports.
-    port = _free_port()
-    log = (tmp_path / "vllm.log").open("wb")
-    engine = subprocess.Popen(
-        [str(VLLM_PYTHON), "-m", "vllm.entrypoints.openai.api_server", "--model", str(TINY_MODEL),
-         "--served-model-name", "tiny", "--host", "127.0.0.1", "--port", str(port), "--max-model-len", "1024",
-         "--dtype", "bfloat16", "--enable-prefix-caching", "--enable-prompt-tokens-details"],
-        stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1"},
-        start_new_session=True)
-    try:
-        url = f"http://127.0.0.1:{port}"
-        arm = {"base_url": url, "model": "tiny", "ready_url": url + "/health", "ready_timeout_s": 400}
-        plan = write_plan(tmp_path / "plan.toml", engine_kind="vllm", arms={"original": arm, "same": arm},
-                          workload={"input_nominal": [768], "concurrency": [2], "repetitions": 1,
-                                    "requests_per_run": 4, "max_tokens": 4, "warmup_requests": 0, "seed": 11,
-                                    "prefix_tokens": 512, "prefixes": 2, "request_timeout_s": 300})
-        collect_trial(plan, tmp_path / "raw")
-        evidence = load_trial(tmp_path / "raw")
-        for arm_evidence in evidence.arms:
-            assert all(r.ok for r in arm_evidence.requests)
-            assert all(r.cached_tokens is not None and r.prefix in (0, 1) for r in arm_evidence.timed)
-            run = arm_evidence.runs[0]
-            assert run.reconciled is True, run.mismatches
+    # The ~768-token group's prompts open with one of two shared prefixes: the cached tokens each request
+    # reports are vLLM's own prefix-cache hits, run by run (each arm starts its own engine, so nothing
+    # of an earlier arm is cached and the prefix-cache check passes everywhere).
+    prefixed = 0
+    for arm in evidence.arms:
+        for run in arm.runs:
+            timed = [r for r in arm.timed if r.run == run.run]
+            if timed[0].prefix is None:
+                continue
+            prefixed += 1
+            assert all(r.cached_tokens is not None and r.prefix in (0, 1) for r in timed)
             hits, queries = run.counters["prefix_cache_hits"], run.counters["prefix_cache_queries"]
-            cached = sum(r.cached_tokens or 0 for r in arm_evidence.timed)
-            assert hits[1] - hits[0] == cached > 0  # primed: every timed prompt found its prefix cached
-            assert queries[1] - queries[0] == sum(r.prompt_tokens or 0 for r in arm_evidence.timed)
-        # The engine was never restarted: the later arms' prompts were cached whole, which the check flags.
-        flagged = [not next(c for c in a.checks if c.name == "prefix-cache").ok for a in evidence.arms]
-        assert flagged == [False, True, True]
-    finally:
-        os.killpg(engine.pid, signal.SIGTERM)
-        engine.wait(timeout=60)
-        log.close()
+            assert hits[1] - hits[0] == sum(r.cached_tokens or 0 for r in timed) > 0  # primed: found cached
+            assert queries[1] - queries[0] == sum(r.prompt_tokens or 0 for r in timed)
+        assert {c.name: c.ok for c in arm.checks}["prefix-cache"]
+    assert prefixed == 6  # two concurrencies in each of three arms
+    assert result.ok, result.problems
