@@ -49,29 +49,18 @@ def test_an_honest_run_is_judged_as_before() -> None:
 
 
 def _trace_trial(candidate_due: list[float], candidate_sends: list[float], due: list[float]):
-    from evidence_kit.model import PHASES, Header, Trial
-    from evidence_kit.model.evidence import ArmEvidence, TrialEvidence
+    from evidence_kit.model.evidence import TrialEvidence
+    from tests.synthetic import synthetic_arms
 
-    labels = {"before": "original", "candidate": "candidate", "restored": "original"}
-    trial = Trial.model_validate({
-        "schema": "evidence-kit/trial/v1", "trial_id": "trace", "title": "Trace", "engine_kind": "simulated",
-        "decision_rule": {"metric": "e2e_s", "min_improvement": 0.1},
-        "workload": {"input_nominal": [INPUT], "rate": [RATE], "arrival": "trace", "repetitions": 1,
-                     "requests_per_run": N, "max_tokens": 64, "temperature": 0},
-        "arms": [{"seq": seq, "arm": labels[phase], "role": "candidate" if phase == "candidate" else "control",
-                  "phase": phase, "journal": f"journals/0{seq}-{labels[phase]}-{phase}.jsonl"}
-                 for seq, phase in enumerate(PHASES, start=1)],
-    })
-    arms = []
-    for ref in trial.arms:
-        header = Header.model_validate({"type": "header", "schema": "evidence-kit/journal/v1", "trial_id": "trace",
-                                        "arm": ref.arm, "phase": ref.phase, "seq": ref.seq,
-                                        "started_at": "2026-12-01T00:00:00Z"})
-        arm = ArmEvidence(ref=ref, header=header, footer=None, sha256="", size=0)
+    trial, arms = synthetic_arms(
+        "trace", {"input_nominal": [INPUT], "rate": [RATE], "arrival": "trace", "repetitions": 1,
+                  "requests_per_run": N, "max_tokens": 64, "temperature": 0},
+        {"metric": "e2e_s", "min_improvement": 0.1})
+    for arm in arms:
+        ref = arm.ref
         sends, stated = (candidate_sends, candidate_due) if ref.phase == "candidate" else (due, due)
         run, requests = _run(sends, stated)
         arm.requests, arm.runs = requests, [run]
-        arms.append(arm)
     return TrialEvidence(trial=trial, arms=arms, source="synthetic:trace")
 
 

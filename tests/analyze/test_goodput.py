@@ -9,8 +9,9 @@ import pytest
 
 from evidence_kit.analyze import analyze
 from evidence_kit.analyze.goodput import is_good, tpot_s
-from evidence_kit.model import PHASES, Header, Request, Trial
-from evidence_kit.model.evidence import ArmEvidence, TrialEvidence
+from evidence_kit.model import PHASES, Request, Trial
+from evidence_kit.model.evidence import TrialEvidence
+from tests.synthetic import synthetic_arms
 
 SLO = {"ttft_ms": 200.0, "tpot_ms": 20.0}
 
@@ -19,25 +20,14 @@ def _trial(runs: Mapping[str, Sequence[Sequence[tuple[float, float]]]], *, metri
            confidence: str = "point") -> TrialEvidence:
     """An A/B/A open-loop trial of one group at 2 requests per second; each request given as (ttft_s, e2e_s)
     with 11 output tokens (so TPOT is (e2e - ttft) / 10); a negative ttft is a failed request."""
-    labels = {"before": "original", "candidate": "candidate", "restored": "original"}
     repetitions = len(runs["before"])
-    trial = Trial.model_validate({
-        "schema": "evidence-kit/trial/v1", "trial_id": "goodput", "title": "Goodput", "engine_kind": "simulated",
-        "decision_rule": {"metric": metric, "min_improvement": 0.1, "confidence": confidence},
-        "slo": SLO,
-        "workload": {"input_nominal": [1024], "rate": [2.0], "arrival": "poisson", "repetitions": repetitions,
-                     "requests_per_run": max(len(r) for p in PHASES for r in runs[p]), "max_tokens": 64,
-                     "temperature": 0},
-        "arms": [{"seq": seq, "arm": labels[phase], "role": "candidate" if phase == "candidate" else "control",
-                  "phase": phase, "journal": f"journals/0{seq}-{labels[phase]}-{phase}.jsonl"}
-                 for seq, phase in enumerate(PHASES, start=1)],
-    })
-    arms = []
-    for ref in trial.arms:
-        header = Header.model_validate({"type": "header", "schema": "evidence-kit/journal/v1", "trial_id": "goodput",
-                                        "arm": ref.arm, "phase": ref.phase, "seq": ref.seq,
-                                        "started_at": "2026-12-01T00:00:00Z"})
-        arm = ArmEvidence(ref=ref, header=header, footer=None, sha256="", size=0)
+    trial, arms = synthetic_arms(
+        "goodput", {"input_nominal": [1024], "rate": [2.0], "arrival": "poisson", "repetitions": repetitions,
+                    "requests_per_run": max(len(r) for p in PHASES for r in runs[p]), "max_tokens": 64,
+                    "temperature": 0},
+        {"metric": metric, "min_improvement": 0.1, "confidence": confidence}, slo=SLO)
+    for arm in arms:
+        ref = arm.ref
         for repetition, values in enumerate(runs[ref.phase], start=1):
             for index, (ttft, e2e) in enumerate(values):
                 ok = ttft >= 0
@@ -47,7 +37,6 @@ def _trial(runs: Mapping[str, Sequence[Sequence[tuple[float, float]]]], *, metri
                     prompt_tokens=1024 if ok else None, completion_tokens=11 if ok else None,
                     e2e_s=e2e if ok else None, ttft_s=ttft if ok else None, ttft_content_s=ttft if ok else None,
                     t_send_s=index * 0.5 + repetition * 100, scheduled_s=index * 0.5))
-        arms.append(arm)
     return TrialEvidence(trial=trial, arms=arms, source="synthetic:goodput")
 
 
