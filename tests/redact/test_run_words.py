@@ -1,0 +1,35 @@
+"""A private value's part spelled like a word of a run id (a folder ``c4`` of a private path) is not hunted alone:
+hunting it rewrote every run id ``r1-8192-c4`` and the build then refused the site for holding it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from evidence_kit.redact import known_values_from_raw, redact_bundle, scan_tree
+from tests.redact import corpus
+from tests.redact.conftest import KEY
+from tests.redact.test_leak_classes import _texts, plant
+
+PRIVATE = "/srv/bench-zeta/c256/rate2.0/r12/plan-zeta.toml"
+
+
+def _runs(folder: Path) -> list[str]:
+    return sorted({json.loads(line)["run"] for path in sorted((folder / "journals").glob("*.jsonl"))
+                   for line in path.read_text().splitlines() if '"run"' in line and '"type":"run"' in line.replace(" ", "")})
+
+
+def test_a_private_folder_named_like_a_run_id_word_leaves_the_run_ids_alone(tmp_path: Path) -> None:
+    raw = corpus.make_raw_trial(tmp_path / "raw")
+    for journal in (raw / "journals").glob("*.jsonl"):  # the runs at C = 4 as if at 256: r1-8192-c256
+        journal.write_text(journal.read_text().replace('-c4"', '-c256"'))
+    raw = plant(raw, private={"plan_path": PRIVATE}, files={"logs/collect.log": f"plan {PRIVATE} loaded\n"})
+    before = _runs(raw)
+    assert any(run.endswith("-c256") for run in before)
+    result = redact_bundle(raw, tmp_path / "out", key=KEY)
+    assert result.publishable, [str(f) for f in result.findings]
+    assert _runs(result.out) == before
+    out = _texts(result.out)
+    assert PRIVATE not in out and "bench-zeta" not in out and "plan-zeta" not in out
+    # The scan the site builder runs, with every raw value, finds nothing in the bundle either.
+    assert scan_tree(result.out, known_values=known_values_from_raw(raw)) == []
