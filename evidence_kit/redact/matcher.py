@@ -99,6 +99,34 @@ def _masked(text: str, spans: list[tuple[int, int, str]]) -> View:
     return View("".join(pieces), tuple(lo), tuple(hi))
 
 
+# A run id as the collector writes it (collect/runs.py: r1-8192-c4, r1-8192-rate2.0), a token of its own.
+_RUN_ID = re.compile(r"r[0-9]+-[0-9]+-(?:c[0-9]+|rate[0-9]+(?:\.[0-9]+)?)")
+_RUN_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789.-")
+
+
+def _run_id_component(lower: str, start: int, end: int) -> bool:
+    """Whether ``lower[start:end]`` is one whole component of a run id standing as a token of its own: a known
+    value's part spelled ``c256``, ``r12`` or ``rate2.0`` (a folder of a private path) is hunted everywhere
+    else, but replacing it inside the run ids would rename the runs, and nothing private is in them."""
+    if end - start > 16 or not lower[start].isalnum():
+        return False
+    first, last = start, end
+    while first > 0 and lower[first - 1] in _RUN_ID_CHARS and start - first < 32:
+        first -= 1
+    while last < len(lower) and lower[last] in _RUN_ID_CHARS and last - end < 32:
+        last += 1
+    token = lower[first:last].strip(".-")
+    offset = first + (len(lower[first:last]) - len(lower[first:last].lstrip(".-")))
+    match = _RUN_ID.fullmatch(token)
+    if match is None:
+        return False
+    parts, at = [], offset
+    for part in token.split("-"):
+        parts.append((at, at + len(part)))
+        at += len(part) + 1
+    return (start, end) in parts
+
+
 # A secret found by its label (``"password": "…"``, a JWK's ``"d": "…"``) has no shape of its own: like a
 # host's short name, it is learnt, so the value is found where it stands alone (a JSON file gives the label
 # and its value as two strings). A token found by its shape is found by it wherever it is.
@@ -231,6 +259,8 @@ class Matcher:
             own = None
             spelling = match.group()
             variant = self.table[spelling]
+            if _run_id_component(lower, start, end):
+                continue  # r1-8192-c256 is the collector's name for a run, not the folder c256 of a private path
             if variant.cls == "domain" and start > last and lower[start - 1] == ".":
                 # A name under a known domain (gpu-node-18 under lab.acme-corp.internal) is a host
                 # of its own, not a bare label left in front of the domain's pseudonym.

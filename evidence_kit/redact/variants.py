@@ -463,11 +463,6 @@ def _raw_variants(cls: str, value: str) -> Iterator[tuple[str, str, str]]:
         yield value, cls, value
 
 
-# The words of a run id (``r1-8192-c4``, ``r1-8192-rate2.0``: collect/runs.py): a part of a private value spelled
-# like one (a folder ``c256`` of a private path) is not hunted on its own; the whole value still is.
-_RUN_WORD = re.compile(r"(?:r|c)[0-9]+|rate[0-9]+(?:\.[0-9]+)?")
-
-
 def _skipped(spelled: str, cls: str = "") -> bool:
     """Spellings never hunted: too short, public words, bare versions, short numbers."""
     return (
@@ -490,8 +485,6 @@ def variants(known: KnownValue) -> list[Variant]:
     found: dict[str, Variant] = {}
     encodable: dict[str, tuple[str, str]] = {}
     for text, vcls, entity in _raw_variants(cls, value):
-        if text != value and _RUN_WORD.fullmatch(text):
-            continue  # a folder named c256 names no one, and hunting it would rewrite every run id r1-1024-c256
         for spelled in _encoded(text):
             folded = spelled.casefold()
             if folded not in found and not _skipped(spelled, vcls):

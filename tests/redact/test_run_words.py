@@ -33,3 +33,18 @@ def test_a_private_folder_named_like_a_run_id_word_leaves_the_run_ids_alone(tmp_
     assert PRIVATE not in out and "bench-zeta" not in out and "plan-zeta" not in out
     # The scan the site builder runs, with every raw value, finds nothing in the bundle either.
     assert scan_tree(result.out, known_values=known_values_from_raw(raw)) == []
+
+
+def test_the_same_word_outside_a_run_id_is_still_hunted(tmp_path: Path) -> None:
+    """A node named like a run id's word (c256 of c256.hpc.zeta-lab.internal) is still found alone in a log:
+    only a whole component of a run id token is left."""
+    raw = corpus.make_raw_trial(tmp_path / "raw")
+    for journal in (raw / "journals").glob("*.jsonl"):
+        journal.write_text(journal.read_text().replace('-c4"', '-c256"'))
+    raw = plant(raw, private={"node": "c256.hpc.zeta-lab.internal", "plan_path": PRIVATE},
+                files={"logs/ssh.log": "ssh c256 ok; c256: up; see /srv/x/c256 and c256-r1-8192, r1-8192-c256.c256\n"})
+    result = redact_bundle(raw, tmp_path / "out", key=KEY)
+    assert result.publishable, [str(f) for f in result.findings]
+    log = (result.out / "logs" / "ssh.log").read_text()
+    assert "c256" not in log, log
+    assert any(run.endswith("-c256") for run in _runs(result.out))
