@@ -366,6 +366,13 @@ def _command_tokens(value: str) -> list[str]:
         return value.split()
 
 
+# A folder named for a load level or a repetition (``c256``, ``C4``, ``r2``, ``rate2.0``), as operators file their
+# runs: the words the evidence itself uses for its runs and groups (``r1-8192-c256``, ``~8K/C256``), so hunting
+# the folder alone would rewrite them and the site would fail closed. The whole path is still hunted, and a user's
+# folder under ``home`` whatever its name.
+_LOAD_WORD = re.compile(r"[cCrR][0-9]+|rate[0-9]+(?:\.[0-9]+)?")
+
+
 def _path(value: str) -> Iterator[tuple[str, str, str]]:
     """A path's spellings: itself, each identifying component, and, when it holds white space,
     each path in it read as a command line. A value starting like a path is hunted both ways,
@@ -383,7 +390,7 @@ def _path(value: str) -> Iterator[tuple[str, str, str]]:
                 yield from _model(part)
             elif index > 0 and parts[index - 1] in ("home", "Users"):
                 yield part, "user", part
-            elif part.casefold() in _COMMON_PATH_PARTS or re.match(r"^python[0-9.]*$", part):
+            elif part.casefold() in _COMMON_PATH_PARTS or re.match(r"^python[0-9.]*$", part) or _LOAD_WORD.fullmatch(part):
                 continue
             else:
                 yield part, "path", part

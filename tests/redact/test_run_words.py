@@ -31,8 +31,16 @@ def test_a_private_folder_named_like_a_run_id_word_leaves_the_run_ids_alone(tmp_
     assert _runs(result.out) == before
     out = _texts(result.out)
     assert PRIVATE not in out and "bench-zeta" not in out and "plan-zeta" not in out
-    # The scan the site builder runs, with every raw value, finds nothing in the bundle either.
-    assert scan_tree(result.out, known_values=known_values_from_raw(raw)) == []
+    # The scan the site builder runs, with every raw value, finds nothing in the bundle, nor in a page naming
+    # the group and the run as the site does.
+    known = known_values_from_raw(raw)
+    assert scan_tree(result.out, known_values=known) == []
+    page = tmp_path / "page"
+    page.mkdir()
+    (page / "index.md").write_text("| ~8K/C256 | r1-8192-c256 | c256 | rate2.0 |\n")
+    assert scan_tree(page, known_values=known) == []
+    (page / "index.md").write_text("the plan was /srv/bench-zeta/c256/rate2.0/r12/plan-zeta.toml\n")
+    assert scan_tree(page, known_values=known) != []
 
 
 def test_the_same_word_outside_a_run_id_is_still_hunted(tmp_path: Path) -> None:
