@@ -65,7 +65,7 @@ async def replay(url: str, offsets: list[float], run_bodies: list[dict[str, Any]
                 client, chat, run_bodies, offsets, start=start, clock=time.monotonic, timeout=300)]
             processes = (await health.stop())["processes"]
         else:
-            pool.begin()
+            await pool.begin()
             records = await pool.send_scheduled(chat, run_bodies, offsets, start=start, timeout=300)
             workers = await pool.end()
             processes = (await health.stop())["processes"] + workers
