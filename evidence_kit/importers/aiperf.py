@@ -95,6 +95,7 @@ def read(source: SourceFile, lines: list[tuple[int, str]]) -> ImportedFile:
         except ValueError:
             raise BadInput("truncated or invalid JSON record", path, line) from None
         requests.append(_record(rec, line, path))
+        requests[-1].line = line
         meta = rec["metadata"]
         start, end = meta.get("request_start_ns"), meta.get("request_end_ns")
         if meta.get("benchmark_phase") != "warmup" and isinstance(start, int) and isinstance(end, int):

@@ -110,7 +110,7 @@ def _request(stats: Any, status: str, where: str, path: Path) -> ImportedRequest
     if status != "successful":
         error = info.get("error") if status == "errored" else "incomplete: still running when the benchmark stopped"
         return ImportedRequest(ok=False, error=reason(error) or f"{status} (GuideLLM recorded no reason)",
-                               prompt_tokens=prompt, start_s=start)
+                               prompt_tokens=prompt, start_s=start, name=where)
     ttft = seconds(stats.get("time_to_first_token_ms"), f"{where}.time_to_first_token_ms", path, scale=1e-3)
     if ttft is None:
         raise BadInput(f"GuideLLM report: {where} has no time_to_first_token_ms: the benchmark was not streamed, "
@@ -122,5 +122,5 @@ def _request(stats: Any, status: str, where: str, path: Path) -> ImportedRequest
         raise BadInput(f"GuideLLM report: {where} has no request_latency", path)
     return ImportedRequest(ok=True, prompt_tokens=prompt,
                            completion_tokens=tokens(stats.get("output_tokens"), f"{where}.output_tokens", path),
-                           e2e_s=e2e, ttft_s=ttft, ttft_content_s=content, start_s=start)
+                           e2e_s=e2e, ttft_s=ttft, ttft_content_s=content, start_s=start, name=where)
 

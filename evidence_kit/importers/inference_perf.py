@@ -54,7 +54,7 @@ def _entry(entry: Any, i: int, path: Path) -> ImportedRequest:
         e = _obj(error)
         text = ": ".join(part for part in (str(e.get("error_type") or ""), reason(e.get("error_msg"))) if part)
         return ImportedRequest(ok=False, error=text or "error (inference-perf recorded no reason)",
-                               prompt_tokens=prompt, start_s=start)
+                               prompt_tokens=prompt, start_s=start, name=where)
     times = response.get("output_token_times")
     if not isinstance(times, list) or not times:
         raise BadInput(f"inference-perf report: {where} has no output_token_times: the run was not streamed "
@@ -66,7 +66,7 @@ def _entry(entry: Any, i: int, path: Path) -> ImportedRequest:
     completion = usage.get("completion_tokens", response.get("output_tokens"))
     return ImportedRequest(ok=True, prompt_tokens=prompt,
                            completion_tokens=tokens(completion, f"{where} completion tokens", path),
-                           e2e_s=round(end - start, 9), ttft_s=round(first - start, 9), start_s=start)
+                           e2e_s=round(end - start, 9), ttft_s=round(first - start, 9), start_s=start, name=where)
 
 
 def read(source: SourceFile, doc: list[Any]) -> ImportedFile:

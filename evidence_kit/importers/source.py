@@ -35,6 +35,8 @@ class ImportedRequest:
     start_s: float | None = None  # when it was sent, on the tool's own clock (seconds; any origin)
     itl_us: list[int] | None = None
     warmup: bool = False
+    line: int | None = None  # where the file holds it, for a refusal: its line (JSONL) ...
+    name: str | None = None  # ... or how the file names it ("entry 3")
 
 
 @dataclass

@@ -24,7 +24,7 @@ from ..errors import BadInput
 from ..fsutil import atomic_write
 from ..model import DecisionRule, Trial
 from ..read import load_decision
-from .source import ImportedFile, ImportedGroup
+from .source import ImportedFile, ImportedGroup, ImportedRequest
 
 __all__ = ["assemble", "TOOL_NAMES", "DEFAULT_RULE"]
 
@@ -128,10 +128,19 @@ def _journal(path: Path, trial: Trial, seq: int, files: list[ImportedFile],
         for (nominal, concurrency), group in zip(keys, f.groups):
             try:
                 _run(writer, rep, nominal, concurrency, group, warm)
-            except BadInput as err:  # a record the contract refuses (times out of order, ...): the file's fault
-                raise BadInput(f"{group.where}: {err.message}", f.path) from None
+            except _Refused as err:  # a record the contract refuses (times out of order, ...): the file's fault
+                named = f", {err.request.name}" if err.request.name else ""
+                raise BadInput(f"{group.where}{named}: {err.message}", f.path, err.request.line) from None
     writer.footer(ended_at="not recorded")
     writer.commit()
+
+
+class _Refused(Exception):
+    """A request of an imported file that the journal contract refuses, with the request (where the file has it)."""
+
+    def __init__(self, message: str, request: ImportedRequest):
+        super().__init__(message)
+        self.message, self.request = message, request
 
 
 def _run(writer: JournalWriter, rep: int, nominal: int, concurrency: int, group: ImportedGroup,
@@ -156,7 +165,10 @@ def _run(writer: JournalWriter, rep: int, nominal: int, concurrency: int, group:
             base["t_send_s"] = round(r.start_s - origin, 6)
         if r.itl_us is not None:
             base["itl_us"] = r.itl_us
-        writer.add(base)
+        try:
+            writer.add(base)
+        except BadInput as err:
+            raise _Refused(err.message, r) from None
     writer.add({"type": "run", "run": run, "repetition": rep, "input_nominal": nominal, "concurrency": concurrency,
                 "requests": timed, "ok": ok, "reconciled": None, "counters": None})
 

@@ -58,13 +58,13 @@ def read(source: SourceFile, doc: dict[str, Any]) -> ImportedFile:
             # A failed request's ttft, latency and output length are placeholder zeros, not measurements.
             requests.append(ImportedRequest(ok=False, error=reason(error),
                                             prompt_tokens=tokens(doc["input_lens"][i], f"input_lens[{i}]", path),
-                                            start_s=_start(doc, i, path)))
+                                            start_s=_start(doc, i, path), name=f"request {i}"))
             continue
         itls = doc["itls"][i] if "itls" in doc else None
         if itls is not None and not isinstance(itls, list):
             raise BadInput(f"vllm bench serve result: itls[{i}] is not a list", path)
         requests.append(ImportedRequest(
-            ok=True,
+            ok=True, name=f"request {i}",
             prompt_tokens=tokens(doc["input_lens"][i], f"input_lens[{i}]", path),
             completion_tokens=tokens(doc["output_lens"][i], f"output_lens[{i}]", path),
             ttft_s=seconds(doc["ttfts"][i], f"ttfts[{i}]", path),

@@ -206,6 +206,21 @@ class Request(Record):
         return self
 
 
+    @model_validator(mode="after")
+    def _gaps_within_stream(self) -> Request:
+        # The gaps run from the first token event to the last, so they sum to last_token_s - ttft_s (within
+        # the rounding of each gap and of the two times to the microsecond), never past the request's end.
+        if self.itl_us and self.ttft_s is not None:
+            end = self.last_token_s if self.last_token_s is not None else self.e2e_s
+            if end is not None:
+                total, span = sum(self.itl_us), round((end - self.ttft_s) * 1e6)
+                if total > span + len(self.itl_us) // 2 + 2:
+                    field = "last_token_s" if self.last_token_s is not None else "e2e_s"
+                    raise ValueError(f"itl_us sums to {total} us, more than the {span} us from ttft_s to {field}: "
+                                     "the gaps between token events cannot outlast the stream")
+        return self
+
+
 def _check_one_load(concurrency: int | None, rate: float | None) -> None:
     if (concurrency is None) == (rate is None):
         raise ValueError("a request or run has exactly one of concurrency (closed loop) and rate (open loop)")

@@ -94,6 +94,13 @@ def test_bad_records_are_refused_with_the_file_and_line(tmp_path: Path, capsys: 
     assert "not streamed" in _bad(tmp_path, capsys, b"".join(json.dumps(r).encode() + b"\n" for r in unstreamed))
     guidellm = (REPO / "tests" / "import_samples" / "guidellm" / "candidate.json").read_bytes()
     assert "is a GuideLLM file" in _bad(tmp_path, capsys, guidellm)
+    # A record whose chunk gaps outlast its stream (the first record's last gap a second long) contradicts itself.
+    outlasting = [json.loads(line) for line in lines]
+    first = next(i for i, r in enumerate(outlasting) if isinstance(r["metrics"].get("inter_chunk_latency"), dict))
+    outlasting[first]["metrics"]["inter_chunk_latency"]["value"][-1] += 1e9 if outlasting[first]["metrics"][
+        "inter_chunk_latency"].get("unit") == "ns" else 1e3
+    said = _bad(tmp_path, capsys, b"".join(json.dumps(r).encode() + b"\n" for r in outlasting))
+    assert f"bad.jsonl:{first + 1}:" in said and "cannot outlast the stream" in said, said
 
 
 @pytest.mark.slow

@@ -161,6 +161,16 @@ def _content_after_the_end(lines):
                    "the first visible content cannot come after the end of the request")
 
 
+def _gaps_past_the_end(lines):
+    i = _first(lines, "request") + 3
+    record = json.loads(lines[i])
+    span = round((record["e2e_s"] - record["ttft_s"]) * 1e6)
+    gaps = [span // 4] * 4 + [1000]  # a forged stream: its token gaps outlast it by a millisecond
+    _edit(lines, i, itl_us=gaps, last_token_s=None)
+    return i + 1, (f"itl_us sums to {sum(gaps)} us, more than the {span} us from ttft_s to e2e_s: "
+                   "the gaps between token events cannot outlast the stream")
+
+
 CASES = {
     "torn last line": _torn,
     "bad JSON": _bad_json,
@@ -183,6 +193,7 @@ CASES = {
     "first token after the end": _first_token_after_the_end,
     "visible content before the first token": _content_before_the_first_token,
     "visible content after the end": _content_after_the_end,
+    "token gaps past the end": _gaps_past_the_end,
 }
 
 
