@@ -292,6 +292,15 @@ _LABEL_HINTS: tuple[str, ...] = tuple(sorted(LABELS, key=len, reverse=True))
 _LABEL_HINT = re.compile("(?:" + "|".join(re.escape(k) for k in _LABEL_HINTS) + r")[\"'\] \t.]*[:=]")
 
 
+# What a tool writes in a secret's place, or a client's stand-in for "no key" (vLLM's documented api_key="EMPTY",
+# a logger's REDACTED, Rails' [FILTERED], ******): no secret, and, learnt as one, a word that the site's own pages,
+# styles and schemas hold (`:empty`, "placeholder"), so the site could never be built.
+_PLACEHOLDER = re.compile(
+    r"(?i)[<\[(]?(?:empty|dummy|fake|placeholder|redacted|filtered|masked|hidden|omitted|removed|changeme|change[-_]me"
+    r"|unset|not[-_]?set|undefined|secret|password|none|null|nil|x{3,}|\*+|\u2022+)[>\])]?"
+)
+
+
 def _a_count(value: str) -> bool:
     """A number of fewer than six digits after a label (``"host": 450`` in a receipt's counts,
     ``node: 3``) is a count, never an identity, as everywhere else."""
@@ -305,7 +314,7 @@ def find_labelled(text: str) -> Iterator[tuple[int, int, str]]:
     for match in _LABEL_TEXT.finditer(text) if labelled else ():
         group = next(g for g in (2, 3, 4) if match.group(g) is not None)
         value = match.group(group)
-        if len(value) >= 3 and not is_public(value) and not _a_count(value):
+        if len(value) >= 3 and not is_public(value) and not _a_count(value) and not _PLACEHOLDER.fullmatch(value):
             yield match.start(group), match.end(group), label_class(match.group(1))
     if ":" in text or "=" in text:
         for match in _JWK_TEXT.finditer(text):
@@ -316,7 +325,8 @@ def find_labelled(text: str) -> Iterator[tuple[int, int, str]]:
                 yield match.start(), match.end(), "token"
     if "--" in text:
         for match in _FLAG_TEXT.finditer(text):
-            if len(match.group(2)) >= 3 and not is_public(match.group(2)) and not _a_count(match.group(2)):
+            value = match.group(2)
+            if len(value) >= 3 and not is_public(value) and not _a_count(value) and not _PLACEHOLDER.fullmatch(value):
                 yield match.start(2), match.end(2), "token"
 
 

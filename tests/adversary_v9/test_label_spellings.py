@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from evidence_kit.redact import redact_bundle, scan_tree
+from evidence_kit.redact import known_values_from_raw, redact_bundle, scan_tree
 from evidence_kit.redact.detectors import find_labelled
 from tests.redact import corpus
 from tests.redact.conftest import KEY
@@ -72,3 +72,30 @@ def test_a_secret_given_as_a_named_value_is_redacted(tmp_path: Path, rel: str, c
     out = _texts(result.out)
     assert SECRET not in out
     assert kept in out
+
+
+PLACEHOLDERS = {
+    "logs/client.env": "OPENAI_API_KEY=EMPTY\nHF_TOKEN=<redacted>\n",  # vLLM's documented stand-in for no key
+    "logs/rails.log": 'Parameters: {"password"=>"[FILTERED]", "api_key"=>"[FILTERED]"}\n',  # Rails' filter
+    "logs/masked.log": "password: REDACTED; secret=******; api_key: placeholder; client_secret: hidden\n",
+    "logs/client.json": '{"api_key": "EMPTY", "max_retries": 2}\n',
+}
+
+
+def test_a_placeholder_after_a_label_is_no_secret_and_the_site_can_still_be_built(tmp_path: Path) -> None:
+    """A labelled secret is learnt and hunted everywhere, the site included. A placeholder learnt so (vLLM's
+    EMPTY, a logger's REDACTED) is a word the site's own style sheet, search box and schemas hold
+    (``.ek-vega:empty``, ``placeholder="Search"``, "Redacted by evidence-kit"): every build failed closed."""
+    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), files=PLACEHOLDERS)
+    result = redact_bundle(raw, tmp_path / "out", key=KEY)
+    assert result.publishable, [str(f) for f in result.findings]
+    for rel, content in PLACEHOLDERS.items():
+        assert (result.out / rel).read_text() == content
+    known = known_values_from_raw(raw)
+    assert not [v for v in known if v.cls == "token" and v.value.strip("[]<>*").lower() in
+                {"empty", "filtered", "redacted", "placeholder", "hidden", ""}]
+    page = tmp_path / "page"
+    page.mkdir()
+    (page / "extra.css").write_text(".md-typeset .ek-vega:empty { display: none; }\n")
+    (page / "index.html").write_text('<input placeholder="Search"><p>Redacted by evidence-kit; hidden</p>\n')
+    assert scan_tree(page, known_values=known) == []
