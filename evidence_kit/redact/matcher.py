@@ -106,18 +106,19 @@ _RUN_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789.-")
 
 # A group's label as the analysis writes it (analyze/groups.py: ~6K/C4, ~512/C256, ~6K/R2.0) and a run's group
 # as the per-run table does (present/tables.py: 8192/C256), lowercased.
-_GROUP_LABEL = re.compile(r"(?:~(?:[0-9]+k?|\?)|[0-9]+)/(?:c[0-9]+|r[0-9]+(?:\.[0-9]+)?)")
+_GROUP_LABEL = re.compile(r"(?:~(?:[0-9]+k?|\?)|[0-9]{3,})/(?:c[0-9]+|r[0-9]+(?:\.[0-9]+)?)")
 _LABEL_CHARS = frozenset("0123456789k?~")
 
 
-def _run_id_component(lower: str, start: int, end: int) -> bool:
+def _run_id_component(text: str, lower: str, start: int, end: int) -> bool:
     """Whether ``lower[start:end]`` is one whole component of a run id standing as a token of its own, or the
     load of a group's label (``C256`` of ``~8K/C256``): a known value's part spelled ``c256``, ``r12`` or
     ``rate2.0`` (a host ``c256.hpc.lab.internal``'s short name) is hunted everywhere else, but replacing it
-    inside the run ids and the labels would rename the runs and the groups, and nothing private is in them."""
+    inside the run ids and the labels would rename the runs and the groups, and nothing private is in them. A
+    label's load is written in capitals (``C256``, ``R2.0``): ``12/c4`` in a log is no label."""
     if end - start > 16 or not lower[start].isalnum():
         return False
-    if start > 1 and lower[start - 1] == "/":
+    if start > 1 and lower[start - 1] == "/" and text[start] in "CR":
         first = start - 1
         while first > 0 and lower[first - 1] in _LABEL_CHARS and start - first < 10:
             first -= 1
@@ -277,7 +278,7 @@ class Matcher:
             own = None
             spelling = match.group()
             variant = self.table[spelling]
-            if _run_id_component(lower, start, end):
+            if _run_id_component(text, lower, start, end):
                 continue  # r1-8192-c256 is the collector's name for a run, not the folder c256 of a private path
             if variant.cls == "domain" and start > last and lower[start - 1] == ".":
                 # A name under a known domain (gpu-node-18 under lab.acme-corp.internal) is a host

@@ -41,6 +41,7 @@ def test_a_group_label_at_c256_is_no_finding_of_a_node_c256(tmp_path: Path, text
 
 @pytest.mark.parametrize("text", [
     "ssh c256 ok\n", "8K/C256\n", "~8K/ C256\n", "~8K/r1/C256\n", "~8K/C256.7\n", "under 8192/c256/x\n",
+    "rack 12/C256\n", "port 8192/c256 up\n", "~8K/c256\n",  # a label's load is in capitals, after 3 or more digits
     # Longer than the window the matcher looks back over: no run id, only a token that ends like one.
     "x.r1-" + "0" * 28 + "-c256\n", "r1-8192-c256-" + "0" * 40 + "\n",
 ])
