@@ -9,6 +9,8 @@ too, because the redactor and the scanner must agree on them exactly.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import ipaddress
 import re
 from collections.abc import Callable, Iterator
@@ -148,10 +150,11 @@ LABELS: dict[str, str] = {
 }
 _LABEL_TEXT = re.compile(
     r"(?i)(?<![A-Za-z0-9])(" + "|".join(sorted((re.escape(k) for k in LABELS), key=len, reverse=True))
-    + r")[\"']?[ \t]*(?:\.{2,}[ \t]*)?[:=][ \t]*"
+    + r")[\"'\]]?[ \t]*(?:\.{2,}[ \t]*)?(?:=>|[:=])[ \t]*"
     # The value: a quoted one whole (a passphrase of several words), or one word after an
-    # authorization scheme (Basic, Bearer, …: the credentials, not the scheme's name), or one word.
-    r"(?:\"([^\"\n]+)\"|'([^'\n]+)'|(?:(?:basic|bearer|digest|token|negotiate)[ \t]+)?([^\s\",;'}\]]+))"
+    # authorization scheme (Basic, Bearer, …: the credentials, not the scheme's name), or one word; the one
+    # value of a list (vLLM logs its args as a dict: 'api_key': ['…']).
+    r"(?:\[[ \t]*)?(?:\"([^\"\n]+)\"|'([^'\n]+)'|(?:(?:basic|bearer|digest|token|negotiate)[ \t]+)?([^\s\",;'}\]]+))"
 )
 # A JSON Web Key's private members (RFC 7517/7518, RFC 8037): "d" of an EC, OKP (Ed25519) or RSA key, RSA's
 # "p", "q", "dp", "dq", "qi", a symmetric key's "k". Their names are one or two letters and their values any
@@ -160,9 +163,13 @@ _LABEL_TEXT = re.compile(
 # over several lines, a member still sits on one line, so no "kty" is needed beside it.
 JWK_MEMBERS: frozenset[str] = frozenset({"d", "p", "q", "dp", "dq", "qi", "k"})
 _JWK_TEXT = re.compile(
-    r"(?<![A-Za-z0-9_\\.-])(?:\\?[\"'])?(?:" + "|".join(sorted(JWK_MEMBERS, key=len, reverse=True))
-    + r")(?:\\?[\"'])?[ \t]*[:=][ \t]*(?:\\?[\"'])?([A-Za-z0-9_+/-]{22,}={0,2})(?![A-Za-z0-9_=+/-])"
+    r"(?<![A-Za-z0-9_\\.-])(?:\\?[\"'\[])?(?:" + "|".join(sorted(JWK_MEMBERS, key=len, reverse=True))
+    + r")(?:\\?[\"'\]])?[ \t]*(?:=>|[:=])[ \t]*(?:\\?[\"'])?([A-Za-z0-9_+/-]{22,}={0,2})(?![A-Za-z0-9_=+/-])"
 )
+# A JSON document in base64 (``{"`` or a brace and a line break encoded: ``ey…``, ``ew…``), as a Kubernetes
+# Secret's ``data`` or an environment variable holds a JWK or a JWKS: the whole run is a secret when the JSON
+# holds a JWK's private member.
+_BASE64_JSON = re.compile(r"(?<![A-Za-z0-9+/_-])e[wy][A-Za-z0-9+/_-]{38,}={0,2}(?![A-Za-z0-9+/_=-])")
 # Command-line flags that take a secret: vLLM's --api-key X, --api-key=X, --hf-token, --password.
 _FLAG_TEXT = re.compile(r"(?i)(?<![A-Za-z0-9-])--(api-key|hf-token|token|password|secret)(?:[ \t]+|=)([^\s\"',;]+)")
 
@@ -282,7 +289,16 @@ def find(detectors: Detectors, text: str) -> Iterator[tuple[int, int, str]]:
 _LABEL_HINTS: tuple[str, ...] = tuple(sorted(LABELS, key=len, reverse=True))
 # A label as the pattern needs it: followed by nothing but quotes, blanks and dots before its ":"
 # or "=" (matched on lowercased ASCII text, where lowercasing is what IGNORECASE does).
-_LABEL_HINT = re.compile("(?:" + "|".join(re.escape(k) for k in _LABEL_HINTS) + r")[\"' \t.]*[:=]")
+_LABEL_HINT = re.compile("(?:" + "|".join(re.escape(k) for k in _LABEL_HINTS) + r")[\"'\] \t.]*[:=]")
+
+
+# What a tool writes in a secret's place, or a client's stand-in for "no key" (vLLM's documented api_key="EMPTY",
+# a logger's REDACTED, Rails' [FILTERED], ******): no secret, and, learnt as one, a word that the site's own pages,
+# styles and schemas hold (`:empty`, "placeholder"), so the site could never be built.
+_PLACEHOLDER = re.compile(
+    r"(?i)[<\[(]?(?:empty|dummy|fake|placeholder|redacted|filtered|masked|hidden|omitted|removed|changeme|change[-_]me"
+    r"|unset|not[-_]?set|undefined|secret|password|none|null|nil|x{3,}|\*+|\u2022+)[>\])]?"
+)
 
 
 def _a_count(value: str) -> bool:
@@ -298,15 +314,31 @@ def find_labelled(text: str) -> Iterator[tuple[int, int, str]]:
     for match in _LABEL_TEXT.finditer(text) if labelled else ():
         group = next(g for g in (2, 3, 4) if match.group(g) is not None)
         value = match.group(group)
-        if len(value) >= 3 and not is_public(value) and not _a_count(value):
+        if len(value) >= 3 and not is_public(value) and not _a_count(value) and not _PLACEHOLDER.fullmatch(value):
             yield match.start(group), match.end(group), label_class(match.group(1))
     if ":" in text or "=" in text:
         for match in _JWK_TEXT.finditer(text):
             yield match.start(1), match.end(1), "token"
+    if len(text) >= 40 and ("ey" in text or "ew" in text):
+        for match in _BASE64_JSON.finditer(text):
+            if _jwk_inside(match.group()):
+                yield match.start(), match.end(), "token"
     if "--" in text:
         for match in _FLAG_TEXT.finditer(text):
-            if len(match.group(2)) >= 3 and not is_public(match.group(2)) and not _a_count(match.group(2)):
+            value = match.group(2)
+            if len(value) >= 3 and not is_public(value) and not _a_count(value) and not _PLACEHOLDER.fullmatch(value):
                 yield match.start(2), match.end(2), "token"
+
+
+def _jwk_inside(run: str) -> bool:
+    """Whether base64 (standard or URL-safe, padded or not, cut anywhere) spells JSON holding a JWK's private member."""
+    body = run.rstrip("=").replace("-", "+").replace("_", "/")
+    body = body[:len(body) - len(body) % 4]
+    try:
+        text = base64.b64decode(body, validate=True).decode("utf-8", errors="replace")
+    except binascii.Error:
+        return False
+    return (":" in text or "=" in text) and _JWK_TEXT.search(text) is not None
 
 
 def label_class(label: str) -> str:

@@ -104,17 +104,36 @@ _RUN_ID = re.compile(r"r[0-9]+-[0-9]+-(?:c[0-9]+|rate[0-9]+(?:\.[0-9]+)?)")
 _RUN_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789.-")
 
 
-def _run_id_component(lower: str, start: int, end: int) -> bool:
-    """Whether ``lower[start:end]`` is one whole component of a run id standing as a token of its own: a known
-    value's part spelled ``c256``, ``r12`` or ``rate2.0`` (a folder of a private path) is hunted everywhere
-    else, but replacing it inside the run ids would rename the runs, and nothing private is in them."""
+# A group's label as the analysis writes it (analyze/groups.py: ~6K/C4, ~512/C256, ~6K/R2.0) and a run's group
+# as the per-run table does (present/tables.py: 8192/C256), lowercased.
+_GROUP_LABEL = re.compile(r"(?:~(?:[0-9]+k?|\?)|[0-9]{3,})/(?:c[0-9]+|r[0-9]+(?:\.[0-9]+)?)")
+_LABEL_CHARS = frozenset("0123456789k?~")
+
+
+def _run_id_component(text: str, lower: str, start: int, end: int) -> bool:
+    """Whether ``lower[start:end]`` is one whole component of a run id standing as a token of its own, or the
+    load of a group's label (``C256`` of ``~8K/C256``): a known value's part spelled ``c256``, ``r12`` or
+    ``rate2.0`` (a host ``c256.hpc.lab.internal``'s short name) is hunted everywhere else, but replacing it
+    inside the run ids and the labels would rename the runs and the groups, and nothing private is in them. A
+    label's load is written in capitals (``C256``, ``R2.0``): ``12/c4`` in a log is no label."""
     if end - start > 16 or not lower[start].isalnum():
         return False
+    if start > 1 and lower[start - 1] == "/" and text[start] in "CR":
+        first = start - 1
+        while first > 0 and lower[first - 1] in _LABEL_CHARS and start - first < 10:
+            first -= 1
+        if (_GROUP_LABEL.fullmatch(lower, first, end) is not None
+                and (first == 0 or not (lower[first - 1].isalnum() or lower[first - 1] in "/._-"))
+                and not (end < len(lower) and (lower[end].isalnum() or lower[end] == "/"
+                                               or (lower[end] == "." and lower[end + 1:end + 2].isdigit())))):
+            return True
     first, last = start, end
     while first > 0 and lower[first - 1] in _RUN_ID_CHARS and start - first < 32:
         first -= 1
     while last < len(lower) and lower[last] in _RUN_ID_CHARS and last - end < 32:
         last += 1
+    if (first > 0 and lower[first - 1] in _RUN_ID_CHARS) or (last < len(lower) and lower[last] in _RUN_ID_CHARS):
+        return False  # a longer token than the window: no run id, whatever its last 32 characters spell
     token = lower[first:last].strip(".-")
     offset = first + (len(lower[first:last]) - len(lower[first:last].lstrip(".-")))
     match = _RUN_ID.fullmatch(token)
@@ -259,7 +278,7 @@ class Matcher:
             own = None
             spelling = match.group()
             variant = self.table[spelling]
-            if _run_id_component(lower, start, end):
+            if _run_id_component(text, lower, start, end):
                 continue  # r1-8192-c256 is the collector's name for a run, not the folder c256 of a private path
             if variant.cls == "domain" and start > last and lower[start - 1] == ".":
                 # A name under a known domain (gpu-node-18 under lab.acme-corp.internal) is a host

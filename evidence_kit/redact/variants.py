@@ -366,11 +366,12 @@ def _command_tokens(value: str) -> list[str]:
         return value.split()
 
 
-# A folder named for a load level or a repetition (``c256``, ``C4``, ``r2``, ``rate2.0``), as operators file their
-# runs: the words the evidence itself uses for its runs and groups (``r1-8192-c256``, ``~8K/C256``), so hunting
-# the folder alone would rewrite them and the site would fail closed. The whole path is still hunted, and a user's
-# folder under ``home`` whatever its name.
-_LOAD_WORD = re.compile(r"[cCrR][0-9]+|rate[0-9]+(?:\.[0-9]+)?")
+# A folder named for a load level or a repetition (``c256``, ``C4``, ``r2``, ``rate2.0``), or for a run
+# (``r1-8192-c256``), as operators file their runs: the words the evidence itself uses for its runs and groups
+# (``r1-8192-c256``, ``~8K/C256``), so hunting the folder alone would rewrite them (a run renamed ``path-…`` in
+# the journals) and the site would fail closed. The whole path is still hunted, and a user's folder under
+# ``home`` whatever its name.
+_LOAD_WORD = re.compile(r"[cCrR][0-9]+|rate[0-9]+(?:\.[0-9]+)?|(?i:r[0-9]+-[0-9]+-(?:c[0-9]+|rate[0-9]+(?:\.[0-9]+)?))")
 
 
 def _path(value: str) -> Iterator[tuple[str, str, str]]:

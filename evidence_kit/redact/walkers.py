@@ -175,33 +175,39 @@ _LABEL_FORMS, _LABEL_BY_LETTERS = _label_forms()
 
 
 def labels_absent(literals: Iterable[str]) -> bool:
-    """Whether none of ``literals`` is a label spelled as a JSON key (the one test most lines need)."""
+    """Whether none of ``literals`` is a label spelled as a JSON key, nor are ``name`` and ``value`` both there (an
+    object naming a variable: see :func:`labelled_pairs`): the one test most lines need."""
     if not isinstance(literals, (list, tuple, set, frozenset)):
         literals = list(literals)
-    return _LABEL_FORMS.isdisjoint(literals) and JWK_MEMBERS.isdisjoint(literals)
+    return (_LABEL_FORMS.isdisjoint(literals) and JWK_MEMBERS.isdisjoint(literals)
+            and not ("name" in literals and "value" in literals))
 
 
 def labelled_pairs(text: str, literals: list[str] | None = None) -> list[str]:
     """``label: value`` for each JSON string value under a private label (``"Hostname": "box7"``,
-    ``"serialNumber": …``): a JSON file shows the label and its value as two strings, never one text.
+    ``"serialNumber": …``): a JSON file shows the label and its value as two strings, never one text; and
+    ``NAME=value`` for each object naming a variable (``{"name": "VLLM_API_KEY", "value": "…"}``).
 
     ``literals`` are the text's decoded string literals when already at hand: most lines hold
     no label among them, and that is one set test.
     """
     if literals is None:
         literals = list(_literal_texts(text))
+    out = _named_values(text) if "name" in literals and "value" in literals else []
     if _LABEL_FORMS.isdisjoint(literals) and JWK_MEMBERS.isdisjoint(literals):
-        return []
-    out = []
+        return out
     for match in _LITERAL.finditer(text):  # literal by literal: a key is a literal followed by a colon
         label = _LABEL_BY_LETTERS.get(re.sub(r"[ _-]", "", match.group()[1:-1].lower()))
         if label is None and match.group()[1:-1] in JWK_MEMBERS:
             label = match.group()[1:-1]  # a JWK's private member: find_labelled judges its value's shape
         if label is None and "\\" in match.group():
             try:
-                label = _LABEL_BY_LETTERS.get(re.sub(r"[ _-]", "", _decoded(match.group()).lower()))
+                decoded = _decoded(match.group())
             except ValueError:
                 continue
+            label = _LABEL_BY_LETTERS.get(re.sub(r"[ _-]", "", decoded.lower()))
+            if label is None and decoded in JWK_MEMBERS:
+                label = decoded  # "\u0064" is the key "d" to every parser
         value = _VALUE_AFTER_KEY.match(text, match.end()) if label is not None else None
         if value is not None:
             raw = value.group(1)
@@ -209,6 +215,22 @@ def labelled_pairs(text: str, literals: list[str] | None = None) -> list[str]:
                 out.append(f"{label}: {_decoded(raw) if raw.startswith(chr(34)) else raw}")
             except ValueError:
                 continue
+    return out
+
+
+# A variable as Kubernetes (a pod's "env"), Docker's API and HAR (headers, form fields) write one: its name and its
+# value as two members of an object, {"name": "VLLM_API_KEY", "value": "…"}.
+_NAMED_VALUE = re.compile(r'"name"\s*:\s*("(?:[^"\\\n]|\\.)*")\s*,\s*"value"\s*:\s*("(?:[^"\\\n]|\\.)*")')
+
+
+def _named_values(text: str) -> list[str]:
+    """``NAME=value`` of each such object: find_labelled judges the name as a label (``*_API_KEY=…``)."""
+    out = []
+    for match in _NAMED_VALUE.finditer(text):
+        try:
+            out.append(f"{_decoded(match.group(1))}={_decoded(match.group(2))}")
+        except ValueError:
+            continue
     return out
 
 
