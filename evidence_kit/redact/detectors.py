@@ -161,11 +161,19 @@ _LABEL_TEXT = re.compile(
 # base64url, so the value must look like key material (22 or more base64url characters: 16 bytes or more).
 # Quoted as JSON, a Python dict, YAML or JSON inside a JSON string writes them (\"d\": \"…\"); pretty-printed
 # over several lines, a member still sits on one line, so no "kty" is needed beside it.
-JWK_MEMBERS: frozenset[str] = frozenset({"d", "p", "q", "dp", "dq", "qi", "k"})
+# .NET writes an RSA key's parameters as "D", "P", "Q", "DP", "DQ", "InverseQ" (RSAParameters as JSON, and as
+# ToXmlString's <RSAKeyValue><D>…</D>…), in standard base64.
+JWK_MEMBERS: frozenset[str] = frozenset({"d", "p", "q", "dp", "dq", "qi", "k", "D", "P", "Q", "DP", "DQ", "InverseQ"})
 _JWK_TEXT = re.compile(
     r"(?<![A-Za-z0-9_\\.-])(?:\\?[\"'\[])?(?:" + "|".join(sorted(JWK_MEMBERS, key=len, reverse=True))
     + r")(?:\\?[\"'\]])?[ \t]*(?:=>|[:=])[ \t]*(?:\\?[\"'])?([A-Za-z0-9_+/-]{22,}={0,2})(?![A-Za-z0-9_=+/-])"
 )
+# A member of a JWK flattened into dotted keys, as a properties file or a structured logger writes nested ones
+# (jwk.d=…, keys.0.d: …); and an RSA key's private parameters as .NET's ToXmlString writes them.
+_JWK_FLAT = re.compile(
+    r"(?<![A-Za-z0-9_-])(?i:jwks?|keys?|private_?key|signing_?key)(?:\.[A-Za-z0-9_]+)*\.(?:dp|dq|qi|d|p|q|k)"
+    r"[\"']?[ \t]*[:=][ \t]*[\"']?([A-Za-z0-9_+/-]{22,}={0,2})(?![A-Za-z0-9_=+/-])")
+_XML_KEY = re.compile(r"<(D|P|Q|DP|DQ|InverseQ)>\s*([A-Za-z0-9+/_-]{22,}={0,2})\s*</\1>")
 # A JSON document in base64 (``{"`` or a brace and a line break encoded: ``ey…``, ``ew…``), as a Kubernetes
 # Secret's ``data`` or an environment variable holds a JWK or a JWKS: the whole run is a secret when the JSON
 # holds a JWK's private member.
@@ -319,6 +327,12 @@ def find_labelled(text: str) -> Iterator[tuple[int, int, str]]:
     if ":" in text or "=" in text:
         for match in _JWK_TEXT.finditer(text):
             yield match.start(1), match.end(1), "token"
+        if "." in text:
+            for match in _JWK_FLAT.finditer(text):
+                yield match.start(1), match.end(1), "token"
+    if "</" in text:
+        for match in _XML_KEY.finditer(text):
+            yield match.start(2), match.end(2), "token"
     if len(text) >= 40 and ("ey" in text or "ew" in text):
         for match in _BASE64_JSON.finditer(text):
             if _jwk_inside(match.group()):
