@@ -366,12 +366,12 @@ def _command_tokens(value: str) -> list[str]:
         return value.split()
 
 
-# A folder named for a load level or a repetition (``c256``, ``C4``, ``r2``, ``rate2.0``), or for a run
-# (``r1-8192-c256``), as operators file their runs: the words the evidence itself uses for its runs and groups
-# (``r1-8192-c256``, ``~8K/C256``), so hunting the folder alone would rewrite them (a run renamed ``path-…`` in
-# the journals) and the site would fail closed. The whole path is still hunted, and a user's folder under
-# ``home`` whatever its name.
-_LOAD_WORD = re.compile(r"[cCrR][0-9]+|rate[0-9]+(?:\.[0-9]+)?|(?i:r[0-9]+-[0-9]+-(?:c[0-9]+|rate[0-9]+(?:\.[0-9]+)?))")
+# A folder named for a run (``r1-8192-c256``), as operators file their runs: the evidence's own name for it, so
+# hunting the folder alone would rename the run (``path-…`` in the journals). A folder named for a load level or a
+# repetition (``c256``, ``r12``) is hunted like any other (it may be a node's name: c001…c512 on a cluster); where
+# the evidence writes such a word as its own (a run id's component, a group label's load), the matcher leaves it.
+# The whole path is still hunted, and a user's folder under ``home`` whatever its name.
+_LOAD_WORD = re.compile(r"(?i:r[0-9]+-[0-9]+-(?:c[0-9]+|rate[0-9]+(?:\.[0-9]+)?))")
 
 
 def _path(value: str) -> Iterator[tuple[str, str, str]]:

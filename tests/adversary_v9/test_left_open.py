@@ -70,10 +70,9 @@ def test_a_labelled_secret_that_is_a_common_word_does_not_stop_the_site(tmp_path
     assert scan_tree(page, known_values=known_values_from_raw(raw)) == []
 
 
-@pytest.mark.xfail(strict=True, reason="a private path's folder named like a load level (/nfs/c256/…) is not "
-                   "hunted alone (session 8's choice, docs/redaction.md): a node c256 that only such a path names "
-                   "stays in a log that names it alone")
 def test_a_node_named_only_by_a_load_word_folder_is_hunted(tmp_path: Path) -> None:
+    """A private path's folder named like a load level (/nfs/c256/…) is hunted alone (fixed since: the matcher
+    leaves the word only where the evidence writes it as its own, in a run id or a group label)."""
     raw = plant(corpus.make_raw_trial(tmp_path / "raw"), private={"scratch_dir": "/nfs/c256/scratch/zeta"},
                 files={"logs/ssh.log": "ssh c256 uptime\n"})
     assert "c256" not in (redact_bundle(raw, tmp_path / "out", key=KEY).out / "logs" / "ssh.log").read_text()

@@ -1,5 +1,6 @@
-"""A private value's part spelled like a word of a run id (a folder ``c4`` of a private path) is not hunted alone:
-hunting it rewrote every run id ``r1-8192-c4`` and the build then refused the site for holding it."""
+"""A private value's part spelled like a word of a run id (a folder ``c256`` of a private path) is left where the
+evidence writes it as its own (a run id ``r1-8192-c256``, a group label ``~8K/C256``): replacing it there renamed
+every run and the build then refused the site for holding it. Everywhere else it is hunted (it may name a node)."""
 
 from __future__ import annotations
 
@@ -37,8 +38,10 @@ def test_a_private_folder_named_like_a_run_id_word_leaves_the_run_ids_alone(tmp_
     assert scan_tree(result.out, known_values=known) == []
     page = tmp_path / "page"
     page.mkdir()
-    (page / "index.md").write_text("| ~8K/C256 | r1-8192-c256 | c256 | rate2.0 |\n")
+    (page / "index.md").write_text("| ~8K/C256 | r1-8192-c256 | 8192/C256 |\n")
     assert scan_tree(page, known_values=known) == []
+    (page / "index.md").write_text("ran on c256\n")  # the folder's name alone: it may be a node's
+    assert scan_tree(page, known_values=known) != []
     (page / "index.md").write_text("the plan was /srv/bench-zeta/c256/rate2.0/r12/plan-zeta.toml\n")
     assert scan_tree(page, known_values=known) != []
 
