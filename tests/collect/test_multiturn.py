@@ -246,10 +246,15 @@ def _bundle(root: Path, turns: int | None, edit: Any = None) -> Path:
 
 
 def test_the_reader_takes_a_multiturn_journal_and_refuses_turns_that_do_not_belong(tmp_path: Path) -> None:
+    from evidence_kit.analyze import analyze
     from evidence_kit.read import load_trial
 
     evidence = load_trial(_bundle(tmp_path / "ok", 3))
     assert evidence.trial.workload.planned_per_arm == 6 and [r.turn for r in evidence.arms[0].timed] == [1, 2, 3] * 2
+    group = analyze(evidence).trials[0].groups[0]
+    assert group.turns is not None and [t.input_tokens_min for t in group.turns] == [300, 600, 900]
+    assert group.input_tokens_max == 300  # the group is its conversations' first turns
+    assert "turns" not in analyze(load_trial(_bundle(tmp_path / "one", None))).trials[0].groups[0].model_dump()
     cases = [(3, lambda r: {k: v for k, v in r.items() if k not in ("conversation", "turn")}, "without its conversation"),
              (3, lambda r: {**r, "turn": 4}, "outside the workload's 2 conversations of 3 turns"),
              (3, lambda r: {**r, "conversation": 2}, "outside the workload's 2 conversations"),
