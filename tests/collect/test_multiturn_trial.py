@@ -85,7 +85,8 @@ def test_a_multiturn_trial_reconciles_publishes_and_verifies(tmp_path: Path, run
     assert built.code == 0, built.err
     page = (site / "site" / "decisions" / DECISION / "index.md").read_text()
     assert "Per turn: each conversation's turn k+1 re-sends" in page and "Simulated: these times" in page
-    assert "conversations of 3 turns" in page
+    assert "conversations of 3 turns" in page and "(groups marked history)" in page
+    assert "Prefix-cache hit rate before / candidate / restored" in page
     public = site / "public"
     key = ["--key", tmp_path / "keys" / "signing.pub"]
     ok = run_cli("verify", public, *key)
