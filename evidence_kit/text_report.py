@@ -46,6 +46,9 @@ from .present import (
     tail_rows,
     tail_title,
     timing_sentences,
+    turn_headers,
+    turn_rows,
+    turn_title,
     verdicts_text,
     wins_sentence,
 )
@@ -91,6 +94,9 @@ def _trial_text(trial: TrialAnalysis) -> list[str]:
             hits = cache_hit_title(trial)
             if hits:  # the hit rates beside the latencies they explain
                 out += [hits, *table(cache_hit_headers(trial), cache_hit_rows(trial)), ""]
+            turns = turn_title(trial)
+            if turns:  # a multi-turn trial's times turn by turn
+                out += [turns, *table(turn_headers(trial), turn_rows(trial)), ""]
     loads = load_rows(trial)
     if loads:
         headers = load_headers(trial)

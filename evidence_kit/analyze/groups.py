@@ -13,7 +13,7 @@ from ..model.trial import Guardrail, Load, Slo
 from .cache import cache_hits
 from .design import design_result
 from .goodput import good_values, group_load
-from .report import Comparison, GroupLoad, GroupResult, GuardrailResult, GuardrailRule, Interval, Pooled
+from .report import Comparison, GroupLoad, GroupResult, GuardrailResult, GuardrailRule, Interval, Pooled, TurnResult
 from .stats import (
     DEFAULT_METHOD,
     bootstrap_ratio_interval,
@@ -28,7 +28,7 @@ from .stats import (
 from .verdicts import verdict_for
 
 __all__ = ["METRICS", "CONTROLS", "fewest_runs", "group_labels", "group_results", "input_label", "pct", "pooled_statistics",
-           "guardrail_rule", "reaches", "requests_by_arm", "run_values"]
+           "guardrail_rule", "reaches", "requests_by_arm", "run_values", "turn_results", "TURN_METRICS"]
 
 METRICS: tuple[str, ...] = ("e2e_s", "ttft_s", "ttft_content_s", "completion_tokens")
 
@@ -224,12 +224,38 @@ def _group_arms(evidence: TrialEvidence, cells: Cells, inp: int,
 
 
 def _prompt_tokens(cells: Cells) -> dict[int, list[int]]:
-    """Nominal input size -> the prompt tokens of its ok timed requests, every arm and concurrency."""
+    """Nominal input size -> the prompt tokens of its ok timed requests, every arm and concurrency (in a
+    multi-turn workload, of its conversations' first turns: a later turn holds the history before it)."""
     out: dict[int, list[int]] = {}
     for arm_cells in cells.values():
         for (inp, _), requests in arm_cells.items():
-            out.setdefault(inp, []).extend(r.prompt_tokens for r in requests if r.ok and r.prompt_tokens is not None)
+            out.setdefault(inp, []).extend(r.prompt_tokens for r in requests
+                                           if r.ok and r.prompt_tokens is not None and r.turn in (None, 1))
     return out
+
+
+TURN_METRICS: tuple[str, ...] = ("ttft_s", "e2e_s")
+
+
+def turn_results(per_phase: Mapping[str, list[list[Request]]], rule: DecisionRule) -> list[TurnResult] | None:
+    """Each turn's pooled TTFT and end-to-end time against each control, in a multi-turn group (None in a
+    single-turn one, whose requests name no turn). The rule judges the group's turns pooled; these are shown."""
+    turns = sorted({r.turn for arms in per_phase.values() for rs in arms for r in rs if r.turn is not None})
+    out = []
+    for turn in turns:
+        of_turn: dict[str, list[list[Request]]] = {
+            phase: [[r for r in rs if r.turn == turn] for rs in per_phase[phase]] for phase in PHASES}
+        flat = {phase: [r for rs in of_turn[phase] for r in rs] for phase in PHASES}
+        pooled: dict[str, dict[str, Pooled]] = {
+            metric: {phase: pooled_statistics(flat[phase], metric) for phase in PHASES} for metric in TURN_METRICS}
+        tokens = [r.prompt_tokens for rs in flat.values() for r in rs if r.ok and r.prompt_tokens is not None]
+        out.append(TurnResult(
+            turn=turn, input_tokens_min=min(tokens) if tokens else None, input_tokens_max=max(tokens) if tokens else None,
+            pooled=pooled,
+            comparisons={metric: _comparisons({phase: pooled[metric][phase].median for phase in PHASES}, False, rule)
+                         for metric in TURN_METRICS},
+            cache_hits=cache_hits(of_turn)))
+    return out or None
 
 
 def group_labels(evidence: TrialEvidence) -> dict[tuple[int, Load], str]:
@@ -316,6 +342,7 @@ def group_results(evidence: TrialEvidence) -> list[GroupResult]:
                 load=loads,
                 shared_prefix=trial.workload.prefixed(inp),
                 cache_hits=cache_hits(per_phase),
+                turns=turn_results(per_phase, rule),
             )
         )
     return results

@@ -8,9 +8,9 @@ left to whoever displays them.
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from ..canonical import canonical_json
 from ..model.findings import ClientExceedance, Finding
@@ -44,6 +44,7 @@ __all__ = [
     "TIMING_METRICS",
     "TimingGap",
     "TrialAnalysis",
+    "TurnResult",
     "Verdict",
     "VERDICTS",
     "analysis_json",
@@ -221,6 +222,22 @@ class CacheHits(_Doc):
     hit_rate_pct: float | None = Field(description="cached_tokens / prompt_tokens x 100; null when none reported")
 
 
+class TurnResult(_Doc):
+    """One turn of a multi-turn group's conversations: its own pooled times, against each control."""
+
+    turn: int = Field(description="the turn (1 ... turns); turn k+1 re-sends turn k's history and answer")
+    input_tokens_min: int | None = Field(description="the fewest prompt tokens of this turn's ok timed requests, "
+                                         "every arm")
+    input_tokens_max: int | None = Field(description="the most, every arm")
+    pooled: dict[str, dict[str, Pooled]] = Field(description="ttft_s, e2e_s -> phase -> pooled statistics of this "
+                                                 "turn's ok timed requests")
+    comparisons: dict[str, list[Comparison]] = Field(description="ttft_s, e2e_s -> the candidate's pooled median "
+                                                     "against each control's (clears null: the rule judges the "
+                                                     "group's turns pooled)")
+    cache_hits: dict[str, CacheHits] | None = Field(description="phase -> the prefix-cache hits this turn's requests "
+                                                    "reported (a later turn's history); null when none reported")
+
+
 class GroupResult(_Doc):
     """One workload group: pooled medians per arm, comparisons, verdict."""
 
@@ -251,6 +268,17 @@ class GroupResult(_Doc):
     cache_hits: dict[str, CacheHits] | None = Field(
         default=None, description="phase -> the prefix-cache hits the engine reported; null when no request of the "
         "group reported cached_tokens")
+    turns: list[TurnResult] | None = Field(
+        default=None, description="multi-turn workloads: each turn's figures (the rule judges every turn pooled); "
+        "left out of a single-turn group")
+
+    @model_serializer(mode="wrap")
+    def _single_turn_unchanged(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A single-turn group's document is the one it always was: no "turns": null in every analysis.json.
+        out: dict[str, Any] = handler(self)
+        if out.get("turns", ...) is None:
+            del out["turns"]
+        return out
 
 
 class TimingGap(_Doc):

@@ -219,18 +219,19 @@ async def _read_reply(response: httpx.Response, out: Outcome, clock: Clock) -> s
 
 async def stream_chat(
     client: httpx.AsyncClient, url: str, body: dict[str, Any], *, clock: Clock, timeout: float,
-    lane: int | None = None, due: float | None = None,
+    lane: int | None = None, due: float | None = None, headers: dict[str, str] | None = None,
 ) -> Outcome:
     """POST ``body`` (with ``stream: true``) to ``url`` and time every event of the reply.
 
     ``lane`` picks the connection of one request slot of a run (see :mod:`.connections`);
     ``None``, or a client without that transport, uses the client's ordinary pool.
     ``due``: when an open-loop schedule had the request due (on ``clock``); its send wait is counted
-    from then (the send lag), not from this call.
+    from then (the send lag), not from this call. ``headers``: sent with the request besides its content type
+    (a multi-turn conversation's session header).
     """
     payload = json.dumps({**body, "stream": True, "stream_options": {"include_usage": True}}).encode()
     request = client.build_request(
-        "POST", url, content=payload, headers={"content-type": "application/json"},
+        "POST", url, content=payload, headers={**(headers or {}), "content-type": "application/json"},
         timeout=httpx.Timeout(timeout, connect=min(timeout, 30.0)),
     )
     out = Outcome(t_send=clock())

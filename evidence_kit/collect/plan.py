@@ -33,7 +33,7 @@ from ..errors import BadInput
 from ..model import ArmRef, ClientBounds, DecisionRule, Trial, Workload
 from ..model._base import Slug
 from ..model.dialects import Dialect, dialect_for
-from ..model.trial import EngineKind, Guardrail, Order, SimulatedDialect, Slo, design_name, phase_of
+from ..model.trial import HEADER_TOKEN, EngineKind, Guardrail, Order, SimulatedDialect, Slo, design_name, phase_of
 from ..read import read_text, read_toml_model
 from ..read.validation import describe_validation_error
 from .trace import Trace, read_trace
@@ -72,6 +72,9 @@ MAX_WORKERS = 64
 # high time scale (bench/collect_workers.py; docs/benchmarks.md#worker-processes-benchcollect_workerspy).
 STREAMS_PER_WORKER = 64
 Workers = Literal["auto"] | int
+# Headers a multi-turn workload's session_header may not name: the collector's own, and HTTP's framing and routing.
+RESERVED_HEADERS = frozenset({"content-type", "content-length", "host", "transfer-encoding", "connection",
+                              "keep-alive", "upgrade", "te", "trailer", "expect"})
 
 
 def available_cores() -> int:
@@ -171,6 +174,40 @@ class PlanWorkload(_Strict):
     prefixes: PositiveInt | None = Field(default=None, le=4096)
     prefix_inputs: list[PositiveInt] | None = Field(default=None, min_length=1)
     prime_prefixes: bool | None = None
+    # Multi-turn conversations (docs/plan-file.md#multi-turn-conversations): after the loads, the trace and the
+    # prefixes, which their checks read, so each error names its own line.
+    turns: int = Field(default=1, ge=1, strict=True)
+    session_header: str | None = Field(default=None, max_length=128)
+
+    @field_validator("turns")
+    @classmethod
+    def _turns_closed_loop(cls, value: int, info: ValidationInfo) -> int:
+        if value == 1:
+            return value
+        if info.data.get("trace") is not None or info.data.get("rate") is not None:
+            raise ValueError("turns above 1 is a closed-loop workload (each conversation's next turn is sent when its "
+                             "previous answer ends, on the same lane); [workload] with "
+                             + ("trace" if info.data.get("trace") is not None else "rate")
+                             + " replays arrivals, not conversations: use concurrency")
+        if info.data.get("prefix_tokens") is not None:
+            raise ValueError("turns above 1 with prefix_tokens is not supported: a conversation's history is its own "
+                             "shared prefix, and the prefix-cache check could not tell the two apart")
+        return value
+
+    @field_validator("session_header")
+    @classmethod
+    def _session_header(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None:
+            return value
+        if not re.fullmatch(HEADER_TOKEN, value):
+            raise ValueError(f"session_header {value!r} is not an HTTP header name (letters, digits and "
+                             "!#$%&'*+-.^_`|~, nothing else)")
+        if value.lower() in RESERVED_HEADERS:
+            raise ValueError(f"session_header may not be {value!r}: the collector or HTTP itself sets that header")
+        if info.data.get("turns", 1) == 1:
+            raise ValueError("session_header is set without turns above 1 (it keeps a conversation's turns on one "
+                             "endpoint)")
+        return value
 
     @field_validator("prefix_tokens")
     @classmethod
@@ -434,6 +471,9 @@ class Plan(_Strict):
             prefix_inputs=wl.prefix_inputs,
             # Priming is the default of a shared-prefix workload (the steady state of a hot system prompt).
             prime_prefixes=None if wl.prefix_tokens is None else wl.prime_prefixes is not False,
+            # Absent for one turn: a single-turn trial keeps the trial.json it always had.
+            turns=None if wl.turns == 1 else wl.turns,
+            session_header=wl.session_header,
         )
 
     def trial(self) -> Trial:

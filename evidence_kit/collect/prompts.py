@@ -129,6 +129,10 @@ class PromptBook:
         own = max(1, self.calibration.words_for(target_tokens) - self.prefix_words())
         return own * self.calibration.tokens_per_word
 
+    def unique_tokens(self, target_tokens: int) -> float:
+        """About how many tokens of a prompt of ``target_tokens`` are its own words (all but the instruction)."""
+        return self.calibration.words_for(target_tokens) * self.calibration.tokens_per_word
+
     def prefix_of(self, key: str) -> int:
         """The shared prefix request ``key`` takes: drawn from the seed and the key, so the same in every arm."""
         assert self.prefixes, "a prompt book without shared prefixes"

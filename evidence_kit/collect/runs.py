@@ -123,6 +123,7 @@ def request_record(
 def record_of(
     timing: dict[str, Any], *, run: str, repetition: int, input_nominal: int, index: int, warmup: bool, key: str,
     concurrency: int | None = None, rate: float | None = None, prefix: int | None = None,
+    conversation: int | None = None, turn: int | None = None,
 ) -> dict[str, Any]:
     """A journal ``request`` record from its :func:`timing_fields` (measured here or by a worker process):
     the timing fields first, then where the request belongs, which the collector alone says (a worker's
@@ -133,6 +134,8 @@ def record_of(
                              **load, "index": index, "warmup": warmup, "key": key}
     if prefix is not None:
         where["prefix"] = prefix
+    if turn is not None:  # a multi-turn workload's: absent in a single-turn one, whose journals stay as they were
+        where["conversation"], where["turn"] = conversation, turn
     return {**where, **timing, **where}  # the journal's field order, the collector's values
 
 

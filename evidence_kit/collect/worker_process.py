@@ -18,7 +18,9 @@ Commands (``op``): ``hello`` -> ``clock`` (``clock``, ``pid``); ``open`` (``base
 ``lanes``) -> ``opened`` (``answered``); ``begin`` (the run's health sampling starts, the
 anchor is set) -> ``began`` (``clock``); ``send`` (``index``, ``lane``, ``url``, ``body``,
 ``timeout``, and for an open-loop request ``due``, when it was due, in seconds from this
-worker's anchor) -> ``done`` (``index``, ``record``); ``end`` -> ``health`` (``process``: this
+worker's anchor; for a conversation's turn ``headers``, sent with it, and ``answer`` true) -> ``done``
+(``index``, ``record``, and with ``answer`` the streamed content's text, which the collector puts in the
+conversation's next turn); ``end`` -> ``health`` (``process``: this
 worker's entry of the run record's ``client.processes``). End of stdin ends the worker.
 """
 
@@ -70,11 +72,15 @@ class WorkerCore:
             async with self.lanes.setdefault(lane, asyncio.Lock()):  # due when the lane's previous request ends
                 outcome = await stream_chat(self.client, message["url"], message["body"], clock=time.monotonic,
                                             timeout=float(message["timeout"]), lane=lane,
-                                            due=None if due is None else self.anchor + float(due))
+                                            due=None if due is None else self.anchor + float(due),
+                                            headers=message.get("headers"))
             # The collector's own timing fields, but t_send_s counts from this worker's anchor, unrounded:
             # the collector adds the anchor's place on the arm's clock and rounds once.
-            return {"op": "done", "index": message["index"],
+            done = {"op": "done", "index": message["index"],
                     "record": {"t_send_s": outcome.t_send - self.anchor, **outcome.record()}}
+            if message.get("answer"):  # a conversation's turn: its next turn re-sends the answer's text
+                done["answer"] = outcome.text
+            return done
         if op == "end":
             health = await self.health.stop() if self.health is not None else None
             self.health = None

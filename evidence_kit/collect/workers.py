@@ -323,6 +323,20 @@ class WorkerPool:
         return self._complete(records)
 
 
+    async def send_turn(self, url: str, lane: int, index: int, body: dict[str, Any], headers: dict[str, str], *,
+                        timeout: float) -> tuple[dict[str, Any], str]:
+        """One turn of a conversation (:mod:`.conversations`), sent by the worker of ``lane`` on it: its timing
+        fields, placed as :meth:`send_all`'s, and the streamed answer's text, which the collector puts in the
+        conversation's next turn (the conversation lives here, not in the worker)."""
+        worker = self._worker_of(lane)
+        message = {"op": "send", "index": index, "lane": lane, "url": url, "body": body, "timeout": timeout,
+                   "headers": headers, "answer": True}
+        reply = await worker.ask(message, index, timeout + REPLY_MARGIN_S)
+        answer = reply.get("answer")
+        if not isinstance(answer, str):
+            raise WorkerFailed(f"worker {worker.number} sent a malformed reply (request {index}: no answer text)")
+        return self._placed(worker, index, reply.get("record")), answer
+
     async def send_scheduled(self, url: str, bodies: list[dict[str, Any]], offsets: list[float], *, start: float,
                              timeout: float, max_in_flight: int | None = None) -> list[dict[str, Any]]:
         """:func:`~.runs.send_scheduled` across the workers (open loop): the collector keeps the schedule and

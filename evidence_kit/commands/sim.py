@@ -30,6 +30,9 @@ def _identity(items: tuple[str, ...]) -> dict[str, str]:
               help="Run the modelled engine this many times faster (tests use 10-100).")
 @click.option("--ground-truth", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Append one JSON line per request with the server's monotonic send times of every event.")
+@click.option("--ground-truth-bodies", is_flag=True, default=False,
+              help="With --ground-truth: each line also holds the request's messages, its x- headers and the "
+                   "content it was answered with (how a multi-turn conversation's history reached the engine).")
 @click.option("--identity", "identity", multiple=True, metavar="FIELD=VALUE",
               help="Override an identity field (served_model_name, model_path, revision, image, gpu_uuids "
                    "(comma-separated), host, container_id, engine_version); also EVIDENCE_KIT_SIM_<FIELD>.")
@@ -42,7 +45,7 @@ def _identity(items: tuple[str, ...]) -> dict[str, str]:
 @click.option("--dialect", type=click.Choice(["vllm", "sglang", "llama.cpp"]), default=None,
               help="Speak this engine's /metrics names and capacity log line (the profile's dialect, vllm, "
                    "by default); the numbers are the same.")
-def sim(profile: str, host: str, port: int, time_scale: float, ground_truth: Path | None,
+def sim(profile: str, host: str, port: int, time_scale: float, ground_truth: Path | None, ground_truth_bodies: bool,
         identity: tuple[str, ...], faults: tuple[str, ...], dialect: str | None, prefix_caching: bool | None) -> None:
     """Run the embedded OpenAI-compatible engine simulator until stopped (Ctrl-C).
 
@@ -56,6 +59,7 @@ def sim(profile: str, host: str, port: int, time_scale: float, ground_truth: Pat
     configured = configure_profile(profile, identity=_identity(identity), faults=faults, dialect=dialect,
                                    prefix_caching=prefix_caching)
     try:
-        serve(configured, host=host, port=port, time_scale=time_scale, ground_truth=ground_truth)
+        serve(configured, host=host, port=port, time_scale=time_scale, ground_truth=ground_truth,
+              ground_truth_bodies=ground_truth_bodies)
     except OSError as err:
         raise BadInput(f"cannot listen on {host}:{port} ({err.strerror or err})") from None

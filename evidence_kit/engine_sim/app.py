@@ -60,8 +60,11 @@ class _EventStream(StreamingResponse):
 class SimState:
     """Everything the routes share: profile, engine, fault injector, ground-truth log."""
 
-    def __init__(self, profile: Profile, time_scale: float, ground_truth: str | Path | None):
+    def __init__(self, profile: Profile, time_scale: float, ground_truth: str | Path | None, bodies: bool = False):
         self.profile = profile
+        # The ground truth holds what each request sent (its messages, its x- headers) and the content it was
+        # answered with: how a test sees a conversation's history grow, as the engine received it.
+        self.bodies = bodies
         self.engine = Engine(profile, time_scale=time_scale)
         self.faults = FaultInjector(profile.faults)
         self.ground_truth = GroundTruthLog(ground_truth)
@@ -198,6 +201,8 @@ class _Generation:
                 end=time.monotonic(), admitted=seq.admitted_at, first_token=seq.first_token_at, finished=seq.finished_at,
                 prompt_tokens=seq.prompt_tokens, completion_tokens=seq.produced, cached_tokens=seq.cached_tokens,
                 finish_reason=seq.finish_reason, fault=self.fault)
+            if self.state.bodies and self.chat:
+                self.record.fields["content"] = chat_message(seq.plan, seq.produced, self.reasoning_field)["content"]
             self.state.ground_truth.write(self.record)
 
     async def whole(self) -> Response:
@@ -253,6 +258,9 @@ def _generation_route(chat: bool) -> Callable[[Request], Awaitable[Response]]:
             return _error(str(err))
         request_id = state.next_request_id(request, parsed, "chatcmpl" if chat else "cmpl")
         record = RequestRecord(request_id, request.url.path, parsed.stream, arrival)
+        if state.bodies:
+            record.fields.update(messages=body.get("messages"),
+                                 headers={k: v for k, v in sorted(request.headers.items()) if k.startswith("x-")})
         if fault in ("http-500", "http-503"):
             record.fields.update(end=time.monotonic(), fault=fault, status=int(fault[-3:]))
             state.ground_truth.write(record)
@@ -347,9 +355,12 @@ async def sim_stats(request: Request) -> Response:
                          "time_scale": state.engine.time_scale})
 
 
-def create_app(profile: Profile, *, time_scale: float = 1.0, ground_truth: str | Path | None = None) -> Starlette:
-    """The ASGI app of one simulated engine (its engine task runs for the app's lifespan)."""
-    state = SimState(profile, time_scale, ground_truth)
+def create_app(profile: Profile, *, time_scale: float = 1.0, ground_truth: str | Path | None = None,
+               ground_truth_bodies: bool = False) -> Starlette:
+    """The ASGI app of one simulated engine (its engine task runs for the app's lifespan); with
+    ``ground_truth_bodies`` each ground-truth line also holds the request's messages, its ``x-`` headers and
+    the content it was answered with."""
+    state = SimState(profile, time_scale, ground_truth, ground_truth_bodies)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

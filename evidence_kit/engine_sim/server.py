@@ -131,7 +131,8 @@ def _bind(host: str, port: int) -> socket.socket:
 
 
 def serve(profile: Profile, *, host: str = "127.0.0.1", port: int = 8000, time_scale: float = 1.0,
-          ground_truth: str | Path | None = None, log: IO[str] = sys.stderr, url_out: IO[str] = sys.stdout) -> None:
+          ground_truth: str | Path | None = None, log: IO[str] = sys.stderr, url_out: IO[str] = sys.stdout,
+          ground_truth_bodies: bool = False) -> None:
     """Run the simulator in the foreground until interrupted; print the log, then the URL on ``url_out``."""
     sock = _bind(host, port)
     url = f"http://{host}:{sock.getsockname()[1]}"
@@ -139,7 +140,7 @@ def serve(profile: Profile, *, host: str = "127.0.0.1", port: int = 8000, time_s
         print(line, file=log)
     print(f"INFO {time.strftime('%m-%d %H:%M:%S')} [evidence_kit.engine_sim] Starting vLLM API server 0 on {url}",
           file=log, flush=True)
-    app = create_app(profile, time_scale=time_scale, ground_truth=ground_truth)
+    app = create_app(profile, time_scale=time_scale, ground_truth=ground_truth, ground_truth_bodies=ground_truth_bodies)
     server = _server(app, "warning")
     print(url, file=url_out, flush=True)
     server.run(sockets=[sock])
@@ -179,10 +180,12 @@ def _wait_healthy(url: str, timeout: float, alive: Any = lambda: True) -> None:
 
 def start_simulator(profile: str | Path | Profile = "original", *, time_scale: float = 20.0,
                     ground_truth: str | Path | None = None, identity: dict[str, Any] | None = None,
-                    faults: list[str] | tuple[str, ...] = (), host: str = "127.0.0.1") -> Simulator:
+                    faults: list[str] | tuple[str, ...] = (), host: str = "127.0.0.1",
+                    ground_truth_bodies: bool = False) -> Simulator:
     """Start a simulator on a free port in a background thread; ``stop()`` it when done."""
     configured = configure_profile(profile, identity=identity, faults=faults)
-    app = create_app(configured, time_scale=time_scale, ground_truth=ground_truth)
+    app = create_app(configured, time_scale=time_scale, ground_truth=ground_truth,
+                     ground_truth_bodies=ground_truth_bodies)
     sock = _bind(host, 0)
     url = f"http://{host}:{sock.getsockname()[1]}"
     server = _server(app, "error")

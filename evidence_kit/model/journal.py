@@ -159,6 +159,12 @@ class Request(Record):
         "(usage.prompt_tokens_details.cached_tokens); absent where the engine did not report it, which is not 0")
     prefix: NonNegativeInt | None = Field(
         default=None, description="which shared prefix the prompt opened with (shared-prefix workloads); absent: none")
+    conversation: NonNegativeInt | None = Field(
+        default=None, description="multi-turn workloads: the request's conversation within its run (0, 1, ...); "
+        "absent in a single-turn workload")
+    turn: PositiveInt | None = Field(
+        default=None, description="multi-turn workloads: the request's turn within its conversation (1 ... turns); "
+        "turn k+1 re-sends turn k's messages and answer; absent in a single-turn workload")
     token_events: NonNegativeInt | None = Field(default=None, description="streamed events that carried a token")
     itl_us: list[NonNegativeInt] | None = Field(
         default=None, description="gaps between successive token events, microseconds (inter-token latency)")
@@ -172,6 +178,12 @@ class Request(Record):
     def load(self) -> int | float:
         """The group's second key: the concurrency, or the rate of an open-loop request."""
         return _load(self.concurrency, self.rate)
+
+    @model_validator(mode="after")
+    def _turn_of_conversation(self) -> Request:
+        if (self.conversation is None) != (self.turn is None):
+            raise ValueError("conversation and turn come together (a multi-turn request's conversation and its turn)")
+        return self
 
     @model_validator(mode="after")
     def _cached_within_prompt(self) -> Request:

@@ -16,7 +16,7 @@ from ._base import Record, RelPath, Slug
 from .phase import Phase
 
 __all__ = ["ClientBounds", "DecisionRule", "Guardrail", "Slo", "Workload",
-           "Arrival", "ARRIVALS", "Load", "rate_text", "ArmRef", "Trial", "TRIAL_SCHEMA", "CONFIDENCES", "ORDER_KEY", "Order",
+           "Arrival", "ARRIVALS", "Load", "rate_text", "ArmRef", "Trial", "TRIAL_SCHEMA", "CONFIDENCES", "ORDER_KEY", "Order", "HEADER_TOKEN",
            "design_name", "phase_of"]
 
 TRIAL_SCHEMA = "evidence-kit/trial/v1"
@@ -32,6 +32,8 @@ Order = Literal["fixed", "randomised"]
 EngineKind = Literal["vllm", "sglang", "llama.cpp", "openai-compatible", "simulated"]
 # The dialects the simulator speaks.
 SimulatedDialect = Literal["vllm", "sglang", "llama.cpp"]
+# An HTTP header name (RFC 9110's token): what a multi-turn workload's session_header may be.
+HEADER_TOKEN = r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"
 ORDER_KEY = "evidence-kit/order/v1"  # the first part of every randomised run order's sort key
 GuardedMetric = Literal["e2e_s", "ttft_s", "ttft_content_s", "completion_tokens"]
 Confidence = Literal["point", "significant", "bound"]
@@ -197,6 +199,13 @@ class Workload(Record):
     prime_prefixes: bool | None = Field(
         default=None, description="before each run of a shared-prefix group the collector sent one untimed request "
         "per shared prefix, so every run starts with them cached")
+    turns: PositiveInt | None = Field(
+        default=None, description="multi-turn workloads: the turns of every conversation (each of a run's "
+        "requests_per_run is a conversation; turn k+1 re-sends the history and turn k's answer); absent: 1")
+    session_header: str | None = Field(
+        default=None, pattern=HEADER_TOKEN, max_length=128,
+        description="multi-turn workloads: the HTTP header whose value, one per conversation, went with every turn "
+        "(a router's sticky session)")
 
     @model_validator(mode="after")
     def _unique(self) -> Workload:
@@ -214,7 +223,22 @@ class Workload(Record):
             raise ValueError("order randomised needs a seed to shuffle from")
         if (self.prefix_tokens is None) != (self.prefixes is None):
             raise ValueError("prefix_tokens and prefixes come together (the size of each shared prefix, and how many)")
+        if self.session_header is not None and self.turns is None:
+            raise ValueError("session_header belongs to a multi-turn workload (turns)")
+        if self.turns is not None and self.rate is not None:
+            raise ValueError("turns belongs to a closed-loop workload (concurrency): a conversation's next turn is "
+                             "sent when its previous answer ends")
         return self
+
+    @property
+    def turns_per_conversation(self) -> int:
+        """The turns of each conversation: 1 in a single-turn workload."""
+        return self.turns or 1
+
+    @property
+    def timed_per_run(self) -> int:
+        """Timed requests one run holds: every turn of each of its ``requests_per_run`` conversations."""
+        return self.requests_per_run * self.turns_per_conversation
 
     @property
     def open_loop(self) -> bool:
@@ -262,7 +286,7 @@ class Workload(Record):
     @property
     def planned_per_arm(self) -> int:
         """Timed requests one arm must complete."""
-        return len(self.groups()) * self.repetitions * self.requests_per_run
+        return len(self.groups()) * self.repetitions * self.timed_per_run
 
 
 def rate_text(rate: float) -> str:

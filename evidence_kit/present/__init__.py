@@ -72,6 +72,7 @@ from .timing import (
                             timing_run_rows,
                             timing_sentences,
 )
+from .turns import turn_headers, turn_rows, turn_title
 from .wording import (
                             METRIC_NAMES,
                             client_health_sentence,
@@ -100,7 +101,7 @@ from .wording import (
 )
 
 __all__ = [
-    "cache_hit_headers", "cache_hit_rows", "cache_hit_title",
+    "cache_hit_headers", "cache_hit_rows", "cache_hit_title", "turn_headers", "turn_rows", "turn_title",
     "COMPARISON_HEADERS", "METRIC_NAMES", "detectable_text", "guardrail_text", "higher_lower", "verdict_text",
         "ENGINE_KINDS", "METRIC_TITLES", "arm_label_map", "arm_labels", "arm_phases", "comparison_cells",
     "comparison_rows", "count", "dash", "design_headers", "design_rows", "design_sentence", "design_title",

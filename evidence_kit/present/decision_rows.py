@@ -87,9 +87,11 @@ def _workload_text(evidence: DecisionEvidence, analysis: Analysis) -> list[str]:
 
 
 def load_words(w: Workload, sep: str = "/") -> str:
-    """'concurrency 1/4', or 'poisson arrivals at 2.0/8.0 requests per second (at most 64 in flight)'."""
+    """'concurrency 1/4' ('concurrency 4 conversations of 3 turns', multi-turn), or 'poisson arrivals at
+    2.0/8.0 requests per second (at most 64 in flight)'."""
     if w.rate is None:
-        return f"concurrency {sep.join(str(c) for c in w.concurrency or [])}"
+        conversations = f" conversations of {w.turns} turns" if w.turns else ""
+        return f"concurrency {sep.join(str(c) for c in w.concurrency or [])}{conversations}"
     cap = f" (at most {w.max_in_flight} in flight)" if w.max_in_flight else ""
     return f"{w.arrival} arrivals at {sep.join(repr(r) for r in w.rate)} requests per second{cap}"
 

@@ -56,6 +56,7 @@ __all__ = [
     "cache_hit_title",
     "cache_hit_headers",
     "cache_hit_rows",
+    "hit_cell",
 ]
 
 METRIC_TITLES = {
@@ -314,7 +315,9 @@ def cache_hit_title(trial: TrialAnalysis) -> str | None:
     if not any(g.cache_hits for g in trial.groups):
         return None
     shared = (f"{trial.prefixes} shared prefixes of ~{count(trial.prefix_tokens)} tokens open the prompts of the groups "
-              "marked shared; " if trial.prefix_tokens is not None else "Every prompt is unique; ")
+              "marked shared; " if trial.prefix_tokens is not None else
+              "Each turn of a conversation re-sends its history (groups marked history), every first turn is unique; "
+              if any(g.turns for g in trial.groups) else "Every prompt is unique; ")
     return ("Prefix-cache hit rate: the prompt tokens the engine reported serving from its cache "
             "(usage cached_tokens) over the prompt tokens of the requests that reported it. " + shared
             + "each run's sum is reconciled with the engine's prefix-cache counters where it has them.")
@@ -325,7 +328,8 @@ def cache_hit_headers(trial: TrialAnalysis) -> list[str]:
     return ["Group", "Shared prefix", *phase_labels(trial).values()]
 
 
-def _hit_cell(hits: CacheHits) -> str:
+def hit_cell(hits: CacheHits) -> str:
+    """A hit rate, with how many reported it where not all did; 'not reported' where none did."""
     if hits.hit_rate_pct is None:
         return "not reported"
     cell = percent(hits.hit_rate_pct)
@@ -333,6 +337,7 @@ def _hit_cell(hits: CacheHits) -> str:
 
 
 def cache_hit_rows(trial: TrialAnalysis) -> list[list[str]]:
-    """One row per group with cache hits: its label, shared or unique prompts, each phase's hit rate."""
-    return [[g.label, "shared" if g.shared_prefix else "unique",
-             *(_hit_cell(g.cache_hits[p]) for p in PHASES)] for g in trial.groups if g.cache_hits]
+    """One row per group with cache hits: its label, shared, history (multi-turn) or unique prompts, each phase's
+    hit rate."""
+    return [[g.label, "shared" if g.shared_prefix else "history" if g.turns else "unique",
+             *(hit_cell(g.cache_hits[p]) for p in PHASES)] for g in trial.groups if g.cache_hits]

@@ -14,6 +14,21 @@ from .telemetry import read_telemetry
 __all__ = ["load_trial", "load_decision", "load_any", "read_arm"]
 
 
+def _check_turn(request: Request, trial: Trial, path: Path, line: int) -> None:
+    """A timed request of a multi-turn workload names its conversation and turn, within the plan's; one of a
+    single-turn workload names neither."""
+    wl = trial.workload
+    if wl.turns is None:
+        if request.turn is not None:
+            raise BadInput(f"a request of turn {request.turn} in a trial whose workload is single-turn", path, line)
+        return
+    if request.turn is None or request.conversation is None:
+        raise BadInput(f"a timed request without its conversation and turn in a trial of {wl.turns} turns", path, line)
+    if request.turn > wl.turns or request.conversation >= wl.requests_per_run:
+        raise BadInput(f"turn {request.turn} of conversation {request.conversation} is outside the workload's "
+                       f"{wl.requests_per_run} conversations of {wl.turns} turns", path, line)
+
+
 def read_arm(bundle: Path, trial: Trial, ref: ArmRef, *, require_footer: bool = True) -> ArmEvidence:
     """Read one arm's journal and check it belongs to ``trial`` as the arm ``ref``."""
     path = bundle / ref.journal
@@ -25,7 +40,7 @@ def read_arm(bundle: Path, trial: Trial, ref: ArmRef, *, require_footer: bool = 
     arm: ArmEvidence | None = None
     # A run holds at most the plan's requests, and each (repetition, group) is run once per arm: extra
     # requests would let one arm's surplus hide another's failures in the planned-vs-ok count.
-    per_run = trial.workload.requests_per_run
+    per_run = trial.workload.timed_per_run  # every turn of every conversation, in a multi-turn workload
     runs_seen: dict[tuple[int, int, int | float], str] = {}
     unclosed: dict[str, int] = {}  # timed requests' run -> the line of its first request, until its run record
     for line, record in reader:
@@ -51,6 +66,8 @@ def read_arm(bundle: Path, trial: Trial, ref: ArmRef, *, require_footer: bool = 
                     f"repetition {record.repetition} is outside 1..{trial.workload.repetitions}", path, line
                 )
         if isinstance(record, Request):
+            if not record.warmup:
+                _check_turn(record, trial, path, line)
             arm.requests.append(record)
             if not record.warmup:
                 unclosed.setdefault(record.run, line)

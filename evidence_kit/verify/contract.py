@@ -62,6 +62,9 @@ def arm_problems(arm: ArmEvidence, requests_per_run: int) -> list[str]:
         indices = [r.index for r in requests]
         if len(set(indices)) != len(indices):
             problems.append(f"run {name!r} repeats a request index")
+        turns = [(r.conversation, r.turn) for r in requests if r.turn is not None]
+        if len(set(turns)) != len(turns):
+            problems.append(f"run {name!r} repeats a turn of a conversation")
         if len(requests) > requests_per_run:
             problems.append(f"run {name!r} holds {len(requests)} timed requests; the plan allows {requests_per_run}")
     seen: dict[tuple[int, int, int | float], str] = {}
@@ -80,7 +83,7 @@ def evidence_problems(evidence: Evidence) -> list[tuple[str, str]]:
     for trial in trials:
         for arm in trial.arms:
             where = str(Path(trial.source) / arm.ref.journal)
-            out += [(where, p) for p in arm_problems(arm, trial.trial.workload.requests_per_run)]
+            out += [(where, p) for p in arm_problems(arm, trial.trial.workload.timed_per_run)]
     return out
 
 

@@ -57,8 +57,9 @@ def _prefix_cache(arm: ArmContext, watch: EngineWatch, identity: Identity) -> No
                      + (f" (the shared instruction's whole blocks allow {allowed})" if allowed else ""))
     if watch.shared_reported:
         sound = sound and not watch.suffix_hits
-        parts.append(f"{watch.suffix_hits} of {watch.shared_reported} shared-prefix request(s) hit the cache beyond "
-                     "their prefix, half into their own words")
+        kind, prefix = ("conversation turn(s)", "history") if watch.conversations else ("shared-prefix request(s)", "prefix")
+        parts.append(f"{watch.suffix_hits} of {watch.shared_reported} {kind} hit the cache beyond "
+                     f"their {prefix}, half into their own words")
     if parts:
         arm.check("prefix-cache", sound, "; ".join(parts), level="warning")
 

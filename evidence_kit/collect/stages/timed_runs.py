@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from ..arrivals import WARM_LANES, schedule
+from ..client import stream_chat
 from ..connections import open_connections
+from ..conversations import Conversation, TurnSender, run_conversations, send_conversations
 from ..health import HealthMonitor
 from ..plan import Plan
 from ..prompts import PromptBook
@@ -57,8 +59,13 @@ async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spe
     keys = [f"{spec.id}/{i}" for i in range(wl.requests_per_run)]
     trace = s.plan.trace
     prefixed = trace is None and s.plan.public_workload().prefixed(spec.input_nominal)
+    conversations = run_conversations(wl, arm.cfg.model, book, spec.id, spec.input_nominal) if wl.turns > 1 else None
+    if conversations is not None:  # every turn of every conversation is a request of the run
+        keys = [k for conversation in conversations for k in conversation.keys]
     prefixes = [book.prefix_of(k) if prefixed else None for k in keys]
-    if trace is None:
+    if conversations is not None:
+        bodies = [c.first for c in conversations]
+    elif trace is None:
         bodies = [request_body(wl, arm.cfg.model, book, k, spec.input_nominal, prefix=p) for k, p in zip(keys, prefixes)]
     else:  # each request sized as its trace line says
         bodies = [request_body(wl, arm.cfg.model, book, k, line.input_length, max_tokens=line.output_length)
@@ -77,7 +84,12 @@ async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spe
     health.start()
     offsets = None if spec.rate is None else trace.offsets(wl.trace_time_scale) if trace is not None else \
         schedule(len(bodies), spec.rate, wl.arrival, seed=wl.seed, input_nominal=spec.input_nominal)
-    if pool is None:
+    if conversations is not None:
+        timings = await _converse(arm, url, conversations, lanes, pool)
+        workers = await pool.end() if pool is not None else []
+        client = await health.stop()
+        client["processes"] += workers
+    elif pool is None:
         start = s.clock()
         if offsets is None:
             outcomes = await send_all(arm.client, url, bodies, concurrency=lanes, clock=s.clock,
@@ -100,15 +112,21 @@ async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spe
     if offsets is not None:
         for timing, offset in zip(timings, offsets):
             timing["scheduled_s"] = round(offset, 6)
+    turns = wl.turns if conversations is not None else None
     records = [record_of(t, run=spec.id, repetition=spec.repetition, input_nominal=spec.input_nominal,
                          concurrency=spec.concurrency, rate=spec.rate, index=i, warmup=False, key=keys[i],
-                         prefix=prefixes[i])
+                         prefix=prefixes[i], conversation=None if turns is None else i // turns,
+                         turn=None if turns is None else i % turns + 1)
                for i, t in enumerate(timings)]
-    around = await watch.after_run(arm.client, arm.base, spec.id, before, records, shared_prefix=prefixed)
-    if prefixed:
+    # A conversation's later turns re-send its history: their cache hits are the point, as a shared prefix's.
+    around = await watch.after_run(arm.client, arm.base, spec.id, before, records,
+                                   shared_prefix=prefixed or conversations is not None)
+    if prefixed or conversations is not None:
         # A prefix explains a hit up to its own end; one deep into the request's own words means this engine
         # saw the whole prompt before (an earlier arm on an engine not restarted): the prefix-cache check.
-        own = book.own_tokens(spec.input_nominal)
+        # (A turn's own words are its new user message: the history before it is the conversation's prefix.)
+        own = book.own_tokens(spec.input_nominal) if prefixed else book.unique_tokens(spec.input_nominal)
+        watch.conversations |= conversations is not None
         reported = [r for r in records if r["ok"] and r.get("cached_tokens") is not None and r["prompt_tokens"]]
         watch.shared_reported += len(reported)
         watch.suffix_hits += sum(1 for r in reported if r["cached_tokens"] > r["prompt_tokens"] - own / 2)
@@ -125,6 +143,31 @@ async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spe
                         median_or_none([r["ttft_s"] for r in records]))
     if around.verdict is False:
         s.progress.note(f"  {spec.id}: counters do not reconcile: {'; '.join(mismatches)}")
+
+
+async def _converse(arm: ArmContext, url: str, conversations: list[Conversation], lanes: int,
+                    pool: WorkerPool | None) -> list[dict[str, Any]]:
+    """Send the run's conversations from this process or the pool's workers: every turn's timing fields, in
+    conversation and turn order."""
+    s, wl = arm.setup, arm.setup.plan.workload
+
+    async def here(lane: int, index: int, body: dict[str, Any], headers: dict[str, str]) -> tuple[dict[str, Any], str]:
+        outcome = await stream_chat(arm.client, url, body, clock=s.clock, timeout=wl.request_timeout_s, lane=lane,
+                                    headers=headers)
+        return timing_fields(outcome, arm.t0), outcome.text
+
+    async def there(lane: int, index: int, body: dict[str, Any], headers: dict[str, str]) -> tuple[dict[str, Any], str]:
+        assert pool is not None
+        return await pool.send_turn(url, lane, index, body, headers, timeout=wl.request_timeout_s)
+
+    send: TurnSender = here
+    if pool is not None:
+        await pool.begin()
+        send = there
+    # One conversation per lane, even on a Ray actor whose lanes are handed a request ahead: a turn is due only
+    # once the previous answer is back here, so nothing could be handed ahead but another conversation's turn.
+    turns = await send_conversations(send, conversations, concurrency=lanes)
+    return [timing for conversation in turns for timing in conversation]
 
 
 async def _prime(arm: ArmContext, book: PromptBook, spec: RunSpec, url: str) -> list[dict[str, Any]]:

@@ -52,6 +52,7 @@ class EngineWatch:
     unique_sent: int = 0
     shared_reported: int = 0  # timed ok requests of shared-prefix runs that reported their cached tokens
     suffix_hits: int = 0  # of them, those whose cache hit reached half into their own words
+    conversations: bool = False  # those runs are multi-turn conversations: each turn's prefix is its history
     dialect: Dialect = DIALECTS["vllm"]  # the names /metrics is read with (the plan's engine_kind's)
 
     @classmethod
