@@ -205,7 +205,7 @@ class Workload(Record):
     session_header: str | None = Field(
         default=None, pattern=HEADER_TOKEN, max_length=128,
         description="multi-turn workloads: the HTTP header whose value, one per conversation, went with every turn "
-        "(a router's sticky session)")
+        "(a sticky session: one replica serves the whole conversation)")
 
     @model_validator(mode="after")
     def _unique(self) -> Workload:
