@@ -47,7 +47,12 @@ def reference_decision(tmp_path: Path) -> Path:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Run the real-engine tier first: it is the longest test (three vLLM starts), and xdist
-    hands each worker consecutive tests from the front, so one worker starts it at once while
-    the other works through the rest, instead of it starting late and lengthening the run."""
-    items.sort(key=lambda item: 0 if item.path.name.startswith("test_real_") else 1)
+    """Run the real-engine tier first, the vLLM trial before the llama.cpp one: it is the longest test
+    (three vLLM starts), and xdist hands each worker consecutive tests from the front, so one worker
+    starts it at once while the others work through the rest, instead of it starting late and
+    lengthening the run; the llama.cpp trial (seconds) follows it on the same worker."""
+    def tier(item: pytest.Item) -> int:
+        name = item.path.name
+        return 0 if name == "test_real_vllm.py" else 1 if name.startswith("test_real_") else 2
+
+    items.sort(key=tier)

@@ -196,12 +196,25 @@ async def wait_ready(
 
 
 def log_kv_slots(log_path: Path | None, dialect: Dialect) -> int | None:
-    """KV capacity from the dialect's start-up log line (the last one logged): vLLM's "KV cache
-    size: N tokens", SGLang's "max_total_num_tokens=N", llama.cpp's "n_ctx = N"."""
-    if log_path is None or not log_path.exists() or dialect.capacity_log is None:
+    """KV capacity from the dialect's start-up log line (the last one logged of the first of its
+    patterns that matches): vLLM's "KV cache size: N tokens", SGLang's "max_total_num_tokens=N",
+    llama.cpp's "n_slots = S, n_ctx_slot = C" (S x C, or C when its KV cache is unified), else its
+    "llama_context: n_ctx = N"."""
+    if log_path is None or not log_path.exists() or not dialect.capacity_log:
         return None
-    found = re.findall(dialect.capacity_log, log_path.read_text(encoding="utf-8", errors="replace"))
-    return int(found[-1].replace(",", "").replace("_", "")) if found else None
+    text = log_path.read_text(encoding="utf-8", errors="replace")
+    for pattern in dialect.capacity_log:
+        found = list(re.finditer(pattern, text))
+        if found:
+            groups = found[-1].groupdict()
+            if groups.get("tokens") is not None:
+                return _count(groups["tokens"])
+            return _count(groups["slots"]) * _count(groups["per_slot"])
+    return None
+
+
+def _count(digits: str) -> int:
+    return int(digits.replace(",", "").replace("_", ""))
 
 
 @dataclass

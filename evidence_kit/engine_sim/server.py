@@ -96,8 +96,9 @@ def _dialect_capacity_line(profile: Profile) -> list[str]:
     if profile.dialect == "sglang":  # the SGLang scheduler's start-up line
         return [f"max_total_num_tokens={profile.token_slots}, chunked_prefill_size=8192, max_prefill_tokens=16384, "
                 f"max_running_requests={sched.max_num_seqs}, context_len={sched.max_model_len}"]
-    if profile.dialect == "llama.cpp":  # llama.cpp's context line
-        return [f"llama_context: n_ctx                 = {profile.token_slots}"]
+    if profile.dialect == "llama.cpp":  # llama-server's slots line: the simulator's one pool is a unified KV cache
+        return [f"srv    load_model: initializing, n_slots = {sched.max_num_seqs}, n_ctx_slot = {profile.token_slots}, "
+                "kv_unified = 'true'"]
     return []
 
 

@@ -44,23 +44,27 @@ def test_sglang_scrape_reads_as_the_journals_words() -> None:
     assert kv_token_slots(scraped) == 123456 and scraped.speaks()
 
 
-def test_llamacpp_scrape_adds_cached_prompt_tokens_and_has_no_request_counter() -> None:
+def test_llamacpp_real_scrape_adds_cached_prompt_tokens_and_has_no_request_counter() -> None:
     scraped = parse_metrics(fixture("llamacpp-metrics.txt"), DIALECTS["llama.cpp"])
     counters = scraped.counters()
-    # Its usage reports every prompt token; its counters split them into computed and reused.
-    assert counters == {"prompt_tokens": 300, "generation_tokens": 60, "prefix_cache_hits": 30,
-                        "spec_decode_drafts": 8, "spec_decode_draft_tokens": 24, "spec_decode_accepted_tokens": 15}
-    assert scraped.gauges() == {"running": 1, "waiting": 2} and kv_token_slots(scraped) is None
+    # The real server's three requests (the fixture's header): their usage reported 1919 prompt tokens,
+    # 1209 of them cached, and 60 generated; its counters split the prompt into 710 computed and 1209 reused.
+    assert counters == {"prompt_tokens": 1919, "generation_tokens": 60, "prefix_cache_hits": 1209,
+                        "spec_decode_drafts": 0, "spec_decode_draft_tokens": 0, "spec_decode_accepted_tokens": 0}
+    assert scraped.gauges() == {"running": 0, "waiting": 0} and kv_token_slots(scraped) is None
     # No request counter: requests are not compared, so a run reconciles on the tokens alone.
-    after = {k: v + (300 if k == "prompt_tokens" else 60 if k == "generation_tokens" else 0) for k, v in counters.items()}
-    verdict, record, problems = reconcile(counters, after, {"requests": 3, "prompt_tokens": 300, "generation_tokens": 60})
+    zero = {k: 0.0 for k in counters}
+    verdict, record, problems = reconcile(zero, counters, {"requests": 3, "prompt_tokens": 1919, "generation_tokens": 60,
+                                                           "prefix_cache_hits": 1209})
     assert verdict is True and "requests" not in record and problems == []
+    verdict, _, problems = reconcile(zero, counters, {"requests": 3, "prompt_tokens": 710, "generation_tokens": 60})
+    assert verdict is False and problems == ["prompt_tokens: engine +1919, client 710"]
 
 
 def test_llamacpp_counters_written_with_six_digits_are_not_counts() -> None:
     text = fixture("llamacpp-metrics.txt").replace("llamacpp:tokens_predicted_total 60", "llamacpp:tokens_predicted_total 1.23457e+06")
     counters = parse_metrics(text, DIALECTS["llama.cpp"]).counters()
-    assert "generation_tokens" not in counters and counters["prompt_tokens"] == 300
+    assert "generation_tokens" not in counters and counters["prompt_tokens"] == 1919
     # The same value in vLLM's dialect (exact floats) is a count.
     assert parse_metrics("vllm:generation_tokens_total 1234567.0\n").counters() == {"generation_tokens": 1234567}
 
@@ -75,7 +79,14 @@ def test_a_dialect_reads_only_its_own_names() -> None:
 @pytest.mark.parametrize("dialect, line, slots", [
     ("vllm", "INFO GPU KV cache size: 1,330,576 tokens", 1330576),
     ("sglang", "[2026-01-01] max_total_num_tokens=412345, chunked_prefill_size=8192, max_prefill_tokens=16384", 412345),
-    ("llama.cpp", "llama_context: n_ctx                 = 8192\nllama_context: n_ctx_seq             = 4096", 8192),
+    # llama-server at its default verbosity: 2 slots of 2048 cells each; unified, the 4096 cells all slots share.
+    ("llama.cpp", "0.00.031.835 I srv    load_model: initializing, n_slots = 2, n_ctx_slot = 2048, kv_unified = 'false'",
+     4096),
+    ("llama.cpp", "0.00.016.997 I srv    load_model: initializing, n_slots = 2, n_ctx_slot = 4096, kv_unified = 'true'",
+     4096),
+    # An older server's libllama line; the slots' own "n_ctx = 2048" lines after it are not the capacity.
+    ("llama.cpp", "llama_context: n_ctx                 = 8192\nllama_context: n_ctx_seq             = 4096\n"
+                  "slot   load_model: id  0 | task -1 | new slot, n_ctx = 4096", 8192),
 ])
 def test_each_dialect_reads_its_capacity_line(tmp_path: Path, dialect: str, line: str, slots: int) -> None:
     log = tmp_path / "engine.log"
@@ -145,5 +156,5 @@ def test_a_llamacpp_dialect_trial_reconciles_its_tokens_and_leaves_requests_unre
         assert arm.runs and all(run.reconciled is True for run in arm.runs)
         assert all(set(run.counters or {}) >= {"prompt_tokens", "generation_tokens"} and "requests" not in (run.counters or {})
                    for run in arm.runs)
-        # No capacity in llama.cpp's /metrics: the "n_ctx = N" log line gives it.
+        # No capacity in llama.cpp's /metrics: the server's "n_slots = S, n_ctx_slot = C" log line gives it.
         assert arm.header.engine.kv_token_slots == load_profile("original" if arm.ref.arm == "original" else "layout-candidate").token_slots
