@@ -16,17 +16,21 @@ from evidence_kit.collect import collect_trial
 from tests.collect.conftest import sim_arm, write_plan
 
 TURNS, CONVERSATIONS = 3, 2
+SESSION_HEADER = "Authorization"
 Record = dict[str, Any]
 
 
 @pytest.fixture(scope="module")
 def real_trial(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("adv10")
-    arms = {"original": sim_arm("original", time_scale=100),
+    # The original arm's engine writes what it received and answered (its ground truth, with bodies): what the
+    # privacy test looks for in the bundle and the site. The session header is named like a credential.
+    truth = root / "truth.jsonl"
+    arms = {"original": sim_arm("original", time_scale=100, extra=f"--ground-truth {truth} --ground-truth-bodies"),
             "layout": sim_arm("layout-candidate", time_scale=100, extra="--fault http-500=0.2", label="Layout")}
     plan = write_plan(root / "plan.toml", trial_id="chat", arms=arms, gates=[],
                       workload={"concurrency": [2], "repetitions": 2, "requests_per_run": CONVERSATIONS,
-                                "max_tokens": 8, "turns": TURNS, "session_header": "X-Session-Id",
+                                "max_tokens": 8, "turns": TURNS, "session_header": SESSION_HEADER,
                                 "warmup_requests": 0})
     collect_trial(plan, root / "raw" / "chat")
     return root / "raw" / "chat"
