@@ -6,6 +6,7 @@ build is not failed closed by it)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -50,3 +51,29 @@ def test_no_answer_prompt_or_session_id_reaches_the_bundle_or_the_site(real_tria
             found = [n for n in needles if n in text]
             assert not found, (path, found[:3])
     assert SESSION_HEADER in (tmp_path / "decision" / "chat" / "trial.json").read_text()  # the name is public
+
+
+def test_the_per_turn_table_builds_the_same_bytes_and_verify_catches_its_rows_reordered(real_trial: Path,
+                                                                                      tmp_path: Path, run_cli) -> None:
+    raw = tmp_path / "raw"
+    shutil.copytree(real_trial, raw / "chat")
+    (raw / "decision.toml").write_text('id = "2026-12-02-chat"\ndate = "2026-12-02"\ntitle = "Chat"\ntrials = ["chat"]\n')
+    decision = redact_bundle(raw, tmp_path / "decision", key=KEY).out
+    sites = [tmp_path / "one", tmp_path / "two"]
+    for site in sites:
+        assert run_cli("build", decision, "--out", site).code == 0
+    one, two = (_texts(site / "public") for site in sites)
+    assert [p.relative_to(sites[0]) for p in one] == [p.relative_to(sites[1]) for p in two]
+    assert list(one.values()) == list(two.values())  # same evidence, same bytes
+    public = sites[0] / "public"
+    assert "PASS figures" in run_cli("verify", public).out
+    html = public / "decisions" / "2026-12-02-chat" / "index.html"
+    page = html.read_text()
+    # Swap the turn numbers of turns 2 and 3 (their figures stay): a reader would read turn 2's times as turn 3's.
+    rows = re.findall(r"<tr>\s*<td>~\d+/C2</td>\s*<td>([23])</td>", page)
+    assert rows == ["2", "3"], rows
+    swapped = re.sub(r"(<tr>\s*<td>~\d+/C2</td>\s*<td>)([23])(</td>)",
+                     lambda m: m.group(1) + {"2": "3", "3": "2"}[m.group(2)] + m.group(3), page)
+    html.write_text(swapped)
+    result = run_cli("verify", public)
+    assert result.code == 1 and "FAIL figures" in result.out, result.out
