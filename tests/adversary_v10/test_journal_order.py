@@ -31,6 +31,15 @@ def test_the_real_journals_verify_and_hold_an_ended_conversation(real_trial: Pat
     errors = [json.loads(line).get("error") or "" for path in journals(real_trial)
               for line in path.read_text().splitlines()]
     assert any(e.startswith("not sent: turn ") for e in errors)  # the fault ended a conversation early
+    # The candidate's pool lost long late turns with its failures (its median leans to the short first turns:
+    # survivorship), but a trial whose planned turns did not all complete is blocked from promotion (every not-sent
+    # turn counts as planned and not completed: analyze/trial.py's blocked_by).
+    from evidence_kit.analyze import analyze
+    from evidence_kit.read import load_trial
+
+    trial = analyze(load_trial(real_trial)).trials[0]
+    failed = sum(not r.ok for arm in load_trial(real_trial).arms for r in arm.timed)
+    assert failed and trial.timed_failed == failed and trial.timed_ok == trial.timed_planned - failed
 
 
 def _fail_first_turn(records: list[Record]) -> list[Record]:
