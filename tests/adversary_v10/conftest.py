@@ -1,6 +1,6 @@
 """Adversary v10's shared evidence: one real multi-turn trial collected from `evidence-kit sim` over HTTP (two
 conversations of three turns per run, one request in five failing on the candidate so some conversations end
-early), collected once per module and copied by each test that forges it."""
+early), collected once per test session and copied by each test that forges it."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ SESSION_HEADER = "Authorization"
 Record = dict[str, Any]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def real_trial(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("adv10")
     # The original arm's engine writes what it received and answered (its ground truth, with bodies): what the
