@@ -336,6 +336,8 @@ def power_trial(
     workload = trial.workload
     if metric == "goodput":
         raise ValueError("power plans a latency rule (on its log scale); a goodput share has none")
+    if workload.turns:  # requests_per_run counts conversations; their turns differ by the history they re-send
+        raise ValueError("power plans independent, alike requests; a multi-turn workload's turns are neither")
     analysed = {(g.input_nominal, g.concurrency if g.concurrency is not None else g.rate): g
                 for g in group_results(evidence)}
     groups = []

@@ -91,6 +91,12 @@ def power(path: Path, effect: float, as_json: bool) -> None:
     if goodput:
         raise BadInput(f"trial {goodput[0]!r} is judged by goodput: power plans a latency rule (on its log scale), "
                        "and a goodput share has none", path)
+    conversations = [t.trial for t in trials if t.trial.workload.turns]
+    if conversations:
+        wl = conversations[0].workload
+        raise BadInput(f"trial {conversations[0].trial_id!r} is multi-turn ({wl.requests_per_run} conversations of "
+                       f"{wl.turns} turns a run): power resamples independent, alike requests, and a conversation's "
+                       "turns are neither (each re-sends the history before it); plan from a single-turn pilot", path)
     report = power_report(trials, effect, max_repetitions=MAX_REPETITIONS)
     if as_json:
         click.echo(canonical_json(report.model_dump(mode="json", by_alias=True)).decode(), nl=False)
