@@ -21,6 +21,14 @@ GGUF="$HOME_DIR/tiny-llama.gguf"
 mkdir -p "$HOME_DIR"
 
 if ! "$SERVER" --version >/dev/null 2>&1; then
+    if ! command -v cmake >/dev/null || ! command -v c++ >/dev/null; then
+        # A fresh Debian machine has neither: Debian's packages, as scripts/setup installs chromium.
+        echo "setup: installing Debian's cmake and g++ to build llama.cpp's llama-server"
+        sudo_=""
+        [ "$(id -u)" = 0 ] || sudo_="sudo"
+        $sudo_ apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq cmake g++ >/dev/null
+    fi
     for tool in cmake c++; do
         command -v "$tool" >/dev/null || { echo "setup_llamacpp: $tool is needed to build llama-server (apt-get install cmake g++)" >&2; exit 2; }
     done
