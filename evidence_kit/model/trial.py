@@ -199,9 +199,10 @@ class Workload(Record):
     prime_prefixes: bool | None = Field(
         default=None, description="before each run of a shared-prefix group the collector sent one untimed request "
         "per shared prefix, so every run starts with them cached")
-    turns: PositiveInt | None = Field(
-        default=None, description="multi-turn workloads: the turns of every conversation (each of a run's "
-        "requests_per_run is a conversation; turn k+1 re-sends the history and turn k's answer); absent: 1")
+    turns: int | None = Field(
+        default=None, ge=2, description="multi-turn workloads: the turns of every conversation, 2 or more (each of "
+        "a run's requests_per_run is a conversation; turn k+1 re-sends the history and turn k's answer); absent: "
+        "1, which is never written")
     session_header: str | None = Field(
         default=None, pattern=HEADER_TOKEN, max_length=128,
         description="multi-turn workloads: the HTTP header whose value, one per conversation, went with every turn "

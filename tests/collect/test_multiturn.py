@@ -77,6 +77,14 @@ def test_a_multiturn_plan_reaches_trial_json_and_a_single_turn_one_is_unchanged(
     for turns in ({}, {"turns": 1}):  # one turn, said or not, is the single-turn trial.json it always was
         plain = load_plan(write_plan(tmp_path / "q.toml", workload=turns)).trial().model_dump(exclude_none=True)
         assert not {"turns", "session_header"} & set(plain["workload"])
+    # A trial.json saying one turn is none the collector writes (a hand-written one would read "conversations of 1
+    # turns" on its page): refused.
+    from evidence_kit.model import Trial
+
+    document = load_plan(write_plan(tmp_path / "r.toml", workload={"turns": 2})).trial().model_dump(by_alias=True)
+    document["workload"]["turns"] = 1
+    with pytest.raises(ValueError, match="greater than or equal to 2"):
+        Trial.model_validate(document)
 
 
 def test_conversations_and_session_ids_are_the_same_in_every_arm_and_move_with_the_seed(tmp_path: Path) -> None:
