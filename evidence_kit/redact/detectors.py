@@ -164,8 +164,11 @@ _LABEL_TEXT = re.compile(
 # .NET writes an RSA key's parameters as "D", "P", "Q", "DP", "DQ", "InverseQ" (RSAParameters as JSON, and as
 # ToXmlString's <RSAKeyValue><D>…</D>…), in standard base64.
 JWK_MEMBERS: frozenset[str] = frozenset({"d", "p", "q", "dp", "dq", "qi", "k", "D", "P", "Q", "DP", "DQ", "InverseQ"})
+# The name's first letter leads (a set re scans for fast); a quote or bracket before it is any character but
+# the word's own, so it needs no place in the match (only the value, group 1, is used).
 _JWK_TEXT = re.compile(
-    r"(?<![A-Za-z0-9_\\.-])(?:\\?[\"'\[])?(?:" + "|".join(sorted(JWK_MEMBERS, key=len, reverse=True))
+    "(?=[" + "".join(sorted({m[0] for m in JWK_MEMBERS})) + "])"
+    r"(?<![A-Za-z0-9_\\.-])(?:" + "|".join(sorted(JWK_MEMBERS, key=len, reverse=True))
     + r")(?:\\?[\"'\]])?[ \t]*(?:=>|[:=])[ \t]*(?:\\?[\"'])?([A-Za-z0-9_+/-]{22,}={0,2})(?![A-Za-z0-9_=+/-])"
 )
 # A member of a JWK flattened into dotted keys, as a properties file or a structured logger writes nested ones
@@ -327,7 +330,7 @@ def find_labelled(text: str) -> Iterator[tuple[int, int, str]]:
     if ":" in text or "=" in text:
         for match in _JWK_TEXT.finditer(text):
             yield match.start(1), match.end(1), "token"
-        if "." in text:
+        if "." in text and ("jwk" in (lowered := text.lower()) or "key" in lowered):
             for match in _JWK_FLAT.finditer(text):
                 yield match.start(1), match.end(1), "token"
     if "</" in text:

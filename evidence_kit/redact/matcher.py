@@ -110,14 +110,18 @@ _GROUP_LABEL = re.compile(r"(?:~(?:[0-9]+k?|\?)|[0-9]{3,})/(?:c[0-9]+|r[0-9]+(?:
 _LABEL_CHARS = frozenset("0123456789k?~")
 
 
+# What a run id's component or a group label's load can be, lowercased: r1, 8192, c256, rate2.0, r2.0.
+_COMPONENT = re.compile(r"(?:r|c|rate)?[0-9]+(?:\.[0-9]+)?")
+
+
 def _run_id_component(text: str, lower: str, start: int, end: int) -> bool:
     """Whether ``lower[start:end]`` is one whole component of a run id standing as a token of its own, or the
     load of a group's label (``C256`` of ``~8K/C256``): a known value's part spelled ``c256``, ``r12`` or
     ``rate2.0`` (a host ``c256.hpc.lab.internal``'s short name) is hunted everywhere else, but replacing it
     inside the run ids and the labels would rename the runs and the groups, and nothing private is in them. A
     label's load is written in capitals (``C256``, ``R2.0``): ``12/c4`` in a log is no label."""
-    if end - start > 16 or not lower[start].isalnum():
-        return False
+    if end - start > 16 or _COMPONENT.fullmatch(lower, start, end) is None:
+        return False  # the common case: a host, a path, a model name is no run id's component
     if start > 1 and lower[start - 1] == "/" and text[start] in "CR":
         first = start - 1
         while first > 0 and lower[first - 1] in _LABEL_CHARS and start - first < 10:
