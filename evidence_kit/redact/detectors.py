@@ -321,16 +321,17 @@ def _a_count(value: str) -> bool:
 def find_labelled(text: str) -> Iterator[tuple[int, int, str]]:
     """``(start, end, class)`` of values written after a private label (``Serial Number : X``,
     ``DB_PASSWORD="two words"``, ``--api-key X``)."""
-    labelled = ("=" in text or ":" in text) and (not text.isascii() or _LABEL_HINT.search(text.lower()) is not None)
+    assigned = "=" in text or ":" in text
+    lowered = text.lower() if assigned else ""
+    labelled = assigned and (not text.isascii() or _LABEL_HINT.search(lowered) is not None)
     for match in _LABEL_TEXT.finditer(text) if labelled else ():
         group = next(g for g in (2, 3, 4) if match.group(g) is not None)
-        value = match.group(group)
-        if len(value) >= 3 and not is_public(value) and not _a_count(value) and not _PLACEHOLDER.fullmatch(value):
+        if _secret_value(match.group(group)):
             yield match.start(group), match.end(group), label_class(match.group(1))
-    if ":" in text or "=" in text:
+    if assigned:
         for match in _JWK_TEXT.finditer(text):
             yield match.start(1), match.end(1), "token"
-        if "." in text and ("jwk" in (lowered := text.lower()) or "key" in lowered):
+        if "." in text and ("jwk" in lowered or "key" in lowered):
             for match in _JWK_FLAT.finditer(text):
                 yield match.start(1), match.end(1), "token"
     if "</" in text:
@@ -342,9 +343,13 @@ def find_labelled(text: str) -> Iterator[tuple[int, int, str]]:
                 yield match.start(), match.end(), "token"
     if "--" in text:
         for match in _FLAG_TEXT.finditer(text):
-            value = match.group(2)
-            if len(value) >= 3 and not is_public(value) and not _a_count(value) and not _PLACEHOLDER.fullmatch(value):
+            if _secret_value(match.group(2)):
                 yield match.start(2), match.end(2), "token"
+
+
+def _secret_value(value: str) -> bool:
+    """Whether the value after a private label or flag is one to hide: not a count, a public word or a placeholder."""
+    return len(value) >= 3 and not is_public(value) and not _a_count(value) and not _PLACEHOLDER.fullmatch(value)
 
 
 def _jwk_inside(run: str) -> bool:

@@ -26,7 +26,7 @@ from typing import NamedTuple
 from .detectors import compile_detectors, find, find_labelled
 from .pseudonyms import PSEUDONYM_ANYWHERE, Pseudonyms, is_pseudonym
 from .spellings import DIGIT_RUN, compile_spellings
-from .variants import KnownValue, Variant, canonical, split_url, variants
+from .variants import RUN_ID, KnownValue, Variant, canonical, split_url, variants
 from .views import View, views
 
 __all__ = ["Matcher", "Hit", "Examined", "lowered"]
@@ -99,8 +99,6 @@ def _masked(text: str, spans: list[tuple[int, int, str]]) -> View:
     return View("".join(pieces), tuple(lo), tuple(hi))
 
 
-# A run id as the collector writes it (collect/runs.py: r1-8192-c4, r1-8192-rate2.0), a token of its own.
-_RUN_ID = re.compile(r"r[0-9]+-[0-9]+-(?:c[0-9]+|rate[0-9]+(?:\.[0-9]+)?)")
 _RUN_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789.-")
 
 
@@ -140,7 +138,7 @@ def _run_id_component(text: str, lower: str, start: int, end: int) -> bool:
         return False  # a longer token than the window: no run id, whatever its last 32 characters spell
     token = lower[first:last].strip(".-")
     offset = first + (len(lower[first:last]) - len(lower[first:last].lstrip(".-")))
-    match = _RUN_ID.fullmatch(token)
+    match = RUN_ID.fullmatch(token)
     if match is None:
         return False
     parts, at = [], offset

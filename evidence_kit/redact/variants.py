@@ -366,12 +366,14 @@ def _command_tokens(value: str) -> list[str]:
         return value.split()
 
 
-# A folder named for a run (``r1-8192-c256``), as operators file their runs: the evidence's own name for it, so
-# hunting the folder alone would rename the run (``path-…`` in the journals). A folder named for a load level or a
-# repetition (``c256``, ``r12``) is hunted like any other (it may be a node's name: c001…c512 on a cluster); where
-# the evidence writes such a word as its own (a run id's component, a group label's load), the matcher leaves it.
-# The whole path is still hunted, and a user's folder under ``home`` whatever its name.
-_LOAD_WORD = re.compile(r"(?i:r[0-9]+-[0-9]+-(?:c[0-9]+|rate[0-9]+(?:\.[0-9]+)?))")
+# A run id as the collector writes it (collect/runs.py: r1-8192-c4, r1-8192-rate2.0), in lower case. A path's
+# folder named for a run, as operators file their runs, is the evidence's own name for it, so it is not hunted
+# alone (that would rename the run, ``path-…`` in the journals). A folder named for a load level or a repetition
+# (``c256``, ``r12``) is hunted like any other (it may be a node's name: c001…c512 on a cluster); where the
+# evidence writes such a word as its own (a run id's component, a group label's load), the matcher leaves it
+# (matcher.py, which matches this pattern too). The whole path is still hunted, and a user's folder under
+# ``home`` whatever its name.
+RUN_ID = re.compile(r"r[0-9]+-[0-9]+-(?:c[0-9]+|rate[0-9]+(?:\.[0-9]+)?)")
 
 
 def _path(value: str) -> Iterator[tuple[str, str, str]]:
@@ -391,7 +393,7 @@ def _path(value: str) -> Iterator[tuple[str, str, str]]:
                 yield from _model(part)
             elif index > 0 and parts[index - 1] in ("home", "Users"):
                 yield part, "user", part
-            elif part.casefold() in _COMMON_PATH_PARTS or re.match(r"^python[0-9.]*$", part) or _LOAD_WORD.fullmatch(part):
+            elif part.casefold() in _COMMON_PATH_PARTS or re.match(r"^python[0-9.]*$", part) or RUN_ID.fullmatch(part.lower()):
                 continue
             else:
                 yield part, "path", part

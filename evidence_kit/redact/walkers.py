@@ -183,6 +183,13 @@ def labels_absent(literals: Iterable[str]) -> bool:
             and not ("name" in literals and "value" in literals))
 
 
+def _label_of(key: str) -> str | None:
+    """The private label a JSON key spells (any usual casing), or the key itself when it is a JWK's private member
+    (find_labelled judges its value's shape); None for any other key."""
+    label = _LABEL_BY_LETTERS.get(re.sub(r"[ _-]", "", key.lower()))
+    return key if label is None and key in JWK_MEMBERS else label
+
+
 def labelled_pairs(text: str, literals: list[str] | None = None) -> list[str]:
     """``label: value`` for each JSON string value under a private label (``"Hostname": "box7"``,
     ``"serialNumber": …``): a JSON file shows the label and its value as two strings, never one text; and
@@ -197,17 +204,12 @@ def labelled_pairs(text: str, literals: list[str] | None = None) -> list[str]:
     if _LABEL_FORMS.isdisjoint(literals) and JWK_MEMBERS.isdisjoint(literals):
         return out
     for match in _LITERAL.finditer(text):  # literal by literal: a key is a literal followed by a colon
-        label = _LABEL_BY_LETTERS.get(re.sub(r"[ _-]", "", match.group()[1:-1].lower()))
-        if label is None and match.group()[1:-1] in JWK_MEMBERS:
-            label = match.group()[1:-1]  # a JWK's private member: find_labelled judges its value's shape
+        label = _label_of(match.group()[1:-1])
         if label is None and "\\" in match.group():
             try:
-                decoded = _decoded(match.group())
+                label = _label_of(_decoded(match.group()))  # "\u0064" is the key "d" to every parser
             except ValueError:
                 continue
-            label = _LABEL_BY_LETTERS.get(re.sub(r"[ _-]", "", decoded.lower()))
-            if label is None and decoded in JWK_MEMBERS:
-                label = decoded  # "\u0064" is the key "d" to every parser
         value = _VALUE_AFTER_KEY.match(text, match.end()) if label is not None else None
         if value is not None:
             raw = value.group(1)
