@@ -169,8 +169,12 @@ JWK_MEMBERS: frozenset[str] = frozenset({"d", "p", "q", "dp", "dq", "qi", "k", "
 _JWK_TEXT = re.compile(
     "(?=[" + "".join(sorted({m[0] for m in JWK_MEMBERS})) + "])"
     r"(?<![A-Za-z0-9_\\.-])(?:" + "|".join(sorted(JWK_MEMBERS, key=len, reverse=True))
-    + r")(?:\\?[\"'\]])?[ \t]*(?:=>|[:=])[ \t]*(?:\\?[\"'])?([A-Za-z0-9_+/-]{22,}={0,2})(?![A-Za-z0-9_=+/-])"
+    + r")(?:\\?[\"'\]])?[ \t]*(?:=>|[:=|])[ \t]*(?:\\?[\"'])?([A-Za-z0-9_+/-]{22,}={0,2})(?![A-Za-z0-9_=+/-])"
 )
+# A member as an HTML form field (name="d" value="…"), as a page saved from a key tool or an OAuth callback holds it.
+_JWK_FIELD = re.compile(
+    r"""name=["']?(?:""" + "|".join(sorted(JWK_MEMBERS, key=len, reverse=True))
+    + r""")["']?\s+value=["']?([A-Za-z0-9_+/-]{22,}={0,2})(?![A-Za-z0-9_=+/-])""")
 # A member of a JWK flattened into dotted keys, as a properties file or a structured logger writes nested ones
 # (jwk.d=…, keys.0.d: …); and an RSA key's private parameters as .NET's ToXmlString writes them.
 _JWK_FLAT = re.compile(
@@ -321,9 +325,10 @@ def _a_count(value: str) -> bool:
 def find_labelled(text: str) -> Iterator[tuple[int, int, str]]:
     """``(start, end, class)`` of values written after a private label (``Serial Number : X``,
     ``DB_PASSWORD="two words"``, ``--api-key X``)."""
-    assigned = "=" in text or ":" in text
+    said = "=" in text or ":" in text  # a label's value follows one of them; a JWK member's, or a table's "|"
+    assigned = said or "|" in text
     lowered = text.lower() if assigned else ""
-    labelled = assigned and (not text.isascii() or _LABEL_HINT.search(lowered) is not None)
+    labelled = said and (not text.isascii() or _LABEL_HINT.search(lowered) is not None)
     for match in _LABEL_TEXT.finditer(text) if labelled else ():
         group = next(g for g in (2, 3, 4) if match.group(g) is not None)
         if _secret_value(match.group(group)):
@@ -331,6 +336,9 @@ def find_labelled(text: str) -> Iterator[tuple[int, int, str]]:
     if assigned:
         for match in _JWK_TEXT.finditer(text):
             yield match.start(1), match.end(1), "token"
+        if "value=" in lowered:
+            for match in _JWK_FIELD.finditer(text):
+                yield match.start(1), match.end(1), "token"
         if "." in text and ("jwk" in lowered or "key" in lowered):
             for match in _JWK_FLAT.finditer(text):
                 yield match.start(1), match.end(1), "token"

@@ -155,3 +155,17 @@ def test_short_members_and_public_halves_of_a_jwk_stay(tmp_path: Path) -> None:
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     out = (result.out / "logs" / "pub.log").read_text()
     assert ed["x"] in out and "q: 3" in out and "d = 12.5 ms" in out and "p: abc" in out
+
+
+@pytest.mark.parametrize("rel, template", [
+    ("logs/keys.md", "| kty | OKP |\n| d | {d} |\n"),  # a Markdown table of the key's members
+    ("logs/form.html", '<input type="hidden" name="d" value="{d}">\n'),  # an HTML form field
+])
+def test_a_jwk_member_in_a_table_or_a_form_field_is_redacted(tmp_path: Path, rel: str, template: str) -> None:
+    """Found in the final attack of session 8: a member's value after a table's "|" or as a form field's value."""
+    _, d = _jwk()
+    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), files={rel: template.format(d=d)})
+    assert [f for f in scan_tree(raw) if f.file == rel and f.cls == "token"]
+    result = redact_bundle(raw, tmp_path / "out", key=KEY)
+    assert result.publishable, [str(f) for f in result.findings]
+    assert d not in _texts(result.out) and d[:24] not in _texts(result.out)

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from evidence_kit.redact.detectors import _LABEL_TEXT, DETECTORS, LABELS, Detectors, find, find_labelled, is_public, label_class
@@ -57,16 +57,23 @@ class _EveryDetector:
 
 
 def _every_label(text: str) -> list[tuple[int, int, str]]:
-    """The slow path of :func:`find_labelled`: the label and flag patterns on every text."""
-    from evidence_kit.redact.detectors import _FLAG_TEXT
+    """The slow path of :func:`find_labelled`: every label, flag and key-member pattern on every text, in its order."""
+    from evidence_kit.redact import detectors as d
+
+    def secret(value: str) -> bool:
+        return (len(value) >= 3 and not is_public(value) and not (value.isdigit() and len(value) < 6)
+                and not d._PLACEHOLDER.fullmatch(value))
 
     found = []
     for m in _LABEL_TEXT.finditer(text):
         group = next(g for g in (2, 3, 4) if m.group(g) is not None)
-        if len(m.group(group)) >= 3 and not is_public(m.group(group)) and not (m.group(group).isdigit() and len(m.group(group)) < 6):
+        if secret(m.group(group)):
             found.append((m.start(group), m.end(group), label_class(m.group(1))))
-    return found + [(m.start(2), m.end(2), "token") for m in _FLAG_TEXT.finditer(text)
-                    if len(m.group(2)) >= 3 and not is_public(m.group(2)) and not (m.group(2).isdigit() and len(m.group(2)) < 6)]
+    found += [(m.start(1), m.end(1), "token") for pattern in (d._JWK_TEXT, d._JWK_FIELD, d._JWK_FLAT)
+              for m in pattern.finditer(text)]
+    found += [(m.start(2), m.end(2), "token") for m in d._XML_KEY.finditer(text)]
+    found += [(m.start(), m.end(), "token") for m in d._BASE64_JSON.finditer(text) if d._jwk_inside(m.group())]
+    return found + [(m.start(2), m.end(2), "token") for m in d._FLAG_TEXT.finditer(text) if secret(m.group(2))]
 
 
 FAST, SLOW = Detectors(), _EveryDetector()
@@ -74,6 +81,10 @@ FAST, SLOW = Detectors(), _EveryDetector()
 
 @settings(max_examples=1500, deadline=None)
 @given(texts)
+@example("D:GPU-5b1c2d3e-4f5a-6b7c-8d9e-0f1a2b3c4d5e")  # a .NET key parameter's name, hypothesis found
+@example("| d | WltcXV5fYGFiY2RlZmdoaWprbG1ub3BxcnN0dXZ3eHk |")
+@example('<input name="d" value="WltcXV5fYGFiY2RlZmdoaWprbG1ub3BxcnN0dXZ3eHk">')
+@example("jwk.d=WltcXV5fYGFiY2RlZmdoaWprbG1ub3BxcnN0dXZ3eHk <P>WltcXV5fYGFiY2RlZmdoaWprbG1ub3BxcnN0dXZ3eHk</P>")
 def test_detector_hints_skip_nothing(text: str) -> None:
     assert list(find(FAST, text)) == list(find(SLOW, text))  # type: ignore[arg-type]
     assert list(find_labelled(text)) == _every_label(text)
