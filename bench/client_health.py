@@ -72,13 +72,17 @@ def main() -> None:
         assert c is not None
         share = "-" if c.loop_cpu_share is None else f"{c.loop_cpu_share:.2f}"
         achieved = "-" if c.achieved_concurrency is None else f"{c.achieved_concurrency:.2f}"
-        print(f"| {run.phase} | {run.concurrency} | {c.wall_s:.3f} | {_ms(c.loop_lag_p50_s)} / {_ms(c.loop_lag_max_s)} | "
-              f"{_ms(c.send_wait_p50_s)} / {_ms(c.send_wait_max_s)} | {share} | {achieved} | "
-              f"{', '.join(e.bound for e in c.exceeded) or '-'} |")
+        print(
+            f"| {run.phase} | {run.concurrency} | {c.wall_s:.3f} | {_ms(c.loop_lag_p50_s)} / {_ms(c.loop_lag_max_s)} | "
+            f"{_ms(c.send_wait_p50_s)} / {_ms(c.send_wait_max_s)} | {share} | {achieved} | "
+            f"{', '.join(e.bound for e in c.exceeded) or '-'} |"
+        )
     clients = [r.client for r in trial.runs if r.client is not None]
-    print(f"\nlargest: loop lag {_ms(max(c.loop_lag_max_s or 0 for c in clients))} ms, send wait "
-          f"{_ms(max(c.send_wait_max_s or 0 for c in clients))} ms, loop CPU "
-          f"{max(c.loop_cpu_share or 0 for c in clients):.2f}; saturated runs {trial.client_runs_saturated}/{len(clients)}")
+    print(
+        f"\nlargest: loop lag {_ms(max(c.loop_lag_max_s or 0 for c in clients))} ms, send wait "
+        f"{_ms(max(c.send_wait_max_s or 0 for c in clients))} ms, loop CPU "
+        f"{max(c.loop_cpu_share or 0 for c in clients):.2f}; saturated runs {trial.client_runs_saturated}/{len(clients)}"
+    )
 
 
 if __name__ == "__main__":

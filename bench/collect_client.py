@@ -70,14 +70,22 @@ def bench_profile(folder: Path) -> Path:
 
 async def wave(url: str, concurrency: int, tag: str) -> tuple[list, float]:
     count = min(2 * concurrency, 256)
-    bodies = [{"model": MODEL, "messages": [{"role": "user", "content": f"Summarise note {tag}-{i}."}],
-               "max_tokens": 128, "ignore_eos": True, "temperature": 0, "seed": i,
-               "request_id": f"{tag}-{i}"} for i in range(count)]
+    bodies = [
+        {
+            "model": MODEL,
+            "messages": [{"role": "user", "content": f"Summarise note {tag}-{i}."}],
+            "max_tokens": 128,
+            "ignore_eos": True,
+            "temperature": 0,
+            "seed": i,
+            "request_id": f"{tag}-{i}",
+        }
+        for i in range(count)
+    ]
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     async with httpx.AsyncClient(limits=limits) as client:
         cpu0 = time.process_time()
-        outcomes = await send_all(client, f"{url}/v1/chat/completions", bodies, concurrency=concurrency,
-                                  clock=time.monotonic, timeout=300)
+        outcomes = await send_all(client, f"{url}/v1/chat/completions", bodies, concurrency=concurrency, clock=time.monotonic, timeout=300)
         cpu = time.process_time() - cpu0
     return list(zip(bodies, outcomes)), cpu
 
@@ -94,8 +102,10 @@ async def raw_request(host: str, port: int, body: dict) -> RawOutcome:
     """One streamed request over a bare socket: write, then timestamp the first content event."""
     out = RawOutcome()
     payload = json.dumps({**body, "stream": True, "stream_options": {"include_usage": True}}).encode()
-    head = (f"POST /v1/chat/completions HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {len(payload)}\r\nConnection: close\r\n\r\n").encode()
+    head = (
+        f"POST /v1/chat/completions HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(payload)}\r\nConnection: close\r\n\r\n"
+    ).encode()
     reader, writer = await asyncio.open_connection(host, port)
     out.t_send = time.monotonic()
     writer.write(head + payload)
@@ -129,9 +139,18 @@ async def raw_request(host: str, port: int, body: dict) -> RawOutcome:
 async def raw_wave(url: str, concurrency: int, tag: str) -> tuple[list, float]:
     host, port = url.split("//", 1)[1].rsplit(":", 1)
     count = min(2 * concurrency, 256)
-    bodies = [{"model": MODEL, "messages": [{"role": "user", "content": f"Summarise note {tag}-{i}."}],
-               "max_tokens": 128, "ignore_eos": True, "temperature": 0, "seed": i,
-               "request_id": f"{tag}-{i}"} for i in range(count)]
+    bodies = [
+        {
+            "model": MODEL,
+            "messages": [{"role": "user", "content": f"Summarise note {tag}-{i}."}],
+            "max_tokens": 128,
+            "ignore_eos": True,
+            "temperature": 0,
+            "seed": i,
+            "request_id": f"{tag}-{i}",
+        }
+        for i in range(count)
+    ]
     gate = asyncio.Semaphore(concurrency)
 
     async def one(body: dict) -> RawOutcome:
@@ -162,12 +181,20 @@ def level(url: str, truth: Path, concurrency: int, *, baseline: bool = False) ->
         ttft_err.append(((out.t_first - out.t_send) - (first - record["arrival"])) * 1000)
         e2e_err.append(((out.t_end - out.t_send) - (done - record["arrival"])) * 1000)
         tokens += out.completion_tokens or 0
-    return {"concurrency": concurrency, "requests": len(pairs), "tokens": tokens,
-            "cpu_ms_per_token": cpu * 1000 / tokens,
-            "ttft_err_ms_p50": statistics.median(ttft_err), "ttft_err_ms_p99": nearest_rank(ttft_err, 99),
-            "e2e_err_ms_p50": statistics.median(e2e_err), "e2e_err_ms_p99": nearest_rank(e2e_err, 99),
-            "send_lag_ms_p50": statistics.median(send_lag), "send_lag_ms_p99": nearest_rank(send_lag, 99),
-            "read_lag_ms_p50": statistics.median(read_lag), "read_lag_ms_p99": nearest_rank(read_lag, 99)}
+    return {
+        "concurrency": concurrency,
+        "requests": len(pairs),
+        "tokens": tokens,
+        "cpu_ms_per_token": cpu * 1000 / tokens,
+        "ttft_err_ms_p50": statistics.median(ttft_err),
+        "ttft_err_ms_p99": nearest_rank(ttft_err, 99),
+        "e2e_err_ms_p50": statistics.median(e2e_err),
+        "e2e_err_ms_p99": nearest_rank(e2e_err, 99),
+        "send_lag_ms_p50": statistics.median(send_lag),
+        "send_lag_ms_p99": nearest_rank(send_lag, 99),
+        "read_lag_ms_p50": statistics.median(read_lag),
+        "read_lag_ms_p99": nearest_rank(read_lag, 99),
+    }
 
 
 def startup(url: str, truth: Path, folder: Path) -> float:
@@ -197,8 +224,9 @@ model = "{MODEL}"
 ''')
     seen = len(truth.read_text().splitlines())
     t0 = time.monotonic()
-    subprocess.run([sys.executable, "-m", "evidence_kit", "collect", str(plan), "--out", str(folder / "raw"), "-q"],
-                   check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "evidence_kit", "collect", str(plan), "--out", str(folder / "raw"), "-q"], check=True, stdout=subprocess.DEVNULL
+    )
     first = json.loads(truth.read_text().splitlines()[seen])  # calibration's first tokenize is not logged
     return first["arrival"] - t0
 
@@ -219,24 +247,32 @@ def main() -> None:
                 rows.append(level(url, truth, int(c)))
                 raw_rows.append(level(url, truth, int(c), baseline=True))
             start = startup(url, truth, folder)
-    print("| C | requests | tokens | client CPU ms/token | TTFT err p50 / p99 ms | E2E err p50 / p99 ms "
-          "| send lag p50 / p99 ms | first-token read lag p50 / p99 ms |")
+    print(
+        "| C | requests | tokens | client CPU ms/token | TTFT err p50 / p99 ms | E2E err p50 / p99 ms "
+        "| send lag p50 / p99 ms | first-token read lag p50 / p99 ms |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['concurrency']} | {r['requests']} | {r['tokens']} | {r['cpu_ms_per_token']:.4f} | "
-              f"{r['ttft_err_ms_p50']:.2f} / {r['ttft_err_ms_p99']:.2f} | "
-              f"{r['e2e_err_ms_p50']:.2f} / {r['e2e_err_ms_p99']:.2f} | "
-              f"{r['send_lag_ms_p50']:.2f} / {r['send_lag_ms_p99']:.2f} | "
-              f"{r['read_lag_ms_p50']:.2f} / {r['read_lag_ms_p99']:.2f} |")
+        print(
+            f"| {r['concurrency']} | {r['requests']} | {r['tokens']} | {r['cpu_ms_per_token']:.4f} | "
+            f"{r['ttft_err_ms_p50']:.2f} / {r['ttft_err_ms_p99']:.2f} | "
+            f"{r['e2e_err_ms_p50']:.2f} / {r['e2e_err_ms_p99']:.2f} | "
+            f"{r['send_lag_ms_p50']:.2f} / {r['send_lag_ms_p99']:.2f} | "
+            f"{r['read_lag_ms_p50']:.2f} / {r['read_lag_ms_p99']:.2f} |"
+        )
     print("\nBaseline (minimal raw-socket client, same run) and the collector's TTFT error against it:\n")
-    print("| C | baseline TTFT err p50 / p99 ms | baseline send lag p50 / p99 ms | baseline read lag p50 / p99 ms "
-          "| collector / baseline TTFT err p50, p99 |")
+    print(
+        "| C | baseline TTFT err p50 / p99 ms | baseline send lag p50 / p99 ms | baseline read lag p50 / p99 ms "
+        "| collector / baseline TTFT err p50, p99 |"
+    )
     print("|---|---|---|---|---|")
     for r, b in zip(rows, raw_rows):
-        print(f"| {r['concurrency']} | {b['ttft_err_ms_p50']:.2f} / {b['ttft_err_ms_p99']:.2f} | "
-              f"{b['send_lag_ms_p50']:.2f} / {b['send_lag_ms_p99']:.2f} | "
-              f"{b['read_lag_ms_p50']:.2f} / {b['read_lag_ms_p99']:.2f} | "
-              f"{r['ttft_err_ms_p50'] / b['ttft_err_ms_p50']:.2f}, {r['ttft_err_ms_p99'] / b['ttft_err_ms_p99']:.2f} |")
+        print(
+            f"| {r['concurrency']} | {b['ttft_err_ms_p50']:.2f} / {b['ttft_err_ms_p99']:.2f} | "
+            f"{b['send_lag_ms_p50']:.2f} / {b['send_lag_ms_p99']:.2f} | "
+            f"{b['read_lag_ms_p50']:.2f} / {b['read_lag_ms_p99']:.2f} | "
+            f"{r['ttft_err_ms_p50'] / b['ttft_err_ms_p50']:.2f}, {r['ttft_err_ms_p99'] / b['ttft_err_ms_p99']:.2f} |"
+        )
     print(f"\nstart-up, launch of `evidence-kit collect` to first request at the engine: {start:.3f} s")
 
 

@@ -52,20 +52,22 @@ async def wave(url: str, concurrency: int, tag: str, pool: WorkerPool) -> dict[s
     health = HealthMonitor(time.monotonic)
     health.start()
     await pool.begin()
-    records = await pool.send_all(f"{url}/v1/chat/completions", bodies(4 * concurrency, tag),
-                                  concurrency=concurrency, timeout=300)
+    records = await pool.send_all(f"{url}/v1/chat/completions", bodies(4 * concurrency, tag), concurrency=concurrency, timeout=300)
     processes = await pool.end()
     client = await health.stop()
     wall = client["wall_s"]
     ok = [r for r in records if r["ok"]]
     ttft = [1000 * r["ttft_s"] for r in ok if r["ttft_s"] is not None]
-    return {"tokens_per_s": sum(r["completion_tokens"] or 0 for r in ok) / wall,
-            "ttft_p50_ms": statistics.median(ttft), "ttft_p99_ms": _p99(ttft),
-            "e2e_p50_ms": statistics.median(1000 * r["e2e_s"] for r in ok),
-            "failed": len(records) - len(ok),
-            # Requests on the wire on average (the closed loop's achieved concurrency): sum of e2e over the wall.
-            "in_flight": sum(r["e2e_s"] for r in ok) / wall,
-            "loop_cpu_share": max(p["loop_cpu_s"] for p in [*client["processes"], *processes]) / wall}
+    return {
+        "tokens_per_s": sum(r["completion_tokens"] or 0 for r in ok) / wall,
+        "ttft_p50_ms": statistics.median(ttft),
+        "ttft_p99_ms": _p99(ttft),
+        "e2e_p50_ms": statistics.median(1000 * r["e2e_s"] for r in ok),
+        "failed": len(records) - len(ok),
+        # Requests on the wire on average (the closed loop's achieved concurrency): sum of e2e over the wall.
+        "in_flight": sum(r["e2e_s"] for r in ok) / wall,
+        "loop_cpu_share": max(p["loop_cpu_s"] for p in [*client["processes"], *processes]) / wall,
+    }
 
 
 async def bench(url: str, levels: list[int], workers: int, rounds: int, driver: dict[str, Any]) -> None:
@@ -77,17 +79,22 @@ async def bench(url: str, levels: list[int], workers: int, rounds: int, driver: 
             results: dict[str, list[dict[str, float]]] = {name: [] for name in ways}
             for r in range(rounds):
                 # Alternating which goes first, so neither always meets the simulator just after the other.
-                for name in (list(ways) if r % 2 == 0 else list(reversed(ways))):
+                for name in list(ways) if r % 2 == 0 else list(reversed(ways)):
                     results[name].append(await wave(url, level, f"{level}-{r}-{name}", ways[name]))
-            base = {key: statistics.median(x[key] for x in results["processes"])
-                    for key in ("tokens_per_s", "ttft_p50_ms", "ttft_p99_ms", "e2e_p50_ms", "in_flight")}
+            base = {
+                key: statistics.median(x[key] for x in results["processes"])
+                for key in ("tokens_per_s", "ttft_p50_ms", "ttft_p99_ms", "e2e_p50_ms", "in_flight")
+            }
             for name, runs in results.items():
                 med = {key: statistics.median(x[key] for x in runs) for key in base}
-                print(f"| {level} | {workers} {name} | {med['tokens_per_s']:,.0f} ({med['tokens_per_s'] / base['tokens_per_s']:.2f}) | "
-                      f"{med['ttft_p50_ms']:.1f} ({med['ttft_p50_ms'] / base['ttft_p50_ms']:.2f}) | "
-                      f"{med['ttft_p99_ms']:.1f} ({med['ttft_p99_ms'] / base['ttft_p99_ms']:.2f}) | "
-                      f"{med['e2e_p50_ms']:.1f} ({med['e2e_p50_ms'] / base['e2e_p50_ms']:.2f}) | {med['in_flight']:.1f} | "
-                      f"{max(x['loop_cpu_share'] for x in runs):.2f} | {int(sum(x['failed'] for x in runs))} |", flush=True)
+                print(
+                    f"| {level} | {workers} {name} | {med['tokens_per_s']:,.0f} ({med['tokens_per_s'] / base['tokens_per_s']:.2f}) | "
+                    f"{med['ttft_p50_ms']:.1f} ({med['ttft_p50_ms'] / base['ttft_p50_ms']:.2f}) | "
+                    f"{med['ttft_p99_ms']:.1f} ({med['ttft_p99_ms'] / base['ttft_p99_ms']:.2f}) | "
+                    f"{med['e2e_p50_ms']:.1f} ({med['e2e_p50_ms'] / base['e2e_p50_ms']:.2f}) | {med['in_flight']:.1f} | "
+                    f"{max(x['loop_cpu_share'] for x in runs):.2f} | {int(sum(x['failed'] for x in runs))} |",
+                    flush=True,
+                )
 
 
 def main() -> None:
@@ -95,12 +102,17 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     levels = [int(x) for x in args.levels.split(",")]
-    print(f"load average before: {load_average()}; cores: {os.cpu_count()}; "
-          f"time scale {args.time_scale:g}; {args.rounds} rounds, medians (ratio to processes)")
+    print(
+        f"load average before: {load_average()}; cores: {os.cpu_count()}; "
+        f"time scale {args.time_scale:g}; {args.rounds} rounds, medians (ratio to processes)"
+    )
     print("| C | workers | streamed tokens/s | TTFT p50 ms | TTFT p99 ms | E2E p50 ms | in flight | busiest loop CPU share | failed |")
     print("|---|---|---|---|---|---|---|---|---|")
-    with ray_head(cpus=args.workers, own_session=False) as head, tempfile.TemporaryDirectory() as folder, \
-            simulator_process(bench_profile(Path(folder)), time_scale=args.time_scale) as url:
+    with (
+        ray_head(cpus=args.workers, own_session=False) as head,
+        tempfile.TemporaryDirectory() as folder,
+        simulator_process(bench_profile(Path(folder)), time_scale=args.time_scale) as url,
+    ):
         driver = connect(head.address)
         try:
             asyncio.run(bench(url, levels, args.workers, args.rounds, driver))

@@ -38,8 +38,17 @@ from evidence_kit.engine_sim.server import simulator_process  # noqa: E402
 
 
 def bodies(count: int, tag: str) -> list[dict[str, Any]]:
-    return [{"model": MODEL, "messages": [{"role": "user", "content": f"Summarise note {tag}-{i}."}],
-             "max_tokens": 128, "ignore_eos": True, "temperature": 0, "seed": i} for i in range(count)]
+    return [
+        {
+            "model": MODEL,
+            "messages": [{"role": "user", "content": f"Summarise note {tag}-{i}."}],
+            "max_tokens": 128,
+            "ignore_eos": True,
+            "temperature": 0,
+            "seed": i,
+        }
+        for i in range(count)
+    ]
 
 
 async def wave(url: str, concurrency: int, tag: str, pool: WorkerPool | None) -> dict[str, float]:
@@ -53,8 +62,9 @@ async def wave(url: str, concurrency: int, tag: str, pool: WorkerPool | None) ->
         health = HealthMonitor(time.monotonic)
         health.start()
         if pool is None:
-            records = [timing_fields(o, 0.0) for o in await send_all(
-                client, chat, wave_bodies, concurrency=concurrency, clock=time.monotonic, timeout=300)]
+            records = [
+                timing_fields(o, 0.0) for o in await send_all(client, chat, wave_bodies, concurrency=concurrency, clock=time.monotonic, timeout=300)
+            ]
             client_health = await health.stop()
         else:
             await pool.begin()
@@ -65,9 +75,12 @@ async def wave(url: str, concurrency: int, tag: str, pool: WorkerPool | None) ->
     wall = client_health["wall_s"]
     processes = client_health["processes"]
     tokens = sum(r["completion_tokens"] or 0 for r in records if r["ok"])
-    return {"tokens_per_s": tokens / wall, "failed": sum(not r["ok"] for r in records),
-            "loop_cpu_share": max(p["loop_cpu_s"] for p in processes) / wall,
-            "loop_lag_max_ms": 1000 * max(p["loop_lag_max_s"] or 0.0 for p in processes)}
+    return {
+        "tokens_per_s": tokens / wall,
+        "failed": sum(not r["ok"] for r in records),
+        "loop_cpu_share": max(p["loop_cpu_s"] for p in processes) / wall,
+        "loop_lag_max_ms": 1000 * max(p["loop_lag_max_s"] or 0.0 for p in processes),
+    }
 
 
 async def bench(url: str, levels: list[int], rounds: int) -> None:
@@ -85,9 +98,11 @@ async def bench(url: str, levels: list[int], rounds: int) -> None:
                 share = max(x["loop_cpu_share"] for x in runs)
                 # The busiest loop's CPU per streamed token: what bounds one process's tokens/s (1 / it at a whole core).
                 per_token = statistics.median(x["loop_cpu_share"] / x["tokens_per_s"] * 1e6 for x in runs)
-                print(f"| {level} | {name} | {rate:,.0f} | {rate / base:.2f} | {share:.2f} | {per_token:.1f} | "
-                      f"{max(x['loop_lag_max_ms'] for x in runs):.1f} | {int(sum(x['failed'] for x in runs))} |",
-                      flush=True)
+                print(
+                    f"| {level} | {name} | {rate:,.0f} | {rate / base:.2f} | {share:.2f} | {per_token:.1f} | "
+                    f"{max(x['loop_lag_max_ms'] for x in runs):.1f} | {int(sum(x['failed'] for x in runs))} |",
+                    flush=True,
+                )
 
 
 def wave_options(description: str, levels: str) -> argparse.ArgumentParser:
@@ -106,13 +121,10 @@ def load_average() -> str:
 def main() -> None:
     args = wave_options(__doc__.splitlines()[0], "8,32,64,128").parse_args()
     levels = [int(x) for x in args.levels.split(",")]
-    print(f"load average before: {load_average()}; cores: {os.cpu_count()}; "
-          f"time scale {args.time_scale:g}; {args.rounds} rounds, median tokens/s")
-    print("| C | client | streamed tokens/s | vs in-process | busiest loop CPU share | busiest loop µs/token | "
-          "loop lag max ms | failed |")
+    print(f"load average before: {load_average()}; cores: {os.cpu_count()}; time scale {args.time_scale:g}; {args.rounds} rounds, median tokens/s")
+    print("| C | client | streamed tokens/s | vs in-process | busiest loop CPU share | busiest loop µs/token | loop lag max ms | failed |")
     print("|---|---|---|---|---|---|---|---|")
-    with tempfile.TemporaryDirectory() as folder, \
-            simulator_process(bench_profile(Path(folder)), time_scale=args.time_scale) as url:
+    with tempfile.TemporaryDirectory() as folder, simulator_process(bench_profile(Path(folder)), time_scale=args.time_scale) as url:
         asyncio.run(bench(url, levels, args.rounds))
     print(f"load average after: {load_average()}")
 

@@ -39,16 +39,26 @@ from evidence_kit.engine_sim.server import simulator_process  # noqa: E402
 
 
 def bodies(count: int, tag: str) -> list[dict[str, Any]]:
-    return [{"model": MODEL, "messages": [{"role": "user", "content": f"Summarise note {tag}-{i}."}],
-             "max_tokens": 32, "ignore_eos": True, "temperature": 0, "seed": i} for i in range(count)]
+    return [
+        {
+            "model": MODEL,
+            "messages": [{"role": "user", "content": f"Summarise note {tag}-{i}."}],
+            "max_tokens": 32,
+            "ignore_eos": True,
+            "temperature": 0,
+            "seed": i,
+        }
+        for i in range(count)
+    ]
 
 
 def _rate(times: list[float]) -> float:
     return (len(times) - 1) / (max(times) - min(times))
 
 
-async def replay(url: str, offsets: list[float], run_bodies: list[dict[str, Any]],
-                 pool: WorkerPool | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+async def replay(
+    url: str, offsets: list[float], run_bodies: list[dict[str, Any]], pool: WorkerPool | None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Send ``run_bodies`` on ``offsets`` as ``collect`` sends an open-loop run: the timing fields of each
     request (``t_send_s`` from the run's start) and the client's processes. ``pool`` counts from t0 = 0."""
     chat = f"{url}/v1/chat/completions"
@@ -61,8 +71,10 @@ async def replay(url: str, offsets: list[float], run_bodies: list[dict[str, Any]
         health.start()
         start = time.monotonic()
         if pool is None:
-            records = [timing_fields(o, start) for o in await send_scheduled(
-                client, chat, run_bodies, offsets, start=start, clock=time.monotonic, timeout=300)]
+            records = [
+                timing_fields(o, start)
+                for o in await send_scheduled(client, chat, run_bodies, offsets, start=start, clock=time.monotonic, timeout=300)
+            ]
             processes = (await health.stop())["processes"]
         else:
             await pool.begin()
@@ -79,10 +91,15 @@ async def one_run(url: str, rate: float, arrival: str, count: int, pool: WorkerP
     records, processes = await replay(url, offsets, bodies(count, f"{rate}-{arrival}-{pool is not None}"), pool)
     lags = [r["send_wait_s"] * 1000 for r in records]
     sends = [r["t_send_s"] for r in records]
-    return {"scheduled": _rate(offsets), "achieved": _rate(sends), "lag_p50": nearest_rank(lags, 50),
-            "lag_p99": nearest_rank(lags, 99), "lag_max": max(lags),
-            "loop_lag_max_ms": 1000 * max(p["loop_lag_max_s"] or 0.0 for p in processes),
-            "failed": sum(not r["ok"] for r in records)}
+    return {
+        "scheduled": _rate(offsets),
+        "achieved": _rate(sends),
+        "lag_p50": nearest_rank(lags, 50),
+        "lag_p99": nearest_rank(lags, 99),
+        "lag_max": max(lags),
+        "loop_lag_max_ms": 1000 * max(p["loop_lag_max_s"] or 0.0 for p in processes),
+        "failed": sum(not r["ok"] for r in records),
+    }
 
 
 async def bench(url: str, rates: list[float], count: int) -> None:
@@ -92,10 +109,13 @@ async def bench(url: str, rates: list[float], count: int) -> None:
             for arrival in ("constant", "poisson"):
                 for name, pool in (("in-process", None), ("2 workers", two)):
                     r = await one_run(url, rate, arrival, count, pool)
-                    print(f"| {rate:g} | {arrival} | {name} | {r['scheduled']:.3f} | {r['achieved']:.3f} | "
-                          f"{(r['achieved'] / rate - 1) * 100:+.3f}% | {(r['achieved'] / r['scheduled'] - 1) * 100:+.3f}% | "
-                          f"{r['lag_p50']:.2f} / {r['lag_p99']:.2f} / {r['lag_max']:.2f} | {r['loop_lag_max_ms']:.1f} | "
-                          f"{int(r['failed'])} |", flush=True)
+                    print(
+                        f"| {rate:g} | {arrival} | {name} | {r['scheduled']:.3f} | {r['achieved']:.3f} | "
+                        f"{(r['achieved'] / rate - 1) * 100:+.3f}% | {(r['achieved'] / r['scheduled'] - 1) * 100:+.3f}% | "
+                        f"{r['lag_p50']:.2f} / {r['lag_p99']:.2f} / {r['lag_max']:.2f} | {r['loop_lag_max_ms']:.1f} | "
+                        f"{int(r['failed'])} |",
+                        flush=True,
+                    )
 
 
 def main() -> None:
@@ -105,13 +125,16 @@ def main() -> None:
     parser.add_argument("--time-scale", type=float, default=50.0)
     args = parser.parse_args()
     rates = [float(x) for x in args.rates.split(",")]
-    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; cores: {os.cpu_count()}; "
-          f"time scale {args.time_scale:g}; {args.requests} requests per run")
-    print("| planned rate /s | arrival | client | schedule's rate /s | achieved /s | vs planned | vs schedule | "
-          "send lag p50 / p99 / max ms | loop lag max ms | failed |")
+    print(
+        f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; cores: {os.cpu_count()}; "
+        f"time scale {args.time_scale:g}; {args.requests} requests per run"
+    )
+    print(
+        "| planned rate /s | arrival | client | schedule's rate /s | achieved /s | vs planned | vs schedule | "
+        "send lag p50 / p99 / max ms | loop lag max ms | failed |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
-    with tempfile.TemporaryDirectory() as folder, \
-            simulator_process(bench_profile(Path(folder)), time_scale=args.time_scale) as url:
+    with tempfile.TemporaryDirectory() as folder, simulator_process(bench_profile(Path(folder)), time_scale=args.time_scale) as url:
         asyncio.run(bench(url, rates, args.requests))
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 

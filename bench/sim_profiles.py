@@ -42,8 +42,14 @@ def sized_prompt(url: str, tokens: int, tag: str) -> str:
 
 
 async def timed_request(client: httpx.AsyncClient, prompt: str) -> tuple[float, float]:
-    body = {"messages": [{"role": "user", "content": prompt}], "stream": True, "max_tokens": 4096,
-            "temperature": 0, "reasoning_effort": "high", "stream_options": {"include_usage": True}}
+    body = {
+        "messages": [{"role": "user", "content": prompt}],
+        "stream": True,
+        "max_tokens": 4096,
+        "temperature": 0,
+        "reasoning_effort": "high",
+        "stream_options": {"include_usage": True},
+    }
     start = time.perf_counter()
     first = None
     async with client.stream("POST", "/v1/chat/completions", json=body) as response:
@@ -57,7 +63,7 @@ async def run_group(url: str, prompts: list[str], concurrency: int) -> list[tupl
     async with httpx.AsyncClient(base_url=url, timeout=120) as client:
         results: list[tuple[float, float]] = []
         for start in range(0, len(prompts), concurrency):
-            results += await asyncio.gather(*(timed_request(client, p) for p in prompts[start:start + concurrency]))
+            results += await asyncio.gather(*(timed_request(client, p) for p in prompts[start : start + concurrency]))
         return results
 
 
@@ -83,12 +89,12 @@ def bench_profile(name: str, scale: float) -> dict:
                     timings += asyncio.run(run_group(url, prompts, conc))
                 groups[f"~{size}/C{conc}"] = {
                     "e2e_median_s": round(statistics.median(t[0] for t in timings) * scale, 3),
-                    "ttft_median_s": round(statistics.median(t[1] for t in timings) * scale, 3)}
+                    "ttft_median_s": round(statistics.median(t[1] for t in timings) * scale, 3),
+                }
         metrics = scrape(url)
     drafted = metrics.get("vllm:spec_decode_num_draft_tokens_total", 0)
     accepted = metrics.get("vllm:spec_decode_num_accepted_tokens_total", 0)
-    return {"profile": name, "token_slots": metrics["slots"], "groups": groups,
-            "acceptance": round(accepted / drafted, 3) if drafted else None}
+    return {"profile": name, "token_slots": metrics["slots"], "groups": groups, "acceptance": round(accepted / drafted, 3) if drafted else None}
 
 
 def main() -> None:

@@ -33,8 +33,12 @@ from evidence_kit.engine_sim.profile import PROFILE_DIR  # noqa: E402
 def bench_profile(folder: Path, max_seqs: int) -> Path:
     """The original profile with room for every stream, no speculation (one chunk per step) and no drift."""
     text = (PROFILE_DIR / "original.toml").read_text()
-    for old, new in (("max_num_seqs = 8", f"max_num_seqs = {max_seqs}"), ("budget_bytes = 167772160", f"budget_bytes = {167772160 * 32}"),
-                     ('method = "mtp"', 'method = "none"'), ("drift = 0.03", "drift = 0.0")):
+    for old, new in (
+        ("max_num_seqs = 8", f"max_num_seqs = {max_seqs}"),
+        ("budget_bytes = 167772160", f"budget_bytes = {167772160 * 32}"),
+        ('method = "mtp"', 'method = "none"'),
+        ("drift = 0.03", "drift = 0.0"),
+    ):
         if old not in text:
             raise SystemExit(f"the original profile no longer says {old!r}; update bench_profile")
         text = text.replace(old, new)
@@ -44,8 +48,7 @@ def bench_profile(folder: Path, max_seqs: int) -> Path:
 
 
 def start_server(profile: Path, core: str | None, scale: float) -> tuple[subprocess.Popen, str]:
-    cmd = [sys.executable, "-m", "evidence_kit", "sim", "--profile", str(profile), "--port", "0",
-           "--time-scale", f"{scale:g}"]
+    cmd = [sys.executable, "-m", "evidence_kit", "sim", "--profile", str(profile), "--port", "0", "--time-scale", f"{scale:g}"]
     if core is not None and shutil.which("taskset"):
         cmd = ["taskset", "-c", core, *cmd]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
@@ -54,11 +57,12 @@ def start_server(profile: Path, core: str | None, scale: float) -> tuple[subproc
 
 
 async def one_stream(host: str, port: int, i: int, tokens: int) -> int:
-    body = json.dumps({"messages": [{"role": "user", "content": f"bench {i}"}], "stream": True,
-                       "max_tokens": tokens, "ignore_eos": True}).encode()
+    body = json.dumps({"messages": [{"role": "user", "content": f"bench {i}"}], "stream": True, "max_tokens": tokens, "ignore_eos": True}).encode()
     reader, writer = await asyncio.open_connection(host, port)
-    writer.write(b"POST /v1/chat/completions HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n"
-                 b"Connection: close\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+    writer.write(
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n"
+        b"Connection: close\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+    )
     await writer.drain()
     events, tail = 0, b""
     while data := await reader.read(65536):
@@ -75,10 +79,16 @@ async def run_level(url: str, streams: int, tokens: int) -> dict:
     counts = await asyncio.gather(*(one_stream(host, int(port), i, tokens) for i in range(streams)))
     seconds = time.perf_counter() - start
     chunks = sum(counts)
-    return {"streams": streams, "tokens_per_stream": tokens, "seconds": round(seconds, 3),
-            "events": chunks, "chunks_per_s": round(chunks / seconds), "tokens_per_s": round(streams * tokens / seconds),
-            "client_cpu_share": round((time.process_time() - cpu0) / seconds, 2),
-            "complete": all(c == tokens + 2 for c in counts)}  # role chunk + one per token + [DONE]
+    return {
+        "streams": streams,
+        "tokens_per_stream": tokens,
+        "seconds": round(seconds, 3),
+        "events": chunks,
+        "chunks_per_s": round(chunks / seconds),
+        "tokens_per_s": round(streams * tokens / seconds),
+        "client_cpu_share": round((time.process_time() - cpu0) / seconds, 2),
+        "complete": all(c == tokens + 2 for c in counts),
+    }  # role chunk + one per token + [DONE]
 
 
 def modelled_seconds(streams: int, tokens: int, scale: float) -> float:
@@ -96,6 +106,7 @@ def measure(profile: Path, core: str | None, scale: float, levels: list[int], to
     proc, url = start_server(profile, core, scale)
     try:
         import httpx
+
         for _ in range(100):
             try:
                 if httpx.get(url + "/health", timeout=1).status_code == 200:
@@ -113,8 +124,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--streams", default="1,16,64,128")
     parser.add_argument("--tokens", type=int, default=400)
-    parser.add_argument("--fidelity-scale", type=float, default=20.0,
-                        help="also run at this time scale and compare wall time with the modelled time")
+    parser.add_argument("--fidelity-scale", type=float, default=20.0, help="also run at this time scale and compare wall time with the modelled time")
     args = parser.parse_args()
     levels = [int(s) for s in args.streams.split(",")]
     cpus = sorted(os.sched_getaffinity(0))

@@ -88,8 +88,7 @@ def _runs(scenario: str, repetitions: int, requests: int, change: float, index: 
     rng = np.random.default_rng(seed_for("bench/stat_coverage", trial_id))
     runs = {
         phase: [
-            list(BASE_S * (1 - change if phase == "candidate" else 1) * math.exp(rng.normal(0, run_sd))
-                 * np.exp(rng.normal(0, request_sd, requests)))
+            list(BASE_S * (1 - change if phase == "candidate" else 1) * math.exp(rng.normal(0, run_sd)) * np.exp(rng.normal(0, request_sd, requests)))
             for _ in range(repetitions)
         ]
         for phase in PHASES
@@ -133,16 +132,31 @@ def one_trial(scenario: str, repetitions: int, requests: int, change: float, ind
     tally.trials[change] = tally.trials.get(change, 0) + 1
     rule = evidence.trial.decision_rule
     for confidence in CONFIDENCES:
-        verdict = group.verdict if confidence == rule.confidence else verdict_for(
-            group.comparisons[rule.metric], group.intervals, rule.model_copy(update={"confidence": confidence}),
-            group.verdict.control_drift_pct, drift_flagged=group.verdict.drift_flagged, guardrails_held=True)
+        verdict = (
+            group.verdict
+            if confidence == rule.confidence
+            else verdict_for(
+                group.comparisons[rule.metric],
+                group.intervals,
+                rule.model_copy(update={"confidence": confidence}),
+                group.verdict.control_drift_pct,
+                drift_flagged=group.verdict.drift_flagged,
+                guardrails_held=True,
+            )
+        )
         key = (confidence, change)
         tally.promoted[key] = tally.promoted.get(key, 0) + verdict.win
 
 
-def run(scenarios: list[str], shapes: list[tuple[int, int]], changes: tuple[float, ...], trials: int,
-        threshold: float = 0.10, progress: bool = False, coverage_only: bool = False,
-        ) -> dict[tuple[str, tuple[int, int]], Tally]:
+def run(
+    scenarios: list[str],
+    shapes: list[tuple[int, int]],
+    changes: tuple[float, ...],
+    trials: int,
+    threshold: float = 0.10,
+    progress: bool = False,
+    coverage_only: bool = False,
+) -> dict[tuple[str, tuple[int, int]], Tally]:
     """Every trial of every scenario, shape and true change; the tallies by (scenario, shape)."""
     out: dict[tuple[str, tuple[int, int]], Tally] = {}
     for scenario in scenarios:
@@ -156,8 +170,7 @@ def run(scenarios: list[str], shapes: list[tuple[int, int]], changes: tuple[floa
                         one_trial(scenario, *shape, change, index, threshold, tally)
             if progress:
                 cells = " ".join(f"{m} {_pct(tally.covered[m] / tally.intervals)}" for m in METHODS)
-                print(f"{scenario} {shape[0]}x{shape[1]}: {cells} ({tally.intervals} intervals)", file=sys.stderr,
-                      flush=True)
+                print(f"{scenario} {shape[0]}x{shape[1]}: {cells} ({tally.intervals} intervals)", file=sys.stderr, flush=True)
     return out
 
 
@@ -166,17 +179,22 @@ def _pct(x: float) -> str:
 
 
 def tables(results: dict[tuple[str, tuple[int, int]], Tally], promotion: bool = True) -> str:
-    lines = ["| scenario (run sd, request sd) | R x M | intervals | run-t (default, studentised) | run (adjusted percentile) "
-             "| request |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "| scenario (run sd, request sd) | R x M | intervals | run-t (default, studentised) | run (adjusted percentile) | request |",
+        "|---|---|---|---|---|---|",
+    ]
     for (scenario, (r, m)), tally in results.items():
         run_sd, request_sd = SCENARIOS[scenario]
         cells = [_pct(tally.covered[method] / tally.intervals) for method in METHODS]
         lines.append(f"| {scenario} ({run_sd:.0%}, {request_sd:.0%}) | {r} x {m} | {tally.intervals:,} | " + " | ".join(cells) + " |")
     if not promotion:
         return "\n".join(lines) + "\n"
-    lines += ["", "| scenario | R x M | confidence | false promotion, true 0% | false promotion, true 5% "
-              "| promoted, true 10% (on the threshold) | missed promotion, true 20% |", "|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "| scenario | R x M | confidence | false promotion, true 0% | false promotion, true 5% "
+        "| promoted, true 10% (on the threshold) | missed promotion, true 20% |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for (scenario, (r, m)), tally in results.items():
         for confidence in CONFIDENCES:
             rates = [tally.rate(confidence, c) for c in CHANGES]
@@ -190,19 +208,29 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=500, help="trials per scenario, shape and true change")
     parser.add_argument("--shapes", default="3x4,6x4,10x4", help="repetitions x requests per run, comma-separated")
     parser.add_argument("--scenarios", default=",".join(SCENARIOS), help="comma-separated: " + ", ".join(SCENARIOS))
-    parser.add_argument("--coverage-only", action="store_true",
-                        help="the intervals' coverage alone (no verdicts, no promotion table): the same intervals, "
-                             "a third of the time")
+    parser.add_argument(
+        "--coverage-only",
+        action="store_true",
+        help="the intervals' coverage alone (no verdicts, no promotion table): the same intervals, a third of the time",
+    )
     args = parser.parse_args()
     shapes = [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]
     scenarios = args.scenarios.split(",")
     start = time.perf_counter()
-    results = run(scenarios, shapes, CHANGES, args.trials, progress=True,  # type: ignore[arg-type]
-                  coverage_only=args.coverage_only)
+    results = run(
+        scenarios,
+        shapes,
+        CHANGES,
+        args.trials,
+        progress=True,  # type: ignore[arg-type]
+        coverage_only=args.coverage_only,
+    )
     elapsed = time.perf_counter() - start
     print("command: " + " ".join([".venv/bin/python", "bench/stat_coverage.py", *sys.argv[1:]]))
-    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; elapsed {elapsed:.0f} s; "
-          f"{args.trials} trials per scenario, shape and true change; threshold 10%\n")
+    print(
+        f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; elapsed {elapsed:.0f} s; "
+        f"{args.trials} trials per scenario, shape and true change; threshold 10%\n"
+    )
     print(tables(results, promotion=not args.coverage_only))
 
 

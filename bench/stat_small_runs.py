@@ -35,8 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evidence_kit.analyze.stats import _adjusted_components, seed_for  # noqa: E402
 
-SCENARIOS = {"mixed": (0.03, 0.05), "run-heavy": (0.05, 0.02), "noisy": (0.06, 0.10), "very-noisy": (0.10, 0.20),
-             "request-only": (0.0, 0.05)}
+SCENARIOS = {"mixed": (0.03, 0.05), "run-heavy": (0.05, 0.02), "noisy": (0.06, 0.10), "very-noisy": (0.10, 0.20), "request-only": (0.0, 0.05)}
 VARIANTS = ("base", "smoothed", "satt-t", "satt-half")
 Z = 1.959963984540054
 RESAMPLES = 2000
@@ -45,8 +44,12 @@ RESAMPLES = 2000
 def t_975(nu: float) -> float:
     """Student's t 0.975 quantile by the Cornish-Fisher expansion (within 0.002 of the table from nu = 3)."""
     z = Z
-    g = ((z**3 + z) / 4, (5 * z**5 + 16 * z**3 + 3 * z) / 96, (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384,
-         (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / 92160)
+    g = (
+        (z**3 + z) / 4,
+        (5 * z**5 + 16 * z**3 + 3 * z) / 96,
+        (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384,
+        (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / 92160,
+    )
     return z + sum(gi / nu ** (i + 1) for i, gi in enumerate(g))
 
 
@@ -65,8 +68,7 @@ def widening(arms: list[tuple[float, np.ndarray, np.ndarray]], share: float) -> 
     return math.sqrt(1 + share * (g * g - 1) * (between + within) / between)
 
 
-def resampled(arm: tuple[float, np.ndarray, np.ndarray], size: int, rng: np.random.Generator, variant: str,
-              factor: float, stat: str) -> np.ndarray:
+def resampled(arm: tuple[float, np.ndarray, np.ndarray], size: int, rng: np.random.Generator, variant: str, factor: float, stat: str) -> np.ndarray:
     centre, effects, residuals = arm
     k = len(effects)
     drawn = effects[rng.integers(k, size=(RESAMPLES, k))] * factor
@@ -84,10 +86,11 @@ def cell(scenario: str, runs: int, size: int, trials: int, stat: str) -> dict[st
     intervals = 0
     for index in range(trials):
         rng = np.random.default_rng(seed_for("bench/stat_small_runs", scenario, runs, size, index))
-        arms = {phase: [list(5.0 * math.exp(rng.normal(0, run_sd)) * np.exp(rng.normal(0, request_sd, size)))
-                        for _ in range(runs)] for phase in ("before", "candidate", "restored")}
-        parts = {phase: tuple(np.asarray(x) if i else x for i, x in enumerate(_adjusted_components(values)))
-                 for phase, values in arms.items()}
+        arms = {
+            phase: [list(5.0 * math.exp(rng.normal(0, run_sd)) * np.exp(rng.normal(0, request_sd, size))) for _ in range(runs)]
+            for phase in ("before", "candidate", "restored")
+        }
+        parts = {phase: tuple(np.asarray(x) if i else x for i, x in enumerate(_adjusted_components(values))) for phase, values in arms.items()}
         for control in ("before", "restored"):
             intervals += 1
             pair = [parts["candidate"], parts[control]]
@@ -95,8 +98,7 @@ def cell(scenario: str, runs: int, size: int, trials: int, stat: str) -> dict[st
                 factor = {"satt-t": 1.0, "satt-half": 0.5}.get(variant)
                 scale = widening(pair, factor) if factor is not None else 1.0
                 draws = np.random.default_rng(seed_for("bench/stat_small_runs/draws", scenario, runs, index, control))
-                ratios = (resampled(pair[0], size, draws, variant, scale, stat)
-                          / resampled(pair[1], size, draws, variant, scale, stat))
+                ratios = resampled(pair[0], size, draws, variant, scale, stat) / resampled(pair[1], size, draws, variant, scale, stat)
                 low, high = np.quantile(ratios, [0.025, 0.975])
                 covered[variant] += bool(low <= 1.0 <= high)
     return {variant: covered[variant] / intervals for variant in VARIANTS} | {"intervals": intervals}
@@ -105,9 +107,11 @@ def cell(scenario: str, runs: int, size: int, trials: int, stat: str) -> dict[st
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=500, help="trials per cell (two intervals each)")
-    parser.add_argument("--cells", default="mixed:3,run-heavy:3,noisy:3,very-noisy:3,request-only:3,run-heavy:4,"
-                        "mixed:6,run-heavy:6,noisy:6,very-noisy:6,run-heavy:10",
-                        help="scenario:runs, comma-separated (4 requests per run)")
+    parser.add_argument(
+        "--cells",
+        default="mixed:3,run-heavy:3,noisy:3,very-noisy:3,request-only:3,run-heavy:4,mixed:6,run-heavy:6,noisy:6,very-noisy:6,run-heavy:10",
+        help="scenario:runs, comma-separated (4 requests per run)",
+    )
     parser.add_argument("--stats", default="median,mean", help="median (what analyze uses), mean")
     args = parser.parse_args()
     started = time.perf_counter()
@@ -118,8 +122,10 @@ def main() -> None:
         for spec in args.cells.split(","):
             scenario, runs = spec.split(":")
             result = cell(scenario, int(runs), 4, args.trials, stat)
-            print(f"| {stat} | {scenario} | {runs} x 4 | {result['intervals']:,} | "
-                  + " | ".join(f"{100 * result[v]:.1f}%" for v in VARIANTS) + " |", flush=True)
+            print(
+                f"| {stat} | {scenario} | {runs} x 4 | {result['intervals']:,} | " + " | ".join(f"{100 * result[v]:.1f}%" for v in VARIANTS) + " |",
+                flush=True,
+            )
     print(f"{time.perf_counter() - started:.0f} s; load average at end: {os.getloadavg()[0]:.2f}", file=sys.stderr)
 
 

@@ -39,19 +39,33 @@ def write_trace(path: Path, count: int, rate: float) -> Path:
     rng = SplitMix64(2026)
     at, lines = 0.0, []
     for i in range(count):
-        u = ((rng.next() >> 11) + 1) * 2.0 ** -53
+        u = ((rng.next() >> 11) + 1) * 2.0**-53
         at += 0.001 if i % 10 == 9 else -math.log(u) / rate  # a burst: the next one 1 ms later
-        lines.append({"timestamp": round(at * 1000, 3), "input_length": 64 + rng.below(512),
-                      "output_length": 8 + rng.below(24), "hash_ids": [rng.below(1000) for _ in range(3)]})
+        lines.append(
+            {
+                "timestamp": round(at * 1000, 3),
+                "input_length": 64 + rng.below(512),
+                "output_length": 8 + rng.below(24),
+                "hash_ids": [rng.below(1000) for _ in range(3)],
+            }
+        )
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     return path
 
 
 async def bench(url: str, trace: Trace, scale: float) -> None:
     offsets = trace.offsets(scale)
-    bodies = [{"model": MODEL, "messages": [{"role": "user", "content": "word " * line.input_length}],
-               "max_tokens": line.output_length, "ignore_eos": True, "temperature": 0, "seed": i}
-              for i, line in enumerate(trace.requests)]
+    bodies = [
+        {
+            "model": MODEL,
+            "messages": [{"role": "user", "content": "word " * line.input_length}],
+            "max_tokens": line.output_length,
+            "ignore_eos": True,
+            "temperature": 0,
+            "seed": i,
+        }
+        for i, line in enumerate(trace.requests)
+    ]
     async with worker_pool(2, 0.0) as two:
         await replay(url, offsets[:8], bodies[:8], None)  # the simulator's first requests
         for name, pool in (("in-process", None), ("2 workers", two)):
@@ -61,9 +75,12 @@ async def bench(url: str, trace: Trace, scale: float) -> None:
             later = [(s, o) for s, o in zip(sends, offsets) if o >= 1.0]
             within = sum(abs(s / o - 1) <= 0.01 for s, o in later) / len(later)
             span = max(sends) - min(sends)
-            print(f"| {name} | {len(records)} | {offsets[-1]:.3f} | {span:.3f} | {(span / offsets[-1] - 1) * 100:+.3f}% | "
-                  f"{nearest_rank(errors, 50):.2f} / {nearest_rank(errors, 99):.2f} / {max(errors):.2f} | "
-                  f"{within * 100:.1f}% of {len(later)} | {sum(not r['ok'] for r in records)} |", flush=True)
+            print(
+                f"| {name} | {len(records)} | {offsets[-1]:.3f} | {span:.3f} | {(span / offsets[-1] - 1) * 100:+.3f}% | "
+                f"{nearest_rank(errors, 50):.2f} / {nearest_rank(errors, 99):.2f} / {max(errors):.2f} | "
+                f"{within * 100:.1f}% of {len(later)} | {sum(not r['ok'] for r in records)} |",
+                flush=True,
+            )
 
 
 def main() -> None:
@@ -73,10 +90,11 @@ def main() -> None:
     parser.add_argument("--time-scale-trace", type=float, default=1.0)
     parser.add_argument("--time-scale", type=float, default=50.0)
     args = parser.parse_args()
-    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; cores: {os.cpu_count()}; "
-          f"{args.requests} trace lines at about {args.rate:g}/s, bursts of 2; trace_time_scale {args.time_scale_trace:g}")
-    print("| client | requests | trace span s | replayed span s | vs trace | arrival error p50 / p99 / max ms | "
-          "arrivals ≥ 1 s within 1 % | failed |")
+    print(
+        f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; cores: {os.cpu_count()}; "
+        f"{args.requests} trace lines at about {args.rate:g}/s, bursts of 2; trace_time_scale {args.time_scale_trace:g}"
+    )
+    print("| client | requests | trace span s | replayed span s | vs trace | arrival error p50 / p99 / max ms | arrivals ≥ 1 s within 1 % | failed |")
     print("|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as folder:
         trace = read_trace(write_trace(Path(folder) / "trace.jsonl", args.requests, args.rate))

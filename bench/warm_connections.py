@@ -49,10 +49,11 @@ def nearest_rank(values: list[float], p: float) -> float:
 
 async def one_wave(client: httpx.AsyncClient, url: str, concurrency: int, tag: str) -> list[float]:
     """Send one wave and return each request's send wait in milliseconds (all must succeed)."""
-    bodies = [{"model": MODEL, "messages": [{"role": "user", "content": f"Summarise note {tag}-{i}."}],
-               "max_tokens": 16, "temperature": 0, "seed": i} for i in range(concurrency)]
-    outcomes = await send_all(client, f"{url}/v1/chat/completions", bodies, concurrency=concurrency,
-                              clock=time.monotonic, timeout=120)
+    bodies = [
+        {"model": MODEL, "messages": [{"role": "user", "content": f"Summarise note {tag}-{i}."}], "max_tokens": 16, "temperature": 0, "seed": i}
+        for i in range(concurrency)
+    ]
+    outcomes = await send_all(client, f"{url}/v1/chat/completions", bodies, concurrency=concurrency, clock=time.monotonic, timeout=120)
     failed = [o.error for o in outcomes if not o.ok]
     if failed:
         raise SystemExit(f"{len(failed)} request(s) failed, e.g. {failed[0]}")
@@ -91,9 +92,11 @@ def main() -> None:
                 for way in WAYS:
                     waits[c, way] += asyncio.run(measure(way, url, c, f"r{round_}-c{c}-{WAYS.index(way)}"))
     load_after = os.getloadavg()
-    print(f"load average (1, 5, 15 min): before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, "
-          f"after {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}; {os.cpu_count()} CPUs; "
-          f"{args.rounds} rounds, time scale {args.time_scale:g}\n")
+    print(
+        f"load average (1, 5, 15 min): before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, "
+        f"after {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}; {os.cpu_count()} CPUs; "
+        f"{args.rounds} rounds, time scale {args.time_scale:g}\n"
+    )
     print("| C | way | requests | send wait p50 / p99 / max ms | p99 / baseline p99 |")
     print("|---|---|---|---|---|")
     for c in levels:
@@ -101,8 +104,10 @@ def main() -> None:
         for way in WAYS:
             values = waits[c, way]
             p99 = nearest_rank(values, 99)
-            print(f"| {c} | {way}{' (baseline)' if way == BASELINE else ''} | {len(values)} | "
-                  f"{statistics.median(values):.2f} / {p99:.2f} / {max(values):.2f} | {p99 / base:.3f} |")
+            print(
+                f"| {c} | {way}{' (baseline)' if way == BASELINE else ''} | {len(values)} | "
+                f"{statistics.median(values):.2f} / {p99:.2f} / {max(values):.2f} | {p99 / base:.3f} |"
+            )
 
 
 if __name__ == "__main__":

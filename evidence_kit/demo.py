@@ -78,8 +78,7 @@ def _prepare(out: Path) -> None:
     (out / MARKER).write_text("written by evidence-kit demo\n")
 
 
-def run_demo(out: Path, *, say: Callable[[str], None], progress_factory: Callable[[], object] | None = None,
-             today: str | None = None) -> DemoResult:
+def run_demo(out: Path, *, say: Callable[[str], None], progress_factory: Callable[[], object] | None = None, today: str | None = None) -> DemoResult:
     """Run the whole chain into ``out``; ``say`` prints one line of narration."""
     out = out.resolve()
     _prepare(out)
@@ -94,8 +93,7 @@ def run_demo(out: Path, *, say: Callable[[str], None], progress_factory: Callabl
     problems: list[str] = []
     for trial_id, plan in TRIALS:
         say(f"[1/5] collect: {trial_id} (original -> candidate -> original restored, on the simulator)")
-        result = collect_trial(PLANS / plan, raw / trial_id,
-                               progress=progress_factory() if progress_factory else None)  # type: ignore[arg-type]
+        result = collect_trial(PLANS / plan, raw / trial_id, progress=progress_factory() if progress_factory else None)  # type: ignore[arg-type]
         problems += [f"{trial_id}: {p}" for p in result.problems]
 
     say("[2/5] redact: pseudonymise private identities, rehash, receipt, leak scan")
@@ -118,5 +116,14 @@ def run_demo(out: Path, *, say: Callable[[str], None], progress_factory: Callabl
 
     say(f"[5/5] verify: the site, pinned to the key just generated (key id {key_id})")
     report = verify_folder(site, Pin.of_key(load_public_key(public_key)))
-    return DemoResult(out=out, decision=evidence, site=site, analysis=analysis, collected_ok=not problems,
-                      problems=problems, verify_text=report.as_text(), verified=report.verified, key_id=key_id)
+    return DemoResult(
+        out=out,
+        decision=evidence,
+        site=site,
+        analysis=analysis,
+        collected_ok=not problems,
+        problems=problems,
+        verify_text=report.as_text(),
+        verified=report.verified,
+        key_id=key_id,
+    )

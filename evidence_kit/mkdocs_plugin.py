@@ -111,8 +111,10 @@ def _refuse_published(config: MkDocsConfig, paths: list[tuple[str, Path]]) -> No
         real = path.resolve()
         for root in roots:
             if real == root or real.is_relative_to(root):
-                raise _fail(f"{path}: the {what} is inside {root}, a folder MkDocs publishes (docs, a folder "
-                            "linked into docs, a theme folder or the site folder); keep it outside them")
+                raise _fail(
+                    f"{path}: the {what} is inside {root}, a folder MkDocs publishes (docs, a folder "
+                    "linked into docs, a theme folder or the site folder); keep it outside them"
+                )
 
 
 class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyped-call]
@@ -164,17 +166,23 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
         # Where a host file is published counts, not where it is: docs/decisions.md is decisions/index.html.
         taken = sorted(f.src_uri for f in files if f.src_uri.startswith(under) or f.dest_uri.startswith(under))
         if taken:
-            raise _fail(f"{Path(config.docs_dir) / taken[0]}: the host's docs folder has a file published under "
-                        f"{self.prefix}/, which the plugin owns; choose another prefix or move the file")
+            raise _fail(
+                f"{Path(config.docs_dir) / taken[0]}: the host's docs folder has a file published under "
+                f"{self.prefix}/, which the plugin owns; choose another prefix or move the file"
+            )
         # Not in MkDocs' automatic nav: :meth:`on_nav` places the decisions.
-        ours = [File.generated(config, f"{self.prefix}/{rel}", content=data, inclusion=InclusionLevel.NOT_IN_NAV)
-                for rel, data in sorted(self.files.items())]
+        ours = [
+            File.generated(config, f"{self.prefix}/{rel}", content=data, inclusion=InclusionLevel.NOT_IN_NAV)
+            for rel, data in sorted(self.files.items())
+        ]
         published: dict[str, str] = {}
         for file in ours:
             other = published.setdefault(file.dest_uri, file.src_uri)
             if other != file.src_uri:
-                raise _fail(f"{other} and {file.src_uri} would both be published as {file.dest_uri}; "
-                            "a decision id may not be the name of another page of the prefix folder")
+                raise _fail(
+                    f"{other} and {file.src_uri} would both be published as {file.dest_uri}; "
+                    "a decision id may not be the name of another page of the prefix folder"
+                )
         self._scan_rendered(config)
         for file in ours:
             files.append(file)
@@ -191,8 +199,7 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
                 (root / rel).write_bytes(data)
             policy = self._path(config, self.config.policy) if self.config.policy else None
             # Findings are named where the file would have gone: SITE_DIR/PREFIX/...
-            scan_site([root], self.values, shown_as=Path(config.site_dir) / PurePosixPath(self.prefix).parent,
-                      policy_file=policy)
+            scan_site([root], self.values, shown_as=Path(config.site_dir) / PurePosixPath(self.prefix).parent, policy_file=policy)
         except EvidenceError as err:
             raise _fail(err) from None
         finally:
@@ -248,7 +255,6 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
         except EvidenceError as err:
             raise _fail(err) from None
 
-
     def _no_secret_copied(self, site: Path) -> None:
         """Belt and braces after :func:`_refuse_published`: no file of the built site has the bytes of the
         signing key, a known-values map or the policy file, nor holds the signing key's secret pasted into a
@@ -271,9 +277,15 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
                 continue
             data = file.read_bytes()
             found = secrets.get(data)
-            if found is None and pasted and (any(spelling in data for spelling in pasted)
-                                             or any(spelling in _unwrapped(data) for spelling in pasted)
-                                             or seed_hex in _hex_digits(data)):
+            if (
+                found is None
+                and pasted
+                and (
+                    any(spelling in data for spelling in pasted)
+                    or any(spelling in _unwrapped(data) for spelling in pasted)
+                    or seed_hex in _hex_digits(data)
+                )
+            ):
                 found = ("signing key", key_path)
             if found is not None:
                 copies.append((file, found))
@@ -281,8 +293,10 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
             file.unlink()
         if copies:
             file, (what, path) = copies[0]
-            raise _fail(f"{file}: a copy of the {what} {path} was published in the site (deleted; "
-                        f"{len(copies)} cop{'y' if len(copies) == 1 else 'ies'} in all); nothing was signed")
+            raise _fail(
+                f"{file}: a copy of the {what} {path} was published in the site (deleted; "
+                f"{len(copies)} cop{'y' if len(copies) == 1 else 'ies'} in all); nothing was signed"
+            )
 
 
 def _unwrapped(data: bytes) -> bytes:

@@ -55,11 +55,14 @@ from .present import (
 
 __all__ = ["render_text", "table", "collected_text"]
 
+
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     """A Markdown-style pipe table, padded so it also reads well in a terminal."""
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+
     def line(cells: Sequence[str]) -> str:
         return "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |"
+
     return [line(headers), "|" + "|".join("-" * (w + 2) for w in widths) + "|", *(line(r) for r in rows)]
 
 
@@ -132,8 +135,7 @@ def render_text(analysis: Analysis) -> str:
         out += _trial_text(trial)
     promoted = ", ".join(d.promoted) if d.promoted else "none"
     out.append(
-        f"Outcome: {d.outcome} (promoted: {promoted}); timed requests {count(d.timed_ok)}/{count(d.timed_planned)} "
-        f"across {len(d.trials)} trial(s)."
+        f"Outcome: {d.outcome} (promoted: {promoted}); timed requests {count(d.timed_ok)}/{count(d.timed_planned)} across {len(d.trials)} trial(s)."
     )
     return "\n".join(out) + "\n"
 
@@ -143,10 +145,18 @@ COLLECTED_HEADERS = ["Arm", "Timed ok", "Failed", "Median E2E s", "p90 E2E s", "
 
 def collected_text(arms: Sequence[CollectedArm]) -> list[str]:
     """What ``collect`` ends with: each arm's timed requests and latencies, and the checks that warned."""
-    rows = [[f"{a.seq:02d} {a.arm} ({a.phase})", f"{count(a.ok)}/{count(a.planned)}", count(a.failed),
-             seconds(a.e2e.median), seconds(a.e2e.p90), seconds(a.ttft.median), seconds(a.ttft.p90)] for a in arms]
-    out = ["Timed requests per arm, every group pooled (per group, with the verdict: evidence-kit analyze):",
-           *table(COLLECTED_HEADERS, rows)]
-    out += [f"warning: {a.seq:02d} {a.arm} ({a.phase}): check {name} did not pass (recorded; the arm stands)"
-            for a in arms for name in a.warnings]
+    rows = [
+        [
+            f"{a.seq:02d} {a.arm} ({a.phase})",
+            f"{count(a.ok)}/{count(a.planned)}",
+            count(a.failed),
+            seconds(a.e2e.median),
+            seconds(a.e2e.p90),
+            seconds(a.ttft.median),
+            seconds(a.ttft.p90),
+        ]
+        for a in arms
+    ]
+    out = ["Timed requests per arm, every group pooled (per group, with the verdict: evidence-kit analyze):", *table(COLLECTED_HEADERS, rows)]
+    out += [f"warning: {a.seq:02d} {a.arm} ({a.phase}): check {name} did not pass (recorded; the arm stands)" for a in arms for name in a.warnings]
     return out

@@ -51,6 +51,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     (three vLLM starts), and xdist hands each worker consecutive tests from the front, so one worker
     starts it at once while the others work through the rest, instead of it starting late and
     lengthening the run; the llama.cpp trial (seconds) follows it on the same worker."""
+
     def tier(item: pytest.Item) -> int:
         name = item.path.name
         return 0 if name == "test_real_vllm.py" else 1 if name.startswith("test_real_") else 2

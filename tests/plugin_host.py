@@ -56,7 +56,12 @@ def write_host(root: Path, plugin: dict, *, nav: list | None = None, extra: dict
 def build_host(config: Path) -> subprocess.CompletedProcess[str]:
     """``mkdocs build --strict`` of the host, in a child process as a user runs it."""
     paths = _plugin_path(config.parent)
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1",
-               PYTHONPATH=os.pathsep.join([*paths, *filter(None, [os.environ.get("PYTHONPATH")])]))
-    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config)],
-                          cwd=config.parent, env=env, capture_output=True, text=True, timeout=600)
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONPATH=os.pathsep.join([*paths, *filter(None, [os.environ.get("PYTHONPATH")])]))
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config)],
+        cwd=config.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )

@@ -67,8 +67,9 @@ def test_bad_evidence_raises_the_located_error(tmp_path: Path) -> None:
 
 def test_importing_the_package_loads_neither_the_api_nor_pandas() -> None:
     code = "import sys, evidence_kit.cli; print('pandas' in sys.modules, 'evidence_kit.api' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO,
-                         env=dict(os.environ, PYTHONPATH=str(REPO))).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO))
+    ).stdout
     assert out.split() == ["False", "False"]
 
 

@@ -61,8 +61,8 @@ def _sections(text: str, name: str) -> list[str]:
     """Each part of ``text`` under a heading that names ``name`` in backticks, up to the next heading."""
     out = []
     for match in re.finditer(rf"(?m)^#+ .*`{re.escape(name)}`.*$", text):
-        following = re.search(r"(?m)^#", text[match.end():])
-        out.append(text[match.end(): match.end() + following.start() if following else len(text)])
+        following = re.search(r"(?m)^#", text[match.end() :])
+        out.append(text[match.end() : match.end() + following.start() if following else len(text)])
     return out
 
 
@@ -71,8 +71,7 @@ def test_every_field_is_named_in_its_section_of_contract_md(model: type[BaseMode
     sections = _sections(CONTRACT, model.__name__)
     assert sections, f"docs/contract.md has no heading naming `{model.__name__}`"
     text = "".join(sections)
-    missing = [field.alias or name for name, field in model.model_fields.items()
-               if f"`{field.alias or name}`" not in text]
+    missing = [field.alias or name for name, field in model.model_fields.items() if f"`{field.alias or name}`" not in text]
     assert not missing, f"docs/contract.md does not name {missing} under its `{model.__name__}` heading"
 
 
@@ -96,8 +95,14 @@ def _default_as_documented(cell: str) -> Any:
         return cell.strip("`")
 
 
-PLAN_SECTIONS = {PlanWorkload: "[workload]", GatePlan: "[gates]", TelemetryPlan: "[telemetry]",
-                 ArmPlan: "[arms.<name>]", DecisionRule: "[decision_rule]", ClientBounds: "[client]"}
+PLAN_SECTIONS = {
+    PlanWorkload: "[workload]",
+    GatePlan: "[gates]",
+    TelemetryPlan: "[telemetry]",
+    ArmPlan: "[arms.<name>]",
+    DecisionRule: "[decision_rule]",
+    ClientBounds: "[client]",
+}
 
 
 @pytest.mark.parametrize("model", list(PLAN_SECTIONS), ids=lambda m: m.__name__)

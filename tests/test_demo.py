@@ -22,8 +22,7 @@ from .redact.leakcheck import survivors
 @pytest.mark.slow
 def test_demo_collects_redacts_builds_and_verifies(tmp_path: Path) -> None:
     out = tmp_path / "demo"
-    proc = subprocess.run([sys.executable, "-m", "evidence_kit", "demo", "--out", str(out)],
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run([sys.executable, "-m", "evidence_kit", "demo", "--out", str(out)], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:] + proc.stdout[-3000:]
     assert "Traceback" not in proc.stderr
     for step in ("[1/5] collect", "[2/5] redact", "[3/5] analyze", "[4/5] build", "[5/5] verify"):
@@ -93,21 +92,20 @@ def test_demo_collects_redacts_builds_and_verifies(tmp_path: Path) -> None:
 
     # An auditor with the public key verifies it again, as the demo says.
     key = out / "private" / "signing" / "signing.pub"
-    again = subprocess.run([sys.executable, "-m", "evidence_kit", "verify", str(site), "--key", str(key)],
-                           capture_output=True, text=True, timeout=300)
+    again = subprocess.run(
+        [sys.executable, "-m", "evidence_kit", "verify", str(site), "--key", str(key)], capture_output=True, text=True, timeout=300
+    )
     assert again.returncode == 0, again.stdout
     # The demo pinned the key it generated, and prints its fingerprint for auditors to pin by id.
     kid = key_id(load_public_key(key))
     assert f"Signing key id (publish it): {kid}" in proc.stdout and "pinned with --key)" in proc.stdout
-    by_id = subprocess.run([sys.executable, "-m", "evidence_kit", "verify", str(site), "--key-id", kid],
-                           capture_output=True, text=True, timeout=300)
+    by_id = subprocess.run([sys.executable, "-m", "evidence_kit", "verify", str(site), "--key-id", kid], capture_output=True, text=True, timeout=300)
     assert by_id.returncode == 0, by_id.stdout
 
     # Running it again replaces the earlier demo; a folder holding anything else is refused.
     other = tmp_path / "not-a-demo"
     other.mkdir()
     (other / "keep.txt").write_text("mine")
-    refused = subprocess.run([sys.executable, "-m", "evidence_kit", "demo", "--out", str(other)],
-                             capture_output=True, text=True, timeout=60)
+    refused = subprocess.run([sys.executable, "-m", "evidence_kit", "demo", "--out", str(other)], capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2 and (other / "keep.txt").read_text() == "mine"
     assert refused.stderr.count("\n") == 1

@@ -85,8 +85,7 @@ def test_no_part_imports_a_higher_layer_or_a_sibling() -> None:
             target = _part(module)
             if target != source and layer_of(target) >= layer_of(source):
                 how = "a sibling in" if layer_of(target) == layer_of(source) else "a higher"
-                wrong.append(f"{path.relative_to(ROOT)}:{line}: {source} (layer {layer_of(source)}) imports {module}, "
-                             f"{how} layer {layer_of(target)}")
+                wrong.append(f"{path.relative_to(ROOT)}:{line}: {source} (layer {layer_of(source)}) imports {module}, {how} layer {layer_of(target)}")
     assert wrong == [], "\n".join(wrong)
 
 
@@ -108,7 +107,10 @@ def test_the_reader_sees_local_relative_and_dynamic_imports(tmp_path: Path) -> N
         "TEXT = 'see evidence_kit.other for details'\n"
     )
     assert sorted(imported_modules(module, tmp_path)) == [
-        (1, "evidence_kit"), (1, "evidence_kit.other"), (3, "evidence_kit.sub.mod"), (4, "evidence_kit.other"),
+        (1, "evidence_kit"),
+        (1, "evidence_kit.other"),
+        (3, "evidence_kit.sub.mod"),
+        (4, "evidence_kit.other"),
         (5, "evidence_kit.sub.mod"),
     ]
     assert imported_modules(package / "__init__.py", tmp_path) == [(1, "evidence_kit.sub.mod")]

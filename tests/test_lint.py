@@ -15,13 +15,23 @@ pytestmark = pytest.mark.slow
 
 
 def _run(*args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, timeout=600,
-                          env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "MYPY_CACHE_DIR": str(tmp_path / "mypy"),
-                               "RUFF_CACHE_DIR": str(tmp_path / "ruff")})
+    return subprocess.run(
+        [sys.executable, "-m", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "MYPY_CACHE_DIR": str(tmp_path / "mypy"), "RUFF_CACHE_DIR": str(tmp_path / "ruff")},
+    )
 
 
 def test_ruff_finds_nothing(tmp_path: Path) -> None:
     done = _run("ruff", "check", "evidence_kit", "tests", "bench", tmp_path=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_ruff_format_changes_nothing(tmp_path: Path) -> None:
+    done = _run("ruff", "format", "--check", "evidence_kit", "tests", "bench", tmp_path=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
 
 

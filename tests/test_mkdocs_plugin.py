@@ -38,7 +38,7 @@ def host(tmp_path_factory: pytest.TempPathFactory, plugin_decision: Path) -> Pat
 
 def _nav_links(html: str) -> list[str]:
     """The primary navigation's link targets, in order."""
-    nav = html[html.index('<nav class="md-nav md-nav--primary"'):]
+    nav = html[html.index('<nav class="md-nav md-nav--primary"') :]
     return re.findall(r'class="md-nav__link[^"]*"[^>]*href="([^"]+)"|href="([^"]+)"[^>]*class="md-nav__link', nav[:20000])
 
 
@@ -55,8 +55,15 @@ def test_host_keeps_its_pages_theme_and_palette(host: Path) -> None:
 
 def test_decision_pages_are_under_the_prefix_and_in_the_nav(host: Path) -> None:
     base = host / "decisions" / DECISION
-    for rel in ("index.html", "artifacts.html", "cache-layout/summary.html", "cache-layout/per-run.svg",
-                "cache-layout/per-run.json", "analysis.json", "evidence/decision.toml"):
+    for rel in (
+        "index.html",
+        "artifacts.html",
+        "cache-layout/summary.html",
+        "cache-layout/per-run.svg",
+        "cache-layout/per-run.json",
+        "analysis.json",
+        "evidence/decision.toml",
+    ):
         assert (base / rel).is_file(), rel
     assert (host / "decisions" / "methodology.html").is_file()
     assert (host / "decisions" / "assets" / "vega-bundle.js").stat().st_size > 100_000  # offline: vendored

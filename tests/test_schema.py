@@ -20,8 +20,13 @@ def test_schemas_validate_real_evidence(tmp_path: Path, reference_decision: Path
     assert result.code == 0
     names = sorted(p.name for p in out.iterdir())
     assert names == [
-        "analysis.schema.json", "decision.schema.json", "journal-record.schema.json",
-        "manifest.schema.json", "receipt.schema.json", "telemetry-sample.schema.json", "trial.schema.json",
+        "analysis.schema.json",
+        "decision.schema.json",
+        "journal-record.schema.json",
+        "manifest.schema.json",
+        "receipt.schema.json",
+        "telemetry-sample.schema.json",
+        "trial.schema.json",
     ]
     load = lambda name: json.loads((out / f"{name}.schema.json").read_text())  # noqa: E731
     trial_schema, record_schema = load("trial"), load("journal-record")

@@ -20,8 +20,9 @@ def _pooled(requests: Sequence[Request]) -> CacheHits:
     reporting = [r for r in ok if r.cached_tokens is not None and r.prompt_tokens is not None]
     cached = sum(r.cached_tokens or 0 for r in reporting)
     prompt = sum(r.prompt_tokens or 0 for r in reporting)
-    return CacheHits(requests=len(ok), reporting=len(reporting), cached_tokens=cached, prompt_tokens=prompt,
-                     hit_rate_pct=cached / prompt * 100 if prompt else None)
+    return CacheHits(
+        requests=len(ok), reporting=len(reporting), cached_tokens=cached, prompt_tokens=prompt, hit_rate_pct=cached / prompt * 100 if prompt else None
+    )
 
 
 def cache_hits(per_phase: Mapping[str, list[list[Request]]]) -> dict[str, CacheHits] | None:

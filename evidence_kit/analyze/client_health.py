@@ -108,8 +108,7 @@ def _wall_plausible(wall_s: float, requests: Sequence[Request]) -> bool:
     return span is None or wall_s <= span * (1 + WALL_SLACK_FRACTION) + WALL_SLACK_S
 
 
-def run_client(run: Run, requests: Sequence[Request], bounds: ClientBounds,
-               due: Sequence[float] | None = None) -> RunClient | None:
+def run_client(run: Run, requests: Sequence[Request], bounds: ClientBounds, due: Sequence[float] | None = None) -> RunClient | None:
     """The client's health over one run, the bounds it exceeded and those it could not be judged against;
     None when the run record holds none. ``due``: an open-loop run's schedule as the plan gives it
     (``analyze/schedule.py``), which its rate and send lags are judged against."""
@@ -129,8 +128,7 @@ def run_client(run: Run, requests: Sequence[Request], bounds: ClientBounds,
     unjudged: list[Bound] = []
     # A process that never sampled in a run of more than two of its intervals (its overdue wake counts at
     # the end) hides its loop: fail closed, as a guardrail that cannot be checked does.
-    if any(p.loop_lag_samples == 0 and health.wall_s > 2 * p.loop_lag_interval_s + HEALTH_TOLERANCE_S
-           for p in processes):
+    if any(p.loop_lag_samples == 0 and health.wall_s > 2 * p.loop_lag_interval_s + HEALTH_TOLERANCE_S for p in processes):
         unjudged += ["loop-lag", "loop-lag-p50"]
     if (share is None and loop_cpu > 0) or not _wall_plausible(health.wall_s, requests):
         unjudged.append("loop-cpu")  # CPU in a wall time it cannot be a share of (0, overflowing, implausible)
@@ -142,11 +140,13 @@ def run_client(run: Run, requests: Sequence[Request], bounds: ClientBounds,
         shortfall = None if achieved is None or not scheduled else _finite(1 - achieved / scheduled)
         if shortfall is None and len(requests) > 1:
             unjudged.append("arrival-rate")
-    exceeded = (_exceeded("loop-lag", lag_max, bounds.max_loop_lag_s)
-                + _exceeded("loop-lag-p50", lag_p50, bounds.max_loop_lag_p50_s)
-                + _exceeded("send-wait", wait_max, bounds.max_send_wait_s)
-                + _exceeded("loop-cpu", share, bounds.max_cpu_share)
-                + (_exceeded("arrival-rate", shortfall, bounds.rate_shortfall) if run.rate is not None else []))
+    exceeded = (
+        _exceeded("loop-lag", lag_max, bounds.max_loop_lag_s)
+        + _exceeded("loop-lag-p50", lag_p50, bounds.max_loop_lag_p50_s)
+        + _exceeded("send-wait", wait_max, bounds.max_send_wait_s)
+        + _exceeded("loop-cpu", share, bounds.max_cpu_share)
+        + (_exceeded("arrival-rate", shortfall, bounds.rate_shortfall) if run.rate is not None else [])
+    )
     return RunClient(
         wall_s=health.wall_s,
         processes=len(processes),
@@ -172,16 +172,18 @@ def saturation_findings(runs: Sequence[RunStats], blocks: dict[int, int | None])
     out: list[Finding] = []
     for run in runs:
         if run.client is not None and run.client.saturated:
-            values = ClientSaturation(phase=run.phase, block=blocks[run.seq], run=run.run,
-                                      exceeded=run.client.exceeded)
+            values = ClientSaturation(phase=run.phase, block=blocks[run.seq], run=run.run, exceeded=run.client.exceeded)
             out.append(ClientSaturatedFinding(kind="client-saturated", values=values))
     return out
 
 
 def saturated_text(runs: Sequence[RunStats], blocks: dict[int, int | None]) -> str | None:
     """'the client was saturated in 2 run(s): before r1-256-c3, candidate 2 r2-256-c1', or None."""
-    names = [f"{run.phase}{'' if blocks[run.seq] is None else f' {blocks[run.seq]}'} {run.run}"
-             for run in runs if run.client is not None and run.client.saturated]
+    names = [
+        f"{run.phase}{'' if blocks[run.seq] is None else f' {blocks[run.seq]}'} {run.run}"
+        for run in runs
+        if run.client is not None and run.client.saturated
+    ]
     if not names:
         return None
     return f"the client was saturated (a declared client bound exceeded) in {len(names)} run(s): " + ", ".join(names)
@@ -190,9 +192,14 @@ def saturated_text(runs: Sequence[RunStats], blocks: dict[int, int | None]) -> s
 def unjudged_text(runs: Sequence[RunStats], blocks: dict[int, int | None]) -> str | None:
     """'the client's health could not be judged against a declared bound in 1 run(s): candidate r1-256-c1
     (loop-cpu)', or None."""
-    names = [f"{run.phase}{'' if blocks[run.seq] is None else f' {blocks[run.seq]}'} {run.run} "
-             f"({', '.join(run.client.unjudged)})" for run in runs if run.client is not None and run.client.unjudged]
+    names = [
+        f"{run.phase}{'' if blocks[run.seq] is None else f' {blocks[run.seq]}'} {run.run} ({', '.join(run.client.unjudged)})"
+        for run in runs
+        if run.client is not None and run.client.unjudged
+    ]
     if not names:
         return None
-    return (f"the client's health could not be judged against a declared bound (a figure not derivable from the "
-            f"run record) in {len(names)} run(s): " + ", ".join(names))
+    return (
+        f"the client's health could not be judged against a declared bound (a figure not derivable from the "
+        f"run record) in {len(names)} run(s): " + ", ".join(names)
+    )

@@ -41,7 +41,17 @@ def collected_arms(evidence: TrialEvidence) -> list[CollectedArm]:
         timed = arm.timed
         ok = sum(r.ok for r in timed)
         warned = tuple(dict.fromkeys(c.name for c in arm.checks if c.level == "warning" and not c.ok))
-        out.append(CollectedArm(seq=arm.ref.seq, arm=arm.ref.arm, phase=arm.ref.phase, ok=ok, failed=len(timed) - ok,
-                                planned=planned, e2e=pooled_statistics(timed, "e2e_s"),
-                                ttft=pooled_statistics(timed, "ttft_s"), warnings=warned))
+        out.append(
+            CollectedArm(
+                seq=arm.ref.seq,
+                arm=arm.ref.arm,
+                phase=arm.ref.phase,
+                ok=ok,
+                failed=len(timed) - ok,
+                planned=planned,
+                e2e=pooled_statistics(timed, "e2e_s"),
+                ttft=pooled_statistics(timed, "ttft_s"),
+                warnings=warned,
+            )
+        )
     return out

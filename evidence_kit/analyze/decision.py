@@ -11,8 +11,7 @@ from .verdicts import REGRESSION_FRACTION_OF_THRESHOLD
 
 __all__ = ["analyze", "DEFINITIONS"]
 
-_SEED = ("SplitMix64 seeded by sha256 of 'evidence-kit/bootstrap/v2', trial_id, metric, statistic, method, "
-         "input_nominal, concurrency, control")
+_SEED = "SplitMix64 seeded by sha256 of 'evidence-kit/bootstrap/v2', trial_id, metric, statistic, method, input_nominal, concurrency, control"
 
 DEFINITIONS: dict[str, str] = {
     "version": "evidence-kit/statistics/v3",
@@ -91,15 +90,12 @@ DEFINITIONS: dict[str, str] = {
     "the first control block's median, x 100: percent per arm position; positive is the control getting slower",
     "corrected_control": "the least-squares line through the control blocks' medians over seq, evaluated at the "
     "mean seq of the candidate blocks that hold values of the group (for A/B/A the mean of before and restored)",
-    "change_vs_corrected_pct": "(candidate / corrected_control - 1) x 100, the candidate pooled over every "
-    "candidate block",
-    "change_vs_control_block_pct": "(candidate / block median - 1) x 100 for each control block, the candidate "
-    "pooled over every candidate block",
+    "change_vs_corrected_pct": "(candidate / corrected_control - 1) x 100, the candidate pooled over every candidate block",
+    "change_vs_control_block_pct": "(candidate / block median - 1) x 100 for each control block, the candidate pooled over every candidate block",
     "run_order": "fixed: each repetition runs the groups in plan order; randomised: each repetition's groups "
     "sorted by sha256 of 'evidence-kit/order/v1', seed, repetition, input_nominal, concurrency (joined by "
     "U+001F), the same in every arm; a randomised journal whose run records leave that order is refused",
-    "group_label": "median actual prompt tokens of the input group (all arms), to the nearest thousand, "
-    "and the concurrency: '~6K/C4'",
+    "group_label": "median actual prompt tokens of the input group (all arms), to the nearest thousand, and the concurrency: '~6K/C4'",
 }
 
 

@@ -33,21 +33,20 @@ def _pct(fraction: float | None) -> float | None:
     return None if fraction is None else fraction * 100
 
 
-def design_result(arms: Sequence[ArmRef], values: Sequence[Sequence[float]],
-                  of: Callable[[Sequence[float]], float | None] = median) -> DesignResult:
+def design_result(arms: Sequence[ArmRef], values: Sequence[Sequence[float]], of: Callable[[Sequence[float]], float | None] = median) -> DesignResult:
     """One group's design analysis from each arm's ok values of the decision metric (in ``arms`` order); ``of``
     is the rule's statistic (the median; goodput's share: the mean of its 0/1 values)."""
     medians = [of(v) for v in values]
     blocks = [
-        DesignBlock(seq=ref.seq, phase=ref.phase, block=sum(a.phase == ref.phase for a in arms[:i + 1]),
-                    median=m, n=len(v))
+        DesignBlock(seq=ref.seq, phase=ref.phase, block=sum(a.phase == ref.phase for a in arms[: i + 1]), median=m, n=len(v))
         for i, (ref, m, v) in enumerate(zip(arms, medians, values))
     ]
     controls = [(ref.seq, m) for ref, m in zip(arms, medians) if ref.role == "control"]
     # Where the candidate ran *with data*: a candidate block with no ok value adds nothing to the pooled
     # candidate, so the line is not evaluated at its position either (all of them if none has data).
-    candidate_seqs = ([ref.seq for ref, v in zip(arms, values) if ref.role == "candidate" and v]
-                      or [ref.seq for ref in arms if ref.role == "candidate"])
+    candidate_seqs = [ref.seq for ref, v in zip(arms, values) if ref.role == "candidate" and v] or [
+        ref.seq for ref in arms if ref.role == "candidate"
+    ]
     candidate = of([x for ref, v in zip(arms, values) if ref.role == "candidate" for x in v])
     at = sum(candidate_seqs) / len(candidate_seqs)
     drift: float | None = None

@@ -69,8 +69,10 @@ def _imported(analysis: TrialAnalysis) -> list[Finding]:
             versions, absent = tools.setdefault(arm.imported.tool, (set(), []))
             versions.update(f.version for f in arm.imported.files if f.version is not None)
             absent += [a for a in arm.imported.not_recorded if a not in absent]
-    return [ImportedFinding(kind="imported", values=Imported(tool=tool, versions=sorted(versions), not_recorded=absent))
-            for tool, (versions, absent) in sorted(tools.items())]
+    return [
+        ImportedFinding(kind="imported", values=Imported(tool=tool, versions=sorted(versions), not_recorded=absent))
+        for tool, (versions, absent) in sorted(tools.items())
+    ]
 
 
 def findings_for(analysis: TrialAnalysis, fewest_runs: int | None = None) -> list[Finding]:
@@ -92,8 +94,9 @@ def findings_for(analysis: TrialAnalysis, fewest_runs: int | None = None) -> lis
             out.append(SplitVerdictFinding(kind="split-verdict", group=g.label, values=improvements))
         if g.verdict.within_noise:
             # The interval reaches no change: above 1 for a latency, below it for goodput (higher is better).
-            noisy = ", ".join(i.control for i in g.intervals if i.high is not None and i.low is not None
-                              and (i.low <= 1 if metric == "goodput" else i.high >= 1))
+            noisy = ", ".join(
+                i.control for i in g.intervals if i.high is not None and i.low is not None and (i.low <= 1 if metric == "goodput" else i.high >= 1)
+            )
             undrawn = ", ".join(i.control for i in g.intervals if i.high is None)
             within = WithinNoise(**improvements.model_dump(), controls=noisy, undrawn=undrawn)
             out.append(NoiseFinding(kind="win-within-noise", group=g.label, values=within))
@@ -101,8 +104,11 @@ def findings_for(analysis: TrialAnalysis, fewest_runs: int | None = None) -> lis
             if guard.breached:
                 assert guard.change_vs_before_pct is not None and guard.change_vs_restored_pct is not None
                 breach = GuardrailBreach(
-                    **guard.rule.model_dump(), change_vs_before_pct=guard.change_vs_before_pct,
-                    change_vs_restored_pct=guard.change_vs_restored_pct, within_noise=guard.within_noise)
+                    **guard.rule.model_dump(),
+                    change_vs_before_pct=guard.change_vs_before_pct,
+                    change_vs_restored_pct=guard.change_vs_restored_pct,
+                    within_noise=guard.within_noise,
+                )
                 out.append(GuardrailBreachedFinding(kind="guardrail-breached", group=g.label, values=breach))
         before, restored = (by_control[c].change_pct for c in CONTROLS)
         if g.verdict.verdict == "regression":
@@ -137,16 +143,28 @@ def findings_for(analysis: TrialAnalysis, fewest_runs: int | None = None) -> lis
                 out.append(CheckWarningFinding(kind="check-warning", values=warned))
         for timing in arm.timing:
             if timing.runs_beyond_bound and timing.largest_gap_ms is not None and bound:
-                gap = ArmTimingGap(phase=arm.phase, block=block, metric=timing.metric, runs=timing.runs_beyond_bound,
-                                   largest_gap_ms=timing.largest_gap_ms, bound_ms=bound)
+                gap = ArmTimingGap(
+                    phase=arm.phase,
+                    block=block,
+                    metric=timing.metric,
+                    runs=timing.runs_beyond_bound,
+                    largest_gap_ms=timing.largest_gap_ms,
+                    bound_ms=bound,
+                )
                 out.append(TimingGapFinding(kind="timing-gap", values=gap))
         for timing in arm.timing:  # a declared bound is checked on every run, or it blocks (as guardrails do)
             unchecked = timing.runs_not_comparable + timing.runs_not_reconcilable
             if unchecked and bound:
                 not_checked = ArmTimingUnchecked(
-                    phase=arm.phase, block=block, metric=timing.metric, runs=unchecked, runs_total=arm.runs_total,
-                    not_comparable=timing.runs_not_comparable, not_reconcilable=timing.runs_not_reconcilable,
-                    bound_ms=bound)
+                    phase=arm.phase,
+                    block=block,
+                    metric=timing.metric,
+                    runs=unchecked,
+                    runs_total=arm.runs_total,
+                    not_comparable=timing.runs_not_comparable,
+                    not_reconcilable=timing.runs_not_reconcilable,
+                    bound_ms=bound,
+                )
                 out.append(TimingUncheckedFinding(kind="timing-unchecked", values=not_checked))
     confidence = analysis.rule.confidence
     if confidence != "point" and fewest_runs is not None and fewest_runs < ADVISED_REPETITIONS:
@@ -157,4 +175,3 @@ def findings_for(analysis: TrialAnalysis, fewest_runs: int | None = None) -> lis
         values = Slots(original=slots.original, restored=slots.restored)
         out.append(SlotsNotRestoredFinding(kind="slots-not-restored", values=values))
     return out
-

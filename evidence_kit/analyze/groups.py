@@ -27,8 +27,22 @@ from .stats import (
 )
 from .verdicts import verdict_for
 
-__all__ = ["METRICS", "CONTROLS", "fewest_runs", "group_labels", "group_results", "input_label", "pct", "pooled_statistics",
-           "guardrail_rule", "reaches", "requests_by_arm", "run_values", "turn_results", "TURN_METRICS"]
+__all__ = [
+    "METRICS",
+    "CONTROLS",
+    "fewest_runs",
+    "group_labels",
+    "group_results",
+    "input_label",
+    "pct",
+    "pooled_statistics",
+    "guardrail_rule",
+    "reaches",
+    "requests_by_arm",
+    "run_values",
+    "turn_results",
+    "TURN_METRICS",
+]
 
 METRICS: tuple[str, ...] = ("e2e_s", "ttft_s", "ttft_content_s", "completion_tokens")
 
@@ -103,11 +117,9 @@ def reaches(pct_value: float | None, threshold_pct: float) -> bool:
 def guardrail_rule(guardrail: Guardrail) -> GuardrailRule:
     """A declared guardrail as the analysis document states it (bounds in percent)."""
     if guardrail.max_change is not None:
-        return GuardrailRule(metric=guardrail.metric, statistic=guardrail.statistic, kind="max-change",
-                             bound_pct=guardrail.max_change * 100)
+        return GuardrailRule(metric=guardrail.metric, statistic=guardrail.statistic, kind="max-change", bound_pct=guardrail.max_change * 100)
     assert guardrail.max_regression is not None
-    return GuardrailRule(metric=guardrail.metric, statistic=guardrail.statistic, kind="max-regression",
-                         bound_pct=guardrail.max_regression * 100)
+    return GuardrailRule(metric=guardrail.metric, statistic=guardrail.statistic, kind="max-regression", bound_pct=guardrail.max_regression * 100)
 
 
 class _Group:
@@ -127,8 +139,7 @@ class _Group:
         for control in CONTROLS:
             seed = seed_for("evidence-kit/bootstrap/v2", self.trial_id, metric, stat, method, self.inp, self.conc, control)
             ctrl_runs = run_values(self.per_phase[control], metric, self.slo)
-            interval = bootstrap_ratio_interval(cand_runs, ctrl_runs, seed, method=method,
-                                                statistic_name=_computed(stat))
+            interval = bootstrap_ratio_interval(cand_runs, ctrl_runs, seed, method=method, statistic_name=_computed(stat))
             mc = of([v for run in cand_runs for v in run])
             mk = of([v for run in ctrl_runs for v in run])
             low, high = interval if interval else (None, None)
@@ -157,8 +168,7 @@ def pooled_statistics(requests: Sequence[Request], metric: str) -> Pooled:
     return Pooled(median=median(values), p90=nearest_rank(values, 90), p99=nearest_rank(values, 99), n=len(values))
 
 
-def _comparisons(centres: Mapping[str, float | None], decisive: bool, rule: DecisionRule,
-                 higher_is_better: bool = False) -> list[Comparison]:
+def _comparisons(centres: Mapping[str, float | None], decisive: bool, rule: DecisionRule, higher_is_better: bool = False) -> list[Comparison]:
     """The candidate's centre (a pooled median, or goodput's share) against each control's; an improvement
     is lower for a latency and higher for goodput."""
     sign = 1 if higher_is_better else -1
@@ -199,8 +209,7 @@ def _guardrail(group: _Group, pooled: dict[str, dict[str, Pooled]], guardrail: G
     # The share of each arm's ok timed requests that carry the metric: a statistic over the candidate's
     # carriers alone would excuse the requests that lack it (a visible-content TTFT never reached).
     shares = {phase: _carrying(group.per_phase[phase], rule.metric) for phase in PHASES}
-    covered = shares["candidate"] is not None and all(
-        shares[c] is not None and shares["candidate"] >= shares[c] for c in CONTROLS)  # type: ignore[operator]
+    covered = shares["candidate"] is not None and all(shares[c] is not None and shares["candidate"] >= shares[c] for c in CONTROLS)  # type: ignore[operator]
     return GuardrailResult(
         rule=rule,
         change_vs_before_pct=before,
@@ -212,14 +221,14 @@ def _guardrail(group: _Group, pooled: dict[str, dict[str, Pooled]], guardrail: G
     )
 
 
-def _group_arms(evidence: TrialEvidence, cells: Cells, inp: int,
-                conc: Load) -> tuple[list[list[Request]], dict[str, list[list[Request]]]]:
+def _group_arms(evidence: TrialEvidence, cells: Cells, inp: int, conc: Load) -> tuple[list[list[Request]], dict[str, list[list[Request]]]]:
     """One group's requests arm by arm, and per pooled entry (arm by arm): before the first control block,
     candidate every candidate block, restored the last control block."""
     trial = evidence.trial
     per_arm = [cells.get(ref.seq, {}).get((inp, conc), []) for ref in trial.arms]
     per_phase: dict[str, list[list[Request]]] = {
-        phase: [rs for ref, rs in zip(trial.arms, per_arm) if trial.pooled_in(ref) == phase] for phase in PHASES}
+        phase: [rs for ref, rs in zip(trial.arms, per_arm) if trial.pooled_in(ref) == phase] for phase in PHASES
+    }
     return per_arm, per_phase
 
 
@@ -229,8 +238,7 @@ def _prompt_tokens(cells: Cells) -> dict[int, list[int]]:
     out: dict[int, list[int]] = {}
     for arm_cells in cells.values():
         for (inp, _), requests in arm_cells.items():
-            out.setdefault(inp, []).extend(r.prompt_tokens for r in requests
-                                           if r.ok and r.prompt_tokens is not None and r.turn in (None, 1))
+            out.setdefault(inp, []).extend(r.prompt_tokens for r in requests if r.ok and r.prompt_tokens is not None and r.turn in (None, 1))
     return out
 
 
@@ -243,18 +251,22 @@ def turn_results(per_phase: Mapping[str, list[list[Request]]], rule: DecisionRul
     turns = sorted({r.turn for arms in per_phase.values() for rs in arms for r in rs if r.turn is not None})
     out = []
     for turn in turns:
-        of_turn: dict[str, list[list[Request]]] = {
-            phase: [[r for r in rs if r.turn == turn] for rs in per_phase[phase]] for phase in PHASES}
+        of_turn: dict[str, list[list[Request]]] = {phase: [[r for r in rs if r.turn == turn] for rs in per_phase[phase]] for phase in PHASES}
         flat = {phase: [r for rs in of_turn[phase] for r in rs] for phase in PHASES}
         pooled: dict[str, dict[str, Pooled]] = {
-            metric: {phase: pooled_statistics(flat[phase], metric) for phase in PHASES} for metric in TURN_METRICS}
+            metric: {phase: pooled_statistics(flat[phase], metric) for phase in PHASES} for metric in TURN_METRICS
+        }
         tokens = [r.prompt_tokens for rs in flat.values() for r in rs if r.ok and r.prompt_tokens is not None]
-        out.append(TurnResult(
-            turn=turn, input_tokens_min=min(tokens) if tokens else None, input_tokens_max=max(tokens) if tokens else None,
-            pooled=pooled,
-            comparisons={metric: _comparisons({phase: pooled[metric][phase].median for phase in PHASES}, False, rule)
-                         for metric in TURN_METRICS},
-            cache_hits=cache_hits(of_turn)))
+        out.append(
+            TurnResult(
+                turn=turn,
+                input_tokens_min=min(tokens) if tokens else None,
+                input_tokens_max=max(tokens) if tokens else None,
+                pooled=pooled,
+                comparisons={metric: _comparisons({phase: pooled[metric][phase].median for phase in PHASES}, False, rule) for metric in TURN_METRICS},
+                cache_hits=cache_hits(of_turn),
+            )
+        )
     return out or None
 
 
@@ -271,9 +283,11 @@ def fewest_runs(evidence: TrialEvidence) -> int | None:
     the default interval resamples (two candidate blocks' runs of one id are two). None without groups."""
     cells = requests_by_arm(evidence)
     metric = evidence.trial.decision_rule.metric
-    counts = [sum(1 for run in run_values(per_phase[phase], metric, evidence.trial.slo) if run)
-              for _, per_phase in (_group_arms(evidence, cells, inp, conc) for inp, conc in evidence.trial.workload.groups())
-              for phase in PHASES]
+    counts = [
+        sum(1 for run in run_values(per_phase[phase], metric, evidence.trial.slo) if run)
+        for _, per_phase in (_group_arms(evidence, cells, inp, conc) for inp, conc in evidence.trial.workload.groups())
+        for phase in PHASES
+    ]
     return min(counts, default=None)
 
 
@@ -296,21 +310,21 @@ def group_results(evidence: TrialEvidence) -> list[GroupResult]:
         per_arm, per_phase = _group_arms(evidence, cells, inp, conc)
         group = _Group(evidence, per_phase, inp, conc)
         pooled: dict[str, dict[str, Pooled]] = {
-            metric: {phase: pooled_statistics([r for rs in per_phase[phase] for r in rs], metric) for phase in PHASES}
-            for metric in METRICS
+            metric: {phase: pooled_statistics([r for rs in per_phase[phase] for r in rs], metric) for phase in PHASES} for metric in METRICS
         }
         loads = _loads(wl.open_loop, trial.slo, per_phase)
-        centres: dict[str, Mapping[str, float | None]] = {
-            metric: {phase: pooled[metric][phase].median for phase in PHASES} for metric in METRICS}
+        centres: dict[str, Mapping[str, float | None]] = {metric: {phase: pooled[metric][phase].median for phase in PHASES} for metric in METRICS}
         if loads is not None and trial.slo is not None:
             centres["goodput"] = {phase: loads[phase].share for phase in PHASES}
-        comparisons = {metric: _comparisons(centres[metric], metric == rule.metric, rule, metric == "goodput")
-                       for metric in centres}
+        comparisons = {metric: _comparisons(centres[metric], metric == rule.metric, rule, metric == "goodput") for metric in centres}
         intervals = group.intervals(rule.metric, rule.statistic, DEFAULT_METHOD)
         guardrails = [_guardrail(group, pooled, g) for g in rule.guardrails]
         drift = pct(change(centres[rule.metric]["restored"], centres[rule.metric]["before"]))
         verdict = verdict_for(
-            comparisons[rule.metric], intervals, rule, drift,
+            comparisons[rule.metric],
+            intervals,
+            rule,
+            drift,
             drift_flagged=drift is not None and reaches(abs(drift), threshold_pct),
             guardrails_held=all(g.checked and not g.breached for g in guardrails),
         )
@@ -318,8 +332,11 @@ def group_results(evidence: TrialEvidence) -> list[GroupResult]:
         tokens = prompt_tokens.get(inp, [])
         label = input_label(tokens)
         # goodput's share has no tail: its tail intervals are none.
-        tails = [] if rule.statistic == "share" else \
-            group.intervals(rule.metric, "p90", DEFAULT_METHOD) + group.intervals(rule.metric, "p99", DEFAULT_METHOD)
+        tails = (
+            []
+            if rule.statistic == "share"
+            else group.intervals(rule.metric, "p90", DEFAULT_METHOD) + group.intervals(rule.metric, "p99", DEFAULT_METHOD)
+        )
         results.append(
             GroupResult(
                 input_nominal=inp,
@@ -337,8 +354,9 @@ def group_results(evidence: TrialEvidence) -> list[GroupResult]:
                 detectable_pct=pct(max(widths)) if len(widths) == len(intervals) else None,
                 guardrails=guardrails,
                 verdict=verdict,
-                design=design_result(trial.arms, [_values(rs, rule.metric, trial.slo) for rs in per_arm],
-                                     of=mean if rule.statistic == "share" else median),
+                design=design_result(
+                    trial.arms, [_values(rs, rule.metric, trial.slo) for rs in per_arm], of=mean if rule.statistic == "share" else median
+                ),
                 load=loads,
                 shared_prefix=trial.workload.prefixed(inp),
                 cache_hits=cache_hits(per_phase),

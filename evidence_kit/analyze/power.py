@@ -76,10 +76,10 @@ class Plan(_Doc):
     """How many repetitions of ``requests_per_run`` requests resolve the asked effect."""
 
     requests_per_run: int
-    repetitions: int | None = Field(description="the smallest number of repetitions that resolves the effect; "
-                                                "null when even max_repetitions does not")
-    detectable_pct: float = Field(description="the smallest change that many repetitions resolve (at "
-                                              "max_repetitions when none suffices), in percent")
+    repetitions: int | None = Field(
+        description="the smallest number of repetitions that resolves the effect; null when even max_repetitions does not"
+    )
+    detectable_pct: float = Field(description="the smallest change that many repetitions resolve (at max_repetitions when none suffices), in percent")
 
 
 class GroupPower(_Doc):
@@ -94,20 +94,15 @@ class GroupPower(_Doc):
     excluded: int = Field(description="values left out because they are not positive (no logarithm)")
     run_df: int = Field(description="degrees of freedom of the run-to-run estimate: runs less control arms")
     request_df: int = Field(description="degrees of freedom of the request-to-request estimate: values less runs")
-    run_sd_pct: float | None = Field(description="run-to-run standard deviation on the log scale, x 100 "
-                                                 "(about percent); null when run_df is 0")
-    request_sd_pct: float | None = Field(description="request-to-request standard deviation on the log scale, "
-                                                     "x 100; null when request_df is 0")
+    run_sd_pct: float | None = Field(description="run-to-run standard deviation on the log scale, x 100 (about percent); null when run_df is 0")
+    request_sd_pct: float | None = Field(description="request-to-request standard deviation on the log scale, x 100; null when request_df is 0")
     pilot_repetitions: int
     pilot_requests_per_run: int
-    predicted_pct: float | None = Field(description="the smallest change a trial of the pilot's shape resolves, "
-                                                    "by this model")
-    detectable_pct: float | None = Field(description="the smallest change this data resolves, as the analysis "
-                                                     "states it (its intervals)")
+    predicted_pct: float | None = Field(description="the smallest change a trial of the pilot's shape resolves, by this model")
+    detectable_pct: float | None = Field(description="the smallest change this data resolves, as the analysis states it (its intervals)")
     plans: list[Plan]
     control_drift_pct: float | None = Field(description="(restored / before - 1) x 100 of the pooled medians")
-    drift_beyond_noise: bool = Field(description="the two controls differ by more than their run and request "
-                                                 "noise explains at 95 %")
+    drift_beyond_noise: bool = Field(description="the two controls differ by more than their run and request noise explains at 95 %")
 
 
 class TrialPower(_Doc):
@@ -237,16 +232,15 @@ class _Simulation:
             for slot in range(repetitions):
                 z = splitmix64_block(seed_for(self.seed, start, slot), 2 * size * (1 + 2 * m)).reshape(2, size, 1 + 2 * m)
                 effect = effects[_below(z[..., :1], len(effects))]
-                jitter = _SQRT3 * (2 * _fraction(z[..., 1 + m:]) - 1)  # uniform, variance 1
-                requests = (residuals[_below(z[..., 1 : 1 + m], len(residuals))] + self.noise.bandwidth * jitter)
+                jitter = _SQRT3 * (2 * _fraction(z[..., 1 + m :]) - 1)  # uniform, variance 1
+                requests = residuals[_below(z[..., 1 : 1 + m], len(residuals))] + self.noise.bandwidth * jitter
                 logs[:, :, slot, :] = effect + requests * self.noise.shrink
             medians = np.median(np.exp(logs.reshape(2, size, repetitions * m)), axis=2)
             log_ratios.append(np.log(medians[0] / medians[1]))
         return float(np.std(np.concatenate(log_ratios), ddof=1))
 
 
-def standard_error(noise: NoiseComponents, repetitions: int, requests: int, seed: int,
-                   resamples: int = POWER_RESAMPLES) -> float:
+def standard_error(noise: NoiseComponents, repetitions: int, requests: int, seed: int, resamples: int = POWER_RESAMPLES) -> float:
     """The standard error of the log ratio of pooled medians for ``repetitions`` runs of ``requests``
     requests per arm, by resampling ``noise`` (0 for a pilot without values)."""
     if noise.empty():
@@ -276,8 +270,7 @@ def _plan(simulation: _Simulation, requests: int, effect: float, max_repetitions
         return se[r] <= wanted
 
     def plan(r: int | None) -> Plan:
-        return Plan(requests_per_run=requests, repetitions=r,
-                    detectable_pct=detectable_from_se(se[r or max_repetitions]) * 100)
+        return Plan(requests_per_run=requests, repetitions=r, detectable_pct=detectable_from_se(se[r or max_repetitions]) * 100)
 
     if resolves(MIN_REPETITIONS):
         return plan(MIN_REPETITIONS)
@@ -313,8 +306,9 @@ def control_noise(evidence: TrialEvidence, input_nominal: int, concurrency: int 
     the rule's metric: the population every plan resamples."""
     cells = requests_by_arm(evidence)
     metric = evidence.trial.decision_rule.metric
-    return NoiseComponents([run_values([cells.get(ref.seq, {}).get((input_nominal, concurrency), [])], metric)
-                            for ref in evidence.trial.arms if ref.role == "control"])
+    return NoiseComponents(
+        [run_values([cells.get(ref.seq, {}).get((input_nominal, concurrency), [])], metric) for ref in evidence.trial.arms if ref.role == "control"]
+    )
 
 
 def power_trial(
@@ -338,8 +332,7 @@ def power_trial(
         raise ValueError("power plans a latency rule (on its log scale); a goodput share has none")
     if workload.turns:  # requests_per_run counts conversations; their turns differ by the history they re-send
         raise ValueError("power plans independent, alike requests; a multi-turn workload's turns are neither")
-    analysed = {(g.input_nominal, g.concurrency if g.concurrency is not None else g.rate): g
-                for g in group_results(evidence)}
+    analysed = {(g.input_nominal, g.concurrency if g.concurrency is not None else g.rate): g for g in group_results(evidence)}
     groups = []
     for inp, conc in workload.groups():
         result = analysed[(inp, conc)]

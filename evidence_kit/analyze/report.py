@@ -58,8 +58,7 @@ TimingMetric = Literal["ttft_s", "e2e_s"]
 TIMING_METRICS: tuple[TimingMetric, ...] = ("ttft_s", "e2e_s")
 # Why a run's client time was, or was not, set against the engine's own: compared; not reconcilable (no
 # counters around the run, or none of the metric's histogram); not comparable (the rest).
-TimingStatus = Literal["compared", "no-counters", "no-histogram", "engine-restarted", "counter-reset", "count-mismatch",
-                       "no-requests", "not-finite"]
+TimingStatus = Literal["compared", "no-counters", "no-histogram", "engine-restarted", "counter-reset", "count-mismatch", "no-requests", "not-finite"]
 
 
 class _Doc(BaseModel):
@@ -101,9 +100,10 @@ class Interval(_Doc):
     statistic: StatisticName
     method: Literal["run-t", "run", "request"] = Field(
         description="run-t (the default): the studentised run-level interval, a bootstrap-t Fieller interval "
-                    "studentised by the spread of the run means; run: the adjusted two-stage percentile bootstrap "
-                    "(runs, then requests, with run effects and residuals rescaled to their estimated variance "
-                    "components); request: requests alone, as if independent")
+        "studentised by the spread of the run means; run: the adjusted two-stage percentile bootstrap "
+        "(runs, then requests, with run effects and residuals rescaled to their estimated variance "
+        "components); request: requests alone, as if independent"
+    )
     ratio: float | None
     low: float | None
     high: float | None
@@ -116,8 +116,7 @@ class GuardrailRule(_Doc):
     metric: str
     statistic: StatisticName
     kind: Literal["max-regression", "max-change"]
-    bound_pct: float = Field(description="the bound in percent: at most this much higher (max-regression) "
-                                         "or different either way (max-change)")
+    bound_pct: float = Field(description="the bound in percent: at most this much higher (max-regression) or different either way (max-change)")
 
 
 class RuleSummary(_Doc):
@@ -126,16 +125,17 @@ class RuleSummary(_Doc):
     metric: str
     statistic: str
     min_improvement_pct: float
-    threshold_low_ratio: float = Field(description="1 - min_improvement: a candidate / control ratio at or below it "
-                                                   "clears the threshold (drawn on the interval charts)")
-    threshold_high_ratio: float = Field(description="1 + min_improvement: the same change the slower way "
-                                                    "(drawn on the interval charts)")
+    threshold_low_ratio: float = Field(
+        description="1 - min_improvement: a candidate / control ratio at or below it clears the threshold (drawn on the interval charts)"
+    )
+    threshold_high_ratio: float = Field(description="1 + min_improvement: the same change the slower way (drawn on the interval charts)")
     against: str
     promote_if: str
     confidence: Literal["point", "significant", "bound"]
     guardrails: list[GuardrailRule]
-    max_timing_gap_ms: float | None = Field(description="the most a run's mean client time may differ from the "
-                                                        "engine's own, either way, in ms; null: shown, not checked")
+    max_timing_gap_ms: float | None = Field(
+        description="the most a run's mean client time may differ from the engine's own, either way, in ms; null: shown, not checked"
+    )
 
 
 class GuardrailResult(_Doc):
@@ -145,9 +145,11 @@ class GuardrailResult(_Doc):
     change_vs_before_pct: float | None
     change_vs_restored_pct: float | None
     intervals: list[Interval] = Field(description="run-level intervals of the guarded statistic against each control")
-    checked: bool = Field(description="the guarded statistic was compared against both controls (it exists in "
-                                      "every arm, no control's is zero, and the candidate's ok requests carry the "
-                                      "metric at least as often as each control's); an unchecked guardrail is not held")
+    checked: bool = Field(
+        description="the guarded statistic was compared against both controls (it exists in "
+        "every arm, no control's is zero, and the candidate's ok requests carry the "
+        "metric at least as often as each control's); an unchecked guardrail is not held"
+    )
     breached: bool = Field(description="the change exceeds the bound against both controls")
     within_noise: bool = Field(description="breached, yet an interval includes no change")
 
@@ -192,7 +194,8 @@ class DesignResult(_Doc):
     blocks: list[DesignBlock] = Field(description="every arm, in run order")
     drift_pct_per_arm: float | None = Field(
         description="least-squares slope of the control blocks' medians over seq, in percent of the first "
-                    "control block's median per arm position; positive is the control getting slower")
+        "control block's median per arm position; positive is the control getting slower"
+    )
     corrected_at_seq: float = Field(description="the mean seq of the candidate blocks")
     corrected_control: float | None = Field(description="the fitted control line at corrected_at_seq")
     change_vs_corrected_pct: float | None = Field(description="(candidate / corrected_control - 1) x 100")
@@ -205,11 +208,12 @@ class GroupLoad(_Doc):
     requests: int = Field(description="timed requests sent (failed ones included)")
     good: int | None = Field(description="of them, those that succeeded and met every declared SLO; null without SLOs")
     share: float | None = Field(description="good / requests: the goodput share (the decision metric goodput)")
-    good_rate_per_s: float | None = Field(description="good requests per second of the runs' spans (first send to "
-                                          "last end, summed over the runs)")
-    achieved_rate_per_s: float | None = Field(description="open loop: requests started per second, the runs' sends "
-                                              "after their first over the spans of their sends; null for a "
-                                              "closed-loop group")
+    good_rate_per_s: float | None = Field(description="good requests per second of the runs' spans (first send to last end, summed over the runs)")
+    achieved_rate_per_s: float | None = Field(
+        description="open loop: requests started per second, the runs' sends "
+        "after their first over the spans of their sends; null for a "
+        "closed-loop group"
+    )
 
 
 class CacheHits(_Doc):
@@ -226,16 +230,15 @@ class TurnResult(_Doc):
     """One turn of a multi-turn group's conversations: its own pooled times, against each control."""
 
     turn: int = Field(description="the turn (1 ... turns); turn k+1 re-sends turn k's history and answer")
-    input_tokens_min: int | None = Field(description="the fewest prompt tokens of this turn's ok timed requests, "
-                                         "every arm")
+    input_tokens_min: int | None = Field(description="the fewest prompt tokens of this turn's ok timed requests, every arm")
     input_tokens_max: int | None = Field(description="the most, every arm")
-    pooled: dict[str, dict[str, Pooled]] = Field(description="ttft_s, e2e_s -> phase -> pooled statistics of this "
-                                                 "turn's ok timed requests")
-    comparisons: dict[str, list[Comparison]] = Field(description="ttft_s, e2e_s -> the candidate's pooled median "
-                                                     "against each control's (clears null: the rule judges the "
-                                                     "group's turns pooled)")
-    cache_hits: dict[str, CacheHits] | None = Field(description="phase -> the prefix-cache hits this turn's requests "
-                                                    "reported (a later turn's history); null when none reported")
+    pooled: dict[str, dict[str, Pooled]] = Field(description="ttft_s, e2e_s -> phase -> pooled statistics of this turn's ok timed requests")
+    comparisons: dict[str, list[Comparison]] = Field(
+        description="ttft_s, e2e_s -> the candidate's pooled median against each control's (clears null: the rule judges the group's turns pooled)"
+    )
+    cache_hits: dict[str, CacheHits] | None = Field(
+        description="phase -> the prefix-cache hits this turn's requests reported (a later turn's history); null when none reported"
+    )
 
 
 class GroupResult(_Doc):
@@ -243,10 +246,10 @@ class GroupResult(_Doc):
 
     input_nominal: int
     concurrency: int | None = Field(description="the group's concurrency; null in an open-loop group")
-    rate: float | None = Field(default=None, description="open loop: the group's planned arrival rate, requests "
-                               "per second; null for a closed-loop group")
-    label: str = Field(description="e.g. '~6K/C4', or '~6K/R2.0' at 2 requests per second, from the actual prompt "
-                       "tokens")
+    rate: float | None = Field(
+        default=None, description="open loop: the group's planned arrival rate, requests per second; null for a closed-loop group"
+    )
+    label: str = Field(description="e.g. '~6K/C4', or '~6K/R2.0' at 2 requests per second, from the actual prompt tokens")
     input_label: str = Field(description="e.g. '~6K'")
     input_tokens_min: int | None
     input_tokens_max: int | None
@@ -255,22 +258,25 @@ class GroupResult(_Doc):
     intervals: list[Interval] = Field(description="run-level intervals of the decision metric's median, per control")
     request_intervals: list[Interval] = Field(description="request-level intervals of the same, for comparison")
     tail_intervals: list[Interval] = Field(description="run-level intervals of the decision metric's p90 and p99")
-    detectable_pct: float | None = Field(description="the smallest change of the median this group's data resolve "
-                                                     "with 80% power at 95% confidence, in percent")
+    detectable_pct: float | None = Field(
+        description="the smallest change of the median this group's data resolve with 80% power at 95% confidence, in percent"
+    )
     guardrails: list[GuardrailResult]
     verdict: Verdict
     design: DesignResult = Field(description="the design analysis of the decision metric")
     load: dict[str, GroupLoad] | None = Field(
-        default=None, description="phase -> goodput (with declared SLOs) and achieved arrival rate (open loop); "
-        "null when the trial has neither")
-    shared_prefix: bool = Field(default=False, description="the group's prompts open with the workload's shared "
-                                "prefixes (trial.json's prefix_tokens, prefixes, prefix_inputs)")
+        default=None, description="phase -> goodput (with declared SLOs) and achieved arrival rate (open loop); null when the trial has neither"
+    )
+    shared_prefix: bool = Field(
+        default=False,
+        description="the group's prompts open with the workload's shared prefixes (trial.json's prefix_tokens, prefixes, prefix_inputs)",
+    )
     cache_hits: dict[str, CacheHits] | None = Field(
-        default=None, description="phase -> the prefix-cache hits the engine reported; null when no request of the "
-        "group reported cached_tokens")
+        default=None, description="phase -> the prefix-cache hits the engine reported; null when no request of the group reported cached_tokens"
+    )
     turns: list[TurnResult] | None = Field(
-        default=None, description="multi-turn workloads: each turn's figures (the rule judges every turn pooled); "
-        "left out of a single-turn group")
+        default=None, description="multi-turn workloads: each turn's figures (the rule judges every turn pooled); left out of a single-turn group"
+    )
 
     @model_serializer(mode="wrap")
     def _single_turn_unchanged(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -286,9 +292,11 @@ class TimingGap(_Doc):
     the deltas of the engine's histogram (sum and count) between the scrapes around the run."""
 
     metric: TimingMetric
-    status: TimingStatus = Field(description="compared; no-counters or no-histogram (not reconcilable); "
-                                             "engine-restarted, counter-reset, count-mismatch, no-requests or "
-                                             "not-finite (the gap in ms is beyond a float) (not comparable)")
+    status: TimingStatus = Field(
+        description="compared; no-counters or no-histogram (not reconcilable); "
+        "engine-restarted, counter-reset, count-mismatch, no-requests or "
+        "not-finite (the gap in ms is beyond a float) (not comparable)"
+    )
     engine_count: float | None = Field(description="the histogram's count delta over the run; null without it")
     engine_mean_s: float | None = Field(description="the histogram's sum delta / its count delta; null unless compared")
     client_count: int = Field(description="the run's ok requests carrying the metric")
@@ -304,14 +312,14 @@ class ArmTiming(_Doc):
     runs_compared: int
     runs_not_comparable: int = Field(description="runs with the histogram whose counts or counters forbid a comparison")
     runs_not_reconcilable: int = Field(description="runs without the histogram's values around them")
-    runs_without_counters: int = Field(description="of runs_not_reconcilable, those whose record holds no counters "
-                                                   "at all (no-counters)")
+    runs_without_counters: int = Field(description="of runs_not_reconcilable, those whose record holds no counters at all (no-counters)")
     requests_compared: int = Field(description="client requests in the compared runs")
-    mean_gap_ms: float | None = Field(description="the compared runs' gaps weighted by their requests: the sum of "
-                                                  "gap_ms x client_count over requests_compared; null when none was "
-                                                  "compared (or, at sizes near the largest float, where it overflows)")
-    largest_gap_ms: float | None = Field(description="the compared runs' gap_ms of the largest size, with its sign; "
-                                                     "of a +g and a -g, the positive")
+    mean_gap_ms: float | None = Field(
+        description="the compared runs' gaps weighted by their requests: the sum of "
+        "gap_ms x client_count over requests_compared; null when none was "
+        "compared (or, at sizes near the largest float, where it overflows)"
+    )
+    largest_gap_ms: float | None = Field(description="the compared runs' gap_ms of the largest size, with its sign; of a +g and a -g, the positive")
     runs_beyond_bound: int
 
 
@@ -321,8 +329,10 @@ class RunClient(_Doc):
     wall_s: float = Field(description="the run's wall time on the collector's clock")
     processes: int = Field(description="the client's processes the run record lists")
     cpu_s: float | None = Field(description="CPU seconds of every process, summed; null where the sum overflows")
-    loop_cpu_share: float | None = Field(description="the busiest event loop's CPU seconds / wall_s: the share of one "
-                                         "core its thread used; null when wall_s is 0 or the ratio overflows")
+    loop_cpu_share: float | None = Field(
+        description="the busiest event loop's CPU seconds / wall_s: the share of one "
+        "core its thread used; null when wall_s is 0 or the ratio overflows"
+    )
     loop_lag_samples: int = Field(description="lag samples, summed over the processes")
     loop_lag_p50_s: float | None = Field(description="the highest of the processes' median loop lags")
     loop_lag_max_s: float | None = Field(description="the highest loop lag of any process; null without a sample")
@@ -330,19 +340,22 @@ class RunClient(_Doc):
     send_wait_max_s: float | None = Field(description="the longest send_wait_s of the run's timed requests")
     achieved_concurrency: float | None = Field(
         description="time-averaged requests on the wire: the sum of send -> end of the requests with both, over "
-                    "the span from the first send to the last end (the planned concurrency is the run's)")
+        "the span from the first send to the last end (the planned concurrency is the run's)"
+    )
     achieved_rate_per_s: float | None = Field(
-        default=None, description="open loop: requests started per second, (n - 1) / (last t_send_s - first "
-        "t_send_s) over the run's timed requests; null for a closed-loop run")
-    scheduled_rate_per_s: float | None = Field(
-        default=None, description="open loop: the same of the schedule, (n - 1) / (last scheduled_s - first)")
+        default=None,
+        description="open loop: requests started per second, (n - 1) / (last t_send_s - first "
+        "t_send_s) over the run's timed requests; null for a closed-loop run",
+    )
+    scheduled_rate_per_s: float | None = Field(default=None, description="open loop: the same of the schedule, (n - 1) / (last scheduled_s - first)")
     rate_shortfall: float | None = Field(
-        default=None, description="open loop: 1 - achieved / scheduled rate (0 or below: the client kept up), "
-        "judged against max_rate_shortfall")
+        default=None, description="open loop: 1 - achieved / scheduled rate (0 or below: the client kept up), judged against max_rate_shortfall"
+    )
     exceeded: list[ClientExceedance] = Field(description="each declared client bound the run exceeded")
     unjudged: list[Literal["loop-lag", "loop-lag-p50", "send-wait", "loop-cpu", "arrival-rate"]] = Field(
         description="each declared client bound the run's figures could not be judged against (not derivable): "
-        "it blocks promotion, as a saturated run does")
+        "it blocks promotion, as a saturated run does"
+    )
     saturated: bool = Field(description="a bound was exceeded: the client may have been the bottleneck")
 
 
@@ -355,15 +368,17 @@ class RunStats(_Doc):
     repetition: int
     input_nominal: int
     concurrency: int | None = Field(description="the run's concurrency; null in an open-loop run")
-    rate: float | None = Field(default=None, description="open loop: the run's planned arrival rate (requests per "
-                               "second); its achieved rate is in client")
+    rate: float | None = Field(
+        default=None, description="open loop: the run's planned arrival rate (requests per second); its achieved rate is in client"
+    )
     requests: int
     ok: int
     reconciled: bool | None
     percentiles: dict[str, dict[str, float | None]] = Field(description="metric -> {p50, p90, p99}")
     timing: list[TimingGap] = Field(description="TTFT, then end-to-end: the client's mean against the engine's")
-    client: RunClient | None = Field(default=None, description="the client's health over the run; null when its "
-                                     "run record holds none (journals that predate it)")
+    client: RunClient | None = Field(
+        default=None, description="the client's health over the run; null when its run record holds none (journals that predate it)"
+    )
 
 
 class ArmSummary(_Doc):
@@ -391,11 +406,11 @@ class ArmSummary(_Doc):
     failed_gates: list[str]
     checks: dict[str, bool]
     warnings: dict[str, bool] = Field(description="checks at level warning: shown, never failing the arm")
-    telemetry: TelemetrySummary | None = Field(
-        description="extremes over the arm's sampled telemetry series, recomputed; null without telemetry")
+    telemetry: TelemetrySummary | None = Field(description="extremes over the arm's sampled telemetry series, recomputed; null without telemetry")
     timing: list[ArmTiming] = Field(description="TTFT, then end-to-end: the client's times against the engine's")
-    imported: ImportedFrom | None = Field(default=None, description="the journal header's imported: the other "
-                                          "client's files this arm was imported from; null for a collected arm")
+    imported: ImportedFrom | None = Field(
+        default=None, description="the journal header's imported: the other client's files this arm was imported from; null for a collected arm"
+    )
 
 
 class SlotChange(_Doc):
@@ -436,14 +451,16 @@ class TrialAnalysis(_Doc):
     outcome: Literal["promote", "no-promotion"]
     blocked_by: list[str] = Field(description="why a trial whose groups win still cannot promote")
     slots: SlotChange
-    restored_ok: bool = Field(description="the restored arm's gates and lifecycle checks passed and its KV token "
-                                          "slots matched the original's (or were not recorded)")
+    restored_ok: bool = Field(
+        description="the restored arm's gates and lifecycle checks passed and its KV token slots matched the original's (or were not recorded)"
+    )
     findings: list[Finding]
     client_bounds: ClientBounds = Field(description="the declared bounds of the client's health (trial.json's client)")
     client_runs_recorded: int = Field(description="runs whose record holds the client's health")
     client_runs_saturated: int = Field(description="runs whose client exceeded a declared bound")
-    prefix_tokens: int | None = Field(default=None, description="the shared prefixes' nominal tokens (trial.json's "
-                                      "workload); null: every prompt is unique")
+    prefix_tokens: int | None = Field(
+        default=None, description="the shared prefixes' nominal tokens (trial.json's workload); null: every prompt is unique"
+    )
     prefixes: int | None = Field(default=None, description="how many distinct shared prefixes; null without them")
 
 

@@ -25,7 +25,7 @@ def schedule(count: int, rate: float, arrival: str, *, seed: int, input_nominal:
     offsets, at = [], 0.0
     for i in range(count):
         if i:
-            u = ((rng.next() >> 11) + 1) * 2.0 ** -53  # (0, 1]: never log(0)
+            u = ((rng.next() >> 11) + 1) * 2.0**-53  # (0, 1]: never log(0)
             at += -math.log(u) / rate
         offsets.append(at)
     return offsets

@@ -232,8 +232,7 @@ def _adjusted_components(runs: Sequence[Sequence[float]]) -> tuple[float, list[f
         between = max(0.0, effect_square / (k - 1) - within / harmonic)
     effects, residuals = _scaled(effects, between, effect_square), _scaled(residuals, within, residual_square)
     if exponent:
-        centre, effects, residuals = _ldexp(centre, exponent), [_ldexp(e, exponent) for e in effects], \
-            [_ldexp(r, exponent) for r in residuals]
+        centre, effects, residuals = _ldexp(centre, exponent), [_ldexp(e, exponent) for e in effects], [_ldexp(r, exponent) for r in residuals]
     return centre, effects, residuals
 
 
@@ -390,10 +389,8 @@ def bootstrap_ratio_interval(
     if method == "run-t":
         from .studentised import studentised_interval  # it builds on this module's pieces
 
-        return studentised_interval(candidate_runs, control_runs, seed, statistic_name=statistic_name,
-                                    resamples=resamples)
-    ratios = bootstrap_ratios(candidate_runs, control_runs, seed, method=method, statistic_name=statistic_name,
-                              resamples=resamples)
+        return studentised_interval(candidate_runs, control_runs, seed, statistic_name=statistic_name, resamples=resamples)
+    ratios = bootstrap_ratios(candidate_runs, control_runs, seed, method=method, statistic_name=statistic_name, resamples=resamples)
     if ratios is None:
         return None
     return _percentile_interval(ratios.tolist(), level)

@@ -110,14 +110,14 @@ class _World:
         count, k, width = z.shape[0], self.k, self.width
         normal = z[:, : k * UNIFORMS_PER_NORMAL].reshape(count, k, UNIFORMS_PER_NORMAL)
         gauss = _last((normal >> np.uint64(11)).astype(np.float64) * _UNIT, axis=2) - UNIFORMS_PER_NORMAL / 2
-        picks = _below(z[:, k * UNIFORMS_PER_NORMAL:].reshape(count, k, width),
-                       np.full((count, k, width), len(self.residuals))).astype(np.int64)
+        picks = _below(z[:, k * UNIFORMS_PER_NORMAL :].reshape(count, k, width), np.full((count, k, width), len(self.residuals))).astype(np.int64)
         values = (self.centre + self.spread * gauss)[:, :, None] + self.residuals[picks]
         used = np.arange(width)[None, None, :] < self.sizes[None, :, None]
         values = np.where(used, values, np.inf)
         stats = _row_statistic(values.reshape(count, k * width), np.full(count, self.total), self.statistic_name)
-        sums = np.take_along_axis(np.cumsum(np.where(used, values, 0.0), axis=2),
-                                  (self.sizes - 1)[None, :, None].repeat(count, axis=0), axis=2)[:, :, 0]
+        sums = np.take_along_axis(np.cumsum(np.where(used, values, 0.0), axis=2), (self.sizes - 1)[None, :, None].repeat(count, axis=0), axis=2)[
+            :, :, 0
+        ]
         means = sums / self.sizes[None, :]
         centre = _last(means, axis=1) / k
         deviation = means - centre[:, None]
@@ -171,7 +171,7 @@ def studentised_interval(
         count = min(rows, resamples - first)
         z = splitmix64_block(seed, count * draws, first * draws).reshape(count, draws)
         with np.errstate(over="ignore", invalid="ignore"):
-            parts.append(cand.resampled(z[:, : cand.draws]) + ctrl.resampled(z[:, cand.draws:]))
+            parts.append(cand.resampled(z[:, : cand.draws]) + ctrl.resampled(z[:, cand.draws :]))
     a_star, va_star, b_star, vb_star = (np.concatenate([p[i] for p in parts]) for i in range(4))
     b_mean = math.fsum(b_star.tolist())
     if not b_mean > 0 or not all(np.isfinite(x).all() for x in (a_star, va_star, b_star, vb_star)):

@@ -40,9 +40,18 @@ def _gap(run: Run, requests: Sequence[Request], metric: TimingMetric, bound_ms: 
     client_mean = _mean(values) if values else None
 
     def gap(status: str, engine_count: float | None = None) -> TimingGap:
-        return TimingGap.model_validate({
-            "metric": metric, "status": status, "engine_count": engine_count, "engine_mean_s": None,
-            "client_count": len(values), "client_mean_s": client_mean, "gap_ms": None, "beyond_bound": False})
+        return TimingGap.model_validate(
+            {
+                "metric": metric,
+                "status": status,
+                "engine_count": engine_count,
+                "engine_mean_s": None,
+                "client_count": len(values),
+                "client_mean_s": client_mean,
+                "gap_ms": None,
+                "beyond_bound": False,
+            }
+        )
 
     if run.counters is None:
         return gap("no-counters")
@@ -65,9 +74,16 @@ def _gap(run: Run, requests: Sequence[Request], metric: TimingMetric, bound_ms: 
     gap_ms = math.inf if client_mean is None else (client_mean - engine_mean) * 1000
     if client_mean is None or not math.isfinite(gap_ms):
         return gap("not-finite", observed)  # a client mean near the largest float: no gap analysis.json can hold
-    return TimingGap(metric=metric, status="compared", engine_count=observed, engine_mean_s=engine_mean,
-                     client_count=len(values), client_mean_s=client_mean, gap_ms=gap_ms,
-                     beyond_bound=bound_ms is not None and abs(gap_ms) > bound_ms)
+    return TimingGap(
+        metric=metric,
+        status="compared",
+        engine_count=observed,
+        engine_mean_s=engine_mean,
+        client_count=len(values),
+        client_mean_s=client_mean,
+        gap_ms=gap_ms,
+        beyond_bound=bound_ms is not None and abs(gap_ms) > bound_ms,
+    )
 
 
 def arm_timing(gaps: Sequence[TimingGap]) -> list[ArmTiming]:
@@ -83,11 +99,19 @@ def arm_timing(gaps: Sequence[TimingGap]) -> list[ArmTiming]:
         # Of equal sizes the positive: a function of the gaps, never of the order of the journal's lines.
         largest = max((gap for gap, _ in gaps_ms), key=lambda gap: (abs(gap), gap), default=None)
         unreconcilable = sum(g.status in NOT_RECONCILABLE for g in mine)
-        out.append(ArmTiming(
-            metric=metric, runs_compared=len(compared), runs_not_comparable=len(mine) - len(compared) - unreconcilable,
-            runs_not_reconcilable=unreconcilable, runs_without_counters=sum(g.status == "no-counters" for g in mine),
-            requests_compared=requests, mean_gap_ms=_weighted_mean(gaps_ms) if requests else None,
-            largest_gap_ms=largest, runs_beyond_bound=sum(g.beyond_bound for g in mine)))
+        out.append(
+            ArmTiming(
+                metric=metric,
+                runs_compared=len(compared),
+                runs_not_comparable=len(mine) - len(compared) - unreconcilable,
+                runs_not_reconcilable=unreconcilable,
+                runs_without_counters=sum(g.status == "no-counters" for g in mine),
+                requests_compared=requests,
+                mean_gap_ms=_weighted_mean(gaps_ms) if requests else None,
+                largest_gap_ms=largest,
+                runs_beyond_bound=sum(g.beyond_bound for g in mine),
+            )
+        )
     return out
 
 
@@ -107,9 +131,10 @@ def unchecked_text(runs: Sequence[RunStats], blocks: dict[int, int | None], boun
     for run in unchecked:
         name = f"{run.phase}{'' if blocks[run.seq] is None else f' {blocks[run.seq]}'}"
         per_arm[name] = per_arm.get(name, 0) + 1
-    return (f"the declared {bound_ms:g} ms timing bound could not be checked in {len(unchecked)} run(s) (their TTFT "
-            "or end-to-end time not comparable or not reconcilable with the engine's): "
-            + ", ".join(f"{n} in {name}" for name, n in per_arm.items()))
+    return (
+        f"the declared {bound_ms:g} ms timing bound could not be checked in {len(unchecked)} run(s) (their TTFT "
+        "or end-to-end time not comparable or not reconcilable with the engine's): " + ", ".join(f"{n} in {name}" for name, n in per_arm.items())
+    )
 
 
 def _mean(values: Sequence[float]) -> float | None:

@@ -73,21 +73,28 @@ def _trace_schedules(evidence: TrialEvidence) -> dict[tuple[int, float], list[fl
     return {key: [at.get(i, math.inf) for i in range(max(at) + 1)] for key, at in due.items()}
 
 
-def _due(workload: Workload, run: Run, requests: list[Request],
-         traced: dict[tuple[int, float], list[float]]) -> list[float] | None:
+def _due(workload: Workload, run: Run, requests: list[Request], traced: dict[tuple[int, float], list[float]]) -> list[float] | None:
     """An open-loop run's schedule as its plan gives it, as the collector draws it (seeded arrivals; a trace's,
     the earliest every run of its group states)."""
     if run.rate is None or workload.arrival not in ("poisson", "constant"):
         return traced.get((run.input_nominal, run.rate)) if run.rate is not None else None
     count = max([run.requests, *(r.index + 1 for r in requests)])
     # Rounded as the collector journals them (scheduled_s), so an honest journal's figures are its own.
-    return [round(offset, 6) for offset in schedule(count, run.rate, workload.arrival,
-                                                    seed=workload.seed,  # type: ignore[arg-type]
-                                                    input_nominal=run.input_nominal)]
+    return [
+        round(offset, 6)
+        for offset in schedule(
+            count,
+            run.rate,
+            workload.arrival,
+            seed=workload.seed,  # type: ignore[arg-type]
+            input_nominal=run.input_nominal,
+        )
+    ]
 
 
-def _run_stats(arm: ArmEvidence, timing_bound_ms: float | None, bounds: ClientBounds,
-               workload: Workload, traced: dict[tuple[int, float], list[float]]) -> list[RunStats]:
+def _run_stats(
+    arm: ArmEvidence, timing_bound_ms: float | None, bounds: ClientBounds, workload: Workload, traced: dict[tuple[int, float], list[float]]
+) -> list[RunStats]:
     by_run: dict[str, list[Request]] = {}
     for r in arm.timed:
         by_run.setdefault(r.run, []).append(r)
@@ -121,8 +128,7 @@ def _run_stats(arm: ArmEvidence, timing_bound_ms: float | None, bounds: ClientBo
 
 def _slots(evidence: TrialEvidence) -> SlotChange:
     """The first control block's slots, the (first) candidate block's and the last control block's."""
-    before, candidate, restored = (arm.header.engine.kv_token_slots
-                                   for arm in (evidence.arms[0], evidence.arm("candidate"), evidence.arms[-1]))
+    before, candidate, restored = (arm.header.engine.kv_token_slots for arm in (evidence.arms[0], evidence.arm("candidate"), evidence.arms[-1]))
     return SlotChange(
         original=before,
         candidate=candidate,
@@ -142,7 +148,8 @@ def _restored_ok(arms: list[ArmSummary]) -> bool:
         and a.gates_passed == a.gates_total
         and all(a.checks.values())
         and (original is None or a.kv_token_slots is None or a.kv_token_slots == original)
-        for a in arms if a.phase == "restored"
+        for a in arms
+        if a.phase == "restored"
     )
 
 
@@ -162,8 +169,7 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
     rule = trial.decision_rule
     planned = trial.workload.planned_per_arm
     traced = _trace_schedules(evidence)
-    runs = {arm.ref.seq: _run_stats(arm, rule.max_timing_gap_ms, trial.client, trial.workload, traced)
-            for arm in evidence.arms}
+    runs = {arm.ref.seq: _run_stats(arm, rule.max_timing_gap_ms, trial.client, trial.workload, traced) for arm in evidence.arms}
     arms = [_arm_summary(arm, planned, runs[arm.ref.seq]) for arm in evidence.arms]
     groups = group_results(evidence)
     failures = [
@@ -180,8 +186,7 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
     if timed_ok < timed_planned:
         blocked_by.append(f"{timed_planned - timed_ok} of {timed_planned} planned timed requests did not complete")
     blocks = phase_blocks([(a.seq, a.phase) for a in arms])  # 'candidate 2:smoke', as the findings name it
-    failed_gates = [f"{a.phase}{'' if blocks[a.seq] is None else f' {blocks[a.seq]}'}:{g}"
-                    for a in arms for g in a.failed_gates]
+    failed_gates = [f"{a.phase}{'' if blocks[a.seq] is None else f' {blocks[a.seq]}'}:{g}" for a in arms for g in a.failed_gates]
     if failed_gates:
         blocked_by.append("failed gates: " + ", ".join(failed_gates))
     breached = [g.label for g in groups if any(r.breached for r in g.guardrails)]
@@ -189,13 +194,16 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
         blocked_by.append("guardrails breached at " + ", ".join(breached))
     unchecked = [g.label for g in groups if not all(r.checked for r in g.guardrails)]
     if unchecked:
-        blocked_by.append("guardrails could not be checked (the guarded statistic is missing or zero in an arm, or the candidate's "
-                          "requests carry its metric less often than a control's) at "
-                          + ", ".join(unchecked))
+        blocked_by.append(
+            "guardrails could not be checked (the guarded statistic is missing or zero in an arm, or the candidate's "
+            "requests carry its metric less often than a control's) at " + ", ".join(unchecked)
+        )
     beyond = sum(any(gap.beyond_bound for gap in run.timing) for arm_runs in runs.values() for run in arm_runs)
     if beyond:
-        blocked_by.append(f"in {beyond} run(s) the client's mean TTFT or end-to-end time differs from the engine's own "
-                          f"by more than the declared {rule.max_timing_gap_ms:g} ms")
+        blocked_by.append(
+            f"in {beyond} run(s) the client's mean TTFT or end-to-end time differs from the engine's own "
+            f"by more than the declared {rule.max_timing_gap_ms:g} ms"
+        )
     all_runs = [stats for arm in evidence.arms for stats in runs[arm.ref.seq]]
     timing_unchecked = unchecked_text(all_runs, blocks, rule.max_timing_gap_ms)
     if timing_unchecked:
@@ -255,8 +263,7 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
         client_runs_recorded=sum(r.client is not None for r in all_runs),
         client_runs_saturated=sum(r.client is not None and r.client.saturated for r in all_runs),
     )
-    analysis.findings = (findings_for(analysis, fewest_runs(evidence)) + _telemetry_mismatches(evidence, arms)
-                         + saturation_findings(all_runs, blocks))
+    analysis.findings = findings_for(analysis, fewest_runs(evidence)) + _telemetry_mismatches(evidence, arms) + saturation_findings(all_runs, blocks)
     return analysis
 
 

@@ -52,9 +52,7 @@ class Verified:
 def pae(payload_type: str, payload: bytes) -> bytes:
     """``DSSEv1 SP LEN(type) SP type SP LEN(body) SP body``, lengths in ASCII decimal bytes."""
     type_bytes = payload_type.encode("utf-8")
-    return b" ".join(
-        [b"DSSEv1", str(len(type_bytes)).encode(), type_bytes, str(len(payload)).encode(), payload]
-    )
+    return b" ".join([b"DSSEv1", str(len(type_bytes)).encode(), type_bytes, str(len(payload)).encode(), payload])
 
 
 def b64decode(text: str) -> bytes:
@@ -138,9 +136,7 @@ def verify_signature(envelope: dict[str, Any], keys: Sequence[Ed25519PublicKey])
     return Verified(payload=payload, payload_type=payload_type, keyid=signer)
 
 
-def verify_envelope(
-    envelope: dict[str, Any], keys: Sequence[Ed25519PublicKey], expected_type: str = IN_TOTO_PAYLOAD_TYPE
-) -> Verified:
+def verify_envelope(envelope: dict[str, Any], keys: Sequence[Ed25519PublicKey], expected_type: str = IN_TOTO_PAYLOAD_TYPE) -> Verified:
     """Verify ``envelope`` with any of ``keys``; return the verified payload.
 
     Order matters: the signature over the PAE first, then the payload type, and

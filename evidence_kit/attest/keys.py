@@ -58,9 +58,7 @@ def generate_keypair(folder: Path) -> tuple[Path, Path, str]:
         if path.exists():
             raise BadInput("a key already exists here; refusing to overwrite it", path)
     key = Ed25519PrivateKey.generate()
-    pem = key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-    )
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
     fd = os.open(private_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         os.fchmod(fd, 0o600)  # the umask could only narrow it, but be explicit
@@ -107,8 +105,7 @@ def private_key_spellings(key: Ed25519PrivateKey) -> list[bytes]:
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
     seed = key.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption())
     body = b"".join(line for line in pem.splitlines() if not line.startswith(b"-----"))
-    return [body, seed.hex().encode(), seed.hex().upper().encode(),
-            base64.b64encode(seed).rstrip(b"="), base64.urlsafe_b64encode(seed).rstrip(b"=")]
+    return [body, seed.hex().encode(), seed.hex().upper().encode(), base64.b64encode(seed).rstrip(b"="), base64.urlsafe_b64encode(seed).rstrip(b"=")]
 
 
 def parse_public_key(data: bytes, where: Path | str) -> Ed25519PublicKey:

@@ -125,7 +125,6 @@ def recorded_toolchain(predicate: dict[str, Any]) -> dict[str, str] | None:
     toolchain = predicate.get(TOOLCHAIN_FIELD)
     if toolchain is None:
         return None
-    if not isinstance(toolchain, dict) or not toolchain or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in toolchain.items()):
+    if not isinstance(toolchain, dict) or not toolchain or not all(isinstance(k, str) and isinstance(v, str) for k, v in toolchain.items()):
         raise StatementError(f"predicate field {TOOLCHAIN_FIELD!r} is not a table of package versions")
     return dict(toolchain)

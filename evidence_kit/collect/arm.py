@@ -43,8 +43,7 @@ async def run_arm(s: ArmSetup) -> ArmResult:
             calibration = await calibrated(arm)
             if s.resume.header is None:
                 write_header(arm, identity, calibration)
-            book = PromptBook(wl.instruction, wl.seed, calibration, prefix_tokens=wl.prefix_tokens,
-                              prefixes=wl.prefixes)
+            book = PromptBook(wl.instruction, wl.seed, calibration, prefix_tokens=wl.prefix_tokens, prefixes=wl.prefixes)
             gates_ok = engine_kind_ok(arm, identity) and await gates_pass(arm)
             if gates_ok:
                 await warmup(arm, book)

@@ -60,8 +60,7 @@ class Lanes:
 Send = Callable[[int, int, float], Awaitable[None]]  # (index, lane, due on the clock)
 
 
-async def send_open(offsets: list[float], start: float, send: Send, *, clock: Clock,
-                    max_in_flight: int | None = None) -> Lanes:
+async def send_open(offsets: list[float], start: float, send: Send, *, clock: Clock, max_in_flight: int | None = None) -> Lanes:
     """Call ``send(index, lane, due)`` for request ``index`` at ``start + offsets[index]`` on ``clock`` (the
     event loop's monotonic clock), without waiting for earlier requests; return when every send has ended.
     ``send`` records its own outcome (and its lag from ``due``); an exception from one ends the run."""

@@ -218,8 +218,15 @@ async def _read_reply(response: httpx.Response, out: Outcome, clock: Clock) -> s
 
 
 async def stream_chat(
-    client: httpx.AsyncClient, url: str, body: dict[str, Any], *, clock: Clock, timeout: float,
-    lane: int | None = None, due: float | None = None, headers: dict[str, str] | None = None,
+    client: httpx.AsyncClient,
+    url: str,
+    body: dict[str, Any],
+    *,
+    clock: Clock,
+    timeout: float,
+    lane: int | None = None,
+    due: float | None = None,
+    headers: dict[str, str] | None = None,
 ) -> Outcome:
     """POST ``body`` (with ``stream: true``) to ``url`` and time every event of the reply.
 
@@ -231,7 +238,10 @@ async def stream_chat(
     """
     payload = json.dumps({**body, "stream": True, "stream_options": {"include_usage": True}}).encode()
     request = client.build_request(
-        "POST", url, content=payload, headers={**(headers or {}), "content-type": "application/json"},
+        "POST",
+        url,
+        content=payload,
+        headers={**(headers or {}), "content-type": "application/json"},
         timeout=httpx.Timeout(timeout, connect=min(timeout, 30.0)),
     )
     out = Outcome(t_send=clock())

@@ -31,8 +31,16 @@ from collections.abc import Sequence
 
 import httpx
 
-__all__ = ["LaneTransport", "arm_client", "open_connections", "SHARED_CONNECTIONS", "KEEPALIVE_EXPIRY_S",
-           "proxy_for", "ensure_descriptors", "RESERVED_FILES"]
+__all__ = [
+    "LaneTransport",
+    "arm_client",
+    "open_connections",
+    "SHARED_CONNECTIONS",
+    "KEEPALIVE_EXPIRY_S",
+    "proxy_for",
+    "ensure_descriptors",
+    "RESERVED_FILES",
+]
 
 # The shared pool: a /metrics scrape beside the telemetry sampler's, a gate, an identity capture.
 SHARED_CONNECTIONS = 8
@@ -59,9 +67,11 @@ def ensure_descriptors(concurrency: int) -> None:
     if soft == resource.RLIM_INFINITY or soft >= needed:
         return
     if hard != resource.RLIM_INFINITY and hard < needed:
-        raise ValueError(f"concurrency {concurrency} needs about {needed} open files (one connection per request "
-                         f"slot, and {SHARED_CONNECTIONS + RESERVED_FILES} more), but this process may open at most "
-                         f"{hard} (RLIMIT_NOFILE); lower the concurrency or raise the limit (ulimit -n)")
+        raise ValueError(
+            f"concurrency {concurrency} needs about {needed} open files (one connection per request "
+            f"slot, and {SHARED_CONNECTIONS + RESERVED_FILES} more), but this process may open at most "
+            f"{hard} (RLIMIT_NOFILE); lower the concurrency or raise the limit (ulimit -n)"
+        )
     resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
 
 
@@ -95,8 +105,7 @@ class LaneTransport(httpx.AsyncBaseTransport):
         pool = self._pools.get((lane, proxy))
         if pool is None:
             size = self._shared_size if lane is None else 1
-            limits = httpx.Limits(max_connections=size, max_keepalive_connections=size,
-                                  keepalive_expiry=self._keepalive_expiry)
+            limits = httpx.Limits(max_connections=size, max_keepalive_connections=size, keepalive_expiry=self._keepalive_expiry)
             pool = self._pools[lane, proxy] = httpx.AsyncHTTPTransport(verify=self._ssl, limits=limits, proxy=proxy)
         return pool
 
@@ -121,8 +130,7 @@ def arm_client(timeout: float) -> httpx.AsyncClient:
 _SILENT: weakref.WeakKeyDictionary[httpx.AsyncClient, set[str]] = weakref.WeakKeyDictionary()
 
 
-async def open_connections(client: httpx.AsyncClient, base_url: str, lanes: int | Sequence[int], *,
-                           timeout: float = 2.0) -> int:
+async def open_connections(client: httpx.AsyncClient, base_url: str, lanes: int | Sequence[int], *, timeout: float = 2.0) -> int:
     """Open (or keep) the connection of lanes ``0 .. lanes-1`` (or of the lanes listed: a worker process's
     slots) with one ``GET /v1/models`` each, all at once.
 

@@ -30,8 +30,7 @@ from .plan import PlanWorkload
 from .prompts import PromptBook
 from .runs import request_body
 
-__all__ = ["Conversation", "run_conversations", "conversation_keys", "session_id", "next_turn", "unsent_record", "send_conversations",
-           "TurnSender"]
+__all__ = ["Conversation", "run_conversations", "conversation_keys", "session_id", "next_turn", "unsent_record", "send_conversations", "TurnSender"]
 
 # Sends one turn (lane, its index in the run, its body, its headers): its timing fields and the answer's text.
 TurnSender = Callable[[int, int, dict[str, Any], dict[str, str]], Awaitable[tuple[dict[str, Any], str]]]
@@ -86,10 +85,16 @@ def run_conversations(wl: PlanWorkload, model: str, book: PromptBook, run: str, 
     for c in range(wl.requests_per_run):
         keys = conversation_keys(run, c, wl.turns)
         headers = {wl.session_header: session_id(wl.seed, run, c)} if wl.session_header else {}
-        out.append(Conversation(
-            index=c, keys=keys, first=request_body(wl, model, book, keys[0], input_nominal),
-            user=partial(_user_message, book, keys, input_nominal), seed=partial(_turn_seed, wl.seed, keys),
-            headers=headers))
+        out.append(
+            Conversation(
+                index=c,
+                keys=keys,
+                first=request_body(wl, model, book, keys[0], input_nominal),
+                user=partial(_user_message, book, keys, input_nominal),
+                seed=partial(_turn_seed, wl.seed, keys),
+                headers=headers,
+            )
+        )
     return out
 
 
@@ -108,8 +113,7 @@ async def _converse(send: TurnSender, lane: int, conversation: Conversation) -> 
     body = conversation.first
     for turn in range(1, conversation.turns + 1):
         conversation.bodies.append(body)
-        timing, answer = await send(lane, conversation.index * conversation.turns + turn - 1, body,
-                                    conversation.headers)
+        timing, answer = await send(lane, conversation.index * conversation.turns + turn - 1, body, conversation.headers)
         timings.append(timing)
         if not timing["ok"]:
             timings += [unsent_record(turn) for _ in range(turn, conversation.turns)]
@@ -119,8 +123,7 @@ async def _converse(send: TurnSender, lane: int, conversation: Conversation) -> 
     return timings
 
 
-async def send_conversations(send: TurnSender, conversations: list[Conversation], *,
-                             concurrency: int) -> list[list[dict[str, Any]]]:
+async def send_conversations(send: TurnSender, conversations: list[Conversation], *, concurrency: int) -> list[list[dict[str, Any]]]:
     """Every conversation with at most ``concurrency`` in flight (closed loop): slot ``l`` sends on lane ``l``
     and takes the next conversation when its own ends. The timing fields of each conversation's turns, in
     conversation order."""

@@ -82,21 +82,25 @@ Gate = Callable[[httpx.AsyncClient, str, str, dict[str, Any]], Awaitable[tuple[b
 
 
 async def smoke(client: httpx.AsyncClient, base: str, model: str, opts: dict[str, Any]) -> tuple[bool, str]:
-    body = {"model": model, "messages": [{"role": "user", "content": "Reply with one short sentence."}],
-            "max_tokens": 32, "temperature": 0}
+    body = {"model": model, "messages": [{"role": "user", "content": "Reply with one short sentence."}], "max_tokens": 32, "temperature": 0}
     out = await _streamed(client, base, body, opts["timeout_s"])
     if not out.ok:
         return False, _stream_failed(out)
     # Reasoning counts as output: a reasoning model may spend 32 tokens before any content.
     ok = bool(out.token_times)
-    return ok, (f"http {out.http_status}, streamed {len(out.token_times)} token events, "
-                f"{len(out.text)} content characters, finish {out.finish_reason}")
+    return ok, (
+        f"http {out.http_status}, streamed {len(out.token_times)} token events, {len(out.text)} content characters, finish {out.finish_reason}"
+    )
 
 
 async def json_gate(client: httpx.AsyncClient, base: str, model: str, opts: dict[str, Any]) -> tuple[bool, str]:
-    body = {"model": model, "max_tokens": opts["max_tokens"], "temperature": 0,
-            "response_format": {"type": "json_object"},
-            "messages": [{"role": "user", "content": 'Return a JSON object {"city": "Lisbon", "ok": true}.'}]}
+    body = {
+        "model": model,
+        "max_tokens": opts["max_tokens"],
+        "temperature": 0,
+        "response_format": {"type": "json_object"},
+        "messages": [{"role": "user", "content": 'Return a JSON object {"city": "Lisbon", "ok": true}.'}],
+    }
     out = await _streamed(client, base, body, opts["timeout_s"])
     if not out.ok:
         return False, _stream_failed(out)
@@ -114,8 +118,7 @@ async def needle(client: httpx.AsyncClient, base: str, model: str, opts: dict[st
     depth = int(len(words) * 0.7)  # deep, but not at either end where recall is easiest
     words.insert(depth, f". The access code is {code}. ")
     prompt = " ".join(words) + "\n\nWhat is the access code? Answer with the six digits only."
-    body = {"model": model, "messages": [{"role": "user", "content": prompt}],
-            "max_tokens": opts["max_tokens"], "temperature": 0}
+    body = {"model": model, "messages": [{"role": "user", "content": prompt}], "max_tokens": opts["max_tokens"], "temperature": 0}
     out = await _streamed(client, base, body, opts["timeout_s"])
     if not out.ok:
         return False, _stream_failed(out)
@@ -124,37 +127,52 @@ async def needle(client: httpx.AsyncClient, base: str, model: str, opts: dict[st
 
 
 async def tools(client: httpx.AsyncClient, base: str, model: str, opts: dict[str, Any]) -> tuple[bool, str]:
-    body = {"model": model, "messages": [{"role": "user", "content": TOOL_PROMPT}], "tools": [WEATHER_TOOL],
-            "tool_choice": "required", "max_tokens": opts["max_tokens"], "temperature": 0}
+    body = {
+        "model": model,
+        "messages": [{"role": "user", "content": TOOL_PROMPT}],
+        "tools": [WEATHER_TOOL],
+        "tool_choice": "required",
+        "max_tokens": opts["max_tokens"],
+        "temperature": 0,
+    }
     status, doc = await _post(client, base, body, opts["timeout_s"])
     calls = _message(doc)[0].get("tool_calls") or []
     problem = _valid_calls(calls)
     return status == 200 and problem is None, f"http {status}, {len(calls)} tool call(s)" + (
-        f": {problem}" if problem else ", arguments parse as JSON objects")
+        f": {problem}" if problem else ", arguments parse as JSON objects"
+    )
 
 
 async def streaming_tools(client: httpx.AsyncClient, base: str, model: str, opts: dict[str, Any]) -> tuple[bool, str]:
-    body = {"model": model, "messages": [{"role": "user", "content": TOOL_PROMPT}], "tools": [WEATHER_TOOL],
-            "tool_choice": "required", "max_tokens": opts["max_tokens"], "temperature": 0}
+    body = {
+        "model": model,
+        "messages": [{"role": "user", "content": TOOL_PROMPT}],
+        "tools": [WEATHER_TOOL],
+        "tool_choice": "required",
+        "max_tokens": opts["max_tokens"],
+        "temperature": 0,
+    }
     out = await _streamed(client, base, body, opts["timeout_s"])
     if not out.ok:
         return False, _stream_failed(out)
     calls = [out.tool_calls[i] for i in sorted(out.tool_calls)]
     problem = _valid_calls(calls)
     return problem is None, f"{len(out.token_times)} streamed deltas assembled into {len(calls)} tool call(s)" + (
-        f": {problem}" if problem else ", arguments parse as JSON objects")
+        f": {problem}" if problem else ", arguments parse as JSON objects"
+    )
 
 
 async def tool_result(client: httpx.AsyncClient, base: str, model: str, opts: dict[str, Any]) -> tuple[bool, str]:
     messages = [
         {"role": "user", "content": TOOL_PROMPT},
-        {"role": "assistant", "content": None, "tool_calls": [{
-            "id": "call_gate_1", "type": "function",
-            "function": {"name": "get_weather", "arguments": '{"city": "Lisbon"}'}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "call_gate_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Lisbon"}'}}],
+        },
         {"role": "tool", "tool_call_id": "call_gate_1", "content": '{"city": "Lisbon", "temp_c": 21}'},
     ]
-    body = {"model": model, "messages": messages, "tools": [WEATHER_TOOL], "max_tokens": opts["max_tokens"],
-            "temperature": 0}
+    body = {"model": model, "messages": messages, "tools": [WEATHER_TOOL], "max_tokens": opts["max_tokens"], "temperature": 0}
     out = await _streamed(client, base, body, opts["timeout_s"])
     if not out.ok:
         return False, _stream_failed(out)

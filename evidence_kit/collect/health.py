@@ -41,8 +41,9 @@ class HealthMonitor:
     adds to the first, and only the loop's own work to the second.
     """
 
-    def __init__(self, clock: Clock, *, interval_s: float = LOOP_LAG_INTERVAL_S,
-                 cpu: CpuClock = time.process_time, loop_cpu: CpuClock = time.thread_time):
+    def __init__(
+        self, clock: Clock, *, interval_s: float = LOOP_LAG_INTERVAL_S, cpu: CpuClock = time.process_time, loop_cpu: CpuClock = time.thread_time
+    ):
         self.clock, self.interval_s, self.cpu, self.loop_cpu = clock, interval_s, cpu, loop_cpu
         self.lags: list[float] = []
         self._due: float | None = None

@@ -58,7 +58,7 @@ class JournalWriter:
         try:
             view = memoryview(data)
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -75,8 +75,7 @@ class JournalWriter:
 
     def footer(self, ended_at: str, **extra: Any) -> None:
         """Queue the footer, counting every request this journal holds."""
-        self.add({"type": "footer", "ended_at": ended_at, "requests": self.requests,
-                  "timed_requests": self.timed, **extra})
+        self.add({"type": "footer", "ended_at": ended_at, "requests": self.requests, "timed_requests": self.timed, **extra})
 
 
 @dataclass

@@ -40,6 +40,7 @@ __all__ = [
     "run_command",
 ]
 
+
 class EngineFailed(Exception):
     """The engine did not start, or did not become ready: the arm fails, recorded.
 
@@ -90,8 +91,12 @@ class EngineProcess:
         log = self.log_path.open("ab")
         try:
             self.popen = subprocess.Popen(
-                ["/bin/sh", "-c", self.command], stdin=subprocess.DEVNULL, stdout=log,
-                stderr=subprocess.STDOUT, start_new_session=True, env={**os.environ, **self.env},
+                ["/bin/sh", "-c", self.command],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                env={**os.environ, **self.env},
             )
         finally:
             log.close()
@@ -134,9 +139,15 @@ def run_command(command: str, log_path: Path, env: dict[str, str], *, timeout_s:
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with log_path.open("ab") as log:
         try:
-            done = subprocess.run(["/bin/sh", "-c", command], stdin=subprocess.DEVNULL, stdout=log,
-                                  stderr=subprocess.STDOUT, timeout=timeout_s, check=False,
-                                  env={**os.environ, **env})
+            done = subprocess.run(
+                ["/bin/sh", "-c", command],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                timeout=timeout_s,
+                check=False,
+                env={**os.environ, **env},
+            )
         except subprocess.TimeoutExpired:
             return -1
     return done.returncode
@@ -164,9 +175,7 @@ def kill_group(pgid: int, *, grace_s: float = 10.0, reap: Callable[[], object] |
             time.sleep(0.05)
 
 
-async def wait_ready(
-    client: httpx.AsyncClient, url: str, *, timeout_s: float, engine: EngineProcess | None
-) -> float:
+async def wait_ready(client: httpx.AsyncClient, url: str, *, timeout_s: float, engine: EngineProcess | None) -> float:
     """Poll ``url`` until it answers 200; seconds waited. Raises :class:`EngineFailed`.
 
     Neither a poll nor the pause between polls reaches past the deadline, so a hanging
@@ -179,8 +188,7 @@ async def wait_ready(
         if engine is not None:
             code = engine.exited()
             if code not in (None, 0):
-                raise EngineFailed(f"start command exited with status {code} before ready",
-                                   _log_tail(engine.log_path))
+                raise EngineFailed(f"start command exited with status {code} before ready", _log_tail(engine.log_path))
         try:
             response = await client.get(url, timeout=max(min(5.0, deadline - time.monotonic()), 0.1))
             if response.status_code == 200:
@@ -189,8 +197,7 @@ async def wait_ready(
             pass
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            raise EngineFailed(f"not ready after {timeout_s:g}s",
-                               _log_tail(engine.log_path) if engine is not None else "")
+            raise EngineFailed(f"not ready after {timeout_s:g}s", _log_tail(engine.log_path) if engine is not None else "")
         await asyncio.sleep(min(delay, remaining))
         delay = min(delay * 1.5, 1.0)
 
@@ -240,7 +247,11 @@ async def _json(client: httpx.AsyncClient, url: str) -> Any:
 
 
 async def capture_identity(
-    client: httpx.AsyncClient, base_url: str, dialect: Dialect, *, log_path: Path | None,
+    client: httpx.AsyncClient,
+    base_url: str,
+    dialect: Dialect,
+    *,
+    log_path: Path | None,
     engine: EngineProcess | None,
 ) -> tuple[Identity, Scrape | None]:
     """Read ``/v1/models``, ``/version`` and ``/metrics`` (in ``dialect``); the scrape is returned for reuse."""
@@ -270,7 +281,13 @@ async def capture_identity(
     if engine is not None:
         private["engine_pid"] = engine.pgid
         private["start_command"] = engine.command
-    return Identity(private=private, kv_token_slots=slots, fingerprint=fingerprint,
-                    process_start=process_start, models=[str(m["id"]) for m in model_parts],
-                    dialect=dialect, simulated=isinstance(version, dict) and version.get("simulated") is True,
-                    dialect_metrics=None if scraped is None else scraped.speaks()), scraped
+    return Identity(
+        private=private,
+        kv_token_slots=slots,
+        fingerprint=fingerprint,
+        process_start=process_start,
+        models=[str(m["id"]) for m in model_parts],
+        dialect=dialect,
+        simulated=isinstance(version, dict) and version.get("simulated") is True,
+        dialect_metrics=None if scraped is None else scraped.speaks(),
+    ), scraped

@@ -86,8 +86,7 @@ def parse_metrics(text: str, dialect: Dialect = DIALECTS["vllm"]) -> Scrape:
     return Scrape(values=values, info=info, dialect=dialect)
 
 
-async def scrape(client: httpx.AsyncClient, base_url: str, dialect: Dialect, *,
-                 timeout: float = 10.0) -> Scrape | None:
+async def scrape(client: httpx.AsyncClient, base_url: str, dialect: Dialect, *, timeout: float = 10.0) -> Scrape | None:
     """GET ``/metrics``, read in ``dialect``; ``None`` when the engine has none (or it does not parse)."""
     try:
         response = await client.get(f"{base_url.rstrip('/')}/metrics", timeout=timeout)

@@ -38,8 +38,21 @@ from ..read import read_text, read_toml_model
 from ..read.validation import describe_validation_error
 from .trace import Trace, read_trace
 
-__all__ = ["Plan", "ArmPlan", "PlanWorkload", "GatePlan", "TelemetryPlan", "load_plan", "GATE_NAMES",
-           "MAX_WORKERS", "STREAMS_PER_WORKER", "workers_problem", "ray_problem", "resolve_workers", "available_cores"]
+__all__ = [
+    "Plan",
+    "ArmPlan",
+    "PlanWorkload",
+    "GatePlan",
+    "TelemetryPlan",
+    "load_plan",
+    "GATE_NAMES",
+    "MAX_WORKERS",
+    "STREAMS_PER_WORKER",
+    "workers_problem",
+    "ray_problem",
+    "resolve_workers",
+    "available_cores",
+]
 
 GateName = Literal["smoke", "json", "needle", "tools", "streaming-tools", "tool-result"]
 GATE_NAMES: tuple[str, ...] = get_args(GateName)
@@ -73,8 +86,9 @@ MAX_WORKERS = 64
 STREAMS_PER_WORKER = 64
 Workers = Literal["auto"] | int
 # Headers a multi-turn workload's session_header may not name: the collector's own, and HTTP's framing and routing.
-RESERVED_HEADERS = frozenset({"content-type", "content-length", "host", "transfer-encoding", "connection",
-                              "keep-alive", "upgrade", "te", "trailer", "expect"})
+RESERVED_HEADERS = frozenset(
+    {"content-type", "content-length", "host", "transfer-encoding", "connection", "keep-alive", "upgrade", "te", "trailer", "expect"}
+)
 
 
 def available_cores() -> int:
@@ -93,8 +107,7 @@ def workers_problem(value: Any, concurrency: list[int]) -> str | None:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_WORKERS:
         return f'workers must be "auto" or a whole number from 1 to {MAX_WORKERS}, not {value!r}'
     if concurrency and value > max(concurrency):
-        return (f"workers ({value}) is above the highest concurrency ({max(concurrency)}): "
-                "a worker process without a request slot would never send")
+        return f"workers ({value}) is above the highest concurrency ({max(concurrency)}): a worker process without a request slot would never send"
     return None
 
 
@@ -136,9 +149,7 @@ class PlanWorkload(_Strict):
     temperature: float = Field(default=0.0, ge=0)
     warmup_requests: NonNegativeInt = 2
     seed: int = 0
-    instruction: str = Field(
-        default="Summarise the following notes in one line.", min_length=1, max_length=2000
-    )
+    instruction: str = Field(default="Summarise the following notes in one line.", min_length=1, max_length=2000)
     extra_body: dict[str, Any] = Field(default_factory=dict)
     request_timeout_s: PositiveFloat = 600.0
     order: Order = "fixed"
@@ -185,13 +196,17 @@ class PlanWorkload(_Strict):
         if value == 1:
             return value
         if info.data.get("trace") is not None or info.data.get("rate") is not None:
-            raise ValueError("turns above 1 is a closed-loop workload (each conversation's next turn is sent when its "
-                             "previous answer ends, on the same lane); [workload] with "
-                             + ("trace" if info.data.get("trace") is not None else "rate")
-                             + " replays arrivals, not conversations: use concurrency")
+            raise ValueError(
+                "turns above 1 is a closed-loop workload (each conversation's next turn is sent when its "
+                "previous answer ends, on the same lane); [workload] with "
+                + ("trace" if info.data.get("trace") is not None else "rate")
+                + " replays arrivals, not conversations: use concurrency"
+            )
         if info.data.get("prefix_tokens") is not None:
-            raise ValueError("turns above 1 with prefix_tokens is not supported: a conversation's history is its own "
-                             "shared prefix, and the prefix-cache check could not tell the two apart")
+            raise ValueError(
+                "turns above 1 with prefix_tokens is not supported: a conversation's history is its own "
+                "shared prefix, and the prefix-cache check could not tell the two apart"
+            )
         return value
 
     @field_validator("session_header")
@@ -200,13 +215,11 @@ class PlanWorkload(_Strict):
         if value is None:
             return value
         if not re.fullmatch(HEADER_TOKEN, value):
-            raise ValueError(f"session_header {value!r} is not an HTTP header name (letters, digits and "
-                             "!#$%&'*+-.^_`|~, nothing else)")
+            raise ValueError(f"session_header {value!r} is not an HTTP header name (letters, digits and !#$%&'*+-.^_`|~, nothing else)")
         if value.lower() in RESERVED_HEADERS:
             raise ValueError(f"session_header may not be {value!r}: the collector or HTTP itself sets that header")
         if info.data.get("turns", 1) == 1:
-            raise ValueError("session_header is set without turns above 1 (it keeps a conversation's turns on one "
-                             "endpoint)")
+            raise ValueError("session_header is set without turns above 1 (it keeps a conversation's turns on one endpoint)")
         return value
 
     @field_validator("prefix_tokens")
@@ -215,8 +228,10 @@ class PlanWorkload(_Strict):
         sizes = info.data.get("input_nominal") or []
         shorter = [n for n in sizes if n <= (value or 0)]
         if value is not None and shorter and len(shorter) == len(sizes):
-            raise ValueError(f"prefix_tokens ({value}) is not below any input_nominal ({', '.join(map(str, sizes))}): "
-                             "a prompt is its shared prefix and a unique suffix, so the prefix must be shorter")
+            raise ValueError(
+                f"prefix_tokens ({value}) is not below any input_nominal ({', '.join(map(str, sizes))}): "
+                "a prompt is its shared prefix and a unique suffix, so the prefix must be shorter"
+            )
         return value
 
     @field_validator("prefixes", "prefix_inputs", "prime_prefixes")
@@ -234,8 +249,10 @@ class PlanWorkload(_Strict):
             if n not in sizes:
                 raise ValueError(f"prefix_inputs lists {n}, which is not in input_nominal ({', '.join(map(str, sizes))})")
             if n <= prefix:
-                raise ValueError(f"prefix_inputs lists {n}, not above prefix_tokens ({prefix}): a prompt is its shared "
-                                 "prefix and a unique suffix, so the prefix must be shorter")
+                raise ValueError(
+                    f"prefix_inputs lists {n}, not above prefix_tokens ({prefix}): a prompt is its shared "
+                    "prefix and a unique suffix, so the prefix must be shorter"
+                )
         if value is not None and len(set(value)) != len(value):
             raise ValueError("prefix_inputs lists a size more than once")
         return value
@@ -247,8 +264,10 @@ class PlanWorkload(_Strict):
         if self.prefix_tokens is not None and self.prefix_inputs is None:
             shorter = [n for n in self.input_nominal or [] if n <= self.prefix_tokens]
             if shorter:
-                raise ValueError(f"prefix_tokens ({self.prefix_tokens}) is not below input_nominal {shorter[0]}, and "
-                                 "every input size carries the prefix (prefix_inputs names those that do)")
+                raise ValueError(
+                    f"prefix_tokens ({self.prefix_tokens}) is not below input_nominal {shorter[0]}, and "
+                    "every input size carries the prefix (prefix_inputs names those that do)"
+                )
         return self
 
     @field_validator("workers", mode="before")
@@ -275,23 +294,26 @@ class PlanWorkload(_Strict):
         # entry per id on resume); a run smaller than its level never reaches that concurrency,
         # yet its results would be labelled with it.
         if self.trace is not None:
-            given = sorted(k for k in ("input_nominal", "concurrency", "rate", "arrival", "requests_per_run")
-                           if k in self.model_fields_set)
+            given = sorted(k for k in ("input_nominal", "concurrency", "rate", "arrival", "requests_per_run") if k in self.model_fields_set)
             if given:
-                raise ValueError(f"a trace sets the inputs, the arrivals and the requests of a run itself; [workload] "
-                                 f"with trace sets no {', '.join(given)}")
+                raise ValueError(
+                    f"a trace sets the inputs, the arrivals and the requests of a run itself; [workload] with trace sets no {', '.join(given)}"
+                )
             if self.prefix_tokens is not None:
-                raise ValueError("a trace's prompts are its own (its hash_ids are checked, not replayed as shared "
-                                 "prefixes); [workload] with trace sets no prefix_tokens")
+                raise ValueError(
+                    "a trace's prompts are its own (its hash_ids are checked, not replayed as shared "
+                    "prefixes); [workload] with trace sets no prefix_tokens"
+                )
             return self
         if "trace_time_scale" in self.model_fields_set:
             raise ValueError("trace_time_scale scales a trace's arrivals; [workload] has no trace")
         if self.input_nominal is None:
             raise ValueError("[workload] has no input_nominal (the prompt sizes) and no trace")
         if (self.concurrency is None) == (self.rate is None):
-            raise ValueError("[workload] sets exactly one of concurrency (requests kept in flight: closed loop) and "
-                             "rate (requests started per second: open loop); it sets "
-                             + ("both" if self.concurrency is not None else "neither"))
+            raise ValueError(
+                "[workload] sets exactly one of concurrency (requests kept in flight: closed loop) and "
+                "rate (requests started per second: open loop); it sets " + ("both" if self.concurrency is not None else "neither")
+            )
         for name in ("input_nominal", "concurrency", "rate"):
             values: list[float] = getattr(self, name) or []
             repeated = sorted({v for v in values if values.count(v) > 1})
@@ -299,14 +321,15 @@ class PlanWorkload(_Strict):
                 raise ValueError(f"{name} lists {', '.join(map(str, repeated))} more than once")
         if self.concurrency is None:
             if self.requests_per_run < 2:
-                raise ValueError("an open-loop run (rate) needs requests_per_run of at least 2: one request has no "
-                                 "arrival rate to achieve")
+                raise ValueError("an open-loop run (rate) needs requests_per_run of at least 2: one request has no arrival rate to achieve")
             return self
         if "max_in_flight" in self.model_fields_set or "arrival" in self.model_fields_set:
             raise ValueError("arrival and max_in_flight are for an open-loop workload (rate), not one at a concurrency")
         if self.requests_per_run < max(self.concurrency):
-            raise ValueError(f"requests_per_run ({self.requests_per_run}) is below concurrency "
-                             f"{max(self.concurrency)}: such a run never has that many requests in flight")
+            raise ValueError(
+                f"requests_per_run ({self.requests_per_run}) is below concurrency "
+                f"{max(self.concurrency)}: such a run never has that many requests in flight"
+            )
         return self
 
 
@@ -401,15 +424,15 @@ class Plan(_Strict):
             raise ValueError(
                 "no [decision_rule] table: a plan declares the rule its trial is judged by, and there is no default; "
                 "the reference decision's is [decision_rule] with min_improvement = 0.10 (a median end-to-end "
-                "latency at least 10% lower against both controls); see docs/plan-file.md")
+                "latency at least 10% lower against both controls); see docs/plan-file.md"
+            )
         return data
 
     @field_validator("decision_rule")
     @classmethod
     def _goodput_slo(cls, rule: PlanDecisionRule, info: ValidationInfo) -> PlanDecisionRule:
         if rule.metric == "goodput" and "slo" in info.data and info.data["slo"] is None:
-            raise ValueError("metric is goodput, but the plan declares no [slo] table to count it against "
-                             "(ttft_ms, tpot_ms, e2e_ms)")
+            raise ValueError("metric is goodput, but the plan declares no [slo] table to count it against (ttft_ms, tpot_ms, e2e_ms)")
         return rule
 
     @field_validator("dialect")
@@ -417,8 +440,7 @@ class Plan(_Strict):
     def _dialect_simulated(cls, dialect: str | None, info: ValidationInfo) -> str | None:
         kind = info.data.get("engine_kind")
         if dialect is not None and kind is not None and kind != "simulated":
-            raise ValueError(f"dialect is for engine_kind \"simulated\" (the simulator speaks any); engine_kind "
-                             f"\"{kind}\" reads its own engine's names")
+            raise ValueError(f'dialect is for engine_kind "simulated" (the simulator speaks any); engine_kind "{kind}" reads its own engine\'s names')
         return dialect
 
     def metrics_dialect(self) -> Dialect:
@@ -435,11 +457,14 @@ class Plan(_Strict):
         if not others:
             raise ValueError("sequence names no candidate arm (it must differ from the control arm)")
         if len(others) > 1:
-            raise ValueError(f"sequence alternates two arms, the control {control!r} and one candidate; "
-                             f"it names {len(others)} others ({', '.join(others)})")
+            raise ValueError(
+                f"sequence alternates two arms, the control {control!r} and one candidate; it names {len(others)} others ({', '.join(others)})"
+            )
         if sequence[1] == control:
-            raise ValueError("sequence must run the candidate second (A/B/...): a second control block before it "
-                             "would be measured as a restoration that never followed a candidate")
+            raise ValueError(
+                "sequence must run the candidate second (A/B/...): a second control block before it "
+                "would be measured as a restoration that never followed a candidate"
+            )
         arms = info.data.get("arms")
         missing = [name for name in (control, others[0]) if arms is not None and name not in arms]
         if missing:
@@ -485,9 +510,17 @@ class Plan(_Strict):
         for seq, (name, role) in enumerate(zip(self.sequence, roles), start=1):
             phase = phase_of(seq - 1, role)
             block = sum(a.phase == phase for a in arms) + 1
-            arms.append(ArmRef(seq=seq, arm=name, role=role, phase=phase,
-                               journal=f"journals/{seq:02d}-{name}-{phase}.jsonl", label=self.arms[name].label,
-                               block=None if aba else block))
+            arms.append(
+                ArmRef(
+                    seq=seq,
+                    arm=name,
+                    role=role,
+                    phase=phase,
+                    journal=f"journals/{seq:02d}-{name}-{phase}.jsonl",
+                    label=self.arms[name].label,
+                    block=None if aba else block,
+                )
+            )
         return Trial(
             schema="evidence-kit/trial/v1",
             trial_id=self.trial_id,
@@ -521,14 +554,13 @@ def _line_in_table(text: str, loc: tuple[Any, ...]) -> int | None:
             if index + 1 < len(loc) and isinstance(loc[index + 1], str):
                 following = re.compile(r"(?m)^[ \t]*\[").search(text, header.end())
                 key = re.compile(rf"(?m)^[ \t]*\"?{re.escape(loc[index + 1])}\"?[ \t]*=").search(
-                    text, header.end(), following.start() if following else len(text))
+                    text, header.end(), following.start() if following else len(text)
+                )
                 found = key.start() if key else found
             return text.count("\n", 0, found) + 1
     keys = [str(k) for k in loc if isinstance(k, str)]
     for split in range(len(keys), 0, -1):
-        header = re.search(
-            rf"(?m)^[ \t]*\[[ \t]*{re.escape('.'.join(keys[:split]))}[ \t]*\]", text
-        )
+        header = re.search(rf"(?m)^[ \t]*\[[ \t]*{re.escape('.'.join(keys[:split]))}[ \t]*\]", text)
         if header is None:
             continue
         if split == len(keys):

@@ -28,8 +28,7 @@ class RunStarts:
     @classmethod
     def of(cls, record: Any) -> RunStarts:
         """From a committed run record (a journal written before these fields existed has neither)."""
-        return cls(record.run, tuple(getattr(record, "process_start_times_s", None) or ()),
-                   bool(getattr(record, "resumed", None)))
+        return cls(record.run, tuple(getattr(record, "process_start_times_s", None) or ()), bool(getattr(record, "resumed", None)))
 
 
 def _runs(ordinals: list[int]) -> str:
@@ -100,8 +99,7 @@ class ProcessHistory:
             for position, (t, ordinal) in enumerate(seen):
                 if previous is not None and t != previous:
                     if position == 0 and index > 0:
-                        (known if self.restarts_on_resume else unexplained).append(
-                            f"at the resume {self._resume(first)}")
+                        (known if self.restarts_on_resume else unexplained).append(f"at the resume {self._resume(first)}")
                     else:
                         unexplained.append(f"within one collector session, at run {ordinal}")
                 previous = t
@@ -122,9 +120,11 @@ class ProcessHistory:
             return "the engine reports no process start time"
         if len(starts) == 1:
             blind = [first for first, seen in sessions if not seen]
-            return ("the engine's reported process start time never changed"
-                    + (f", across the resume {resumed}" if resumes else "")
-                    + (f" (no start time recorded by the collector that began at {_runs(blind)})" if blind else ""))
+            return (
+                "the engine's reported process start time never changed"
+                + (f", across the resume {resumed}" if resumes else "")
+                + (f" (no start time recorded by the collector that began at {_runs(blind)})" if blind else "")
+            )
         where: dict[float, list[int]] = {t: [] for t in starts}
         for _, seen in sessions:
             for t, ordinal in seen:
@@ -134,5 +134,4 @@ class ProcessHistory:
         known, unexplained = self._changes()
         why = [f"changed {w} (the resumed collector started a new engine)" for w in known]
         why += [f"changed {w} (the engine restarted on its own)" for w in unexplained]
-        return (f"engine process changed during the arm: start times {listed}"
-                + (f" (resumed {resumed})" if resumes else "") + "; " + "; ".join(why))
+        return f"engine process changed during the arm: start times {listed}" + (f" (resumed {resumed})" if resumes else "") + "; " + "; ".join(why)

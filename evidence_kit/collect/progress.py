@@ -40,8 +40,13 @@ class RichProgress(Progress):
     def __init__(self, console: Console | None = None):
         self.console = console or Console(stderr=True)
         self.bars = RichBars(
-            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-            TextColumn("{task.fields[status]}"), console=self.console, transient=False,
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("{task.fields[status]}"),
+            console=self.console,
+            transient=False,
         )
         self.bars.start()
         self.task: Any = None
@@ -56,8 +61,7 @@ class RichProgress(Progress):
 
     def run_done(self, run: dict[str, Any], e2e_median: float | None, ttft_median: float | None) -> None:
         verdict = {True: "reconciled", False: "NOT reconciled", None: "no counters"}[run.get("reconciled")]
-        status = (f"{run['run']}: {run['ok']}/{run['requests']} ok, median e2e {fmt_s(e2e_median)}, "
-                  f"ttft {fmt_s(ttft_median)}, {verdict}")
+        status = f"{run['run']}: {run['ok']}/{run['requests']} ok, median e2e {fmt_s(e2e_median)}, ttft {fmt_s(ttft_median)}, {verdict}"
         if self.task is not None:
             self.bars.update(self.task, advance=1, status=status)
 

@@ -95,8 +95,7 @@ def chat_messages(instruction: str, body: str) -> list[dict[str, str]]:
 class PromptBook:
     """Deterministic prompt text for every request key of a trial."""
 
-    def __init__(self, instruction: str, seed: int, calibration: Calibration, *,
-                 prefix_tokens: int | None = None, prefixes: int | None = None):
+    def __init__(self, instruction: str, seed: int, calibration: Calibration, *, prefix_tokens: int | None = None, prefixes: int | None = None):
         self.instruction = instruction
         self.seed = seed
         self.calibration = calibration

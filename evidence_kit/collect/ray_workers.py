@@ -71,14 +71,16 @@ def connect(address: str) -> dict[str, Any]:
     """
     require_ray()
     if address.startswith("ray://"):
-        raise BadInput("--ray takes the address of a cluster the collector runs on (HOST:PORT or auto); "
-                       "a Ray Client address (ray://) is not supported")
+        raise BadInput(
+            "--ray takes the address of a cluster the collector runs on (HOST:PORT or auto); a Ray Client address (ray://) is not supported"
+        )
     import ray
 
     target = _resolved(address)
     if target is None:
-        raise RayUnavailable(f"no Ray cluster found at {address!r}" +
-                             (" (none started on this machine; pass its HOST:PORT)" if address == "auto" else ""))
+        raise RayUnavailable(
+            f"no Ray cluster found at {address!r}" + (" (none started on this machine; pass its HOST:PORT)" if address == "auto" else "")
+        )
     host, _, port = target.rpartition(":")
     try:
         with socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S):
@@ -87,14 +89,13 @@ def connect(address: str) -> dict[str, Any]:
         said = err.strerror if isinstance(err, OSError) and err.strerror else err
         raise RayUnavailable(f"no Ray cluster answers at {address} ({target}: {said})") from None
     try:
-        ray.init(address=target, logging_level=logging.ERROR, log_to_driver=False, namespace="evidence-kit",
-                 configure_logging=True)
+        ray.init(address=target, logging_level=logging.ERROR, log_to_driver=False, namespace="evidence-kit", configure_logging=True)
     except Exception as err:  # Ray raises ConnectionError, RuntimeError, ValueError...: one line whatever it is
-        raise RayUnavailable(f"could not join the Ray cluster at {address}: {type(err).__name__}: "
-                             f"{str(err).splitlines()[0] if str(err) else ''}") from None
+        raise RayUnavailable(
+            f"could not join the Ray cluster at {address}: {type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
+        ) from None
     untyped: Any = ray  # some of Ray's functions carry no annotations
-    return {"node_id": ray.get_runtime_context().get_node_id(),
-            "cpus": int(untyped.cluster_resources().get("CPU", 0))}
+    return {"node_id": ray.get_runtime_context().get_node_id(), "cpus": int(untyped.cluster_resources().get("CPU", 0))}
 
 
 def disconnect() -> None:
@@ -117,8 +118,11 @@ class WorkerActor:
             import ray
 
             untyped: Any = ray  # some of Ray's functions carry no annotations
-            reply["node"] = {"node_ip": untyped.util.get_node_ip_address(), "hostname": socket.gethostname(),
-                             "ray_node_id": ray.get_runtime_context().get_node_id()}
+            reply["node"] = {
+                "node_ip": untyped.util.get_node_ip_address(),
+                "hostname": socket.gethostname(),
+                "ray_node_id": ray.get_runtime_context().get_node_id(),
+            }
         return reply
 
 
@@ -210,4 +214,3 @@ async def ray_pool(count: int, t0: float, lanes: int, driver: dict[str, Any]) ->
     finally:
         for worker in started:
             worker.kill()
-

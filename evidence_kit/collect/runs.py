@@ -17,8 +17,18 @@ from .metrics import Scrape, reconcile, scrape
 from .plan import PlanWorkload
 from .prompts import PromptBook
 
-__all__ = ["RunSpec", "run_id", "send_all", "send_scheduled",
-           "timing_fields", "request_record", "record_of", "scrape_retrying", "settle_counters", "median_or_none"]
+__all__ = [
+    "RunSpec",
+    "run_id",
+    "send_all",
+    "send_scheduled",
+    "timing_fields",
+    "request_record",
+    "record_of",
+    "scrape_retrying",
+    "settle_counters",
+    "median_or_none",
+]
 
 
 @dataclass(frozen=True)
@@ -55,8 +65,9 @@ def run_id(repetition: int, input_nominal: int, load: int | float, *, open_loop:
     return f"r{repetition}-{input_nominal}-{level}"
 
 
-def request_body(wl: PlanWorkload, model: str, book: PromptBook, key: str, target_tokens: int,
-                 max_tokens: int | None = None, prefix: int | None = None) -> dict[str, Any]:
+def request_body(
+    wl: PlanWorkload, model: str, book: PromptBook, key: str, target_tokens: int, max_tokens: int | None = None, prefix: int | None = None
+) -> dict[str, Any]:
     """The chat-completions body of request ``key``: same text and seed in every arm (opening with shared
     prefix ``prefix`` when given); ``max_tokens`` (a trace line's output length) in place of the plan's."""
     return {
@@ -70,23 +81,34 @@ def request_body(wl: PlanWorkload, model: str, book: PromptBook, key: str, targe
 
 
 async def send_scheduled(
-    client: httpx.AsyncClient, url: str, bodies: list[dict[str, Any]], offsets: list[float], *, start: float,
-    clock: Clock, timeout: float, max_in_flight: int | None = None,
+    client: httpx.AsyncClient,
+    url: str,
+    bodies: list[dict[str, Any]],
+    offsets: list[float],
+    *,
+    start: float,
+    clock: Clock,
+    timeout: float,
+    max_in_flight: int | None = None,
 ) -> list[Outcome]:
     """Send ``bodies[i]`` at ``start + offsets[i]`` (open loop, :func:`~.arrivals.send_open`); outcomes in body
     order, each one's send wait counted from its due time (the send lag)."""
     outcomes: list[Outcome | None] = [None] * len(bodies)
 
     async def send(index: int, lane: int, due: float) -> None:
-        outcomes[index] = await stream_chat(client, url, bodies[index], clock=clock, timeout=timeout, lane=lane,
-                                            due=due)
+        outcomes[index] = await stream_chat(client, url, bodies[index], clock=clock, timeout=timeout, lane=lane, due=due)
 
     await send_open(offsets, start, send, clock=clock, max_in_flight=max_in_flight)
     return [o for o in outcomes if o is not None]
 
 
 async def send_all(
-    client: httpx.AsyncClient, url: str, bodies: list[dict[str, Any]], *, concurrency: int, clock: Clock,
+    client: httpx.AsyncClient,
+    url: str,
+    bodies: list[dict[str, Any]],
+    *,
+    concurrency: int,
+    clock: Clock,
     timeout: float,
 ) -> list[Outcome]:
     """Send ``bodies`` with at most ``concurrency`` in flight (closed loop); outcomes in body order.
@@ -112,26 +134,64 @@ def timing_fields(outcome: Outcome, t0: float) -> dict[str, Any]:
 
 
 def request_record(
-    outcome: Outcome, *, run: str, repetition: int, input_nominal: int, index: int, warmup: bool, key: str,
-    t0: float, concurrency: int | None = None, rate: float | None = None, prefix: int | None = None,
+    outcome: Outcome,
+    *,
+    run: str,
+    repetition: int,
+    input_nominal: int,
+    index: int,
+    warmup: bool,
+    key: str,
+    t0: float,
+    concurrency: int | None = None,
+    rate: float | None = None,
+    prefix: int | None = None,
 ) -> dict[str, Any]:
     """A journal ``request`` record; ``t_send_s`` is seconds since the arm began (monotonic)."""
-    return record_of(timing_fields(outcome, t0), run=run, repetition=repetition, input_nominal=input_nominal,
-                     concurrency=concurrency, rate=rate, index=index, warmup=warmup, key=key, prefix=prefix)
+    return record_of(
+        timing_fields(outcome, t0),
+        run=run,
+        repetition=repetition,
+        input_nominal=input_nominal,
+        concurrency=concurrency,
+        rate=rate,
+        index=index,
+        warmup=warmup,
+        key=key,
+        prefix=prefix,
+    )
 
 
 def record_of(
-    timing: dict[str, Any], *, run: str, repetition: int, input_nominal: int, index: int, warmup: bool, key: str,
-    concurrency: int | None = None, rate: float | None = None, prefix: int | None = None,
-    conversation: int | None = None, turn: int | None = None,
+    timing: dict[str, Any],
+    *,
+    run: str,
+    repetition: int,
+    input_nominal: int,
+    index: int,
+    warmup: bool,
+    key: str,
+    concurrency: int | None = None,
+    rate: float | None = None,
+    prefix: int | None = None,
+    conversation: int | None = None,
+    turn: int | None = None,
 ) -> dict[str, Any]:
     """A journal ``request`` record from its :func:`timing_fields` (measured here or by a worker process):
     the timing fields first, then where the request belongs, which the collector alone says (a worker's
     reply cannot move its record to another run, index or key). Its group's load is ``concurrency`` (closed
     loop) or ``rate`` (open loop): exactly one is given."""
     load = {"concurrency": concurrency} if rate is None else {"rate": rate}
-    where: dict[str, Any] = {"type": "request", "run": run, "repetition": repetition, "input_nominal": input_nominal,
-                             **load, "index": index, "warmup": warmup, "key": key}
+    where: dict[str, Any] = {
+        "type": "request",
+        "run": run,
+        "repetition": repetition,
+        "input_nominal": input_nominal,
+        **load,
+        "index": index,
+        "warmup": warmup,
+        "key": key,
+    }
     if prefix is not None:
         where["prefix"] = prefix
     if turn is not None:  # a multi-turn workload's: absent in a single-turn one, whose journals stay as they were
@@ -156,7 +216,12 @@ def client_sums(records: list[dict[str, Any]]) -> dict[str, int]:
 
 
 async def scrape_retrying(
-    client: httpx.AsyncClient, base_url: str, dialect: Dialect, *, attempts: int = 3, pause_s: float = 0.2,
+    client: httpx.AsyncClient,
+    base_url: str,
+    dialect: Dialect,
+    *,
+    attempts: int = 3,
+    pause_s: float = 0.2,
 ) -> Scrape | None:
     """``/metrics``, tried up to ``attempts`` times ``pause_s`` apart; ``None`` if every try failed."""
     for attempt in range(attempts):
@@ -168,8 +233,14 @@ async def scrape_retrying(
 
 
 async def settle_counters(
-    client: httpx.AsyncClient, base_url: str, before: dict[str, float] | None, sums: dict[str, int],
-    dialect: Dialect, *, attempts: int = 6, pause_s: float = 0.1,
+    client: httpx.AsyncClient,
+    base_url: str,
+    before: dict[str, float] | None,
+    sums: dict[str, int],
+    dialect: Dialect,
+    *,
+    attempts: int = 6,
+    pause_s: float = 0.1,
 ) -> tuple[bool | None, dict[str, list[float]] | None, list[str], dict[str, float] | None]:
     """Scrape until the deltas reconcile (engines may count a request just after its last byte).
 

@@ -49,8 +49,12 @@ async def query_gpus(binary: str) -> list[GpuSample] | None:
     """One row per GPU from ``nvidia-smi --query-gpu``; ``None`` when it fails."""
     try:
         proc = await asyncio.create_subprocess_exec(
-            binary, f"--query-gpu={','.join(GPU_FIELDS.values())}", "--format=csv,noheader,nounits",
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+            binary,
+            f"--query-gpu={','.join(GPU_FIELDS.values())}",
+            "--format=csv,noheader,nounits",
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
         stdout, _ = await asyncio.wait_for(proc.communicate(), timeout=5.0)
     except (TimeoutError, OSError):
         return None
@@ -132,9 +136,19 @@ def _earlier_samples(path: Path) -> list[TelemetrySample]:
 class TelemetrySampler:
     """Sample every ``interval_s`` until stopped; append each sample to ``path``."""
 
-    def __init__(self, client: httpx.AsyncClient, base_url: str, path: Path, *, interval_s: float,
-                 clock: Callable[[], float], nvidia_smi: bool, pgid: int | None, cgroup: Path | None,
-                 dialect: Dialect = DIALECTS["vllm"]):
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        base_url: str,
+        path: Path,
+        *,
+        interval_s: float,
+        clock: Callable[[], float],
+        nvidia_smi: bool,
+        pgid: int | None,
+        cgroup: Path | None,
+        dialect: Dialect = DIALECTS["vllm"],
+    ):
         self.client, self.base_url, self.path, self.dialect = client, base_url, path, dialect
         self.interval_s, self.clock = interval_s, clock
         self.gpu_binary = shutil.which("nvidia-smi") if nvidia_smi else None

@@ -79,8 +79,7 @@ def _line(data: Any) -> TraceRequest:
         raise ValueError(f"missing {', '.join(missing)}")
     unknown = sorted(set(data) - {"timestamp", "input_length", "output_length", "hash_ids"})
     if unknown:
-        raise ValueError(f"unknown field {unknown[0]!r} (the Mooncake layout: timestamp, input_length, "
-                         "output_length, hash_ids)")
+        raise ValueError(f"unknown field {unknown[0]!r} (the Mooncake layout: timestamp, input_length, output_length, hash_ids)")
     ts = data["timestamp"]
     if isinstance(ts, bool) or not isinstance(ts, (int, float)) or not math.isfinite(ts) or ts < 0:
         raise ValueError(f"timestamp is {json.dumps(ts)[:40]}, not milliseconds of at least 0")
@@ -89,8 +88,7 @@ def _line(data: Any) -> TraceRequest:
         if not isinstance(hash_ids, list):
             raise ValueError("hash_ids is not a list of prefix block ids")
         hash_ids = tuple(_count(h, "a hash_ids entry", 0) for h in hash_ids)
-    return TraceRequest(float(ts), _count(data["input_length"], "input_length", 1),
-                        _count(data["output_length"], "output_length", 1), hash_ids)
+    return TraceRequest(float(ts), _count(data["input_length"], "input_length", 1), _count(data["output_length"], "output_length", 1), hash_ids)
 
 
 def read_trace(path: Path) -> Trace:
@@ -110,8 +108,11 @@ def read_trace(path: Path) -> Trace:
             message = f"not JSON ({err.msg})" if isinstance(err, json.JSONDecodeError) else str(err) or "not JSON"
             raise BadInput(message, path, number) from None
         if requests and request.timestamp_ms < requests[-1].timestamp_ms:
-            raise BadInput(f"timestamp {request.timestamp_ms:g} is before the line above's "
-                           f"{requests[-1].timestamp_ms:g}: a trace lists its arrivals in order", path, number)
+            raise BadInput(
+                f"timestamp {request.timestamp_ms:g} is before the line above's {requests[-1].timestamp_ms:g}: a trace lists its arrivals in order",
+                path,
+                number,
+            )
         requests.append(request)
         if len(requests) > MAX_TRACE_LINES:
             raise BadInput(f"more than {MAX_TRACE_LINES:,} requests: one run replays the whole trace", path, number)

@@ -97,15 +97,24 @@ def _restored_from_journal(ref_result: ArmResult, point: ResumePoint, plan: Plan
     ref_result.managed = bool(cfg.start or cfg.stop)  # as a live arm decides it
     ref_result.kv_token_slots = header.engine.kv_token_slots if header else None
     ref_result.calibration = _calibration(header)
-    failed = [r for r in point.records if getattr(r, "type", "") in ("gate", "check")
-              and not r.ok and getattr(r, "level", None) != "warning"]
+    failed = [r for r in point.records if getattr(r, "type", "") in ("gate", "check") and not r.ok and getattr(r, "level", None) != "warning"]
     ref_result.ok = not failed
     ref_result.problems = [f"{r.type} {r.name} failed (recorded earlier)" for r in failed]
     return ref_result
 
 
-async def _collect(plan: Plan, out: Path, trial: Trial, *, resume: bool, progress: Progress, clock: Clock,
-                   wall: Callable[[], str], workers: int, ray: dict[str, Any] | None) -> TrialResult:
+async def _collect(
+    plan: Plan,
+    out: Path,
+    trial: Trial,
+    *,
+    resume: bool,
+    progress: Progress,
+    clock: Clock,
+    wall: Callable[[], str],
+    workers: int,
+    ray: dict[str, Any] | None,
+) -> TrialResult:
     result = TrialResult(out=out, trial=trial)
     state = EngineState(out)
     if resume and state.reap():
@@ -124,11 +133,22 @@ async def _collect(plan: Plan, out: Path, trial: Trial, *, resume: bool, progres
                 progress.note(f"{ref.seq:02d} {ref.arm} ({ref.phase}): resuming after {len(point.done_runs)} run(s)")
             if point.header is not None and calibration is None:
                 calibration = _calibration(point.header)
-            setup = ArmSetup(plan=plan, ref=ref, out=out, clock=clock, wall=wall, progress=progress,
-                             port=ports[ref.arm], resume=point, state=state, workers=workers, ray=ray,
-                             calibration=calibration,
-                             before=before if ref.phase == "restored" else None,
-                             candidate=candidate if ref.phase == "restored" else None)
+            setup = ArmSetup(
+                plan=plan,
+                ref=ref,
+                out=out,
+                clock=clock,
+                wall=wall,
+                progress=progress,
+                port=ports[ref.arm],
+                resume=point,
+                state=state,
+                workers=workers,
+                ray=ray,
+                calibration=calibration,
+                before=before if ref.phase == "restored" else None,
+                candidate=candidate if ref.phase == "restored" else None,
+            )
             arm_result = await run_arm(setup)
         calibration = calibration or arm_result.calibration
         if ref.phase == "before":
@@ -140,8 +160,14 @@ async def _collect(plan: Plan, out: Path, trial: Trial, *, resume: bool, progres
 
 
 def collect_trial(
-    plan: Plan | str | Path, out_dir: str | Path, *, resume: bool = False, progress: Progress | None = None,
-    clock: Clock = time.monotonic, wall: Callable[[], str] = utc_now, workers: int | str | None = None,
+    plan: Plan | str | Path,
+    out_dir: str | Path,
+    *,
+    resume: bool = False,
+    progress: Progress | None = None,
+    clock: Clock = time.monotonic,
+    wall: Callable[[], str] = utc_now,
+    workers: int | str | None = None,
     ray: str | None = None,
 ) -> TrialResult:
     """Run the plan's trial, arm by arm in its sequence, and write ``trial.json``, journals, telemetry and logs to ``out_dir``.
@@ -179,8 +205,7 @@ def collect_trial(
         elif count > 1:
             progress.note(f"{count} worker processes stream the timed requests")
         try:
-            return asyncio.run(_collect(plan, out, trial, resume=resume, progress=progress, clock=clock, wall=wall,
-                                        workers=count, ray=cluster))
+            return asyncio.run(_collect(plan, out, trial, resume=resume, progress=progress, clock=clock, wall=wall, workers=count, ray=cluster))
         finally:
             progress.close()
     finally:

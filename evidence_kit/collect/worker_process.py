@@ -70,14 +70,19 @@ class WorkerCore:
             lane = int(message["lane"])
             due = message.get("due")  # an open-loop request's due time, from the anchor: its send lag counts from it
             async with self.lanes.setdefault(lane, asyncio.Lock()):  # due when the lane's previous request ends
-                outcome = await stream_chat(self.client, message["url"], message["body"], clock=time.monotonic,
-                                            timeout=float(message["timeout"]), lane=lane,
-                                            due=None if due is None else self.anchor + float(due),
-                                            headers=message.get("headers"))
+                outcome = await stream_chat(
+                    self.client,
+                    message["url"],
+                    message["body"],
+                    clock=time.monotonic,
+                    timeout=float(message["timeout"]),
+                    lane=lane,
+                    due=None if due is None else self.anchor + float(due),
+                    headers=message.get("headers"),
+                )
             # The collector's own timing fields, but t_send_s counts from this worker's anchor, unrounded:
             # the collector adds the anchor's place on the arm's clock and rounds once.
-            done = {"op": "done", "index": message["index"],
-                    "record": {"t_send_s": outcome.t_send - self.anchor, **outcome.record()}}
+            done = {"op": "done", "index": message["index"], "record": {"t_send_s": outcome.t_send - self.anchor, **outcome.record()}}
             if message.get("answer"):  # a conversation's turn: its next turn re-sends the answer's text
                 done["answer"] = outcome.text
             return done

@@ -137,8 +137,10 @@ class Handle:
         """A worker on the collector's machine reads its monotonic clock: ``clock`` lies between its readings."""
         if self.same_machine and not (isinstance(clock, float) and before <= clock <= after):
             # Not this machine's CLOCK_MONOTONIC: its send times could not be placed on the arm's clock exactly.
-            raise WorkerFailed(f"worker {self.number}'s monotonic clock read {clock!r} outside the "
-                               f"collector's {before!r}..{after!r}: its times cannot be placed on the arm's clock")
+            raise WorkerFailed(
+                f"worker {self.number}'s monotonic clock read {clock!r} outside the "
+                f"collector's {before!r}..{after!r}: its times cannot be placed on the arm's clock"
+            )
 
     def place(self, before: float, anchor: Any, after: float, t0: float) -> None:
         """Place the anchor the worker answered ``begin`` with (its clock then) on the arm's clock."""
@@ -201,8 +203,7 @@ class _Worker(Handle):
             await asyncio.wait_for(self.drain, 1.0)  # its last words, if it said any
         if self.gone is None:
             code = self.process.returncode
-            self.gone = "exited" if code is None else \
-                f"was killed by signal {-code}" if code < 0 else f"exited with status {code}"
+            self.gone = "exited" if code is None else f"was killed by signal {-code}" if code < 0 else f"exited with status {code}"
         error = self.failure()
         for future in self.replies.values():
             if not future.done():
@@ -265,17 +266,20 @@ class WorkerPool:
     async def open_connections(self, base_url: str, lanes: int) -> int:
         """Open every slot's connection in its worker (as :func:`~.connections.open_connections`); how many answered."""
         shares = [[s for s in range(lanes) if s % len(self.workers) == w.number] for w in self.workers]
-        opened = await asyncio.gather(*(w.ask({"op": "open", "base_url": base_url, "lanes": share}, "opened",
-                                              CONTROL_TIMEOUT_S) for w, share in zip(self.workers, shares)))
+        opened = await asyncio.gather(
+            *(w.ask({"op": "open", "base_url": base_url, "lanes": share}, "opened", CONTROL_TIMEOUT_S) for w, share in zip(self.workers, shares))
+        )
         for worker, share, reply in zip(self.workers, shares, opened):
             answered = reply.get("answered")
             if isinstance(answered, bool) or not isinstance(answered, int) or not 0 <= answered <= len(share):
-                raise WorkerFailed(f"worker {worker.number} sent a malformed reply (answered {answered!r} "
-                                   f"of the {len(share)} connection(s) it was asked to open)")
+                raise WorkerFailed(
+                    f"worker {worker.number} sent a malformed reply (answered {answered!r} of the {len(share)} connection(s) it was asked to open)"
+                )
         return sum(reply["answered"] for reply in opened)
 
     async def begin(self) -> None:
         """Start every worker's health sampling for the run, and place its anchor on the arm's clock."""
+
         async def begin(worker: Handle) -> None:
             before = time.monotonic()
             reply = await worker.ask({"op": "begin"}, "began", CONTROL_TIMEOUT_S)
@@ -289,8 +293,7 @@ class WorkerPool:
         for worker, reply in zip(self.workers, replies):
             if not isinstance(reply.get("process"), dict):
                 raise WorkerFailed(f"worker {worker.number} sent a malformed reply (no health for the run)")
-        return [{**reply["process"], "t_send_bound_s": round(w.bound, 6), **w.where()}
-                for w, reply in zip(self.workers, replies)]
+        return [{**reply["process"], "t_send_bound_s": round(w.bound, 6), **w.where()} for w, reply in zip(self.workers, replies)]
 
     def private(self) -> dict[str, Any] | None:
         """The machines the workers ran on, for the run record's ``private`` (``None`` for this machine's processes)."""
@@ -298,8 +301,7 @@ class WorkerPool:
         unique = [node for i, node in enumerate(nodes) if node not in nodes[:i]]
         return {"ray_nodes": unique} if unique else None
 
-    async def send_all(self, url: str, bodies: list[dict[str, Any]], *, concurrency: int,
-                       timeout: float) -> list[dict[str, Any]]:
+    async def send_all(self, url: str, bodies: list[dict[str, Any]], *, concurrency: int, timeout: float) -> list[dict[str, Any]]:
         """:func:`~.runs.send_all` across the workers: each body's timing fields (``t_send_s`` and
         ``Outcome.record()``), in body order."""
         records: list[dict[str, Any] | None] = [None] * len(bodies)
@@ -308,8 +310,7 @@ class WorkerPool:
         async def slot(lane: int) -> None:
             worker = self._worker_of(lane)
             for index in queue:  # one queue for every slot of every worker: the closed loop of one process
-                message = {"op": "send", "index": index, "lane": lane, "url": url, "body": bodies[index],
-                           "timeout": timeout}
+                message = {"op": "send", "index": index, "lane": lane, "url": url, "body": bodies[index], "timeout": timeout}
                 record = (await worker.ask(message, index, timeout + REPLY_MARGIN_S)).get("record")
                 records[index] = self._placed(worker, index, record)
 
@@ -322,23 +323,23 @@ class WorkerPool:
             raise failed.exceptions[0] from None
         return self._complete(records)
 
-
-    async def send_turn(self, url: str, lane: int, index: int, body: dict[str, Any], headers: dict[str, str], *,
-                        timeout: float) -> tuple[dict[str, Any], str]:
+    async def send_turn(
+        self, url: str, lane: int, index: int, body: dict[str, Any], headers: dict[str, str], *, timeout: float
+    ) -> tuple[dict[str, Any], str]:
         """One turn of a conversation (:mod:`.conversations`), sent by the worker of ``lane`` on it: its timing
         fields, placed as :meth:`send_all`'s, and the streamed answer's text, which the collector puts in the
         conversation's next turn (the conversation lives here, not in the worker)."""
         worker = self._worker_of(lane)
-        message = {"op": "send", "index": index, "lane": lane, "url": url, "body": body, "timeout": timeout,
-                   "headers": headers, "answer": True}
+        message = {"op": "send", "index": index, "lane": lane, "url": url, "body": body, "timeout": timeout, "headers": headers, "answer": True}
         reply = await worker.ask(message, index, timeout + REPLY_MARGIN_S)
         answer = reply.get("answer")
         if not isinstance(answer, str):
             raise WorkerFailed(f"worker {worker.number} sent a malformed reply (request {index}: no answer text)")
         return self._placed(worker, index, reply.get("record")), answer
 
-    async def send_scheduled(self, url: str, bodies: list[dict[str, Any]], offsets: list[float], *, start: float,
-                             timeout: float, max_in_flight: int | None = None) -> list[dict[str, Any]]:
+    async def send_scheduled(
+        self, url: str, bodies: list[dict[str, Any]], offsets: list[float], *, start: float, timeout: float, max_in_flight: int | None = None
+    ) -> list[dict[str, Any]]:
         """:func:`~.runs.send_scheduled` across the workers (open loop): the collector keeps the schedule and
         hands each request, at its due time, to the worker of the lane it takes (lane ``l`` lives in worker
         ``l mod N``); the worker counts its send lag from the due time, given as a duration from its anchor
@@ -348,8 +349,15 @@ class WorkerPool:
 
         async def send(index: int, lane: int, due: float) -> None:
             worker = self._worker_of(lane)
-            message = {"op": "send", "index": index, "lane": lane, "url": url, "body": bodies[index],
-                       "timeout": timeout, "due": due - self.t0 - worker.placement}
+            message = {
+                "op": "send",
+                "index": index,
+                "lane": lane,
+                "url": url,
+                "body": bodies[index],
+                "timeout": timeout,
+                "due": due - self.t0 - worker.placement,
+            }
             record = (await worker.ask(message, index, timeout + REPLY_MARGIN_S)).get("record")
             records[index] = self._placed(worker, index, record)
 
@@ -375,8 +383,10 @@ class WorkerPool:
         ended = placed + max((record[name] for name in _AFTER_SEND if record[name] is not None), default=0.0)
         now = time.monotonic() - self.t0
         if ended > now + 1e-5 + (0.0 if worker.same_machine else worker.bound + 1e-3 * max(now, 0.0)):
-            raise WorkerFailed(f"worker {worker.number} sent a malformed reply (request {index} sent at "
-                               f"{placed:g}s and ended at {ended:g}s of the arm, after its reply came)")
+            raise WorkerFailed(
+                f"worker {worker.number} sent a malformed reply (request {index} sent at "
+                f"{placed:g}s and ended at {ended:g}s of the arm, after its reply came)"
+            )
         return {**record, "t_send_s": placed}
 
     def _complete(self, records: list[dict[str, Any] | None]) -> list[dict[str, Any]]:
@@ -391,8 +401,15 @@ async def _spawn(number: int) -> _Worker:
     # The worker imports this very package, wherever it was imported from (a worktree, a venv).
     env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "evidence_kit.collect.worker_process", stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env, limit=PROTOCOL_LIMIT)
+        sys.executable,
+        "-m",
+        "evidence_kit.collect.worker_process",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+        limit=PROTOCOL_LIMIT,
+    )
     return _Worker(number, process)
 
 

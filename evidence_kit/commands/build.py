@@ -12,17 +12,35 @@ from ..publish import build_site
 
 @click.command()
 @click.argument("decisions", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Site folder: receives mkdocs.yml, site/ (Markdown) and public/ (HTML).")
-@click.option("--known-values", "maps", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="A private map from `redact --map`: its values must not appear in the site (repeatable).")
-@click.option("--policy", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Redaction policy whose values, public words and detectors the leak scan uses.")
-@click.option("--sign", "sign_key", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Ed25519 private key (from `evidence-kit keygen`): sign public/ with a DSSE envelope "
-              "(public/manifest.dsse.json) around an in-toto Statement of every file.")
-def build(decisions: tuple[Path, ...], out: Path, maps: tuple[Path, ...], policy: Path | None,
-          sign_key: Path | None) -> None:
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Site folder: receives mkdocs.yml, site/ (Markdown) and public/ (HTML).",
+)
+@click.option(
+    "--known-values",
+    "maps",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A private map from `redact --map`: its values must not appear in the site (repeatable).",
+)
+@click.option(
+    "--policy",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Redaction policy whose values, public words and detectors the leak scan uses.",
+)
+@click.option(
+    "--sign",
+    "sign_key",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Ed25519 private key (from `evidence-kit keygen`): sign public/ with a DSSE envelope "
+    "(public/manifest.dsse.json) around an in-toto Statement of every file.",
+)
+def build(decisions: tuple[Path, ...], out: Path, maps: tuple[Path, ...], policy: Path | None, sign_key: Path | None) -> None:
     """Build the site of the decision folders DECISIONS into OUT.
 
     Renders the pages, charts and chart data, copies the evidence, runs
@@ -37,12 +55,13 @@ def build(decisions: tuple[Path, ...], out: Path, maps: tuple[Path, ...], policy
     result = build_site(list(decisions), out, private_maps=list(maps), policy=policy, sign_key=sign_key)
     if not maps:
         # The detectors cannot know this operator's host, model or serial names: only the map can.
-        click.echo("evidence-kit: warning: built without --known-values: the site was scanned by the detectors only, "
-                   "not for this operator's private values (pass the map from `redact --map`)", err=True)
+        click.echo(
+            "evidence-kit: warning: built without --known-values: the site was scanned by the detectors only, "
+            "not for this operator's private values (pass the map from `redact --map`)",
+            err=True,
+        )
     if kid is not None:
         click.echo(f"signed: {result.out / 'public' / 'manifest.dsse.json'}")
         click.echo(f"key id: {kid} (publish it: auditors pin it with `evidence-kit verify SITE --key-id {kid}`)")
-    click.echo(
-        f"built {len(result.decisions)} decision(s), {result.pages} pages: {result.out / 'public' / 'index.html'}"
-    )
+    click.echo(f"built {len(result.decisions)} decision(s), {result.pages} pages: {result.out / 'public' / 'index.html'}")
     click.echo(f"open it with: evidence-kit serve {result.out}")

@@ -17,15 +17,31 @@ from ..text_report import collected_text
 
 @click.command()
 @click.argument("plan", type=click.Path(path_type=Path))
-@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Raw evidence folder to create (trial.json, journals/, telemetry/, logs/).")
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Raw evidence folder to create (trial.json, journals/, telemetry/, logs/).",
+)
 @click.option("--resume", is_flag=True, help="Continue an interrupted trial in OUT from its last complete run.")
-@click.option("--workers", "workers", type=str, default=None, metavar="N|auto",
-              help="Processes that stream the timed requests (overrides the plan's [workload] workers; default: the plan's, "
-                   "else auto).")
-@click.option("--ray", "ray", type=str, default=None, metavar="ADDRESS|auto",
-              help="Run the workers as actors on the Ray cluster at ADDRESS (HOST:PORT; auto: the one started on this "
-                   "machine); overrides the plan's [workload] ray. Needs evidence-kit[ray].")
+@click.option(
+    "--workers",
+    "workers",
+    type=str,
+    default=None,
+    metavar="N|auto",
+    help="Processes that stream the timed requests (overrides the plan's [workload] workers; default: the plan's, else auto).",
+)
+@click.option(
+    "--ray",
+    "ray",
+    type=str,
+    default=None,
+    metavar="ADDRESS|auto",
+    help="Run the workers as actors on the Ray cluster at ADDRESS (HOST:PORT; auto: the one started on this "
+    "machine); overrides the plan's [workload] ray. Needs evidence-kit[ray].",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars; print only the final summary.")
 def collect(plan: Path, out: Path, resume: bool, workers: str | None, ray: str | None, quiet: bool) -> int:
     """Run the trial PLAN (TOML) before -> candidate -> restored (or its longer sequence) and write native journals to OUT.
@@ -53,15 +69,15 @@ def collect(plan: Path, out: Path, resume: bool, workers: str | None, ray: str |
     try:
         result = collect_trial(loaded, out, resume=resume, progress=progress, workers=_workers(workers), ray=ray)
     except KeyboardInterrupt:
-        click.echo(f"evidence-kit: interrupted; continue with: evidence-kit collect {plan} --out {out} --resume",
-                   err=True)
+        click.echo(f"evidence-kit: interrupted; continue with: evidence-kit collect {plan} --out {out} --resume", err=True)
         return 130
     except RayUnavailable as err:
         click.echo(f"evidence-kit: {err}; nothing was written", err=True)
         return EXIT_FAILED
     except WorkerFailed as err:
-        click.echo(f"evidence-kit: {err}; the run it was in is not recorded; continue with: "
-                   f"evidence-kit collect {plan} --out {out} --resume", err=True)
+        click.echo(
+            f"evidence-kit: {err}; the run it was in is not recorded; continue with: evidence-kit collect {plan} --out {out} --resume", err=True
+        )
         return EXIT_FAILED
     for arm in result.arms:
         runs = "ok" if arm.ok else "FAILED"
@@ -102,21 +118,22 @@ def next_steps(out: Path, trial_id: str) -> list[str]:
     if (decision / "decision.toml").is_file():
         # The trial is one of a decision folder's (as the demo lays them out): that folder is what is published.
         redacted, private = decision.with_name(decision.name + "-redacted"), decision.with_name(decision.name + "-map.json")
-        return ["Next (docs/cli.md):",
-                f"  evidence-kit redact {q(str(decision))} --out {q(str(redacted))} --map {q(str(private))}    "
-                "# the map stays private",
-                f"  evidence-kit analyze {q(str(redacted))}",
-                "  evidence-kit keygen --out keys                                        # once",
-                f"  evidence-kit build {q(str(redacted))} --out site --known-values {q(str(private))} "
-                "--sign keys/signing.key",
-                "  evidence-kit verify site --key keys/signing.pub"]
-    redacted, private = out.with_name(out.name + "-redacted"), out.with_name(out.name + "-map.json")
-    return ["Next (docs/cli.md):",
-            f"  evidence-kit redact {q(str(out))} --out {q(str(redacted))} --map {q(str(private))}    "
-            "# the map stays private",
+        return [
+            "Next (docs/cli.md):",
+            f"  evidence-kit redact {q(str(decision))} --out {q(str(redacted))} --map {q(str(private))}    # the map stays private",
             f"  evidence-kit analyze {q(str(redacted))}",
-            f"To publish, put {q(str(out))} in a decision folder: one holding it and a decision.toml with "
-            f'trials = ["{trial_id}"] (docs/contract.md); redact that folder instead, then:',
             "  evidence-kit keygen --out keys                                        # once",
-            "  evidence-kit build REDACTED-DECISION --out site --known-values MAP --sign keys/signing.key",
-            "  evidence-kit verify site --key keys/signing.pub"]
+            f"  evidence-kit build {q(str(redacted))} --out site --known-values {q(str(private))} --sign keys/signing.key",
+            "  evidence-kit verify site --key keys/signing.pub",
+        ]
+    redacted, private = out.with_name(out.name + "-redacted"), out.with_name(out.name + "-map.json")
+    return [
+        "Next (docs/cli.md):",
+        f"  evidence-kit redact {q(str(out))} --out {q(str(redacted))} --map {q(str(private))}    # the map stays private",
+        f"  evidence-kit analyze {q(str(redacted))}",
+        f"To publish, put {q(str(out))} in a decision folder: one holding it and a decision.toml with "
+        f'trials = ["{trial_id}"] (docs/contract.md); redact that folder instead, then:',
+        "  evidence-kit keygen --out keys                                        # once",
+        "  evidence-kit build REDACTED-DECISION --out site --known-values MAP --sign keys/signing.key",
+        "  evidence-kit verify site --key keys/signing.pub",
+    ]

@@ -12,8 +12,13 @@ from ..text_report import render_text
 
 
 @click.command()
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("out/demo"), show_default=True,
-              help="Folder for everything the demo writes; replaced if it holds an earlier demo, refused otherwise.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("out/demo"),
+    show_default=True,
+    help="Folder for everything the demo writes; replaced if it holds an earlier demo, refused otherwise.",
+)
 def demo(out: Path) -> int:
     """Run the whole chain on the embedded simulated engine: collect two A/B/A trials
     (cache-layout and DFlash candidates against the original), redact, analyze, build

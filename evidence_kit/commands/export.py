@@ -15,10 +15,14 @@ __all__ = ["export"]
 
 @click.command()
 @click.argument("path", type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["csv"]), default="csv", show_default=True,
-              help="The tables' file format.")
-@click.option("--out", "out", required=True, type=click.Path(path_type=Path),
-              help="Folder to write requests.csv, runs.csv and telemetry.csv into (created if missing).")
+@click.option("--format", "fmt", type=click.Choice(["csv"]), default="csv", show_default=True, help="The tables' file format.")
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Folder to write requests.csv, runs.csv and telemetry.csv into (created if missing).",
+)
 def export(path: Path, fmt: str, out: Path) -> None:
     """Write the requests, runs and telemetry samples of PATH (a decision folder or trial bundle) as
     tables into OUT: one row per journal record, with trial, arm, phase, block and group columns.

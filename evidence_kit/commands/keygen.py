@@ -10,8 +10,13 @@ from ..attest.keys import generate_keypair
 
 
 @click.command()
-@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Folder that receives signing.key (mode 0600) and signing.pub; existing keys are never overwritten.")
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder that receives signing.key (mode 0600) and signing.pub; existing keys are never overwritten.",
+)
 def keygen(out: Path) -> None:
     """Write a new Ed25519 key pair into OUT and print the public key and its key id.
 

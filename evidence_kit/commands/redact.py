@@ -27,14 +27,22 @@ def read_key(path: Path | None) -> bytes | None:
 @click.command()
 @click.argument("raw", type=click.Path(path_type=Path))
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path), help="Folder to write the bundle into.")
-@click.option("--policy", "policy", type=click.Path(path_type=Path),
-              help="Redaction policy (TOML): extra private values, public words, dropped files.")
-@click.option("--key", "key", type=click.Path(path_type=Path),
-              help="Redaction key file (>= 16 bytes): keyed pseudonyms, the same in every bundle. "
-                   "Without it, pseudonyms are per-run counters.")
+@click.option(
+    "--policy", "policy", type=click.Path(path_type=Path), help="Redaction policy (TOML): extra private values, public words, dropped files."
+)
+@click.option(
+    "--key",
+    "key",
+    type=click.Path(path_type=Path),
+    help="Redaction key file (>= 16 bytes): keyed pseudonyms, the same in every bundle. Without it, pseudonyms are per-run counters.",
+)
 @click.option("--replace", is_flag=True, help="Overwrite OUT if it is not empty.")
-@click.option("--map", "map_out", type=click.Path(path_type=Path),
-              help="Also write the private map (pseudonym -> original values) here, mode 0600. Never publish it.")
+@click.option(
+    "--map",
+    "map_out",
+    type=click.Path(path_type=Path),
+    help="Also write the private map (pseudonym -> original values) here, mode 0600. Never publish it.",
+)
 def redact(raw: Path, out: Path, policy: Path | None, key: Path | None, replace: bool, map_out: Path | None) -> int:
     """Pseudonymise RAW (a trial folder or a decision folder) into OUT.
 
@@ -46,8 +54,7 @@ def redact(raw: Path, out: Path, policy: Path | None, key: Path | None, replace:
     """
     result = redact_bundle(raw, out, policy=policy, key=read_key(key), replace=replace, map_out=map_out)
     replaced = sum(sum(found.values()) for found in result.counts.values())
-    click.echo(f"{result.out}: {len(result.bundles)} trial bundle(s), {replaced} replacement(s) "
-               f"in {len(result.counts)} file(s), key {result.key_id}")
+    click.echo(f"{result.out}: {len(result.bundles)} trial bundle(s), {replaced} replacement(s) in {len(result.counts)} file(s), key {result.key_id}")
     if result.publishable:
         click.echo("leak scan: clean")
         return 0
@@ -55,6 +62,8 @@ def redact(raw: Path, out: Path, policy: Path | None, key: Path | None, replace:
         click.echo(f"evidence-kit: leak: {finding}", err=True)
     if len(result.findings) > _SHOWN:
         click.echo(f"evidence-kit: ... and {len(result.findings) - _SHOWN} more", err=True)
-    click.echo(f"evidence-kit: {result.out}: NOT publishable ({len(result.findings)} finding(s)); "
-               "see NOT-PUBLISHABLE.txt, fix the policy and redact again", err=True)
+    click.echo(
+        f"evidence-kit: {result.out}: NOT publishable ({len(result.findings)} finding(s)); see NOT-PUBLISHABLE.txt, fix the policy and redact again",
+        err=True,
+    )
     return EXIT_FAILED

@@ -16,16 +16,30 @@ _SHOWN = 50
 
 @click.command()
 @click.argument("folder", type=click.Path(path_type=Path))
-@click.option("--policy", "policy", type=click.Path(path_type=Path),
-              help="Redaction policy (TOML): its private values are hunted for, its public words allowed.")
-@click.option("--raw", "raws", multiple=True, type=click.Path(path_type=Path),
-              help="Raw evidence folder whose private values to hunt for (repeatable).")
-@click.option("--map", "maps", multiple=True, type=click.Path(path_type=Path),
-              help="Private map written by 'redact --map' whose values to hunt for (repeatable).")
-@click.option("--known-only", "known_only", multiple=True, metavar="GLOB",
-              help="Files matching GLOB are checked for known values only, not by detectors (repeatable).")
-def scan(folder: Path, policy: Path | None, raws: tuple[Path, ...], maps: tuple[Path, ...],
-         known_only: tuple[str, ...]) -> int:
+@click.option(
+    "--policy",
+    "policy",
+    type=click.Path(path_type=Path),
+    help="Redaction policy (TOML): its private values are hunted for, its public words allowed.",
+)
+@click.option(
+    "--raw", "raws", multiple=True, type=click.Path(path_type=Path), help="Raw evidence folder whose private values to hunt for (repeatable)."
+)
+@click.option(
+    "--map",
+    "maps",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Private map written by 'redact --map' whose values to hunt for (repeatable).",
+)
+@click.option(
+    "--known-only",
+    "known_only",
+    multiple=True,
+    metavar="GLOB",
+    help="Files matching GLOB are checked for known values only, not by detectors (repeatable).",
+)
+def scan(folder: Path, policy: Path | None, raws: tuple[Path, ...], maps: tuple[Path, ...], known_only: tuple[str, ...]) -> int:
     """Scan FOLDER (raw evidence, a bundle, a built site) for anything private.
 
     Every file name and every line is checked for the known private values (from

@@ -12,8 +12,14 @@ from ..schemas import schemas
 
 
 @click.command()
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("schemas"),
-              show_default=True, help="Folder to write <name>.schema.json files into.")
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("schemas"),
+    show_default=True,
+    help="Folder to write <name>.schema.json files into.",
+)
 def schema(out: Path) -> None:
     """Write the JSON Schema of every contract record (trial, journal record, telemetry
     sample, decision, manifest, receipt, analysis) into OUT."""

@@ -37,8 +37,7 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 @click.command()
 @click.argument("site", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
-              help="Port on 127.0.0.1 (0 picks a free one).")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port on 127.0.0.1 (0 picks a free one).")
 def serve(site: Path, port: int) -> None:
     """Serve the built site SITE (its public/ folder, or SITE itself) on http://127.0.0.1:PORT/ until Ctrl-C."""
     root = site_root(site)

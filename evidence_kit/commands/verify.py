@@ -12,15 +12,28 @@ from ..verify.fetch import verify_url
 
 @click.command()
 @click.argument("target")
-@click.option("--key", "key_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="The publisher's public key (PEM), obtained by another channel than the folder: requires a valid "
-              "signature by it. A key file inside the tree being verified is refused (it proves nothing).")
-@click.option("--key-id", "key_id", metavar="HEX", default=None,
-              help="The publisher's key id (64 hex digits, as keygen and build --sign print it): the folder's "
-              "signing.pub is used only if its key id is this one.")
-@click.option("--allow-unpinned", is_flag=True,
-              help="Without --key or --key-id, exit 0 when every check passes although the signer is not "
-              "authenticated (integrity only; the last line says so).")
+@click.option(
+    "--key",
+    "key_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The publisher's public key (PEM), obtained by another channel than the folder: requires a valid "
+    "signature by it. A key file inside the tree being verified is refused (it proves nothing).",
+)
+@click.option(
+    "--key-id",
+    "key_id",
+    metavar="HEX",
+    default=None,
+    help="The publisher's key id (64 hex digits, as keygen and build --sign print it): the folder's "
+    "signing.pub is used only if its key id is this one.",
+)
+@click.option(
+    "--allow-unpinned",
+    is_flag=True,
+    help="Without --key or --key-id, exit 0 when every check passes although the signer is not "
+    "authenticated (integrity only; the last line says so).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (evidence-kit/verify-report/v1).")
 def verify(target: str, key_path: Path | None, key_id: str | None, allow_unpinned: bool, as_json: bool) -> int:
     """Verify TARGET: a trial bundle, a decision folder, a built site folder, or the http(s) URL of a served site.

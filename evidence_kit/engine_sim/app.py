@@ -44,6 +44,7 @@ class _EventStream(StreamingResponse):
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         try:
             async with anyio.create_task_group() as group:
+
                 async def stream() -> None:
                     await self.stream_response(send)
                     group.cancel_scope.cancel()
@@ -102,16 +103,14 @@ def _check_model(state: SimState, parsed: Parsed) -> None:
 class _Generation:
     """One generation request in flight: its sequence, fault, record and stream framing."""
 
-    def __init__(self, state: SimState, seq: Sequence, parsed: Parsed, fault: str | None,
-                 record: RequestRecord, chat: bool):
+    def __init__(self, state: SimState, seq: Sequence, parsed: Parsed, fault: str | None, record: RequestRecord, chat: bool):
         self.state, self.seq, self.parsed, self.fault, self.record, self.chat = state, seq, parsed, fault, record, chat
         self.fault_pending = fault in ("stall", "malformed", "drop")  # mid-stream faults strike once
         self.reasoning_field = state.profile.output.reasoning_field
         model = state.profile.identity.served_model_name
         kind = "chat.completion.chunk" if chat else "text_completion"
         # Every chunk shares this prefix; only "choices" (and "usage") change.
-        self.prefix = (f'data: {{"id":{dumps(seq.request_id)},"object":"{kind}",'
-                       f'"created":{int(time.time())},"model":{dumps(model)}')
+        self.prefix = f'data: {{"id":{dumps(seq.request_id)},"object":"{kind}","created":{int(time.time())},"model":{dumps(model)}'
 
     def usage(self) -> dict[str, Any]:
         plan, produced = self.seq.plan, self.seq.produced
@@ -135,8 +134,11 @@ class _Generation:
                 deltas = [{}] if plan.tool_name else [{"content": ""}]
             out: list[list[dict[str, Any]]] = [[{"index": 0, "delta": d, "logprobs": None, "finish_reason": None}] for d in deltas]
         else:
-            out = [[{"index": 0, "text": "".join(plan.texts[start:end]), "logprobs": None,
-                     "finish_reason": None, "stop_reason": None}]] if end > start or finish else []
+            out = (
+                [[{"index": 0, "text": "".join(plan.texts[start:end]), "logprobs": None, "finish_reason": None, "stop_reason": None}]]
+                if end > start or finish
+                else []
+            )
         if finish is not None and out:
             out[-1][0]["finish_reason"] = finish
             if self.chat:
@@ -149,8 +151,7 @@ class _Generation:
         try:
             if self.chat:
                 record.sent("role")
-                yield self._chunk([{"index": 0, "delta": {"role": "assistant", "content": ""},
-                                    "logprobs": None, "finish_reason": None}])
+                yield self._chunk([{"index": 0, "delta": {"role": "assistant", "content": ""}, "logprobs": None, "finish_reason": None}])
             while (n := await seq.outbox.get()) is not None:
                 end = sent + n
                 finish = seq.plan.finish_reason if end >= len(seq.plan) else None
@@ -198,9 +199,16 @@ class _Generation:
         if "end" not in self.record.fields:
             seq = self.seq
             self.record.fields.update(
-                end=time.monotonic(), admitted=seq.admitted_at, first_token=seq.first_token_at, finished=seq.finished_at,
-                prompt_tokens=seq.prompt_tokens, completion_tokens=seq.produced, cached_tokens=seq.cached_tokens,
-                finish_reason=seq.finish_reason, fault=self.fault)
+                end=time.monotonic(),
+                admitted=seq.admitted_at,
+                first_token=seq.first_token_at,
+                finished=seq.finished_at,
+                prompt_tokens=seq.prompt_tokens,
+                completion_tokens=seq.produced,
+                cached_tokens=seq.cached_tokens,
+                finish_reason=seq.finish_reason,
+                fault=self.fault,
+            )
             if self.state.bodies and self.chat:
                 self.record.fields["content"] = chat_message(seq.plan, seq.produced, self.reasoning_field)["content"]
             self.state.ground_truth.write(self.record)
@@ -226,15 +234,42 @@ class _Generation:
         seq, plan = self.seq, self.seq.plan
         model = self.state.profile.identity.served_model_name
         if self.chat:
-            choice = {"index": 0, "message": chat_message(plan, seq.produced, self.reasoning_field),
-                      "logprobs": None, "finish_reason": seq.finish_reason, "stop_reason": None}
-            return {"id": seq.request_id, "object": "chat.completion", "created": int(time.time()),
-                    "model": model, "choices": [choice], "service_tier": None, "system_fingerprint": None,
-                    "usage": self.usage(), "prompt_logprobs": None, "kv_transfer_params": None}
-        choice = {"index": 0, "text": "".join(plan.texts[: seq.produced]), "logprobs": None,
-                  "finish_reason": seq.finish_reason, "stop_reason": None, "prompt_logprobs": None}
-        return {"id": seq.request_id, "object": "text_completion", "created": int(time.time()),
-                "model": model, "choices": [choice], "usage": self.usage(), "kv_transfer_params": None}
+            choice = {
+                "index": 0,
+                "message": chat_message(plan, seq.produced, self.reasoning_field),
+                "logprobs": None,
+                "finish_reason": seq.finish_reason,
+                "stop_reason": None,
+            }
+            return {
+                "id": seq.request_id,
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": model,
+                "choices": [choice],
+                "service_tier": None,
+                "system_fingerprint": None,
+                "usage": self.usage(),
+                "prompt_logprobs": None,
+                "kv_transfer_params": None,
+            }
+        choice = {
+            "index": 0,
+            "text": "".join(plan.texts[: seq.produced]),
+            "logprobs": None,
+            "finish_reason": seq.finish_reason,
+            "stop_reason": None,
+            "prompt_logprobs": None,
+        }
+        return {
+            "id": seq.request_id,
+            "object": "text_completion",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [choice],
+            "usage": self.usage(),
+            "kv_transfer_params": None,
+        }
 
 
 async def _cut(raw: bytes) -> AsyncIterator[bytes]:
@@ -259,8 +294,7 @@ def _generation_route(chat: bool) -> Callable[[Request], Awaitable[Response]]:
         request_id = state.next_request_id(request, parsed, "chatcmpl" if chat else "cmpl")
         record = RequestRecord(request_id, request.url.path, parsed.stream, arrival)
         if state.bodies:
-            record.fields.update(messages=body.get("messages"),
-                                 headers={k: v for k, v in sorted(request.headers.items()) if k.startswith("x-")})
+            record.fields.update(messages=body.get("messages"), headers={k: v for k, v in sorted(request.headers.items()) if k.startswith("x-")})
         if fault in ("http-500", "http-503"):
             record.fields.update(end=time.monotonic(), fault=fault, status=int(fault[-3:]))
             state.ground_truth.write(record)
@@ -272,10 +306,14 @@ def _generation_route(chat: bool) -> Callable[[Request], Awaitable[Response]]:
         # hands the request to the engine, after parsing the body, the chat template and tokenisation
         # (vllm/v1/engine/input_processor.py); the ground-truth record keeps the HTTP arrival.
         caching = state.profile.kv_cache.prefix_caching
-        seq = Sequence(request_id, parsed.prompt_tokens, plan, arrival=time.monotonic(),
-                       prompt_ids=tuple(TOKENIZER.encode(parsed.plan_request.prompt)) if caching else (),
-                       spec_rng=request_rng("accept", state.profile.seed, parsed.plan_request.seed,
-                                            parsed.plan_request.prompt))
+        seq = Sequence(
+            request_id,
+            parsed.prompt_tokens,
+            plan,
+            arrival=time.monotonic(),
+            prompt_ids=tuple(TOKENIZER.encode(parsed.plan_request.prompt)) if caching else (),
+            spec_rng=request_rng("accept", state.profile.seed, parsed.plan_request.seed, parsed.plan_request.prompt),
+        )
         state.engine.submit(seq)
         generation = _Generation(state, seq, parsed, fault, record, chat)
         if parsed.stream:
@@ -291,20 +329,48 @@ async def health(request: Request) -> Response:
 
 async def version(request: Request) -> Response:
     ident = request.app.state.sim.profile.identity
-    return JSONResponse({"version": ident.engine_version, "simulated": True, "model_path": ident.model_path,
-                         "revision": ident.revision, "image": ident.image, "host": ident.host,
-                         "container_id": ident.container_id, "gpu_uuids": ident.gpu_uuids})
+    return JSONResponse(
+        {
+            "version": ident.engine_version,
+            "simulated": True,
+            "model_path": ident.model_path,
+            "revision": ident.revision,
+            "image": ident.image,
+            "host": ident.host,
+            "container_id": ident.container_id,
+            "gpu_uuids": ident.gpu_uuids,
+        }
+    )
 
 
 async def models(request: Request) -> Response:
     state: SimState = request.app.state.sim
     ident = state.profile.identity
-    card = {"id": ident.served_model_name, "object": "model", "created": state.started, "owned_by": "vllm",
-            "root": ident.model_path, "parent": None, "max_model_len": state.profile.scheduler.max_model_len,
-            "permission": [{"id": "modelperm-simulated", "object": "model_permission", "created": state.started,
-                            "allow_create_engine": False, "allow_sampling": True, "allow_logprobs": True,
-                            "allow_search_indices": False, "allow_view": True, "allow_fine_tuning": False,
-                            "organization": "*", "group": None, "is_blocking": False}]}
+    card = {
+        "id": ident.served_model_name,
+        "object": "model",
+        "created": state.started,
+        "owned_by": "vllm",
+        "root": ident.model_path,
+        "parent": None,
+        "max_model_len": state.profile.scheduler.max_model_len,
+        "permission": [
+            {
+                "id": "modelperm-simulated",
+                "object": "model_permission",
+                "created": state.started,
+                "allow_create_engine": False,
+                "allow_sampling": True,
+                "allow_logprobs": True,
+                "allow_search_indices": False,
+                "allow_view": True,
+                "allow_fine_tuning": False,
+                "organization": "*",
+                "group": None,
+                "is_blocking": False,
+            }
+        ],
+    }
     return JSONResponse({"object": "list", "data": [card]})
 
 
@@ -323,8 +389,7 @@ async def tokenize(request: Request) -> Response:
     except (AttributeError, TypeError):
         return _error("messages must be a list of message objects")
     tokens = TOKENIZER.encode(text)
-    return JSONResponse({"count": len(tokens), "max_model_len": state.profile.scheduler.max_model_len,
-                         "tokens": tokens, "token_strs": None})
+    return JSONResponse({"count": len(tokens), "max_model_len": state.profile.scheduler.max_model_len, "tokens": tokens, "token_strs": None})
 
 
 async def detokenize(request: Request) -> Response:
@@ -349,14 +414,21 @@ async def metrics(request: Request) -> Response:
 async def sim_stats(request: Request) -> Response:
     """Simulator-only facts a real engine does not serve (faults injected, steps, pool)."""
     state: SimState = request.app.state.sim
-    return JSONResponse({"profile": state.profile.name, "token_slots": state.profile.token_slots,
-                         "num_gpu_blocks": state.profile.num_gpu_blocks, "requests": state.requests,
-                         "steps": state.engine.steps, "aborted": state.engine.aborted, "faults_injected": dict(sorted(state.faults.injected.items())),
-                         "time_scale": state.engine.time_scale})
+    return JSONResponse(
+        {
+            "profile": state.profile.name,
+            "token_slots": state.profile.token_slots,
+            "num_gpu_blocks": state.profile.num_gpu_blocks,
+            "requests": state.requests,
+            "steps": state.engine.steps,
+            "aborted": state.engine.aborted,
+            "faults_injected": dict(sorted(state.faults.injected.items())),
+            "time_scale": state.engine.time_scale,
+        }
+    )
 
 
-def create_app(profile: Profile, *, time_scale: float = 1.0, ground_truth: str | Path | None = None,
-               ground_truth_bodies: bool = False) -> Starlette:
+def create_app(profile: Profile, *, time_scale: float = 1.0, ground_truth: str | Path | None = None, ground_truth_bodies: bool = False) -> Starlette:
     """The ASGI app of one simulated engine (its engine task runs for the app's lifespan); with
     ``ground_truth_bodies`` each ground-truth line also holds the request's messages, its ``x-`` headers and
     the content it was answered with."""

@@ -69,10 +69,8 @@ class _SGLang:
         aborted.add_metric(values, 0.0)
         yield aborted
         for name, doc, source in (
-            ("sglang:time_to_first_token_seconds", "Histogram of time to first token in seconds.",
-             "vllm:time_to_first_token_seconds"),
-            ("sglang:e2e_request_latency_seconds", "Histogram of End-to-end request latency in seconds",
-             "vllm:e2e_request_latency_seconds"),
+            ("sglang:time_to_first_token_seconds", "Histogram of time to first token in seconds.", "vllm:time_to_first_token_seconds"),
+            ("sglang:e2e_request_latency_seconds", "Histogram of End-to-end request latency in seconds", "vllm:e2e_request_latency_seconds"),
         ):
             histogram = HistogramMetricFamily(name, doc, labels=labels)
             buckets = sorted(t.buckets.get(source + "_bucket", {}).items(), key=lambda kv: float(kv[0]))
@@ -85,8 +83,7 @@ class _SGLang:
             ("sglang:num_queue_reqs", "The number of requests in the waiting queue.", t.get("vllm:num_requests_waiting")),
             ("sglang:token_usage", "The token usage.", t.get("vllm:kv_cache_usage_perc")),
             ("sglang:cache_hit_rate", "The prefix cache hit rate.", self._hit_rate()),
-            ("sglang:max_total_num_tokens", "Maximum total number of tokens in the KV cache pool.",
-             float(self.profile.token_slots)),
+            ("sglang:max_total_num_tokens", "Maximum total number of tokens in the KV cache pool.", float(self.profile.token_slots)),
         ):
             gauge = GaugeMetricFamily(name, doc, labels=sched_labels)
             gauge.add_metric(sched_values, value)
@@ -102,20 +99,27 @@ def _sglang(totals: _Totals, profile: Profile) -> bytes:
 def _llamacpp(totals: _Totals, profile: Profile) -> bytes:
     t = totals
     counters = [
-        ("prompt_tokens_total", "Number of prompt tokens processed, excluding cached tokens",
-         t.get("vllm:prompt_tokens_total") - t.get("vllm:prefix_cache_hits_total")),
-        ("prompt_tokens_cached_total", "Number of prompt tokens reused from the cache",
-         t.get("vllm:prefix_cache_hits_total")),
+        (
+            "prompt_tokens_total",
+            "Number of prompt tokens processed, excluding cached tokens",
+            t.get("vllm:prompt_tokens_total") - t.get("vllm:prefix_cache_hits_total"),
+        ),
+        ("prompt_tokens_cached_total", "Number of prompt tokens reused from the cache", t.get("vllm:prefix_cache_hits_total")),
         ("tokens_predicted_total", "Number of generation tokens processed", t.get("vllm:generation_tokens_total")),
     ]
     if profile.speculation.enabled:
         counters += [
-            ("spec_decode_num_draft_tokens_total", "Speculative: Total draft tokens generated",
-             t.get("vllm:spec_decode_num_draft_tokens_total")),
-            ("spec_decode_num_accepted_tokens_total", "Speculative: Total draft tokens accepted by the target model",
-             t.get("vllm:spec_decode_num_accepted_tokens_total")),
-            ("spec_decode_num_drafts_total", "Speculative: Total speculative decoding verification steps",
-             t.get("vllm:spec_decode_num_drafts_total")),
+            ("spec_decode_num_draft_tokens_total", "Speculative: Total draft tokens generated", t.get("vllm:spec_decode_num_draft_tokens_total")),
+            (
+                "spec_decode_num_accepted_tokens_total",
+                "Speculative: Total draft tokens accepted by the target model",
+                t.get("vllm:spec_decode_num_accepted_tokens_total"),
+            ),
+            (
+                "spec_decode_num_drafts_total",
+                "Speculative: Total speculative decoding verification steps",
+                t.get("vllm:spec_decode_num_drafts_total"),
+            ),
         ]
     gauges = [
         ("requests_processing", "Number of requests processing", t.get("vllm:num_requests_running")),

@@ -86,8 +86,7 @@ class Engine:
         self.running: list[Sequence] = []
         self.steps = 0
         self.aborted = 0  # sequences whose client went away (not a vLLM metric; see /sim/stats)
-        self.metrics = EngineMetrics(profile, running=lambda: len(self.running),
-                                     waiting=lambda: len(self.waiting), kv_usage=self.kv_usage)
+        self.metrics = EngineMetrics(profile, running=lambda: len(self.running), waiting=lambda: len(self.waiting), kv_usage=self.kv_usage)
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 

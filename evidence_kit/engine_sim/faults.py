@@ -59,7 +59,6 @@ class FaultInjector:
                     return kind
             return None
 
-
     def choose_metrics(self) -> bool:
         """Whether the next ``/metrics`` scrape fails (``metrics-503``, its own exact spread)."""
         with self._lock:
@@ -78,8 +77,7 @@ def parse_fault_rates(items: tuple[str, ...] | list[str], base: Faults) -> Fault
         name, sep, value = item.partition("=")
         kind = name.strip().lower()
         if not sep or kind not in (*FAULT_KINDS, "metrics-503", "stall-seconds"):
-            raise BadInput(f"--fault {item!r}: expected KIND=RATE with KIND one of {', '.join(FAULT_KINDS)}, "
-                           "metrics-503 or stall-seconds")
+            raise BadInput(f"--fault {item!r}: expected KIND=RATE with KIND one of {', '.join(FAULT_KINDS)}, metrics-503 or stall-seconds")
         try:
             values[kind.replace("-", "_")] = float(value)
         except ValueError:

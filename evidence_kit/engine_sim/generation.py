@@ -21,8 +21,17 @@ from .profile import Output
 from .tokenizer import TOKENIZER, WORDS
 
 __all__ = [
-    "Plan", "PlanRequest", "plan_output", "recall", "request_rng",
-    "REASONING", "CONTENT", "TOOL_HEAD", "TOOL_ARGS", "TOOL_TAIL", "REASONING_EFFORT",
+    "Plan",
+    "PlanRequest",
+    "plan_output",
+    "recall",
+    "request_rng",
+    "REASONING",
+    "CONTENT",
+    "TOOL_HEAD",
+    "TOOL_ARGS",
+    "TOOL_TAIL",
+    "REASONING_EFFORT",
 ]
 
 REASONING, CONTENT, TOOL_HEAD, TOOL_ARGS, TOOL_TAIL = "reasoning", "content", "tool_head", "tool_args", "tool_tail"
@@ -36,12 +45,12 @@ class PlanRequest:
 
     prompt: str
     seed: int = 0
-    reasoning_effort: float = 0.0          # 0 = no reasoning
+    reasoning_effort: float = 0.0  # 0 = no reasoning
     max_tokens: int = 1 << 30
     min_tokens: int = 0
     ignore_eos: bool = False
     response_format: dict[str, Any] | None = None
-    tool: dict[str, Any] | None = None    # the function to call, when the model calls one
+    tool: dict[str, Any] | None = None  # the function to call, when the model calls one
 
 
 @dataclass
@@ -193,6 +202,6 @@ def plan_output(req: PlanRequest, output: Output, profile_seed: int) -> Plan:
         kinds += [tail_kind] * len(pad)
     finish = "tool_calls" if req.tool is not None else "stop"
     if len(tokens) > req.max_tokens or (req.ignore_eos and len(tokens) >= req.max_tokens):
-        tokens, kinds, finish = tokens[:req.max_tokens], kinds[:req.max_tokens], "length"
+        tokens, kinds, finish = tokens[: req.max_tokens], kinds[: req.max_tokens], "length"
     call_id = f"chatcmpl-tool-{rng.getrandbits(64):016x}" if tool_name else ""
     return Plan(tokens=tokens, kinds=kinds, finish_reason=finish, tool_name=tool_name, tool_call_id=call_id)

@@ -22,8 +22,7 @@ class RequestRecord:
     __slots__ = ("fields", "events")
 
     def __init__(self, request_id: str, endpoint: str, stream: bool, arrival: float):
-        self.fields: dict[str, Any] = {"id": request_id, "endpoint": endpoint, "stream": stream,
-                                       "arrival": arrival}
+        self.fields: dict[str, Any] = {"id": request_id, "endpoint": endpoint, "stream": stream, "arrival": arrival}
         self.events: list[list[Any]] = []
 
     def sent(self, kind: str, tokens: int = 0) -> None:

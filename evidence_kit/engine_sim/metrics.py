@@ -19,12 +19,9 @@ from .profile import Profile
 __all__ = ["EngineMetrics", "CONTENT_TYPE_LATEST"]
 
 # vLLM's bucket boundaries, so histogram quantiles read the same as on a real engine.
-TTFT_BUCKETS = (0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0,
-                7.5, 10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0)
-LATENCY_BUCKETS = (0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0,
-                   120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0)
-ITL_BUCKETS = (0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5,
-               10.0, 20.0, 40.0, 80.0)
+TTFT_BUCKETS = (0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0)
+LATENCY_BUCKETS = (0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0)
+ITL_BUCKETS = (0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0)
 TOKEN_BUCKETS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000)
 # The finished_reason labels vLLM (0.32) declares. A request its client abandons is not counted
 # here at all (only its prompt and generated tokens are): "abort" stays at zero for disconnects.
@@ -34,8 +31,7 @@ FINISH_REASONS = ("stop", "length", "abort", "error", "repetition")
 class EngineMetrics:
     """Every series the simulated engine exposes; the engine calls the ``on_*`` methods."""
 
-    def __init__(self, profile: Profile, *, running: Callable[[], float], waiting: Callable[[], float],
-                 kv_usage: Callable[[], float]):
+    def __init__(self, profile: Profile, *, running: Callable[[], float], waiting: Callable[[], float], kv_usage: Callable[[], float]):
         self.registry = CollectorRegistry(auto_describe=True)
         self.dialect, self.profile = profile.dialect, profile
         base = {"model_name": profile.identity.served_model_name, "engine": "0"}
@@ -59,8 +55,7 @@ class EngineMetrics:
         # tokens to the queries and the tokens found cached to the hits (vllm/v1/metrics/stats.py).
         self.prefix_queries = counter("vllm:prefix_cache_queries", "Prefix cache queries, in terms of number of queried tokens.")
         self.prefix_hits = counter("vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.")
-        success = Counter("vllm:request_success", "Count of successfully processed requests.",
-                          names + ["finished_reason"], registry=reg)
+        success = Counter("vllm:request_success", "Count of successfully processed requests.", names + ["finished_reason"], registry=reg)
         self.success = {reason: success.labels(**base, finished_reason=reason) for reason in FINISH_REASONS}
 
         def histogram(name: str, doc: str, buckets: tuple[float, ...]) -> Histogram:
@@ -85,22 +80,21 @@ class EngineMetrics:
             "enable_prefix_caching": str(profile.kv_cache.prefix_caching),
             "engine": "0",
         }
-        Gauge("vllm:cache_config_info", "Information of the LLMEngine CacheConfig", list(cache),
-              registry=reg).labels(**cache).set(1)
+        Gauge("vllm:cache_config_info", "Information of the LLMEngine CacheConfig", list(cache), registry=reg).labels(**cache).set(1)
 
         # What prometheus_client's process collector shows on a real vLLM server: the engine's start
         # time. Taken when this engine starts, so a restart shows even when several simulated
         # engines share one Python process (tests run them in threads).
-        Gauge("process_start_time_seconds", "Start time of the process since unix epoch in seconds.",
-              registry=reg).set(time.time())
+        Gauge("process_start_time_seconds", "Start time of the process since unix epoch in seconds.", registry=reg).set(time.time())
 
         self.spec_enabled = profile.speculation.enabled
         if self.spec_enabled:
             self.drafts = counter("vllm:spec_decode_num_drafts", "Number of spec decoding drafts.")
             self.draft_tokens = counter("vllm:spec_decode_num_draft_tokens", "Number of draft tokens.")
             self.accepted_tokens = counter("vllm:spec_decode_num_accepted_tokens", "Number of accepted tokens.")
-            per_pos = Counter("vllm:spec_decode_num_accepted_tokens_per_pos",
-                              "Accepted tokens per draft position.", names + ["position"], registry=reg)
+            per_pos = Counter(
+                "vllm:spec_decode_num_accepted_tokens_per_pos", "Accepted tokens per draft position.", names + ["position"], registry=reg
+            )
             self.accepted_per_pos = [per_pos.labels(**base, position=str(i)) for i in range(profile.speculation.k)]
 
     def on_prefix_lookup(self, prompt_tokens: int, cached_tokens: int) -> None:

@@ -25,7 +25,7 @@ def block_hashes(tokens: Sequence[int], block_size: int) -> list[bytes]:
     hashes: list[bytes] = []
     parent = b""
     for start in range(0, len(tokens) - block_size + 1, block_size):
-        block = ",".join(map(str, tokens[start:start + block_size])).encode()
+        block = ",".join(map(str, tokens[start : start + block_size])).encode()
         parent = hashlib.sha256(parent + b"\x1f" + block).digest()
         hashes.append(parent)
     return hashes

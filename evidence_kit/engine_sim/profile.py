@@ -47,10 +47,12 @@ class Identity(_Section):
     model_path: str = "/models/sim-org/sim-model-7b-simulated"
     revision: str = "51m0000000000000000000000000000000simulated"
     image: str = "registry.simulated.invalid/sim-vllm:0.11.0-simulated"
-    gpu_uuids: list[str] = Field(default_factory=lambda: [
-        "GPU-00000000-5151-4000-8000-51m000000000",
-        "GPU-00000000-5151-4000-8000-51m000000001",
-    ])
+    gpu_uuids: list[str] = Field(
+        default_factory=lambda: [
+            "GPU-00000000-5151-4000-8000-51m000000000",
+            "GPU-00000000-5151-4000-8000-51m000000001",
+        ]
+    )
     host: str = "sim-host-01.simulated.invalid"
     container_id: str = "51m0c0n7a1ner000000000000000000000000000000000000000000simulated"
     engine_version: str = "0.11.0+simulated"
@@ -70,8 +72,9 @@ class KvCache(_Section):
     budget_bytes: int = Field(ge=1)
     dtype: str = "fp8"
     bytes_per_token: int = Field(ge=1, description="target model KV bytes for one token")
-    prefix_caching: bool = Field(default=False, description="keep full prompt blocks cached after their request "
-                                 "(vLLM's --enable-prefix-caching; engine_sim/prefix_cache.py)")
+    prefix_caching: bool = Field(
+        default=False, description="keep full prompt blocks cached after their request (vLLM's --enable-prefix-caching; engine_sim/prefix_cache.py)"
+    )
 
 
 class Timing(_Section):
@@ -120,8 +123,9 @@ class Faults(_Section):
     stall: float = Field(default=0.0, ge=0, le=1)
     malformed: float = Field(default=0.0, ge=0, le=1)
     wrong_usage: float = Field(default=0.0, ge=0, le=1)
-    wrong_cached: float = Field(default=0.0, ge=0, le=1, description="usage's cached_tokens one token off the "
-                                "prefix-cache counters (with prefix caching on)")
+    wrong_cached: float = Field(
+        default=0.0, ge=0, le=1, description="usage's cached_tokens one token off the prefix-cache counters (with prefix caching on)"
+    )
     metrics_503: float = Field(default=0.0, ge=0, le=1, description="rate of /metrics scrapes answered 503")
     stall_seconds: float = Field(default=30.0, ge=0, description="real seconds, not scaled")
 
@@ -144,14 +148,17 @@ class Profile(_Section):
     output: Output = Field(default_factory=Output)
     faults: Faults = Field(default_factory=Faults)
     dialect: Literal["vllm", "sglang", "llama.cpp"] = Field(
-        default="vllm", description="the engine whose /metrics names (and capacity log line) the simulator speaks")
+        default="vllm", description="the engine whose /metrics names (and capacity log line) the simulator speaks"
+    )
 
     @model_validator(mode="after")
     def _pool_holds_one_full_request(self) -> Profile:
         # vLLM refuses to start when one max_model_len request cannot fit in the KV pool.
         if self.token_slots < self.scheduler.max_model_len:
-            raise ValueError(f"the KV pool holds {self.token_slots} tokens, less than scheduler.max_model_len "
-                             f"({self.scheduler.max_model_len}); raise kv_cache.budget_bytes or lower max_model_len")
+            raise ValueError(
+                f"the KV pool holds {self.token_slots} tokens, less than scheduler.max_model_len "
+                f"({self.scheduler.max_model_len}); raise kv_cache.budget_bytes or lower max_model_len"
+            )
         return self
 
     @property

@@ -15,8 +15,7 @@ from typing import Any
 from .generation import CONTENT, REASONING, REASONING_EFFORT, TOOL_ARGS, TOOL_HEAD, Plan, PlanRequest
 from .tokenizer import TOKENIZER, render_chat
 
-__all__ = ["ProtocolError", "Parsed", "parse_chat", "parse_completion", "error_body", "usage_body",
-           "dumps", "group_deltas", "chat_message", "sse"]
+__all__ = ["ProtocolError", "Parsed", "parse_chat", "parse_completion", "error_body", "usage_body", "dumps", "group_deltas", "chat_message", "sse"]
 
 
 class ProtocolError(Exception):
@@ -62,17 +61,21 @@ def _int_field(body: dict[str, Any], name: str, default: int | None, minimum: in
 
 def _common(body: dict[str, Any], prompt: str, prompt_tokens: int, max_model_len: int, **plan: Any) -> Parsed:
     if prompt_tokens > max_model_len:
-        raise ProtocolError(f"This model's maximum context length is {max_model_len} tokens. "
-                            f"However, your request has {prompt_tokens} input tokens. "
-                            "Please reduce the length of the input messages.")
+        raise ProtocolError(
+            f"This model's maximum context length is {max_model_len} tokens. "
+            f"However, your request has {prompt_tokens} input tokens. "
+            "Please reduce the length of the input messages."
+        )
     max_tokens = _int_field(body, "max_completion_tokens", None, 1)
     max_tokens = _int_field(body, "max_tokens", max_tokens, 1)
     if max_tokens is None:
         max_tokens = max_model_len - prompt_tokens
     if max_tokens <= 0 or prompt_tokens + max_tokens > max_model_len:
-        raise ProtocolError(f"This model's maximum context length is {max_model_len} tokens. However, you "
-                            f"requested {prompt_tokens + max_tokens} tokens ({prompt_tokens} in the messages, "
-                            f"{max_tokens} in the completion). Please reduce the length of the messages or completion.")
+        raise ProtocolError(
+            f"This model's maximum context length is {max_model_len} tokens. However, you "
+            f"requested {prompt_tokens + max_tokens} tokens ({prompt_tokens} in the messages, "
+            f"{max_tokens} in the completion). Please reduce the length of the messages or completion."
+        )
     if body.get("n", 1) != 1:
         raise ProtocolError("the simulator serves n = 1 only")
     options = body.get("stream_options") or {}
@@ -80,11 +83,14 @@ def _common(body: dict[str, Any], prompt: str, prompt_tokens: int, max_model_len
     if options and not stream:
         raise ProtocolError("Stream options can only be defined when `stream=True`.")
     request = PlanRequest(
-        prompt=prompt, seed=_int_field(body, "seed", 0, -(1 << 63)) or 0, max_tokens=max_tokens,
-        min_tokens=_int_field(body, "min_tokens", 0) or 0, ignore_eos=bool(body.get("ignore_eos", False)),
-        **plan)
-    return Parsed(request, prompt_tokens, stream, bool(options.get("include_usage", False)),
-                  body.get("model"), body.get("request_id"))
+        prompt=prompt,
+        seed=_int_field(body, "seed", 0, -(1 << 63)) or 0,
+        max_tokens=max_tokens,
+        min_tokens=_int_field(body, "min_tokens", 0) or 0,
+        ignore_eos=bool(body.get("ignore_eos", False)),
+        **plan,
+    )
+    return Parsed(request, prompt_tokens, stream, bool(options.get("include_usage", False)), body.get("model"), body.get("request_id"))
 
 
 def _reasoning_effort(body: dict[str, Any]) -> float:
@@ -130,9 +136,15 @@ def parse_chat(body: dict[str, Any], max_model_len: int) -> Parsed:
     fmt = body.get("response_format")
     if fmt is not None and (not isinstance(fmt, dict) or fmt.get("type") not in ("text", "json_object", "json_schema")):
         raise ProtocolError("response_format.type must be text, json_object or json_schema")
-    return _common(body, prompt, TOKENIZER.count(prompt), max_model_len,
-                   reasoning_effort=_reasoning_effort(body), response_format=fmt,
-                   tool=_chosen_tool(body, messages))
+    return _common(
+        body,
+        prompt,
+        TOKENIZER.count(prompt),
+        max_model_len,
+        reasoning_effort=_reasoning_effort(body),
+        response_format=fmt,
+        tool=_chosen_tool(body, messages),
+    )
 
 
 def parse_completion(body: dict[str, Any], max_model_len: int) -> Parsed:
@@ -149,14 +161,17 @@ def parse_completion(body: dict[str, Any], max_model_len: int) -> Parsed:
     return _common(body, prompt, TOKENIZER.count(prompt), max_model_len)
 
 
-def usage_body(prompt_tokens: int, completion_tokens: int, reasoning_tokens: int,
-               cached_tokens: int | None = None) -> dict[str, Any]:
+def usage_body(prompt_tokens: int, completion_tokens: int, reasoning_tokens: int, cached_tokens: int | None = None) -> dict[str, Any]:
     """vLLM's usage; ``prompt_tokens_details`` carries the cached prompt tokens where the engine caches
     prefixes (vLLM with ``--enable-prompt-tokens-details``), else null."""
     details = None if cached_tokens is None else {"cached_tokens": cached_tokens}
-    return {"prompt_tokens": prompt_tokens, "total_tokens": prompt_tokens + completion_tokens,
-            "completion_tokens": completion_tokens, "prompt_tokens_details": details,
-            "completion_tokens_details": {"reasoning_tokens": reasoning_tokens}}
+    return {
+        "prompt_tokens": prompt_tokens,
+        "total_tokens": prompt_tokens + completion_tokens,
+        "completion_tokens": completion_tokens,
+        "prompt_tokens_details": details,
+        "completion_tokens_details": {"reasoning_tokens": reasoning_tokens},
+    }
 
 
 def group_deltas(plan: Plan, start: int, end: int, reasoning_field: str) -> list[dict[str, Any]]:
@@ -178,8 +193,9 @@ def group_deltas(plan: Plan, start: int, end: int, reasoning_field: str) -> list
         elif kind == CONTENT:
             deltas.append({"content": text})
         elif kind == TOOL_HEAD and j == plan.head_end:
-            deltas.append({"tool_calls": [{"id": plan.tool_call_id, "type": "function", "index": 0,
-                                           "function": {"name": plan.tool_name, "arguments": ""}}]})
+            deltas.append(
+                {"tool_calls": [{"id": plan.tool_call_id, "type": "function", "index": 0, "function": {"name": plan.tool_name, "arguments": ""}}]}
+            )
         elif kind == TOOL_ARGS:
             deltas.append({"tool_calls": [{"index": 0, "function": {"arguments": text}}]})
         i = j
@@ -188,6 +204,7 @@ def group_deltas(plan: Plan, start: int, end: int, reasoning_field: str) -> list
 
 def chat_message(plan: Plan, produced: int, reasoning_field: str) -> dict[str, Any]:
     """The non-streamed ``message`` for the first ``produced`` tokens of a plan."""
+
     def text(kind: str) -> str | None:
         joined = "".join(t for t, k in zip(plan.texts[:produced], plan.kinds[:produced]) if k == kind)
         return joined or None
@@ -195,7 +212,14 @@ def chat_message(plan: Plan, produced: int, reasoning_field: str) -> dict[str, A
     arguments = "".join(t for t, k in zip(plan.texts[:produced], plan.kinds[:produced]) if k == TOOL_ARGS)
     tool_calls = []
     if plan.tool_name and produced >= plan.head_end:
-        tool_calls = [{"id": plan.tool_call_id, "type": "function",
-                       "function": {"name": plan.tool_name, "arguments": arguments}}]
-    return {"role": "assistant", "content": text(CONTENT), "refusal": None, "annotations": None,
-            "audio": None, "function_call": None, "tool_calls": tool_calls, reasoning_field: text(REASONING)}
+        tool_calls = [{"id": plan.tool_call_id, "type": "function", "function": {"name": plan.tool_name, "arguments": arguments}}]
+    return {
+        "role": "assistant",
+        "content": text(CONTENT),
+        "refusal": None,
+        "annotations": None,
+        "audio": None,
+        "function_call": None,
+        "tool_calls": tool_calls,
+        reasoning_field: text(REASONING),
+    }

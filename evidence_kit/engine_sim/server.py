@@ -30,16 +30,31 @@ from .app import SimState, SimulatedDrop, create_app
 from .faults import parse_fault_rates
 from .profile import Identity, Profile, load_profile
 
-__all__ = ["configure_profile", "startup_log", "serve", "running_simulator", "start_simulator", "simulator_command",
-           "simulator_process", "Simulator", "IDENTITY_ENV_PREFIX"]
+__all__ = [
+    "configure_profile",
+    "startup_log",
+    "serve",
+    "running_simulator",
+    "start_simulator",
+    "simulator_command",
+    "simulator_process",
+    "Simulator",
+    "IDENTITY_ENV_PREFIX",
+]
 
 IDENTITY_ENV_PREFIX = "EVIDENCE_KIT_SIM_"
 _URL_LINE = re.compile(r"^(http://\S+)$")
 
 
-def configure_profile(profile: str | Path | Profile = "original", *, identity: dict[str, Any] | None = None,
-                      faults: list[str] | tuple[str, ...] = (), env: dict[str, str] | None = None,
-                      dialect: str | None = None, prefix_caching: bool | None = None) -> Profile:
+def configure_profile(
+    profile: str | Path | Profile = "original",
+    *,
+    identity: dict[str, Any] | None = None,
+    faults: list[str] | tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
+    dialect: str | None = None,
+    prefix_caching: bool | None = None,
+) -> Profile:
     """A profile with identity overrides applied: environment first, then explicit values.
 
     ``EVIDENCE_KIT_SIM_SERVED_MODEL_NAME=...`` (any :class:`Identity` field; ``GPU_UUIDS`` is
@@ -56,11 +71,15 @@ def configure_profile(profile: str | Path | Profile = "original", *, identity: d
         if name not in Identity.model_fields:
             raise BadInput(f"unknown identity field {name!r} (one of {', '.join(Identity.model_fields)})")
         values[name] = value.split(",") if name == "gpu_uuids" and isinstance(value, str) else value
-    kv_cache = base.kv_cache if prefix_caching is None else base.kv_cache.model_copy(
-        update={"prefix_caching": prefix_caching})
-    return base.model_copy(update={"identity": Identity.model_validate(values), "kv_cache": kv_cache,
-                                   "faults": parse_fault_rates(list(faults), base.faults),
-                                   "dialect": dialect or base.dialect})
+    kv_cache = base.kv_cache if prefix_caching is None else base.kv_cache.model_copy(update={"prefix_caching": prefix_caching})
+    return base.model_copy(
+        update={
+            "identity": Identity.model_validate(values),
+            "kv_cache": kv_cache,
+            "faults": parse_fault_rates(list(faults), base.faults),
+            "dialect": dialect or base.dialect,
+        }
+    )
 
 
 def startup_log(profile: Profile, time_scale: float) -> list[str]:
@@ -82,8 +101,7 @@ def startup_log(profile: Profile, time_scale: float) -> list[str]:
         f"Available KV cache memory: {kv.budget_bytes / 2**30:.2f} GiB ({kv.budget_bytes} bytes)",
         f"# GPU blocks: {profile.num_gpu_blocks}, # CPU blocks: 0",
         f"GPU KV cache size: {profile.token_slots:,} tokens",
-        f"Maximum concurrency for {sched.max_model_len:,} tokens per request: "
-        f"{profile.token_slots / sched.max_model_len:.2f}x",
+        f"Maximum concurrency for {sched.max_model_len:,} tokens per request: {profile.token_slots / sched.max_model_len:.2f}x",
         f"Simulated time scale: {time_scale:g}x faster than the modelled engine",
         *_dialect_capacity_line(profile),
     ]
@@ -94,11 +112,12 @@ def _dialect_capacity_line(profile: Profile) -> list[str]:
     """The capacity line of the engine the simulator's /metrics speaks (the collector reads it)."""
     sched = profile.scheduler
     if profile.dialect == "sglang":  # the SGLang scheduler's start-up line
-        return [f"max_total_num_tokens={profile.token_slots}, chunked_prefill_size=8192, max_prefill_tokens=16384, "
-                f"max_running_requests={sched.max_num_seqs}, context_len={sched.max_model_len}"]
+        return [
+            f"max_total_num_tokens={profile.token_slots}, chunked_prefill_size=8192, max_prefill_tokens=16384, "
+            f"max_running_requests={sched.max_num_seqs}, context_len={sched.max_model_len}"
+        ]
     if profile.dialect == "llama.cpp":  # llama-server's slots line: the simulator's one pool is a unified KV cache
-        return [f"srv    load_model: initializing, n_slots = {sched.max_num_seqs}, n_ctx_slot = {profile.token_slots}, "
-                "kv_unified = 'true'"]
+        return [f"srv    load_model: initializing, n_slots = {sched.max_num_seqs}, n_ctx_slot = {profile.token_slots}, kv_unified = 'true'"]
     return []
 
 
@@ -131,16 +150,23 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve(profile: Profile, *, host: str = "127.0.0.1", port: int = 8000, time_scale: float = 1.0,
-          ground_truth: str | Path | None = None, log: IO[str] = sys.stderr, url_out: IO[str] = sys.stdout,
-          ground_truth_bodies: bool = False) -> None:
+def serve(
+    profile: Profile,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    time_scale: float = 1.0,
+    ground_truth: str | Path | None = None,
+    log: IO[str] = sys.stderr,
+    url_out: IO[str] = sys.stdout,
+    ground_truth_bodies: bool = False,
+) -> None:
     """Run the simulator in the foreground until interrupted; print the log, then the URL on ``url_out``."""
     sock = _bind(host, port)
     url = f"http://{host}:{sock.getsockname()[1]}"
     for line in startup_log(profile, time_scale):
         print(line, file=log)
-    print(f"INFO {time.strftime('%m-%d %H:%M:%S')} [evidence_kit.engine_sim] Starting vLLM API server 0 on {url}",
-          file=log, flush=True)
+    print(f"INFO {time.strftime('%m-%d %H:%M:%S')} [evidence_kit.engine_sim] Starting vLLM API server 0 on {url}", file=log, flush=True)
     app = create_app(profile, time_scale=time_scale, ground_truth=ground_truth, ground_truth_bodies=ground_truth_bodies)
     server = _server(app, "warning")
     print(url, file=url_out, flush=True)
@@ -179,14 +205,19 @@ def _wait_healthy(url: str, timeout: float, alive: Any = lambda: True) -> None:
     raise TimeoutError(f"simulator at {url} did not answer /health within {timeout} s")
 
 
-def start_simulator(profile: str | Path | Profile = "original", *, time_scale: float = 20.0,
-                    ground_truth: str | Path | None = None, identity: dict[str, Any] | None = None,
-                    faults: list[str] | tuple[str, ...] = (), host: str = "127.0.0.1",
-                    ground_truth_bodies: bool = False) -> Simulator:
+def start_simulator(
+    profile: str | Path | Profile = "original",
+    *,
+    time_scale: float = 20.0,
+    ground_truth: str | Path | None = None,
+    identity: dict[str, Any] | None = None,
+    faults: list[str] | tuple[str, ...] = (),
+    host: str = "127.0.0.1",
+    ground_truth_bodies: bool = False,
+) -> Simulator:
     """Start a simulator on a free port in a background thread; ``stop()`` it when done."""
     configured = configure_profile(profile, identity=identity, faults=faults)
-    app = create_app(configured, time_scale=time_scale, ground_truth=ground_truth,
-                     ground_truth_bodies=ground_truth_bodies)
+    app = create_app(configured, time_scale=time_scale, ground_truth=ground_truth, ground_truth_bodies=ground_truth_bodies)
     sock = _bind(host, 0)
     url = f"http://{host}:{sock.getsockname()[1]}"
     server = _server(app, "error")
@@ -202,9 +233,14 @@ def start_simulator(profile: str | Path | Profile = "original", *, time_scale: f
 
 
 @contextlib.contextmanager
-def running_simulator(profile: str | Path | Profile = "original", *, time_scale: float = 20.0,
-                      ground_truth: str | Path | None = None, identity: dict[str, Any] | None = None,
-                      faults: list[str] | tuple[str, ...] = ()) -> Iterator[str]:
+def running_simulator(
+    profile: str | Path | Profile = "original",
+    *,
+    time_scale: float = 20.0,
+    ground_truth: str | Path | None = None,
+    identity: dict[str, Any] | None = None,
+    faults: list[str] | tuple[str, ...] = (),
+) -> Iterator[str]:
     """``with running_simulator("original", time_scale=20) as url:`` — the base URL (no ``/v1``)."""
     sim = start_simulator(profile, time_scale=time_scale, ground_truth=ground_truth, identity=identity, faults=faults)
     try:
@@ -213,20 +249,24 @@ def running_simulator(profile: str | Path | Profile = "original", *, time_scale:
         sim.stop()
 
 
-def simulator_command(profile: str | Path = "original", *, port: int = 0, time_scale: float = 1.0,
-                      extra: list[str] | tuple[str, ...] = ()) -> list[str]:
+def simulator_command(
+    profile: str | Path = "original", *, port: int = 0, time_scale: float = 1.0, extra: list[str] | tuple[str, ...] = ()
+) -> list[str]:
     """The ``evidence-kit sim`` command line (with this Python), e.g. for a trial plan's start command."""
-    return [sys.executable, "-m", "evidence_kit", "sim", "--profile", str(profile), "--port", str(port),
-            "--time-scale", f"{time_scale:g}", *extra]
+    return [sys.executable, "-m", "evidence_kit", "sim", "--profile", str(profile), "--port", str(port), "--time-scale", f"{time_scale:g}", *extra]
 
 
 @contextlib.contextmanager
-def simulator_process(profile: str | Path = "original", *, time_scale: float = 20.0,
-                      extra: list[str] | tuple[str, ...] = (), log: IO[str] | int | None = subprocess.DEVNULL,
-                      timeout: float = 30.0) -> Iterator[str]:
+def simulator_process(
+    profile: str | Path = "original",
+    *,
+    time_scale: float = 20.0,
+    extra: list[str] | tuple[str, ...] = (),
+    log: IO[str] | int | None = subprocess.DEVNULL,
+    timeout: float = 30.0,
+) -> Iterator[str]:
     """Run ``evidence-kit sim`` as a subprocess on a free port; yield its URL once it is healthy."""
-    proc = subprocess.Popen(simulator_command(profile, port=0, time_scale=time_scale, extra=extra),
-                            stdout=subprocess.PIPE, stderr=log, text=True)
+    proc = subprocess.Popen(simulator_command(profile, port=0, time_scale=time_scale, extra=extra), stdout=subprocess.PIPE, stderr=log, text=True)
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline().strip()

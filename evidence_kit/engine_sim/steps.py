@@ -29,8 +29,15 @@ from .generation import request_rng
 from .profile import Profile, Speculation, Timing
 
 __all__ = [
-    "expected_tokens_per_step", "draw_accepted", "draft_per_seq_s", "target_seconds", "draft_seconds",
-    "prefill_seconds", "decode_step_seconds", "decode_speedup", "drift_factor",
+    "expected_tokens_per_step",
+    "draw_accepted",
+    "draft_per_seq_s",
+    "target_seconds",
+    "draft_seconds",
+    "prefill_seconds",
+    "decode_step_seconds",
+    "decode_speedup",
+    "drift_factor",
 ]
 
 
@@ -38,7 +45,7 @@ def expected_tokens_per_step(spec: Speculation) -> float:
     """Mean tokens one sequence gains per decode step: 1 + a + a² + … + a^k (1 without speculation)."""
     if not spec.enabled:
         return 1.0
-    return sum(spec.acceptance_rate ** i for i in range(spec.k + 1))
+    return sum(spec.acceptance_rate**i for i in range(spec.k + 1))
 
 
 def draw_accepted(spec: Speculation, rng: random.Random) -> int:

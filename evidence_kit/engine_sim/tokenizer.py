@@ -18,7 +18,8 @@ from typing import Any
 __all__ = ["Tokenizer", "TOKENIZER", "WORDS", "SPECIALS", "render_chat"]
 
 # The words the simulated model "speaks" (each one token, with or without a leading space).
-WORDS: tuple[str, ...] = tuple("""
+WORDS: tuple[str, ...] = tuple(
+    """
 the of and to in is that for it as with was on be by this are from at or an have not which
 but can all were one their there has more when will would if so about what been other some into
 than its only time two over also new like very after could these may first any them most made
@@ -30,24 +31,22 @@ check gate stable steady quick careful simple short clear plain useful small lar
 step path route plan report note line page field count total rate ratio share pool limit
 thinking consider compare weigh decide option first second third next final therefore because
 however although whereas since given assume suppose notice observe confirm verify estimate
-""".split())
+""".split()
+)
 
 SPECIALS: tuple[str, ...] = ("<|im_start|>", "<|im_end|>", "<|endoftext|>")
 
-_BYTE_BASE = 0            # 0..255: one UTF-8 byte each
-_SPECIAL_BASE = 256       # chat specials
-_ASCII_BASE = 1000        # 1000 + 2*ord(c) + leading-space flag
-_WORD_BASE = 2000         # 2000 + 2*index + leading-space flag
-_CHUNK_BASE = 100_000     # 100000 + 2*chunk_code + leading-space flag
+_BYTE_BASE = 0  # 0..255: one UTF-8 byte each
+_SPECIAL_BASE = 256  # chat specials
+_ASCII_BASE = 1000  # 1000 + 2*ord(c) + leading-space flag
+_WORD_BASE = 2000  # 2000 + 2*index + leading-space flag
+_CHUNK_BASE = 100_000  # 100000 + 2*chunk_code + leading-space flag
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _LETTER_INDEX = {c: i for i, c in enumerate(_LETTERS)}
 _WORD_INDEX = {w: i for i, w in enumerate(WORDS)}
 _CHUNK_OFFSETS = (0, 52, 52 + 52**2)  # codes of 1-, 2- and 3-letter chunks start here
 
-_PRETOKEN = re.compile(
-    "|".join(re.escape(s) for s in SPECIALS)
-    + r"| ?[A-Za-z]+| ?[\x21-\x7e]|[\x00-\x7f]|[^\x00-\x7f]"
-)
+_PRETOKEN = re.compile("|".join(re.escape(s) for s in SPECIALS) + r"| ?[A-Za-z]+| ?[\x21-\x7e]|[\x00-\x7f]|[^\x00-\x7f]")
 
 
 def _chunk_code(chunk: str) -> int:
@@ -79,7 +78,7 @@ def _encode_pretoken(piece: str) -> tuple[int, ...]:
         ids = []
         for start in range(0, len(body), 3):
             flag = space if start == 0 else 0
-            ids.append(_CHUNK_BASE + 2 * _chunk_code(body[start:start + 3]) + flag)
+            ids.append(_CHUNK_BASE + 2 * _chunk_code(body[start : start + 3]) + flag)
         return tuple(ids)
     if len(body) == 1 and body.isascii():
         return (_ASCII_BASE + 2 * ord(body) + space,)

@@ -65,22 +65,45 @@ def _line(record: dict[str, Any]) -> str:
 
 def _journal(trial_id: str, seq: int, arm: str, phase: str, slots: int, e2e: dict[tuple[int, int], float], candidate: bool) -> str:
     lines = [
-        _line({
-            "type": "header", "schema": "evidence-kit/journal/v1", "trial_id": trial_id, "arm": arm,
-            "phase": phase, "seq": seq, "started_at": f"2026-11-01T0{seq}:00:00Z",
-            "engine": {"kv_token_slots": slots},
-            "private": {"model": "example-org/example-model", "endpoint": "http://127.0.0.1:8000"},
-        })
+        _line(
+            {
+                "type": "header",
+                "schema": "evidence-kit/journal/v1",
+                "trial_id": trial_id,
+                "arm": arm,
+                "phase": phase,
+                "seq": seq,
+                "started_at": f"2026-11-01T0{seq}:00:00Z",
+                "engine": {"kv_token_slots": slots},
+                "private": {"model": "example-org/example-model", "endpoint": "http://127.0.0.1:8000"},
+            }
+        )
     ]
     targets = ["direct", "routed"] if phase == "restored" else ["direct"]
     lines += [_line({"type": "gate", "name": g, "target": t, "ok": True, "detail": None}) for t in targets for g in GATES]
     total = 0
     for w in range(2):
-        lines.append(_line({
-            "type": "request", "run": "warmup", "repetition": 0, "input_nominal": 8192, "concurrency": 1,
-            "index": w, "warmup": True, "ok": True, "error": None, "prompt_tokens": 6066,
-            "completion_tokens": 300, "e2e_s": 2.5, "ttft_s": 0.5, "ttft_content_s": 1.5, "finish_reason": "stop",
-        }))
+        lines.append(
+            _line(
+                {
+                    "type": "request",
+                    "run": "warmup",
+                    "repetition": 0,
+                    "input_nominal": 8192,
+                    "concurrency": 1,
+                    "index": w,
+                    "warmup": True,
+                    "ok": True,
+                    "error": None,
+                    "prompt_tokens": 6066,
+                    "completion_tokens": 300,
+                    "e2e_s": 2.5,
+                    "ttft_s": 0.5,
+                    "ttft_content_s": 1.5,
+                    "finish_reason": "stop",
+                }
+            )
+        )
         total += 1
     values = {group: _spread(e2e[group]) for group in GROUPS}
     for rep in range(1, REPETITIONS + 1):
@@ -91,19 +114,42 @@ def _journal(trial_id: str, seq: int, arm: str, phase: str, slots: int, e2e: dic
                 k = (i * REPETITIONS + rep - 1) % 12
                 e2e_s = values[(inp, conc)][k]
                 tokens = PROMPT_TOKENS[inp]
-                lines.append(_line({
-                    "type": "request", "run": run, "repetition": rep, "input_nominal": inp, "concurrency": conc,
-                    "index": i, "warmup": False, "ok": True, "error": None,
-                    "prompt_tokens": tokens[(rep + i) % len(tokens)],
-                    "completion_tokens": 200 + 37 * k + (40 if candidate else 0),
-                    "e2e_s": e2e_s, "ttft_s": round(e2e_s * 0.08, 3), "ttft_content_s": round(e2e_s * 0.6, 3),
-                    "finish_reason": "stop",
-                }))
+                lines.append(
+                    _line(
+                        {
+                            "type": "request",
+                            "run": run,
+                            "repetition": rep,
+                            "input_nominal": inp,
+                            "concurrency": conc,
+                            "index": i,
+                            "warmup": False,
+                            "ok": True,
+                            "error": None,
+                            "prompt_tokens": tokens[(rep + i) % len(tokens)],
+                            "completion_tokens": 200 + 37 * k + (40 if candidate else 0),
+                            "e2e_s": e2e_s,
+                            "ttft_s": round(e2e_s * 0.08, 3),
+                            "ttft_content_s": round(e2e_s * 0.6, 3),
+                            "finish_reason": "stop",
+                        }
+                    )
+                )
                 total += 1
-            lines.append(_line({
-                "type": "run", "run": run, "repetition": rep, "input_nominal": inp, "concurrency": conc,
-                "requests": REQUESTS_PER_RUN, "ok": REQUESTS_PER_RUN, "reconciled": True,
-            }))
+            lines.append(
+                _line(
+                    {
+                        "type": "run",
+                        "run": run,
+                        "repetition": rep,
+                        "input_nominal": inp,
+                        "concurrency": conc,
+                        "requests": REQUESTS_PER_RUN,
+                        "ok": REQUESTS_PER_RUN,
+                        "reconciled": True,
+                    }
+                )
+            )
     if phase == "restored":
         for name in ("identity-equality", "readmission"):
             lines.append(_line({"type": "check", "name": name, "ok": True, "detail": None}))
@@ -113,8 +159,7 @@ def _journal(trial_id: str, seq: int, arm: str, phase: str, slots: int, e2e: dic
     return "".join(lines)
 
 
-def write_trial_bundle(folder: Path, trial_id: str, spec: dict[str, Any], *, promote_if: str = "any-group",
-                       design: str = "ABA") -> Path:
+def write_trial_bundle(folder: Path, trial_id: str, spec: dict[str, Any], *, promote_if: str = "any-group", design: str = "ABA") -> Path:
     """Write one trial bundle from a spec shaped like a :data:`REFERENCE_TRIALS` entry.
 
     ``design`` spells the arms in run order (``ABA``, ``ABABA``, ``ABBA``: A the original, B the
@@ -126,19 +171,32 @@ def write_trial_bundle(folder: Path, trial_id: str, spec: dict[str, Any], *, pro
         phase = "before" if seq == 1 else "candidate" if letter == "B" else "restored"
         label = cand_label if letter == "B" else f"Original {phase}"
         arms.append(("original" if letter == "A" else cand_arm, "control" if letter == "A" else "candidate", phase, label))
-    blocks = [sum(a[2] == arm[2] for a in arms[:i + 1]) for i, arm in enumerate(arms)]
+    blocks = [sum(a[2] == arm[2] for a in arms[: i + 1]) for i, arm in enumerate(arms)]
     trial = {
-        "schema": "evidence-kit/trial/v1", "trial_id": trial_id, "title": spec["title"],
+        "schema": "evidence-kit/trial/v1",
+        "trial_id": trial_id,
+        "title": spec["title"],
         "engine_kind": "simulated",
-        "decision_rule": {"metric": "e2e_s", "statistic": "median", "min_improvement": 0.10,
-                          "against": "both-controls", "promote_if": promote_if},
-        "workload": {"input_nominal": [8192, 32768], "concurrency": [1, 4], "repetitions": REPETITIONS,
-                     "requests_per_run": REQUESTS_PER_RUN, "max_tokens": 4096, "temperature": 0,
-                     "warmup_requests": 2},
+        "decision_rule": {"metric": "e2e_s", "statistic": "median", "min_improvement": 0.10, "against": "both-controls", "promote_if": promote_if},
+        "workload": {
+            "input_nominal": [8192, 32768],
+            "concurrency": [1, 4],
+            "repetitions": REPETITIONS,
+            "requests_per_run": REQUESTS_PER_RUN,
+            "max_tokens": 4096,
+            "temperature": 0,
+            "warmup_requests": 2,
+        },
         "arms": [
-            {"seq": seq, "arm": arm, "role": role, "phase": phase,
-             "journal": f"journals/{seq:02d}-{arm}-{phase}.jsonl", "label": label,
-             **({} if design == "ABA" else {"block": blocks[seq - 1]})}
+            {
+                "seq": seq,
+                "arm": arm,
+                "role": role,
+                "phase": phase,
+                "journal": f"journals/{seq:02d}-{arm}-{phase}.jsonl",
+                "label": label,
+                **({} if design == "ABA" else {"block": blocks[seq - 1]}),
+            }
             for seq, (arm, role, phase, label) in enumerate(arms, start=1)
         ],
     }

@@ -86,8 +86,7 @@ def _arms(evidence: DecisionEvidence | TrialEvidence) -> Iterator[tuple[TrialEvi
     for trial in trials:
         blocks = phase_blocks([(a.ref.seq, a.ref.phase) for a in trial.arms])
         for arm in trial.arms:
-            where = {"trial": trial.trial.trial_id, "seq": arm.ref.seq, "arm": arm.ref.arm, "phase": arm.ref.phase,
-                     "block": blocks[arm.ref.seq]}
+            where = {"trial": trial.trial.trial_id, "seq": arm.ref.seq, "arm": arm.ref.arm, "phase": arm.ref.phase, "block": blocks[arm.ref.seq]}
             yield trial, arm, where
 
 

@@ -28,8 +28,7 @@ _JSON_FORMATS: list[tuple[Callable[[Any], bool], Callable[[SourceFile, Any], Imp
     (guidellm.detect, guidellm.read),
     (inference_perf.detect, inference_perf.read),
 ]
-KNOWN = ("vllm bench serve (--save-detailed), GuideLLM benchmarks.json, AIPerf profile_export.jsonl, "
-         "inference-perf per_request_lifecycle_metrics.json")
+KNOWN = "vllm bench serve (--save-detailed), GuideLLM benchmarks.json, AIPerf profile_export.jsonl, inference-perf per_request_lifecycle_metrics.json"
 
 
 def read_file(path: Path) -> ImportedFile:
@@ -37,15 +36,19 @@ def read_file(path: Path) -> ImportedFile:
     no known format, too old, damaged, or without the per-request timings an import needs."""
     source = read_source(path)
     first = source.text.lstrip().split("\n", 1)[0]
-    if first.startswith("{") and _one_object(first) and ("\n" in source.text.strip() or aiperf.detect(
-            json.loads(first))):
+    if first.startswith("{") and _one_object(first) and ("\n" in source.text.strip() or aiperf.detect(json.loads(first))):
         # JSON Lines, one object a line: AIPerf's records; an evidence-kit journal needs no import.
         if aiperf.detect(json.loads(first)):
             lines = [(n, text) for n, text in enumerate(source.text.splitlines(), start=1) if text.strip()]
             return aiperf.read(source, lines)
         native = '"schema":"evidence-kit/journal/v1"' in first.replace(" ", "")
-        raise BadInput("an evidence-kit journal, not another client's result file: it needs no import" if native
-                       else f"a JSON Lines file of no known client ({KNOWN})", path, 1)
+        raise BadInput(
+            "an evidence-kit journal, not another client's result file: it needs no import"
+            if native
+            else f"a JSON Lines file of no known client ({KNOWN})",
+            path,
+            1,
+        )
     doc = parse_json(source)
     for detect, read in _JSON_FORMATS:
         if detect(doc):
@@ -60,16 +63,24 @@ def _one_object(line: str) -> bool:
         return False
 
 
-def import_trial(before: Sequence[Path], candidate: Sequence[Path], restored: Sequence[Path], out: Path, *,
-                 rule: DecisionRule | None = None, trial_id: str = "imported", title: str | None = None,
-                 date: str | None = None, concurrency: int | None = None) -> Path:
+def import_trial(
+    before: Sequence[Path],
+    candidate: Sequence[Path],
+    restored: Sequence[Path],
+    out: Path,
+    *,
+    rule: DecisionRule | None = None,
+    trial_id: str = "imported",
+    title: str | None = None,
+    date: str | None = None,
+    concurrency: int | None = None,
+) -> Path:
     """Read every file and write ``out``: a decision folder (``decision.toml``) holding the trial
     ``trial_id``. Returns the trial's folder. Nothing is written when any file is refused."""
     for phase, files in (("before", before), ("candidate", candidate), ("restored", restored)):
         if not files:
             raise BadInput(f"no {phase} file: an A/B/A trial needs at least one file per phase")
-    phases = {"before": [read_file(p) for p in before], "candidate": [read_file(p) for p in candidate],
-              "restored": [read_file(p) for p in restored]}
+    phases = {"before": [read_file(p) for p in before], "candidate": [read_file(p) for p in candidate], "restored": [read_file(p) for p in restored]}
     first = phases["before"][0]
     tool = TOOL_NAMES[first.tool]
     dates = sorted(f.started_at[:10] for files in phases.values() for f in files if f.started_at)
@@ -78,9 +89,17 @@ def import_trial(before: Sequence[Path], candidate: Sequence[Path], restored: Se
             raise BadInput(f"no {tool} file records a date: pass --date YYYY-MM-DD for the decision")
         date = dates[0]
     title = title or f"Imported {tool} results: before, candidate, restored"
-    return assemble(phases, out, rule=rule or DEFAULT_RULE, trial_id=trial_id, title=title,
-                    decision_id=f"{date}-{trial_id}", date=date, workload=first_workload(phases),
-                    concurrency=concurrency)
+    return assemble(
+        phases,
+        out,
+        rule=rule or DEFAULT_RULE,
+        trial_id=trial_id,
+        title=title,
+        decision_id=f"{date}-{trial_id}",
+        date=date,
+        workload=first_workload(phases),
+        concurrency=concurrency,
+    )
 
 
 def first_workload(phases: dict[str, list[ImportedFile]]) -> dict[str, Any]:

@@ -26,14 +26,17 @@ from .source import ImportedFile, ImportedGroup, ImportedRequest, SourceFile, in
 __all__ = ["TOOL", "detect", "read"]
 
 TOOL = "aiperf"
-NOT_RECORDED = ["counter-reconciliation", "functional-gates", "lifecycle-checks", "client-health",
-                "engine-identity"]
+NOT_RECORDED = ["counter-reconciliation", "functional-gates", "lifecycle-checks", "client-health", "engine-identity"]
 
 
 def detect(first: Any) -> bool:
     """An AIPerf record: an object with ``metadata`` (holding ``benchmark_phase``) and ``metrics``."""
-    return (isinstance(first, dict) and isinstance(first.get("metadata"), dict)
-            and "benchmark_phase" in first["metadata"] and isinstance(first.get("metrics"), dict))
+    return (
+        isinstance(first, dict)
+        and isinstance(first.get("metadata"), dict)
+        and "benchmark_phase" in first["metadata"]
+        and isinstance(first.get("metrics"), dict)
+    )
 
 
 def _metric(metrics: dict[str, Any], name: str, where: str, path: Path) -> Any:
@@ -73,17 +76,24 @@ def _record(rec: Any, line: int, path: Path) -> ImportedRequest:
         return ImportedRequest(ok=False, error=text, prompt_tokens=prompt, start_s=start, warmup=warmup)
     ttft = _metric(metrics, "time_to_first_token", where, path)
     if ttft is None:
-        raise BadInput("AIPerf record without time_to_first_token: the profile was not streamed (--streaming), "
-                       "and an import needs streamed timings", path, line)
+        raise BadInput(
+            "AIPerf record without time_to_first_token: the profile was not streamed (--streaming), and an import needs streamed timings", path, line
+        )
     e2e = _metric(metrics, "request_latency", where, path)
     if e2e is None:
         raise BadInput("AIPerf record without request_latency", path, line)
     gaps = _metric(metrics, "inter_chunk_latency", where, path)
     return ImportedRequest(
-        ok=True, prompt_tokens=prompt, completion_tokens=_metric(metrics, "usage_completion_tokens", where, path),
-        e2e_s=e2e, ttft_s=ttft, ttft_content_s=_metric(metrics, "time_to_first_output_token", where, path),
-        start_s=start, warmup=warmup,
-        itl_us=[round(g * 1e6) for g in gaps] if isinstance(gaps, list) and None not in gaps else None)
+        ok=True,
+        prompt_tokens=prompt,
+        completion_tokens=_metric(metrics, "usage_completion_tokens", where, path),
+        e2e_s=e2e,
+        ttft_s=ttft,
+        ttft_content_s=_metric(metrics, "time_to_first_output_token", where, path),
+        start_s=start,
+        warmup=warmup,
+        itl_us=[round(g * 1e6) for g in gaps] if isinstance(gaps, list) and None not in gaps else None,
+    )
 
 
 def read(source: SourceFile, lines: list[tuple[int, str]]) -> ImportedFile:
@@ -109,8 +119,14 @@ def read(source: SourceFile, lines: list[tuple[int, str]]) -> ImportedFile:
     requests.sort(key=lambda r: (not r.warmup, r.start_s is None, r.start_s or 0.0))
     starts = [r.start_s for r in requests if r.start_s is not None]
     started = dt.datetime.fromtimestamp(min(starts), dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if starts else None
-    return ImportedFile(path=path, sha256=source.sha256, tool=TOOL, version=None,
-                        format="AIPerf profile_export.jsonl (per-request records)", not_recorded=list(NOT_RECORDED),
-                        groups=[ImportedGroup(concurrency=concurrency, requests=requests, observed=True,
-                                              where=f"the profile at concurrency {concurrency}")],
-                        private={}, started_at=started)
+    return ImportedFile(
+        path=path,
+        sha256=source.sha256,
+        tool=TOOL,
+        version=None,
+        format="AIPerf profile_export.jsonl (per-request records)",
+        not_recorded=list(NOT_RECORDED),
+        groups=[ImportedGroup(concurrency=concurrency, requests=requests, observed=True, where=f"the profile at concurrency {concurrency}")],
+        private={},
+        started_at=started,
+    )

@@ -24,8 +24,7 @@ __all__ = ["TOOL", "detect", "read"]
 
 TOOL = "guidellm"
 FORMAT_VERSION = 2
-NOT_RECORDED = ["counter-reconciliation", "functional-gates", "lifecycle-checks", "client-health", "warmup",
-                "engine-identity"]
+NOT_RECORDED = ["counter-reconciliation", "functional-gates", "lifecycle-checks", "client-health", "warmup", "engine-identity"]
 
 
 def detect(doc: Any) -> bool:
@@ -35,7 +34,8 @@ def detect(doc: Any) -> bool:
         return False
     meta = doc.get("metadata")
     return (isinstance(meta, dict) and "guidellm_version" in meta) or any(
-        isinstance(b, dict) and str(b.get("type_", "")).startswith("generative_benchmark") for b in doc["benchmarks"])
+        isinstance(b, dict) and str(b.get("type_", "")).startswith("generative_benchmark") for b in doc["benchmarks"]
+    )
 
 
 def read(source: SourceFile, doc: dict[str, Any]) -> ImportedFile:
@@ -43,9 +43,11 @@ def read(source: SourceFile, doc: dict[str, Any]) -> ImportedFile:
     meta = _obj(doc.get("metadata"))
     version = meta.get("guidellm_version")
     if meta.get("version") != FORMAT_VERSION:
-        raise BadInput(f"GuideLLM report of format version {meta.get('version')!r} (GuideLLM {version or 'older'}); "
-                       f"evidence-kit reads format version {FORMAT_VERSION} (GuideLLM 0.8): rerun with GuideLLM 0.8",
-                       path)
+        raise BadInput(
+            f"GuideLLM report of format version {meta.get('version')!r} (GuideLLM {version or 'older'}); "
+            f"evidence-kit reads format version {FORMAT_VERSION} (GuideLLM 0.8): rerun with GuideLLM 0.8",
+            path,
+        )
     if not doc["benchmarks"]:
         raise BadInput("GuideLLM report with no benchmarks", path)
     groups = [_benchmark(b, i, path) for i, b in enumerate(doc["benchmarks"], start=1)]
@@ -55,9 +57,17 @@ def read(source: SourceFile, doc: dict[str, Any]) -> ImportedFile:
     started = None
     if isinstance(start, (int, float)) and not isinstance(start, bool):
         started = dt.datetime.fromtimestamp(start, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return ImportedFile(path=path, sha256=source.sha256, tool=TOOL, version=str(version) if version else None,
-                        format=f"GuideLLM benchmarks report (format version {FORMAT_VERSION})",
-                        not_recorded=list(NOT_RECORDED), groups=groups, private=private, started_at=started)
+    return ImportedFile(
+        path=path,
+        sha256=source.sha256,
+        tool=TOOL,
+        version=str(version) if version else None,
+        format=f"GuideLLM benchmarks report (format version {FORMAT_VERSION})",
+        not_recorded=list(NOT_RECORDED),
+        groups=groups,
+        private=private,
+        started_at=started,
+    )
 
 
 def _obj(value: Any) -> dict[str, Any]:
@@ -76,9 +86,12 @@ def _benchmark(bench: Any, index: int, path: Path) -> ImportedGroup:
     elif kind == "synchronous":
         concurrency = 1
     else:
-        raise BadInput(f"GuideLLM report: {where} is a {kind!r} benchmark, which has no fixed concurrency; "
-                       "evidence-kit's groups are concurrency levels: run guidellm with --profile kind=concurrent "
-                       "(or synchronous)", path)
+        raise BadInput(
+            f"GuideLLM report: {where} is a {kind!r} benchmark, which has no fixed concurrency; "
+            "evidence-kit's groups are concurrency levels: run guidellm with --profile kind=concurrent "
+            "(or synchronous)",
+            path,
+        )
     if not isinstance(concurrency, int) or isinstance(concurrency, bool) or concurrency < 1:
         raise BadInput(f"GuideLLM report: {where} has streams {concurrency!r}", path)
     where = f"{where} ({kind}, concurrency {concurrency})"
@@ -93,8 +106,11 @@ def _benchmark(bench: Any, index: int, path: Path) -> ImportedGroup:
     for status in ("successful", "errored", "incomplete"):
         held = len(lists.get(status) or [])
         if status in totals and totals[status] != held:
-            raise BadInput(f"GuideLLM report: {where} counts {totals[status]!r} {status} requests but holds {held}: "
-                           "it keeps a sample of them (--sample-size), and an import needs every request", path)
+            raise BadInput(
+                f"GuideLLM report: {where} counts {totals[status]!r} {status} requests but holds {held}: "
+                "it keeps a sample of them (--sample-size), and an import needs every request",
+                path,
+            )
     if not requests:
         raise BadInput(f"GuideLLM report: {where} holds no requests", path)
     requests.sort(key=lambda r: (r.start_s is None, r.start_s or 0.0))
@@ -109,18 +125,25 @@ def _request(stats: Any, status: str, where: str, path: Path) -> ImportedRequest
     prompt = tokens(stats.get("prompt_tokens"), f"{where}.prompt_tokens", path)
     if status != "successful":
         error = info.get("error") if status == "errored" else "incomplete: still running when the benchmark stopped"
-        return ImportedRequest(ok=False, error=reason(error) or f"{status} (GuideLLM recorded no reason)",
-                               prompt_tokens=prompt, start_s=start, name=where)
+        return ImportedRequest(
+            ok=False, error=reason(error) or f"{status} (GuideLLM recorded no reason)", prompt_tokens=prompt, start_s=start, name=where
+        )
     ttft = seconds(stats.get("time_to_first_token_ms"), f"{where}.time_to_first_token_ms", path, scale=1e-3)
     if ttft is None:
-        raise BadInput(f"GuideLLM report: {where} has no time_to_first_token_ms: the benchmark was not streamed, "
-                       "and an import needs streamed timings", path)
-    content = seconds(stats.get("time_to_first_output_token_ms"), f"{where}.time_to_first_output_token_ms", path,
-                      scale=1e-3)
+        raise BadInput(
+            f"GuideLLM report: {where} has no time_to_first_token_ms: the benchmark was not streamed, and an import needs streamed timings", path
+        )
+    content = seconds(stats.get("time_to_first_output_token_ms"), f"{where}.time_to_first_output_token_ms", path, scale=1e-3)
     e2e = seconds(stats.get("request_latency"), f"{where}.request_latency", path)
     if e2e is None:
         raise BadInput(f"GuideLLM report: {where} has no request_latency", path)
-    return ImportedRequest(ok=True, prompt_tokens=prompt,
-                           completion_tokens=tokens(stats.get("output_tokens"), f"{where}.output_tokens", path),
-                           e2e_s=e2e, ttft_s=ttft, ttft_content_s=content, start_s=start, name=where)
-
+    return ImportedRequest(
+        ok=True,
+        prompt_tokens=prompt,
+        completion_tokens=tokens(stats.get("output_tokens"), f"{where}.output_tokens", path),
+        e2e_s=e2e,
+        ttft_s=ttft,
+        ttft_content_s=content,
+        start_s=start,
+        name=where,
+    )

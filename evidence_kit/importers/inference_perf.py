@@ -25,8 +25,7 @@ from .source import ImportedFile, ImportedGroup, ImportedRequest, SourceFile, in
 __all__ = ["TOOL", "detect", "read"]
 
 TOOL = "inference-perf"
-NOT_RECORDED = ["counter-reconciliation", "functional-gates", "lifecycle-checks", "content-ttft", "client-health",
-                "warmup", "engine-identity"]
+NOT_RECORDED = ["counter-reconciliation", "functional-gates", "lifecycle-checks", "content-ttft", "client-health", "warmup", "engine-identity"]
 _ENTRY = {"start_time", "end_time", "info", "error"}
 
 
@@ -53,20 +52,28 @@ def _entry(entry: Any, i: int, path: Path) -> ImportedRequest:
     if error is not None:
         e = _obj(error)
         text = ": ".join(part for part in (str(e.get("error_type") or ""), reason(e.get("error_msg"))) if part)
-        return ImportedRequest(ok=False, error=text or "error (inference-perf recorded no reason)",
-                               prompt_tokens=prompt, start_s=start, name=where)
+        return ImportedRequest(ok=False, error=text or "error (inference-perf recorded no reason)", prompt_tokens=prompt, start_s=start, name=where)
     times = response.get("output_token_times")
     if not isinstance(times, list) or not times:
-        raise BadInput(f"inference-perf report: {where} has no output_token_times: the run was not streamed "
-                       "(api.streaming), and an import needs streamed timings", path)
+        raise BadInput(
+            f"inference-perf report: {where} has no output_token_times: the run was not streamed "
+            "(api.streaming), and an import needs streamed timings",
+            path,
+        )
     if start is None or end is None:
         raise BadInput(f"inference-perf report: {where} has no start_time or end_time", path)
     first = seconds(times[0], f"{where} output_token_times[0]", path)
     assert first is not None
     completion = usage.get("completion_tokens", response.get("output_tokens"))
-    return ImportedRequest(ok=True, prompt_tokens=prompt,
-                           completion_tokens=tokens(completion, f"{where} completion tokens", path),
-                           e2e_s=round(end - start, 9), ttft_s=round(first - start, 9), start_s=start, name=where)
+    return ImportedRequest(
+        ok=True,
+        prompt_tokens=prompt,
+        completion_tokens=tokens(completion, f"{where} completion tokens", path),
+        e2e_s=round(end - start, 9),
+        ttft_s=round(first - start, 9),
+        start_s=start,
+        name=where,
+    )
 
 
 def read(source: SourceFile, doc: list[Any]) -> ImportedFile:
@@ -77,11 +84,17 @@ def read(source: SourceFile, doc: list[Any]) -> ImportedFile:
         raise BadInput("inference-perf report: an entry's start_time or end_time is not a number", path)
     concurrency = in_flight(spans)
     requests.sort(key=lambda r: r.start_s or 0.0)
-    return ImportedFile(path=path, sha256=source.sha256, tool=TOOL, version=None,
-                        format="inference-perf per_request_lifecycle_metrics.json", not_recorded=list(NOT_RECORDED),
-                        groups=[ImportedGroup(concurrency=concurrency, requests=requests, observed=True,
-                                              where=f"the stage at concurrency {concurrency}")],
-                        private=_identities(doc[0]), started_at=None)
+    return ImportedFile(
+        path=path,
+        sha256=source.sha256,
+        tool=TOOL,
+        version=None,
+        format="inference-perf per_request_lifecycle_metrics.json",
+        not_recorded=list(NOT_RECORDED),
+        groups=[ImportedGroup(concurrency=concurrency, requests=requests, observed=True, where=f"the stage at concurrency {concurrency}")],
+        private=_identities(doc[0]),
+        started_at=None,
+    )
 
 
 def _identities(entry: dict[str, Any]) -> dict[str, Any]:

@@ -17,8 +17,7 @@ from typing import Any
 from ..errors import BadInput
 from ..read.files import read_bytes
 
-__all__ = ["ImportedRequest", "ImportedGroup", "ImportedFile", "SourceFile", "read_source", "parse_json",
-           "reason", "in_flight", "seconds", "tokens"]
+__all__ = ["ImportedRequest", "ImportedGroup", "ImportedFile", "SourceFile", "read_source", "parse_json", "reason", "in_flight", "seconds", "tokens"]
 
 
 @dataclass
@@ -81,8 +80,7 @@ def read_source(path: Path) -> SourceFile:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         line = data.count(b"\n", 0, err.start) + 1
-        raise BadInput(f"not UTF-8 text (byte {err.start}): not a result file of a known client", path,
-                       line) from None
+        raise BadInput(f"not UTF-8 text (byte {err.start}): not a result file of a known client", path, line) from None
     if not text.strip():
         raise BadInput("empty file: not a result file of a known client", path)
     return SourceFile(path=path, data=data, sha256=hashlib.sha256(data).hexdigest(), text=text)
@@ -129,8 +127,7 @@ def seconds(value: Any, what: str, path: Path, *, scale: float = 1.0) -> float |
     """A non-negative finite time in seconds (``value`` times ``scale``), None for a missing one."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < 0 \
-            or value == float("inf"):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < 0 or value == float("inf"):
         raise BadInput(f"{what} is {value!r}, not a time", path)
     return round(float(value) * scale, 9)
 

@@ -28,11 +28,9 @@ from .source import ImportedFile, ImportedGroup, ImportedRequest
 
 __all__ = ["assemble", "TOOL_NAMES", "DEFAULT_RULE"]
 
-TOOL_NAMES = {"vllm-bench-serve": "vllm bench serve", "guidellm": "GuideLLM", "aiperf": "AIPerf",
-              "inference-perf": "inference-perf"}
+TOOL_NAMES = {"vllm-bench-serve": "vllm bench serve", "guidellm": "GuideLLM", "aiperf": "AIPerf", "inference-perf": "inference-perf"}
 # The reference decision's rule: 10 % lower pooled median end-to-end latency against both controls, any group.
-DEFAULT_RULE = DecisionRule(metric="e2e_s", statistic="median", min_improvement=0.10, against="both-controls",
-                            promote_if="any-group")
+DEFAULT_RULE = DecisionRule(metric="e2e_s", statistic="median", min_improvement=0.10, against="both-controls", promote_if="any-group")
 ARMS = (("before", "original", "control"), ("candidate", "candidate", "candidate"), ("restored", "original", "control"))
 
 
@@ -47,43 +45,56 @@ def _check_shape(phases: dict[str, list[ImportedFile]], concurrency: int | None)
     seen: dict[str, Path] = {}
     for f in every:
         if f.sha256 in seen:
-            raise BadInput(f"has the same bytes as {seen[f.sha256]}: each arm and repetition is its own "
-                           "measurement, and a file counted twice would count its requests twice", f.path)
+            raise BadInput(
+                f"has the same bytes as {seen[f.sha256]}: each arm and repetition is its own "
+                "measurement, and a file counted twice would count its requests twice",
+                f.path,
+            )
         seen[f.sha256] = f.path
     counts = {phase: len(files) for phase, files in phases.items()}
     if len(set(counts.values())) != 1:
-        raise BadInput("each phase needs the same number of files, one per repetition: "
-                       + ", ".join(f"{n} {phase}" for phase, n in counts.items()))
+        raise BadInput("each phase needs the same number of files, one per repetition: " + ", ".join(f"{n} {phase}" for phase, n in counts.items()))
     first = every[0]
     for f in every:
         if f.tool != first.tool:
-            raise BadInput(f"is {_a(TOOL_NAMES[f.tool])} file, but {first.path} is {_a(TOOL_NAMES[first.tool])} "
-                           "file: one trial compares one client's measurements", f.path)
+            raise BadInput(
+                f"is {_a(TOOL_NAMES[f.tool])} file, but {first.path} is {_a(TOOL_NAMES[first.tool])} "
+                "file: one trial compares one client's measurements",
+                f.path,
+            )
         if len(f.groups) != len(first.groups):
-            raise BadInput(f"holds {len(f.groups)} group(s), but {first.path} holds {len(first.groups)}: every file "
-                           "of a trial runs the same levels in the same order", f.path)
+            raise BadInput(
+                f"holds {len(f.groups)} group(s), but {first.path} holds {len(first.groups)}: every file "
+                "of a trial runs the same levels in the same order",
+                f.path,
+            )
     if all(g.observed for f in every for g in f.groups):
         most = max(g.concurrency for f in every for g in f.groups)
         if concurrency is not None:
             over = next((f for f in every for g in f.groups if g.concurrency > concurrency), None)
             if over is not None:
-                raise BadInput(f"had {max(g.concurrency for g in over.groups)} requests in flight at once, more "
-                               f"than --concurrency {concurrency}", over.path)
+                raise BadInput(
+                    f"had {max(g.concurrency for g in over.groups)} requests in flight at once, more than --concurrency {concurrency}", over.path
+                )
         for f in every:
             for g in f.groups:
                 g.concurrency = concurrency or most
     elif concurrency is not None:
-        raise BadInput(f"records its concurrency ({first.groups[0].where}): --concurrency is only for files that "
-                       "do not (AIPerf records, inference-perf reports)", first.path)
+        raise BadInput(
+            f"records its concurrency ({first.groups[0].where}): --concurrency is only for files that "
+            "do not (AIPerf records, inference-perf reports)",
+            first.path,
+        )
     levels = [g.concurrency for g in first.groups]
     if len(set(levels)) != len(levels):
-        raise BadInput(f"holds two groups at concurrency {levels}: evidence-kit compares one group per "
-                       "concurrency level", first.path)
+        raise BadInput(f"holds two groups at concurrency {levels}: evidence-kit compares one group per concurrency level", first.path)
     for f in every:
         mine = [g.concurrency for g in f.groups]
         if mine != levels:
-            raise BadInput(f"holds concurrency levels {mine}, but {first.path} holds {levels}: every file of a "
-                           "trial runs the same levels in the same order", f.path)
+            raise BadInput(
+                f"holds concurrency levels {mine}, but {first.path} holds {levels}: every file of a trial runs the same levels in the same order",
+                f.path,
+            )
     return levels
 
 
@@ -94,35 +105,64 @@ def _a(name: str) -> str:
 def _nominal(files: list[ImportedFile], index: int) -> int:
     prompt = [r.prompt_tokens for f in files for r in f.groups[index].requests if r.prompt_tokens is not None]
     if not prompt:
-        raise BadInput(f"records no prompt tokens for {files[0].groups[index].where}: a group needs its input size",
-                       files[0].path)
+        raise BadInput(f"records no prompt tokens for {files[0].groups[index].where}: a group needs its input size", files[0].path)
     return max(1, round(statistics.median(prompt)))
 
 
-def _trial(trial_id: str, title: str, rule: DecisionRule, groups: list[tuple[int, int]], reps: int,
-           per_run: int, workload: dict[str, Any]) -> Trial:
-    arms = [{"seq": seq, "arm": arm, "role": role, "phase": phase, "journal": f"journals/{seq:02d}-{arm}-{phase}.jsonl",
-             "label": "Candidate" if role == "candidate" else "Original"}
-            for seq, (phase, arm, role) in enumerate(ARMS, start=1)]
-    return Trial.model_validate({
-        "schema": "evidence-kit/trial/v1", "trial_id": trial_id, "title": title, "engine_kind": "openai-compatible",
-        "decision_rule": rule.model_dump(), "arms": arms,
-        "workload": {"input_nominal": sorted({i for i, _ in groups}), "concurrency": sorted({c for _, c in groups}),
-                     "repetitions": reps, "requests_per_run": per_run, **workload},
-    })
+def _trial(trial_id: str, title: str, rule: DecisionRule, groups: list[tuple[int, int]], reps: int, per_run: int, workload: dict[str, Any]) -> Trial:
+    arms = [
+        {
+            "seq": seq,
+            "arm": arm,
+            "role": role,
+            "phase": phase,
+            "journal": f"journals/{seq:02d}-{arm}-{phase}.jsonl",
+            "label": "Candidate" if role == "candidate" else "Original",
+        }
+        for seq, (phase, arm, role) in enumerate(ARMS, start=1)
+    ]
+    return Trial.model_validate(
+        {
+            "schema": "evidence-kit/trial/v1",
+            "trial_id": trial_id,
+            "title": title,
+            "engine_kind": "openai-compatible",
+            "decision_rule": rule.model_dump(),
+            "arms": arms,
+            "workload": {
+                "input_nominal": sorted({i for i, _ in groups}),
+                "concurrency": sorted({c for _, c in groups}),
+                "repetitions": reps,
+                "requests_per_run": per_run,
+                **workload,
+            },
+        }
+    )
 
 
-def _journal(path: Path, trial: Trial, seq: int, files: list[ImportedFile],
-             keys: list[tuple[int, int]]) -> None:
+def _journal(path: Path, trial: Trial, seq: int, files: list[ImportedFile], keys: list[tuple[int, int]]) -> None:
     ref = trial.arms[seq - 1]
     writer = JournalWriter(path)
     first = files[0]
     private = {"imported_files": [f.private for f in files]}
-    writer.add({"type": "header", "schema": "evidence-kit/journal/v1", "trial_id": trial.trial_id, "arm": ref.arm,
-                "phase": ref.phase, "seq": seq, "started_at": first.started_at or "not recorded",
-                "imported": {"tool": first.tool, "format": first.format, "not_recorded": first.not_recorded,
-                             "files": [{"sha256": f.sha256, "version": f.version} for f in files]},
-                "private": private})
+    writer.add(
+        {
+            "type": "header",
+            "schema": "evidence-kit/journal/v1",
+            "trial_id": trial.trial_id,
+            "arm": ref.arm,
+            "phase": ref.phase,
+            "seq": seq,
+            "started_at": first.started_at or "not recorded",
+            "imported": {
+                "tool": first.tool,
+                "format": first.format,
+                "not_recorded": first.not_recorded,
+                "files": [{"sha256": f.sha256, "version": f.version} for f in files],
+            },
+            "private": private,
+        }
+    )
     warm = [0]  # warmup requests of the whole arm, numbered in order
     for rep, f in enumerate(files, start=1):
         for (nominal, concurrency), group in zip(keys, f.groups):
@@ -143,17 +183,26 @@ class _Refused(Exception):
         self.message, self.request = message, request
 
 
-def _run(writer: JournalWriter, rep: int, nominal: int, concurrency: int, group: ImportedGroup,
-         warm: list[int]) -> None:
+def _run(writer: JournalWriter, rep: int, nominal: int, concurrency: int, group: ImportedGroup, warm: list[int]) -> None:
     run = f"r{rep}-{nominal}-c{concurrency}"
     starts = [r.start_s for r in group.requests if r.start_s is not None]
     origin = min(starts) if starts else 0.0
     timed = ok = 0
     for r in group.requests:
-        base = {"type": "request", "input_nominal": nominal, "concurrency": concurrency, "warmup": r.warmup,
-                "ok": r.ok, "error": r.error, "prompt_tokens": r.prompt_tokens,
-                "completion_tokens": r.completion_tokens, "e2e_s": r.e2e_s, "ttft_s": r.ttft_s,
-                "ttft_content_s": r.ttft_content_s, "finish_reason": None}
+        base = {
+            "type": "request",
+            "input_nominal": nominal,
+            "concurrency": concurrency,
+            "warmup": r.warmup,
+            "ok": r.ok,
+            "error": r.error,
+            "prompt_tokens": r.prompt_tokens,
+            "completion_tokens": r.completion_tokens,
+            "e2e_s": r.e2e_s,
+            "ttft_s": r.ttft_s,
+            "ttft_content_s": r.ttft_content_s,
+            "finish_reason": None,
+        }
         if r.warmup:
             base.update(run="warmup", repetition=0, index=warm[0])
             warm[0] += 1
@@ -169,13 +218,33 @@ def _run(writer: JournalWriter, rep: int, nominal: int, concurrency: int, group:
             writer.add(base)
         except BadInput as err:
             raise _Refused(err.message, r) from None
-    writer.add({"type": "run", "run": run, "repetition": rep, "input_nominal": nominal, "concurrency": concurrency,
-                "requests": timed, "ok": ok, "reconciled": None, "counters": None})
+    writer.add(
+        {
+            "type": "run",
+            "run": run,
+            "repetition": rep,
+            "input_nominal": nominal,
+            "concurrency": concurrency,
+            "requests": timed,
+            "ok": ok,
+            "reconciled": None,
+            "counters": None,
+        }
+    )
 
 
-def assemble(phases: dict[str, list[ImportedFile]], out: Path, *, rule: DecisionRule, trial_id: str,
-             title: str, decision_id: str, date: str, workload: dict[str, Any],
-             concurrency: int | None = None) -> Path:
+def assemble(
+    phases: dict[str, list[ImportedFile]],
+    out: Path,
+    *,
+    rule: DecisionRule,
+    trial_id: str,
+    title: str,
+    decision_id: str,
+    date: str,
+    workload: dict[str, Any],
+    concurrency: int | None = None,
+) -> Path:
     """Write ``out`` (a decision folder holding one trial, ``trial_id``) from the imported files; nothing is
     left behind when anything is refused. Returns the trial folder."""
     levels = _check_shape(phases, concurrency)
@@ -193,15 +262,19 @@ def assemble(phases: dict[str, list[ImportedFile]], out: Path, *, rule: Decision
     work = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         folder = work / trial_id
-        atomic_write(folder / "trial.json", canonical_json(trial.model_dump(mode="json", by_alias=True,
-                                                                            exclude_none=True),
-                                                           sort_keys=False, ascii_only=True))
+        atomic_write(
+            folder / "trial.json", canonical_json(trial.model_dump(mode="json", by_alias=True, exclude_none=True), sort_keys=False, ascii_only=True)
+        )
         for seq, (phase, _, _) in enumerate(ARMS, start=1):
             _journal(folder / trial.arms[seq - 1].journal, trial, seq, phases[phase], keys)
         names = ", ".join(sorted({TOOL_NAMES[f.tool] for f in every}))
-        decision = {"id": decision_id, "date": date, "title": title, "trials": [trial_id],
-                    "setup": {"measurement_path": f"Imported from {names} result files (evidence-kit import); "
-                                                  "the client's own timings, as it recorded them"}}
+        decision = {
+            "id": decision_id,
+            "date": date,
+            "title": title,
+            "trials": [trial_id],
+            "setup": {"measurement_path": f"Imported from {names} result files (evidence-kit import); the client's own timings, as it recorded them"},
+        }
         atomic_write(work / "decision.toml", _toml(decision))
         try:
             load_decision(work)  # what analyze and build will read must read back
@@ -240,6 +313,5 @@ def _toml(decision: dict[str, Any]) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-def phase_files(before: Sequence[ImportedFile], candidate: Sequence[ImportedFile],
-                restored: Sequence[ImportedFile]) -> dict[str, list[ImportedFile]]:
+def phase_files(before: Sequence[ImportedFile], candidate: Sequence[ImportedFile], restored: Sequence[ImportedFile]) -> dict[str, list[ImportedFile]]:
     return {"before": list(before), "candidate": list(candidate), "restored": list(restored)}

@@ -26,8 +26,7 @@ TOOL = "vllm-bench-serve"
 _SIGNATURE = {"date", "backend", "model_id", "num_prompts", "completed", "duration", "request_throughput"}
 # What --save-detailed adds and an import needs.
 _DETAIL = ("ttfts", "latencies", "input_lens", "output_lens", "errors")
-NOT_RECORDED = ["counter-reconciliation", "functional-gates", "lifecycle-checks", "content-ttft", "client-health",
-                "warmup", "engine-identity"]
+NOT_RECORDED = ["counter-reconciliation", "functional-gates", "lifecycle-checks", "content-ttft", "client-health", "warmup", "engine-identity"]
 
 
 def detect(doc: Any) -> bool:
@@ -40,8 +39,11 @@ def read(source: SourceFile, doc: dict[str, Any]) -> ImportedFile:
     path = source.path
     missing = [key for key in _DETAIL if key not in doc]
     if missing:
-        raise BadInput(f"vllm bench serve result without per-request detail (no {', '.join(missing)}): it was saved "
-                       "without --save-detailed; rerun with --save-result --save-detailed", path)
+        raise BadInput(
+            f"vllm bench serve result without per-request detail (no {', '.join(missing)}): it was saved "
+            "without --save-detailed; rerun with --save-result --save-detailed",
+            path,
+        )
     n = len(doc["errors"]) if isinstance(doc["errors"], list) else -1
     arrays = [key for key in (*_DETAIL, "itls", "start_times") if key in doc]
     for key in arrays:
@@ -56,37 +58,54 @@ def read(source: SourceFile, doc: dict[str, Any]) -> ImportedFile:
             raise BadInput(f"vllm bench serve result: errors[{i}] is {error!r}, not text", path)
         if error:
             # A failed request's ttft, latency and output length are placeholder zeros, not measurements.
-            requests.append(ImportedRequest(ok=False, error=reason(error),
-                                            prompt_tokens=tokens(doc["input_lens"][i], f"input_lens[{i}]", path),
-                                            start_s=_start(doc, i, path), name=f"request {i}"))
+            requests.append(
+                ImportedRequest(
+                    ok=False,
+                    error=reason(error),
+                    prompt_tokens=tokens(doc["input_lens"][i], f"input_lens[{i}]", path),
+                    start_s=_start(doc, i, path),
+                    name=f"request {i}",
+                )
+            )
             continue
         itls = doc["itls"][i] if "itls" in doc else None
         if itls is not None and not isinstance(itls, list):
             raise BadInput(f"vllm bench serve result: itls[{i}] is not a list", path)
-        requests.append(ImportedRequest(
-            ok=True, name=f"request {i}",
-            prompt_tokens=tokens(doc["input_lens"][i], f"input_lens[{i}]", path),
-            completion_tokens=tokens(doc["output_lens"][i], f"output_lens[{i}]", path),
-            ttft_s=seconds(doc["ttfts"][i], f"ttfts[{i}]", path),
-            e2e_s=seconds(doc["latencies"][i], f"latencies[{i}]", path),
-            start_s=_start(doc, i, path),
-            itl_us=None if itls is None else [_microseconds(gap, f"itls[{i}]", path) for gap in itls],
-        ))
+        requests.append(
+            ImportedRequest(
+                ok=True,
+                name=f"request {i}",
+                prompt_tokens=tokens(doc["input_lens"][i], f"input_lens[{i}]", path),
+                completion_tokens=tokens(doc["output_lens"][i], f"output_lens[{i}]", path),
+                ttft_s=seconds(doc["ttfts"][i], f"ttfts[{i}]", path),
+                e2e_s=seconds(doc["latencies"][i], f"latencies[{i}]", path),
+                start_s=_start(doc, i, path),
+                itl_us=None if itls is None else [_microseconds(gap, f"itls[{i}]", path) for gap in itls],
+            )
+        )
     ok = sum(r.ok for r in requests)
     for key, want in (("completed", ok), ("failed", n - ok)):
         if key in doc and doc[key] != want:
-            raise BadInput(f"vllm bench serve result says {key} {doc[key]!r}, but its per-request errors give "
-                           f"{want}: the file was edited or is damaged", path)
+            raise BadInput(
+                f"vllm bench serve result says {key} {doc[key]!r}, but its per-request errors give {want}: the file was edited or is damaged", path
+            )
     concurrency = doc.get("max_concurrency") or n
     if not isinstance(concurrency, int) or isinstance(concurrency, bool) or concurrency < 1:
         raise BadInput(f"vllm bench serve result: max_concurrency is {doc.get('max_concurrency')!r}", path)
     where = f"the benchmark at max concurrency {doc.get('max_concurrency')}"
     # Identities the file names, for the redactor (the tokenizer path is left out: the journal never holds it).
     private = {key: doc[key] for key in ("model_id", "label") if doc.get(key)}
-    return ImportedFile(path=path, sha256=source.sha256, tool=TOOL, version=None,
-                        format="vllm bench serve result (--save-detailed)", not_recorded=list(NOT_RECORDED),
-                        groups=[ImportedGroup(concurrency=concurrency, requests=requests, where=where)],
-                        private=private, started_at=_date(doc.get("date")))
+    return ImportedFile(
+        path=path,
+        sha256=source.sha256,
+        tool=TOOL,
+        version=None,
+        format="vllm bench serve result (--save-detailed)",
+        not_recorded=list(NOT_RECORDED),
+        groups=[ImportedGroup(concurrency=concurrency, requests=requests, where=where)],
+        private=private,
+        started_at=_date(doc.get("date")),
+    )
 
 
 def _microseconds(value: Any, what: str, path: Any) -> int:

@@ -25,9 +25,7 @@ class Record(BaseModel):
 
 def _check_slug(value: str) -> str:
     if not re.match(SLUG_PATTERN, value):
-        raise ValueError(
-            "must be 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit"
-        )
+        raise ValueError("must be 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit")
     return value
 
 

@@ -37,30 +37,42 @@ class Dialect:
     exact_below: float | None = None
 
 
-def _dialect(name: str, prefix: str, *, gauge: str | None = None, info: str | None = None,
-             log: tuple[str, ...] = (), exact_below: float | None = None) -> Dialect:
-    return Dialect(name=name, prefix=prefix, counters=COUNTERS[name], gauges=GAUGES[name],
-                   capacity_gauge=gauge, capacity_info=info, capacity_log=log, exact_below=exact_below)
+def _dialect(
+    name: str, prefix: str, *, gauge: str | None = None, info: str | None = None, log: tuple[str, ...] = (), exact_below: float | None = None
+) -> Dialect:
+    return Dialect(
+        name=name,
+        prefix=prefix,
+        counters=COUNTERS[name],
+        gauges=GAUGES[name],
+        capacity_gauge=gauge,
+        capacity_info=info,
+        capacity_log=log,
+        exact_below=exact_below,
+    )
 
 
 DIALECTS: dict[str, Dialect] = {
     # "KV cache size: 1,330,576 tokens" (vllm/v1/core/kv_cache_utils.py); cache_config_info's labels.
-    "vllm": _dialect("vllm", "vllm:", info="vllm:cache_config_info",
-                     log=(r"KV cache size:\s*(?P<tokens>[\d,_]+)\s*tokens",)),
+    "vllm": _dialect("vllm", "vllm:", info="vllm:cache_config_info", log=(r"KV cache size:\s*(?P<tokens>[\d,_]+)\s*tokens",)),
     # The scheduler logs "max_total_num_tokens=N, chunked_prefill_size=..." and newer servers
     # expose the same number as the gauge sglang:max_total_num_tokens.
-    "sglang": _dialect("sglang", "sglang:", gauge="sglang:max_total_num_tokens",
-                       log=(r"max_total_num_tokens=(?P<tokens>\d+)",)),
+    "sglang": _dialect("sglang", "sglang:", gauge="sglang:max_total_num_tokens", log=(r"max_total_num_tokens=(?P<tokens>\d+)",)),
     # /metrics states no capacity. The server logs "initializing, n_slots = S, n_ctx_slot = C,
     # kv_unified = '...'" at its default verbosity (tools/server/server-context.cpp): S slots of C
     # KV cells each, or, unified, C cells all slots share. libllama's "llama_context: n_ctx = N"
     # (src/llama-context.cpp), the same total, is logged by older servers, and by this one only
     # with -lv 4; anchored to its prefix, since the slots' own lines say "n_ctx = C" too.
-    "llama.cpp": _dialect("llama.cpp", "llamacpp:", log=(
-        r"initializing, n_slots = (?P<slots>\d+), n_ctx_slot = (?P<per_slot>\d+), kv_unified = 'false'",
-        r"initializing, n_slots = \d+, n_ctx_slot = (?P<tokens>\d+), kv_unified = 'true'",
-        r"llama_context: n_ctx\s+=\s*(?P<tokens>\d+)",
-    ), exact_below=1e6),
+    "llama.cpp": _dialect(
+        "llama.cpp",
+        "llamacpp:",
+        log=(
+            r"initializing, n_slots = (?P<slots>\d+), n_ctx_slot = (?P<per_slot>\d+), kv_unified = 'false'",
+            r"initializing, n_slots = \d+, n_ctx_slot = (?P<tokens>\d+), kv_unified = 'true'",
+            r"llama_context: n_ctx\s+=\s*(?P<tokens>\d+)",
+        ),
+        exact_below=1e6,
+    ),
     "openai-compatible": _dialect("openai-compatible", ""),
 }
 # The dialects the simulator can speak (and a simulated plan's ``dialect`` can name).

@@ -75,8 +75,10 @@ class WithinNoise(_Part):
     improvement_vs_before_pct: float | None = Field(description="improvement_pct against the original before")
     improvement_vs_restored_pct: float | None = Field(description="improvement_pct against the original restored")
     controls: str = Field(description="the controls whose run-level interval includes no change, comma-separated")
-    undrawn: str = Field(default="", description="the controls against which no run-level interval could be drawn "
-                                                 "(fewer than two runs with values in an arm), comma-separated")
+    undrawn: str = Field(
+        default="",
+        description="the controls against which no run-level interval could be drawn (fewer than two runs with values in an arm), comma-separated",
+    )
 
 
 class GuardrailBreach(_Part):
@@ -98,16 +100,19 @@ class Count(_Part):
 
 
 class Unreconcilable(Count):
-    without_counters: NonNegativeInt = Field(description="of them, runs whose record holds no counters at all; the "
-                                                         "others' counters hold none of the request and token counters")
+    without_counters: NonNegativeInt = Field(
+        description="of them, runs whose record holds no counters at all; the others' counters hold none of the request and token counters"
+    )
 
 
 class _InArm(_Part):
     """Values about one arm: its phase, and its block where the phase has several."""
 
     phase: Phase
-    block: int | None = Field(default=None, description="the arm's place among the arms of its phase where the phase "
-                                                    "has several (the second candidate block is 2); null otherwise")
+    block: int | None = Field(
+        default=None,
+        description="the arm's place among the arms of its phase where the phase has several (the second candidate block is 2); null otherwise",
+    )
 
 
 class ArmGate(_InArm):
@@ -121,12 +126,13 @@ class ArmCheck(_InArm):
 class ClientExceedance(_Part):
     bound: Literal["loop-lag", "loop-lag-p50", "send-wait", "loop-cpu", "arrival-rate"] = Field(
         description="which declared client bound: loop-lag (max_loop_lag_s), loop-lag-p50 (max_loop_lag_p50_s), "
-        "send-wait (max_send_wait_s), loop-cpu (max_cpu_share), arrival-rate (max_rate_shortfall, open loop)")
-    value: float = Field(description="what the run measured: loop_lag_max_s, loop_lag_p50_s, send_wait_max_s, "
-                         "loop_cpu_share or rate_shortfall")
+        "send-wait (max_send_wait_s), loop-cpu (max_cpu_share), arrival-rate (max_rate_shortfall, open loop)"
+    )
+    value: float = Field(description="what the run measured: loop_lag_max_s, loop_lag_p50_s, send_wait_max_s, loop_cpu_share or rate_shortfall")
     limit: float = Field(description="the declared bound")
-    over_pct: float | None = Field(description="(value / limit - 1) x 100: how far over the bound; null when that "
-                                   "overflows (a bound far below the value)")
+    over_pct: float | None = Field(
+        description="(value / limit - 1) x 100: how far over the bound; null when that overflows (a bound far below the value)"
+    )
 
 
 class ClientSaturation(_InArm):
@@ -142,8 +148,9 @@ class Slots(_Part):
 class FewRepetitions(_Part):
     confidence: Literal["significant", "bound"] = Field(description="the rule's confidence, which reads the intervals")
     runs: NonNegativeInt = Field(description="the fewest runs with values that any arm holds in any group")
-    advised: NonNegativeInt = Field(description="the runs per arm from which the default interval measured at least "
-                                                "93% coverage in every scenario and shape (docs/benchmarks.md)")
+    advised: NonNegativeInt = Field(
+        description="the runs per arm from which the default interval measured at least 93% coverage in every scenario and shape (docs/benchmarks.md)"
+    )
 
 
 class TelemetryFields(_InArm):
@@ -153,18 +160,15 @@ class TelemetryFields(_InArm):
 class ArmTimingGap(_InArm):
     metric: Literal["ttft_s", "e2e_s"] = Field(description="the client time compared: ttft_s or e2e_s")
     runs: NonNegativeInt = Field(description="the arm's runs whose gap exceeds the bound")
-    largest_gap_ms: float = Field(description="the arm's compared gap of the largest size (client mean - engine "
-                                              "mean, milliseconds), with its sign")
+    largest_gap_ms: float = Field(description="the arm's compared gap of the largest size (client mean - engine mean, milliseconds), with its sign")
     bound_ms: float = Field(description="the rule's max_timing_gap_ms")
 
 
 class ArmTimingUnchecked(_InArm):
     metric: Literal["ttft_s", "e2e_s"] = Field(description="the client time not compared: ttft_s or e2e_s")
-    runs: NonNegativeInt = Field(description="the arm's runs where the bound could not be checked on that time: "
-                                             "not_comparable + not_reconcilable")
+    runs: NonNegativeInt = Field(description="the arm's runs where the bound could not be checked on that time: not_comparable + not_reconcilable")
     runs_total: NonNegativeInt = Field(description="the arm's runs")
-    not_comparable: NonNegativeInt = Field(description="of them, runs with the histogram whose counts or counters "
-                                                       "forbid a comparison")
+    not_comparable: NonNegativeInt = Field(description="of them, runs with the histogram whose counts or counters forbid a comparison")
     not_reconcilable: NonNegativeInt = Field(description="of them, runs without the histogram around them")
     bound_ms: float = Field(description="the rule's max_timing_gap_ms")
 
@@ -297,10 +301,8 @@ class FewRepetitionsFinding(_InTrial):
 
 class Imported(_Part):
     tool: str = Field(description="the other client whose result files the trial was imported from")
-    versions: list[str] = Field(description="the tool versions its files record, each once, sorted; empty when "
-                                "they record none")
-    not_recorded: list[str] = Field(description="what the tool does not record, so the trial lacks it (the "
-                                    "journal header's imported.not_recorded)")
+    versions: list[str] = Field(description="the tool versions its files record, each once, sorted; empty when they record none")
+    not_recorded: list[str] = Field(description="what the tool does not record, so the trial lacks it (the journal header's imported.not_recorded)")
 
 
 class ImportedFinding(_InTrial):
@@ -318,10 +320,24 @@ class TelemetryMismatchFinding(_InTrial):
 
 
 Finding = Annotated[
-    WinFinding | NoiseFinding | GuardrailBreachedFinding | SplitVerdictFinding | RegressionFinding | ControlDriftFinding
-    | FailuresFinding | UnreconciledFinding | UnreconcilableFinding
-    | GateFailedFinding | CheckFailedFinding | CheckWarningFinding | TimingGapFinding | TimingUncheckedFinding
-    | SlotsNotRestoredFinding | TelemetryMismatchFinding | FewRepetitionsFinding | ClientSaturatedFinding
+    WinFinding
+    | NoiseFinding
+    | GuardrailBreachedFinding
+    | SplitVerdictFinding
+    | RegressionFinding
+    | ControlDriftFinding
+    | FailuresFinding
+    | UnreconciledFinding
+    | UnreconcilableFinding
+    | GateFailedFinding
+    | CheckFailedFinding
+    | CheckWarningFinding
+    | TimingGapFinding
+    | TimingUncheckedFinding
+    | SlotsNotRestoredFinding
+    | TelemetryMismatchFinding
+    | FewRepetitionsFinding
+    | ClientSaturatedFinding
     | ImportedFinding,
     Field(discriminator="kind"),
 ]

@@ -56,8 +56,7 @@ class EngineInfo(Record):
 class PromptCalibration(Record):
     """How the collector sized the prompts: measured once, against the first arm's engine."""
 
-    method: Literal["tokenize", "usage"] = Field(
-        description="tokenize: the engine's /tokenize; usage: usage.prompt_tokens of one-token requests")
+    method: Literal["tokenize", "usage"] = Field(description="tokenize: the engine's /tokenize; usage: usage.prompt_tokens of one-token requests")
     overhead_tokens: NonNegativeInt = Field(description="tokens of the chat template and instruction alone")
     tokens_per_word: float = Field(gt=0, description="prompt tokens per synthetic body word")
     calibration_words: PositiveInt = Field(description="body words of the measuring prompt")
@@ -65,18 +64,23 @@ class PromptCalibration(Record):
 
 # What an imported journal's source tool did not record, each a named limit on the page. Absent is never
 # filled in: a journal imported from another client holds only what that client measured.
-NotRecorded = Literal["counter-reconciliation", "functional-gates", "lifecycle-checks", "content-ttft",
-                      "client-health", "warmup", "engine-identity"]
-NOT_RECORDED: tuple[str, ...] = ("counter-reconciliation", "functional-gates", "lifecycle-checks", "content-ttft",
-                                 "client-health", "warmup", "engine-identity")
+NotRecorded = Literal["counter-reconciliation", "functional-gates", "lifecycle-checks", "content-ttft", "client-health", "warmup", "engine-identity"]
+NOT_RECORDED: tuple[str, ...] = (
+    "counter-reconciliation",
+    "functional-gates",
+    "lifecycle-checks",
+    "content-ttft",
+    "client-health",
+    "warmup",
+    "engine-identity",
+)
 
 
 class ImportedFile(Record):
     """One result file an imported journal was made from (one repetition of the arm)."""
 
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="sha256 of the original result file's bytes")
-    version: str | None = Field(description="the tool's version as the file records it; null when the file "
-                                "does not record one")
+    version: str | None = Field(description="the tool's version as the file records it; null when the file does not record one")
 
 
 class ImportedFrom(Record):
@@ -104,9 +108,9 @@ class Header(Record):
     started_at: str = Field(min_length=1)
     engine: EngineInfo = Field(default_factory=EngineInfo)
     prompts: PromptCalibration | None = Field(
-        default=None, description="the calibration every arm's prompts were sized with (the collector writes it)")
-    imported: ImportedFrom | None = Field(
-        default=None, description="set when `evidence-kit import` wrote this journal from another client's file")
+        default=None, description="the calibration every arm's prompts were sized with (the collector writes it)"
+    )
+    imported: ImportedFrom | None = Field(default=None, description="set when `evidence-kit import` wrote this journal from another client's file")
     private: dict[str, Any] = Field(default_factory=dict)
 
     model_config = Record.model_config | {"populate_by_name": True}
@@ -127,10 +131,12 @@ class Request(Record):
     run: str = Field(min_length=1)
     repetition: NonNegativeInt
     input_nominal: PositiveInt
-    concurrency: PositiveInt | None = Field(default=None, description="the run's concurrency (closed loop); absent "
-                                            "in an open-loop run, which has a rate")
-    rate: PositiveFloat | None = Field(default=None, description="the run's arrival rate, requests per second "
-                                       "(open loop); exactly one of concurrency and rate")
+    concurrency: PositiveInt | None = Field(
+        default=None, description="the run's concurrency (closed loop); absent in an open-loop run, which has a rate"
+    )
+    rate: PositiveFloat | None = Field(
+        default=None, description="the run's arrival rate, requests per second (open loop); exactly one of concurrency and rate"
+    )
     index: NonNegativeInt
     warmup: bool
     ok: bool
@@ -145,29 +151,35 @@ class Request(Record):
     key: str | None = Field(default=None, description="the prompt's key, <run>/<index>: the same prompt in every arm")
     t_send_s: Seconds | None = Field(default=None, description="when the request was sent, seconds since the arm began")
     send_wait_s: Seconds | None = Field(
-        default=None, description="time the request waited inside the client (for a connection) before it was sent; "
-        "in an open-loop run counted from its scheduled time (the send lag)")
+        default=None,
+        description="time the request waited inside the client (for a connection) before it was sent; "
+        "in an open-loop run counted from its scheduled time (the send lag)",
+    )
     scheduled_s: Seconds | None = Field(
-        default=None, description="open loop: when the schedule had the request due, seconds after the run's "
-        "first due request (the run's t_start_s)")
+        default=None, description="open loop: when the schedule had the request due, seconds after the run's first due request (the run's t_start_s)"
+    )
     http_status: int | None = Field(default=None, description="the reply's HTTP status; null when none came")
     headers_s: Seconds | None = Field(default=None, description="send -> the reply's headers")
     last_token_s: Seconds | None = Field(default=None, description="send -> the last streamed token")
     reasoning_tokens: NonNegativeInt | None = Field(default=None, description="reasoning tokens, from the usage")
     cached_tokens: NonNegativeInt | None = Field(
-        default=None, description="prompt tokens the engine served from its prefix cache "
-        "(usage.prompt_tokens_details.cached_tokens); absent where the engine did not report it, which is not 0")
+        default=None,
+        description="prompt tokens the engine served from its prefix cache "
+        "(usage.prompt_tokens_details.cached_tokens); absent where the engine did not report it, which is not 0",
+    )
     prefix: NonNegativeInt | None = Field(
-        default=None, description="which shared prefix the prompt opened with (shared-prefix workloads); absent: none")
+        default=None, description="which shared prefix the prompt opened with (shared-prefix workloads); absent: none"
+    )
     conversation: NonNegativeInt | None = Field(
-        default=None, description="multi-turn workloads: the request's conversation within its run (0, 1, ...); "
-        "absent in a single-turn workload")
+        default=None, description="multi-turn workloads: the request's conversation within its run (0, 1, ...); absent in a single-turn workload"
+    )
     turn: PositiveInt | None = Field(
-        default=None, description="multi-turn workloads: the request's turn within its conversation (1 ... turns); "
-        "turn k+1 re-sends turn k's messages and answer; absent in a single-turn workload")
+        default=None,
+        description="multi-turn workloads: the request's turn within its conversation (1 ... turns); "
+        "turn k+1 re-sends turn k's messages and answer; absent in a single-turn workload",
+    )
     token_events: NonNegativeInt | None = Field(default=None, description="streamed events that carried a token")
-    itl_us: list[NonNegativeInt] | None = Field(
-        default=None, description="gaps between successive token events, microseconds (inter-token latency)")
+    itl_us: list[NonNegativeInt] | None = Field(default=None, description="gaps between successive token events, microseconds (inter-token latency)")
 
     @model_validator(mode="after")
     def _one_load(self) -> Request:
@@ -188,8 +200,10 @@ class Request(Record):
     @model_validator(mode="after")
     def _cached_within_prompt(self) -> Request:
         if self.cached_tokens is not None and self.prompt_tokens is not None and self.cached_tokens > self.prompt_tokens:
-            raise ValueError(f"cached_tokens {self.cached_tokens} is greater than prompt_tokens {self.prompt_tokens}: "
-                             "an engine cannot serve more of a prompt from its cache than the prompt has")
+            raise ValueError(
+                f"cached_tokens {self.cached_tokens} is greater than prompt_tokens {self.prompt_tokens}: "
+                "an engine cannot serve more of a prompt from its cache than the prompt has"
+            )
         return self
 
     @model_validator(mode="after")
@@ -207,16 +221,13 @@ class Request(Record):
     def _times_in_order(self) -> Request:
         # Exact comparisons: the collector rounds every time the same way from one monotonic
         # clock, so a true order survives rounding; any tolerance would let a false one pass.
-        order = (("ttft_s", "the first token"), ("ttft_content_s", "the first visible content"),
-                 ("e2e_s", "the end of the request"))
+        order = (("ttft_s", "the first token"), ("ttft_content_s", "the first visible content"), ("e2e_s", "the end of the request"))
         for i, (earlier, what_earlier) in enumerate(order):
-            for later, what_later in order[i + 1:]:
+            for later, what_later in order[i + 1 :]:
                 a, b = getattr(self, earlier), getattr(self, later)
                 if a is not None and b is not None and a > b:
-                    raise ValueError(f"{earlier} {a!r} is greater than {later} {b!r}: {what_earlier} "
-                                     f"cannot come after {what_later}")
+                    raise ValueError(f"{earlier} {a!r} is greater than {later} {b!r}: {what_earlier} cannot come after {what_later}")
         return self
-
 
     @model_validator(mode="after")
     def _gaps_within_stream(self) -> Request:
@@ -228,8 +239,10 @@ class Request(Record):
                 total, span = sum(self.itl_us), round((end - self.ttft_s) * 1e6)
                 if total > span + len(self.itl_us) // 2 + 2:
                     field = "last_token_s" if self.last_token_s is not None else "e2e_s"
-                    raise ValueError(f"itl_us sums to {total} us, more than the {span} us from ttft_s to {field}: "
-                                     "the gaps between token events cannot outlast the stream")
+                    raise ValueError(
+                        f"itl_us sums to {total} us, more than the {span} us from ttft_s to {field}: "
+                        "the gaps between token events cannot outlast the stream"
+                    )
         return self
 
 
@@ -254,41 +267,40 @@ class ProcessHealth(Record):
     cpu_s: Seconds = Field(description="CPU seconds (user and system, every thread) the process used over the run")
     loop_cpu_s: Seconds = Field(description="CPU seconds of the thread that runs the process's event loop")
     loop_lag_interval_s: float = Field(gt=0, description="the lag sampler's interval: a timer set this far ahead")
-    loop_lag_samples: NonNegativeInt = Field(description="how many times the sampler woke (a wake still overdue "
-                                             "when the run ended counts as one)")
-    loop_lag_p50_s: Seconds | None = Field(description="nearest-rank median of how late the sampler woke; null "
-                                           "without a sample")
+    loop_lag_samples: NonNegativeInt = Field(description="how many times the sampler woke (a wake still overdue when the run ended counts as one)")
+    loop_lag_p50_s: Seconds | None = Field(description="nearest-rank median of how late the sampler woke; null without a sample")
     loop_lag_max_s: Seconds | None = Field(description="the latest the sampler woke; null without a sample")
     t_send_bound_s: Seconds | None = Field(
-        default=None, description="a worker's: how far the t_send_s of the requests it sent may be from the "
+        default=None,
+        description="a worker's: how far the t_send_s of the requests it sent may be from the "
         "collector's clock; 0 on the collector's machine (one monotonic clock), else half the round trip that "
-        "placed the worker's anchor on it. Absent for the collector's own process")
+        "placed the worker's anchor on it. Absent for the collector's own process",
+    )
     ray_node: str | None = Field(
-        default=None, description="a Ray actor's: the IP address of the Ray node it ran on (private: a redacted "
-        "bundle holds its pseudonym, the same for every actor on that node)")
+        default=None,
+        description="a Ray actor's: the IP address of the Ray node it ran on (private: a redacted "
+        "bundle holds its pseudonym, the same for every actor on that node)",
+    )
 
     @model_validator(mode="after")
     def _lag_summary(self) -> ProcessHealth:
-        if (self.loop_lag_samples == 0) != (self.loop_lag_p50_s is None) or \
-                (self.loop_lag_p50_s is None) != (self.loop_lag_max_s is None):
+        if (self.loop_lag_samples == 0) != (self.loop_lag_p50_s is None) or (self.loop_lag_p50_s is None) != (self.loop_lag_max_s is None):
             raise ValueError("loop_lag_p50_s and loop_lag_max_s are numbers exactly when loop_lag_samples is above 0")
-        if self.loop_lag_p50_s is not None and self.loop_lag_max_s is not None and \
-                self.loop_lag_p50_s > self.loop_lag_max_s:
-            raise ValueError(f"loop_lag_p50_s {self.loop_lag_p50_s!r} is greater than loop_lag_max_s "
-                             f"{self.loop_lag_max_s!r}")
+        if self.loop_lag_p50_s is not None and self.loop_lag_max_s is not None and self.loop_lag_p50_s > self.loop_lag_max_s:
+            raise ValueError(f"loop_lag_p50_s {self.loop_lag_p50_s!r} is greater than loop_lag_max_s {self.loop_lag_max_s!r}")
         if self.loop_cpu_s > self.cpu_s + HEALTH_TOLERANCE_S:
-            raise ValueError(f"loop_cpu_s {self.loop_cpu_s!r} is greater than cpu_s {self.cpu_s!r}: one thread of "
-                             "a process cannot use more CPU than the whole process")
+            raise ValueError(
+                f"loop_cpu_s {self.loop_cpu_s!r} is greater than cpu_s {self.cpu_s!r}: one thread of "
+                "a process cannot use more CPU than the whole process"
+            )
         return self
 
 
 class ClientHealth(Record):
     """The client's own health over one run: its wall time and each of its processes."""
 
-    wall_s: Seconds = Field(description="the run's wall time on the collector's clock, from before its first "
-                            "request to after its last")
-    processes: list[ProcessHealth] = Field(min_length=1, description="the collector's process first, then any "
-                                           "worker processes")
+    wall_s: Seconds = Field(description="the run's wall time on the collector's clock, from before its first request to after its last")
+    processes: list[ProcessHealth] = Field(min_length=1, description="the collector's process first, then any worker processes")
 
     @model_validator(mode="after")
     def _within_the_wall(self) -> ClientHealth:
@@ -299,14 +311,19 @@ class ClientHealth(Record):
         for i, p in enumerate(self.processes):
             where = f"processes[{i}]"
             if p.loop_cpu_s > limit:
-                raise ValueError(f"{where} loop_cpu_s {p.loop_cpu_s!r} is greater than wall_s {self.wall_s!r}: "
-                                 "one thread cannot use more CPU than the time that passed")
+                raise ValueError(
+                    f"{where} loop_cpu_s {p.loop_cpu_s!r} is greater than wall_s {self.wall_s!r}: "
+                    "one thread cannot use more CPU than the time that passed"
+                )
             if p.loop_lag_max_s is not None and p.loop_lag_max_s > limit:
-                raise ValueError(f"{where} loop_lag_max_s {p.loop_lag_max_s!r} is greater than wall_s "
-                                 f"{self.wall_s!r}: a wake cannot be later than the run is long")
+                raise ValueError(
+                    f"{where} loop_lag_max_s {p.loop_lag_max_s!r} is greater than wall_s {self.wall_s!r}: a wake cannot be later than the run is long"
+                )
             if p.loop_lag_samples > limit / p.loop_lag_interval_s + 1:
-                raise ValueError(f"{where} has {p.loop_lag_samples} loop lag samples, more than wall_s "
-                                 f"{self.wall_s!r} holds intervals of {p.loop_lag_interval_s!r} s")
+                raise ValueError(
+                    f"{where} has {p.loop_lag_samples} loop lag samples, more than wall_s "
+                    f"{self.wall_s!r} holds intervals of {p.loop_lag_interval_s!r} s"
+                )
         # The collector's own process samples the whole wall time: a wake is due an interval after the
         # previous one woke, and one still overdue at the end counts, so the wall time is at most one
         # interval more than its samples' intervals and lags (each lag at most the largest).
@@ -314,9 +331,11 @@ class ClientHealth(Record):
         n, interval, lag = first.loop_lag_samples, first.loop_lag_interval_s, first.loop_lag_max_s or 0.0
         covered = (n + 1) * interval + n * lag
         if self.wall_s > covered + HEALTH_TOLERANCE_S + n * 1e-6:
-            raise ValueError(f"wall_s {self.wall_s!r} is longer than processes[0]'s {n} loop lag sample(s) can "
-                             f"span ({covered:.6g} s at most: each an interval of {interval!r} s plus its lag, "
-                             f"at most {lag!r} s, plus one interval)")
+            raise ValueError(
+                f"wall_s {self.wall_s!r} is longer than processes[0]'s {n} loop lag sample(s) can "
+                f"span ({covered:.6g} s at most: each an interval of {interval!r} s plus its lag, "
+                f"at most {lag!r} s, plus one interval)"
+            )
         return self
 
 
@@ -328,10 +347,10 @@ class Run(Record):
     repetition: PositiveInt
     input_nominal: PositiveInt
     concurrency: PositiveInt | None = None
-    rate: PositiveFloat | None = Field(default=None, description="open loop: the arrival rate the run's schedule "
-                                       "was drawn at, requests per second")
-    t_start_s: Seconds | None = Field(default=None, description="open loop: when the run's schedule began (its "
-                                      "first request due), seconds since the arm began")
+    rate: PositiveFloat | None = Field(default=None, description="open loop: the arrival rate the run's schedule was drawn at, requests per second")
+    t_start_s: Seconds | None = Field(
+        default=None, description="open loop: when the run's schedule began (its first request due), seconds since the arm began"
+    )
     requests: NonNegativeInt
     ok: NonNegativeInt
     reconciled: bool | None = None
@@ -348,12 +367,13 @@ class Run(Record):
         "the engine, that collector started a new one",
     )
     client: ClientHealth | None = Field(
-        default=None, description="the client's own health over the run (loop lag, CPU); null or absent in journals "
-        "that predate it")
+        default=None, description="the client's own health over the run (loop lag, CPU); null or absent in journals that predate it"
+    )
     private: dict[str, Any] | None = Field(
-        default=None, description="what identifies the machines the run's workers ran on (ray_nodes: each Ray "
-        "node's node_ip, hostname and ray_node_id); private, like a header's")
-
+        default=None,
+        description="what identifies the machines the run's workers ran on (ray_nodes: each Ray "
+        "node's node_ip, hostname and ray_node_id); private, like a header's",
+    )
 
     @model_validator(mode="after")
     def _one_load(self) -> Run:
@@ -404,7 +424,5 @@ class Footer(Record):
     )
 
 
-JournalRecord = Annotated[
-    Header | Request | Run | Gate | Check | Footer, Field(discriminator="type")
-]
+JournalRecord = Annotated[Header | Request | Run | Gate | Check | Footer, Field(discriminator="type")]
 JOURNAL_RECORD: TypeAdapter[Any] = TypeAdapter(JournalRecord)

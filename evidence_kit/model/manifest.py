@@ -48,8 +48,8 @@ class Receipt(Record):
     key_id: str
     counts: dict[str, dict[str, NonNegativeInt]] = Field(default_factory=dict)
     pseudonyms: Literal["hmac-sha256", "counter"] | None = Field(
-        default=None, description="how pseudonyms were made: keyed (hmac-sha256) or numbered (counter)")
-    dropped: list[str] | None = Field(
-        default=None, description="files of the raw folder the policy dropped, names redacted")
+        default=None, description="how pseudonyms were made: keyed (hmac-sha256) or numbered (counter)"
+    )
+    dropped: list[str] | None = Field(default=None, description="files of the raw folder the policy dropped, names redacted")
 
     model_config = Record.model_config | {"populate_by_name": True}

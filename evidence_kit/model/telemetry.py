@@ -60,14 +60,13 @@ Reading = Annotated[int | float, PlainValidator(_reading), WithJsonSchema({"type
 DIALECT_NAMES = ("vllm", "sglang", "llama.cpp", "openai-compatible")
 
 
-def _prometheus(description: str, *, vllm: tuple[str, ...] = (), sglang: tuple[str, ...] = (),
-                llamacpp: tuple[str, ...] = (), every: tuple[str, ...] = ()) -> Any:
+def _prometheus(
+    description: str, *, vllm: tuple[str, ...] = (), sglang: tuple[str, ...] = (), llamacpp: tuple[str, ...] = (), every: tuple[str, ...] = ()
+) -> Any:
     """A field read from ``/metrics``: per dialect, its sample names, the first present taken
     (``a+b`` is the sum of two samples, both present); a dialect without the field is left out."""
-    found = {"vllm": vllm + every, "sglang": sglang + every, "llama.cpp": llamacpp + every,
-             "openai-compatible": every}
-    return Field(default=None, description=description,
-                 json_schema_extra={"x-prometheus": {k: list(v) for k, v in found.items() if v}})
+    found = {"vllm": vllm + every, "sglang": sglang + every, "llama.cpp": llamacpp + every, "openai-compatible": every}
+    return Field(default=None, description=description, json_schema_extra={"x-prometheus": {k: list(v) for k, v in found.items() if v}})
 
 
 class EngineGauges(Record):
@@ -75,64 +74,83 @@ class EngineGauges(Record):
     where they were read from is in ``docs/engines.md``)."""
 
     running: Reading | None = _prometheus(
-        "requests being processed", vllm=("vllm:num_requests_running",), sglang=("sglang:num_running_reqs",),
-        llamacpp=("llamacpp:requests_processing",))
+        "requests being processed",
+        vllm=("vllm:num_requests_running",),
+        sglang=("sglang:num_running_reqs",),
+        llamacpp=("llamacpp:requests_processing",),
+    )
     waiting: Reading | None = _prometheus(
-        "requests queued", vllm=("vllm:num_requests_waiting",), sglang=("sglang:num_queue_reqs",),
-        llamacpp=("llamacpp:requests_deferred",))
+        "requests queued", vllm=("vllm:num_requests_waiting",), sglang=("sglang:num_queue_reqs",), llamacpp=("llamacpp:requests_deferred",)
+    )
     kv_usage: Reading | None = _prometheus(
-        "fraction of the KV cache in use (0 to 1)", vllm=("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"),
-        sglang=("sglang:token_usage",))
-    process_start_time_s: Reading | None = _prometheus(
-        "the engine process's start time, Unix seconds", every=("process_start_time_seconds",))
-    process_rss_bytes: Reading | None = _prometheus(
-        "the engine process's resident memory, bytes", every=("process_resident_memory_bytes",))
+        "fraction of the KV cache in use (0 to 1)", vllm=("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"), sglang=("sglang:token_usage",)
+    )
+    process_start_time_s: Reading | None = _prometheus("the engine process's start time, Unix seconds", every=("process_start_time_seconds",))
+    process_rss_bytes: Reading | None = _prometheus("the engine process's resident memory, bytes", every=("process_resident_memory_bytes",))
 
 
 class EngineCounters(Record):
     """Counters of the engine's ``/metrics``: a run record's ``counters`` has the same names."""
 
     requests: Reading | None = _prometheus(
-        "requests completed (aborted and errored ones left out)", vllm=("vllm:request_success_total",),
-        sglang=("sglang:num_requests_total",))
+        "requests completed (aborted and errored ones left out)", vllm=("vllm:request_success_total",), sglang=("sglang:num_requests_total",)
+    )
     prompt_tokens: Reading | None = _prometheus(
-        "prompt tokens processed", vllm=("vllm:prompt_tokens_total",), sglang=("sglang:prompt_tokens_total",),
+        "prompt tokens processed",
+        vllm=("vllm:prompt_tokens_total",),
+        sglang=("sglang:prompt_tokens_total",),
         # llama.cpp counts the prompt tokens it computed and, apart, those it reused from its cache;
         # its usage reports both. Without the second counter (older servers) the sum is not there.
-        llamacpp=("llamacpp:prompt_tokens_total+llamacpp:prompt_tokens_cached_total",))
+        llamacpp=("llamacpp:prompt_tokens_total+llamacpp:prompt_tokens_cached_total",),
+    )
     generation_tokens: Reading | None = _prometheus(
-        "tokens generated", vllm=("vllm:generation_tokens_total",), sglang=("sglang:generation_tokens_total",),
-        llamacpp=("llamacpp:tokens_predicted_total",))
+        "tokens generated",
+        vllm=("vllm:generation_tokens_total",),
+        sglang=("sglang:generation_tokens_total",),
+        llamacpp=("llamacpp:tokens_predicted_total",),
+    )
     prefix_cache_hits: Reading | None = _prometheus(
         "prompt tokens served from the prefix cache",
         vllm=("vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total"),
-        sglang=("sglang:cached_tokens_total",), llamacpp=("llamacpp:prompt_tokens_cached_total",))
+        sglang=("sglang:cached_tokens_total",),
+        llamacpp=("llamacpp:prompt_tokens_cached_total",),
+    )
     prefix_cache_queries: Reading | None = _prometheus(
-        "prompt tokens looked up in the prefix cache",
-        vllm=("vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total"))
+        "prompt tokens looked up in the prefix cache", vllm=("vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total")
+    )
     spec_decode_drafts: Reading | None = _prometheus(
-        "speculative-decoding draft steps", vllm=("vllm:spec_decode_num_drafts_total",),
-        llamacpp=("llamacpp:spec_decode_num_drafts_total",))
+        "speculative-decoding draft steps", vllm=("vllm:spec_decode_num_drafts_total",), llamacpp=("llamacpp:spec_decode_num_drafts_total",)
+    )
     spec_decode_draft_tokens: Reading | None = _prometheus(
-        "tokens drafted by speculative decoding", vllm=("vllm:spec_decode_num_draft_tokens_total",),
-        llamacpp=("llamacpp:spec_decode_num_draft_tokens_total",))
+        "tokens drafted by speculative decoding",
+        vllm=("vllm:spec_decode_num_draft_tokens_total",),
+        llamacpp=("llamacpp:spec_decode_num_draft_tokens_total",),
+    )
     spec_decode_accepted_tokens: Reading | None = _prometheus(
-        "drafted tokens the model accepted", vllm=("vllm:spec_decode_num_accepted_tokens_total",),
-        llamacpp=("llamacpp:spec_decode_num_accepted_tokens_total",))
+        "drafted tokens the model accepted",
+        vllm=("vllm:spec_decode_num_accepted_tokens_total",),
+        llamacpp=("llamacpp:spec_decode_num_accepted_tokens_total",),
+    )
     # The engine's own timing histograms, as their sum (seconds) and count (observations): a run's
     # deltas give the engine's mean TTFT and end-to-end time, which analyze sets against the client's.
     ttft_seconds_sum: Reading | None = _prometheus(
-        "seconds of time to first token observed, summed", vllm=("vllm:time_to_first_token_seconds_sum",),
-        sglang=("sglang:time_to_first_token_seconds_sum",))
+        "seconds of time to first token observed, summed",
+        vllm=("vllm:time_to_first_token_seconds_sum",),
+        sglang=("sglang:time_to_first_token_seconds_sum",),
+    )
     ttft_seconds_count: Reading | None = _prometheus(
-        "times to first token observed", vllm=("vllm:time_to_first_token_seconds_count",),
-        sglang=("sglang:time_to_first_token_seconds_count",))
+        "times to first token observed", vllm=("vllm:time_to_first_token_seconds_count",), sglang=("sglang:time_to_first_token_seconds_count",)
+    )
     e2e_seconds_sum: Reading | None = _prometheus(
-        "seconds of end-to-end request latency observed, summed", vllm=("vllm:e2e_request_latency_seconds_sum",),
-        sglang=("sglang:e2e_request_latency_seconds_sum",))
+        "seconds of end-to-end request latency observed, summed",
+        vllm=("vllm:e2e_request_latency_seconds_sum",),
+        sglang=("sglang:e2e_request_latency_seconds_sum",),
+    )
     e2e_seconds_count: Reading | None = _prometheus(
-        "end-to-end request latencies observed", vllm=("vllm:e2e_request_latency_seconds_count",),
-        sglang=("sglang:e2e_request_latency_seconds_count",))
+        "end-to-end request latencies observed",
+        vllm=("vllm:e2e_request_latency_seconds_count",),
+        sglang=("sglang:e2e_request_latency_seconds_count",),
+    )
 
 
 class EngineSample(EngineGauges, EngineCounters):

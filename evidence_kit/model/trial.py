@@ -15,9 +15,26 @@ from pydantic import Field, NonNegativeInt, PositiveFloat, PositiveInt, model_va
 from ._base import Record, RelPath, Slug
 from .phase import Phase
 
-__all__ = ["ClientBounds", "DecisionRule", "Guardrail", "Slo", "Workload",
-           "Arrival", "ARRIVALS", "Load", "rate_text", "ArmRef", "Trial", "TRIAL_SCHEMA", "CONFIDENCES", "ORDER_KEY", "Order", "HEADER_TOKEN",
-           "design_name", "phase_of"]
+__all__ = [
+    "ClientBounds",
+    "DecisionRule",
+    "Guardrail",
+    "Slo",
+    "Workload",
+    "Arrival",
+    "ARRIVALS",
+    "Load",
+    "rate_text",
+    "ArmRef",
+    "Trial",
+    "TRIAL_SCHEMA",
+    "CONFIDENCES",
+    "ORDER_KEY",
+    "Order",
+    "HEADER_TOKEN",
+    "design_name",
+    "phase_of",
+]
 
 TRIAL_SCHEMA = "evidence-kit/trial/v1"
 Metric = Literal["e2e_s", "ttft_s", "ttft_content_s", "goodput"]
@@ -70,24 +87,31 @@ class DecisionRule(Record):
 
     model_config = Record.model_config | {"extra": "forbid"}
 
-    metric: Metric = Field(default="e2e_s", description="the decision metric: a latency (lower is better) or "
-                           "goodput, the share of timed requests that met every declared SLO (higher is better)")
+    metric: Metric = Field(
+        default="e2e_s",
+        description="the decision metric: a latency (lower is better) or "
+        "goodput, the share of timed requests that met every declared SLO (higher is better)",
+    )
     statistic: Literal["median", "share"] = Field(
-        default="median", description="median for a latency; share (the mean of each request's good-or-not) for "
-        "goodput, the only statistic each allows")
+        default="median",
+        description="median for a latency; share (the mean of each request's good-or-not) for goodput, the only statistic each allows",
+    )
     min_improvement: float = Field(gt=0, lt=1)
     against: Literal["both-controls"] = "both-controls"
     promote_if: Literal["any-group", "all-groups"] = "any-group"
     confidence: Confidence = Field(
         default="point",
         description="point: the point estimates clear the threshold (the original rule); significant: and each "
-        "interval excludes no change; bound: the conservative end of each interval clears the threshold")
+        "interval excludes no change; bound: the conservative end of each interval clears the threshold",
+    )
     guardrails: list[Guardrail] = Field(default_factory=list)
     max_timing_gap_ms: float | None = Field(
-        default=None, gt=0,
+        default=None,
+        gt=0,
         description="the most a run's mean client time may differ from the engine's own (its TTFT and end-to-end "
         "histograms), in milliseconds, either way; a run beyond it, or a run where it could not be checked (a time "
-        "not comparable or not reconcilable), blocks promotion. Absent: the gap is shown, not checked")
+        "not comparable or not reconcilable), blocks promotion. Absent: the gap is shown, not checked",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -100,8 +124,9 @@ class DecisionRule(Record):
     @model_validator(mode="after")
     def _statistic_fits(self) -> DecisionRule:
         if (self.metric == "goodput") != (self.statistic == "share"):
-            raise ValueError(f"statistic {self.statistic!r} does not fit metric {self.metric!r}: goodput is judged "
-                             "by its share, a latency by its median")
+            raise ValueError(
+                f"statistic {self.statistic!r} does not fit metric {self.metric!r}: goodput is judged by its share, a latency by its median"
+            )
         return self
 
     @property
@@ -117,12 +142,14 @@ class Slo(Record):
 
     model_config = Record.model_config | {"extra": "forbid"}
 
-    ttft_ms: float | None = Field(default=None, gt=0, description="the most a request's time to first token "
-                                  "(ttft_s) may be")
-    tpot_ms: float | None = Field(default=None, gt=0, description="the most a request's time per output token may "
-                                  "be: (e2e_s - ttft_s) / (completion_tokens - 1), 0 for one token or none (as vLLM)")
-    e2e_ms: float | None = Field(default=None, gt=0, description="the most a request's end-to-end time (e2e_s) "
-                                 "may be")
+    ttft_ms: float | None = Field(default=None, gt=0, description="the most a request's time to first token (ttft_s) may be")
+    tpot_ms: float | None = Field(
+        default=None,
+        gt=0,
+        description="the most a request's time per output token may "
+        "be: (e2e_s - ttft_s) / (completion_tokens - 1), 0 for one token or none (as vLLM)",
+    )
+    e2e_ms: float | None = Field(default=None, gt=0, description="the most a request's end-to-end time (e2e_s) may be")
 
     @model_validator(mode="after")
     def _some(self) -> Slo:
@@ -143,20 +170,32 @@ class ClientBounds(Record):
 
     model_config = Record.model_config | {"extra": "forbid"}
 
-    max_loop_lag_s: float = Field(default=0.2, gt=0, description="the most any process's event loop may run late "
-                                  "(the run's loop_lag_max_s)")
-    max_loop_lag_p50_s: float = Field(default=0.025, gt=0, description="the most any process's event loop may "
-                                      "run late at the median (the run's loop_lag_p50_s): a loop late on every wake "
-                                      "(starved of CPU by a quota, other load or another thread) that no single wake "
-                                      "shows")
-    max_send_wait_s: float = Field(default=1.0, gt=0, description="the longest any timed request of the run may "
-                                   "wait inside the client before it is sent (send_wait_s)")
-    max_cpu_share: float = Field(default=0.9, gt=0, le=1, description="the largest share of one core the thread "
-                                 "running a process's event loop may use over the run (loop_cpu_s / wall_s)")
+    max_loop_lag_s: float = Field(default=0.2, gt=0, description="the most any process's event loop may run late (the run's loop_lag_max_s)")
+    max_loop_lag_p50_s: float = Field(
+        default=0.025,
+        gt=0,
+        description="the most any process's event loop may "
+        "run late at the median (the run's loop_lag_p50_s): a loop late on every wake "
+        "(starved of CPU by a quota, other load or another thread) that no single wake "
+        "shows",
+    )
+    max_send_wait_s: float = Field(
+        default=1.0, gt=0, description="the longest any timed request of the run may wait inside the client before it is sent (send_wait_s)"
+    )
+    max_cpu_share: float = Field(
+        default=0.9,
+        gt=0,
+        le=1,
+        description="the largest share of one core the thread running a process's event loop may use over the run (loop_cpu_s / wall_s)",
+    )
     max_rate_shortfall: float | None = Field(
-        default=None, gt=0, lt=1, description="open-loop runs: the most the achieved arrival rate (requests started "
+        default=None,
+        gt=0,
+        lt=1,
+        description="open-loop runs: the most the achieved arrival rate (requests started "
         "per second) may fall below the rate of the run's own schedule, as a fraction; absent: 0.05. A client that "
-        "cannot keep to the schedule sends late (send_wait_s, from each request's due time) and slower")
+        "cannot keep to the schedule sends late (send_wait_s, from each request's due time) and slower",
+    )
 
     @property
     def rate_shortfall(self) -> float:
@@ -169,44 +208,67 @@ class Workload(Record):
     (open loop), exactly one of the two."""
 
     input_nominal: list[PositiveInt] = Field(min_length=1)
-    concurrency: list[PositiveInt] | None = Field(default=None, min_length=1, description="requests kept in "
-                                                   "flight (closed loop); absent in an open-loop workload")
-    rate: list[PositiveFloat] | None = Field(default=None, min_length=1, description="requests started per second "
-                                             "(open loop), each sent at its scheduled time whatever is in flight")
-    arrival: Arrival | None = Field(default=None, description="the open-loop schedule: poisson or constant gaps, "
-                                    "seeded from seed, input and rate (the same in every arm and repetition), or "
-                                    "trace: a replayed request trace's arrivals (the trace itself is private)")
-    max_in_flight: PositiveInt | None = Field(default=None, description="the most open-loop requests in flight; "
-                                              "a request due beyond it waits (its wait is send lag)")
+    concurrency: list[PositiveInt] | None = Field(
+        default=None, min_length=1, description="requests kept in flight (closed loop); absent in an open-loop workload"
+    )
+    rate: list[PositiveFloat] | None = Field(
+        default=None, min_length=1, description="requests started per second (open loop), each sent at its scheduled time whatever is in flight"
+    )
+    arrival: Arrival | None = Field(
+        default=None,
+        description="the open-loop schedule: poisson or constant gaps, "
+        "seeded from seed, input and rate (the same in every arm and repetition), or "
+        "trace: a replayed request trace's arrivals (the trace itself is private)",
+    )
+    max_in_flight: PositiveInt | None = Field(
+        default=None, description="the most open-loop requests in flight; a request due beyond it waits (its wait is send lag)"
+    )
     repetitions: PositiveInt
     requests_per_run: PositiveInt
-    max_tokens: PositiveInt | None = Field(default=None, description="output cap of every timed request; absent "
-                                           "only in a trial imported from a client whose file does not record it")
-    temperature: float | None = Field(default=None, ge=0, description="sampling temperature; absent only in a "
-                                      "trial imported from a client whose file does not record it")
+    max_tokens: PositiveInt | None = Field(
+        default=None, description="output cap of every timed request; absent only in a trial imported from a client whose file does not record it"
+    )
+    temperature: float | None = Field(
+        default=None, ge=0, description="sampling temperature; absent only in a trial imported from a client whose file does not record it"
+    )
     warmup_requests: NonNegativeInt = 0
     seed: int | None = Field(default=None, description="base of every prompt's text and every request's seed")
     extra_body: dict[str, Any] | None = Field(default=None, description="the plan's other request-body fields")
-    order: Order | None = Field(default=None, description="the order of the groups within a repetition: fixed "
-                                "(plan order; also when absent) or randomised (shuffled per repetition from seed)")
+    order: Order | None = Field(
+        default=None,
+        description="the order of the groups within a repetition: fixed "
+        "(plan order; also when absent) or randomised (shuffled per repetition from seed)",
+    )
     prefix_tokens: PositiveInt | None = Field(
-        default=None, description="shared-prefix workloads: the tokens of each shared prefix (the chat template and "
-        "instruction included) every prompt of a prefix group opens with; absent: every prompt is unique")
-    prefixes: PositiveInt | None = Field(default=None, description="how many distinct shared prefixes there are; "
-                                         "each request takes one, seeded by its key (the same in every arm)")
+        default=None,
+        description="shared-prefix workloads: the tokens of each shared prefix (the chat template and "
+        "instruction included) every prompt of a prefix group opens with; absent: every prompt is unique",
+    )
+    prefixes: PositiveInt | None = Field(
+        default=None, description="how many distinct shared prefixes there are; each request takes one, seeded by its key (the same in every arm)"
+    )
     prefix_inputs: list[PositiveInt] | None = Field(
-        default=None, description="the input sizes whose groups carry the shared prefixes (absent with prefixes: all)")
+        default=None, description="the input sizes whose groups carry the shared prefixes (absent with prefixes: all)"
+    )
     prime_prefixes: bool | None = Field(
-        default=None, description="before each run of a shared-prefix group the collector sent one untimed request "
-        "per shared prefix, so every run starts with them cached")
+        default=None,
+        description="before each run of a shared-prefix group the collector sent one untimed request "
+        "per shared prefix, so every run starts with them cached",
+    )
     turns: int | None = Field(
-        default=None, ge=2, description="multi-turn workloads: the turns of every conversation, 2 or more (each of "
+        default=None,
+        ge=2,
+        description="multi-turn workloads: the turns of every conversation, 2 or more (each of "
         "a run's requests_per_run is a conversation; turn k+1 re-sends the history and turn k's answer); absent: "
-        "1, which is never written")
+        "1, which is never written",
+    )
     session_header: str | None = Field(
-        default=None, pattern=HEADER_TOKEN, max_length=128,
+        default=None,
+        pattern=HEADER_TOKEN,
+        max_length=128,
         description="multi-turn workloads: the HTTP header whose value, one per conversation, went with every turn "
-        "(a sticky session: one replica serves the whole conversation)")
+        "(a sticky session: one replica serves the whole conversation)",
+    )
 
     @model_validator(mode="after")
     def _unique(self) -> Workload:
@@ -227,8 +289,9 @@ class Workload(Record):
         if self.session_header is not None and self.turns is None:
             raise ValueError("session_header belongs to a multi-turn workload (turns)")
         if self.turns is not None and self.rate is not None:
-            raise ValueError("turns belongs to a closed-loop workload (concurrency): a conversation's next turn is "
-                             "sent when its previous answer ends")
+            raise ValueError(
+                "turns belongs to a closed-loop workload (concurrency): a conversation's next turn is sent when its previous answer ends"
+            )
         return self
 
     @property
@@ -304,8 +367,9 @@ class ArmRef(Record):
     phase: Phase
     journal: RelPath
     label: str | None = Field(default=None, max_length=200)
-    block: PositiveInt | None = Field(default=None, description="the arm's place among the arms of its phase "
-                                      "(1, 2, ...); present in every arm of a design other than A/B/A")
+    block: PositiveInt | None = Field(
+        default=None, description="the arm's place among the arms of its phase (1, 2, ...); present in every arm of a design other than A/B/A"
+    )
 
 
 def design_name(roles: Sequence[str]) -> str:
@@ -326,16 +390,18 @@ class Trial(Record):
     trial_id: Slug
     title: str = Field(min_length=1, max_length=300)
     engine_kind: EngineKind
-    dialect: SimulatedDialect | None = Field(default=None, description="the metric names a simulated engine "
-                                             "spoke; absent: vLLM's (only with engine_kind simulated)")
+    dialect: SimulatedDialect | None = Field(
+        default=None, description="the metric names a simulated engine spoke; absent: vLLM's (only with engine_kind simulated)"
+    )
     decision_rule: DecisionRule
     workload: Workload
     arms: list[ArmRef] = Field(min_length=3)
     gates: list[str] | None = Field(default=None, description="the functional gates every arm ran, by name")
-    client: ClientBounds = Field(default_factory=ClientBounds, description="the bounds of the client's own "
-                                 "health; absent in trial.json written before them, which reads as the defaults")
-    slo: Slo | None = Field(default=None, description="the service-level objectives goodput counts against; "
-                            "absent: no goodput")
+    client: ClientBounds = Field(
+        default_factory=ClientBounds,
+        description="the bounds of the client's own health; absent in trial.json written before them, which reads as the defaults",
+    )
+    slo: Slo | None = Field(default=None, description="the service-level objectives goodput counts against; absent: no goodput")
 
     model_config = Record.model_config | {"populate_by_name": True}
 
@@ -355,12 +421,15 @@ class Trial(Record):
         if not any(a.role == "candidate" for a in arms):
             raise ValueError("the arms must include a candidate arm")
         if arms[1].role != "candidate":
-            raise ValueError("the second arm must be the candidate (A/B/...): a control arm before it would be a "
-                             "restoration that never followed a candidate")
+            raise ValueError(
+                "the second arm must be the candidate (A/B/...): a control arm before it would be a restoration that never followed a candidate"
+            )
         for position, a in enumerate(arms):
             if a.phase != phase_of(position, a.role):
-                raise ValueError(f"arm {a.seq} must have phase {phase_of(position, a.role)} (the first arm is before, "
-                                 "every candidate arm candidate, every later control arm restored)")
+                raise ValueError(
+                    f"arm {a.seq} must have phase {phase_of(position, a.role)} (the first arm is before, "
+                    "every candidate arm candidate, every later control arm restored)"
+                )
         if len({a.arm for a in arms if a.role == "control"}) != 1:
             raise ValueError("the restored arm must be the same arm as the before arm (every control arm is one arm)")
         if len({a.arm for a in arms if a.role == "candidate"}) != 1:

@@ -24,15 +24,13 @@ def _blocks(trial: TrialAnalysis) -> dict[int, int | None]:
 
 def arm_phases(trial: TrialAnalysis) -> dict[int, str]:
     """Arm seq -> its phase, with its block where the phase has several arms ('candidate 2')."""
-    return {a.seq: a.phase if block is None else f"{a.phase} {block}"
-            for a, block in zip(trial.arms, _blocks(trial).values())}
+    return {a.seq: a.phase if block is None else f"{a.phase} {block}" for a, block in zip(trial.arms, _blocks(trial).values())}
 
 
 def arm_label_map(trial: TrialAnalysis) -> dict[int, str]:
     """Arm seq -> the label of that arm ('Original before', 'Layout 2', 'Original restored 1')."""
     labels = phase_labels(trial)
-    return {a.seq: labels[a.phase] if block is None else f"{labels[a.phase]} {block}"
-            for a, block in zip(trial.arms, _blocks(trial).values())}
+    return {a.seq: labels[a.phase] if block is None else f"{labels[a.phase]} {block}" for a, block in zip(trial.arms, _blocks(trial).values())}
 
 
 def arm_labels(trial: TrialAnalysis) -> list[str]:

@@ -70,8 +70,11 @@ def pooled_sizes(summary: DecisionSummary | TrialAnalysis) -> str:
 
 def workload_settings(w: Workload) -> str:
     """'temperature 0, 256-token output cap', or 'not recorded' for what an imported client's files lack."""
-    return (("temperature not recorded" if w.temperature is None else f"temperature {w.temperature:g}") + ", "
-            + ("output cap not recorded" if w.max_tokens is None else f"{count(w.max_tokens)}-token output cap"))
+    return (
+        ("temperature not recorded" if w.temperature is None else f"temperature {w.temperature:g}")
+        + ", "
+        + ("output cap not recorded" if w.max_tokens is None else f"{count(w.max_tokens)}-token output cap")
+    )
 
 
 def _workload_text(evidence: DecisionEvidence, analysis: Analysis) -> list[str]:
@@ -80,8 +83,7 @@ def _workload_text(evidence: DecisionEvidence, analysis: Analysis) -> list[str]:
         w = trial_ev.trial.workload
         ranges = " and ".join(f"{span}" for _, _, span in input_ranges(trial))
         texts.append(
-            f"{'/'.join(label for _, label, _ in input_ranges(trial))} actual input tokens ({ranges}), "
-            f"{load_words(w)}, {workload_settings(w)}"
+            f"{'/'.join(label for _, label, _ in input_ranges(trial))} actual input tokens ({ranges}), {load_words(w)}, {workload_settings(w)}"
         )
     return _same_or_each(texts, "")
 
@@ -143,20 +145,30 @@ def headline_rows(analysis: Analysis) -> list[tuple[str, str, str]]:
     rules = _same_or_each([rule_sentence(t) for t in trials], "")
     rows.append(("Material latency wins", "; ".join(wins), " ".join(rules)))
     verdicts = _same_or_each([verdicts_text(t) for t in trials])
-    rows.append(("Group verdicts", "; ".join(verdicts),
-                 "one per group and trial: win, no-win, regression or inconclusive, from the predeclared rule and "
-                 "the run-level 95% intervals"))
+    rows.append(
+        (
+            "Group verdicts",
+            "; ".join(verdicts),
+            "one per group and trial: win, no-win, regression or inconclusive, from the predeclared rule and the run-level 95% intervals",
+        )
+    )
     for t in trials:
         s = t.slots
         if s.change_pct is None:
             continue
         rows.append(
-            (f"{t.candidate_label} token slots", signed_percent(s.change_pct),
-             f"engine-reported KV token slots, {count(s.original)} to {count(s.candidate)}")
+            (
+                f"{t.candidate_label} token slots",
+                signed_percent(s.change_pct),
+                f"engine-reported KV token slots, {count(s.original)} to {count(s.candidate)}",
+            )
         )
     rows.append(
-        ("Original configuration restored", _restored_text(analysis),
-         "restored arm's gates and lifecycle checks passed and its KV token slots matched the original")
+        (
+            "Original configuration restored",
+            _restored_text(analysis),
+            "restored arm's gates and lifecycle checks passed and its KV token slots matched the original",
+        )
     )
     return rows
 

@@ -9,8 +9,21 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-__all__ = ["seconds", "percent", "percent_beside", "beside", "signed_percent", "faster_slower", "higher_lower", "count", "ratio",
-           "tokens", "recorded", "dash", "MINUS"]
+__all__ = [
+    "seconds",
+    "percent",
+    "percent_beside",
+    "beside",
+    "signed_percent",
+    "faster_slower",
+    "higher_lower",
+    "count",
+    "ratio",
+    "tokens",
+    "recorded",
+    "dash",
+    "MINUS",
+]
 
 MINUS = "\u2212"
 dash = "\u2014"
@@ -84,8 +97,7 @@ def percent_beside(value: float, bound: float | None) -> str:
     return beside(size, 2, size >= bound - 1e-9, lambda text: text >= bound) + "%"
 
 
-def faster_slower(change_pct: float | None, *, faster_bound: float | None = None,
-                  slower_bound: float | None = None) -> str:
+def faster_slower(change_pct: float | None, *, faster_bound: float | None = None, slower_bound: float | None = None) -> str:
     """A latency change in words: ``9.24% slower`` or ``14.55% faster`` (sign convention: negative is faster).
     With a bound (in percent) on its side, the figure never rounds onto or across it (:func:`percent_beside`)."""
     if change_pct is None or change_pct == 0:

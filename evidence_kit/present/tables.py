@@ -65,21 +65,40 @@ METRIC_TITLES = {
     "ttft_content_s": "Median time to first visible content token, seconds.",
     "completion_tokens": "Median output (completion) tokens.",
 }
-GOODPUT_TITLE = ("Goodput: the share of timed requests that succeeded and met every declared SLO, and good requests "
-                 "per second of the runs' spans; higher is better.")
+GOODPUT_TITLE = (
+    "Goodput: the share of timed requests that succeeded and met every declared SLO, and good requests "
+    "per second of the runs' spans; higher is better."
+)
 METRIC_FORMAT: dict[str, Callable[[float | None], str]] = {
-    "e2e_s": seconds, "ttft_s": seconds, "ttft_content_s": seconds, "completion_tokens": tokens,
+    "e2e_s": seconds,
+    "ttft_s": seconds,
+    "ttft_content_s": seconds,
+    "completion_tokens": tokens,
     "goodput": lambda share: dash if share is None else f"{share * 100:.2f}%",
 }
 RECONCILED = {True: "yes", False: "no", None: "not reconcilable"}
-COMPARISON_HEADERS = ["vs original before", "vs original restored", "95% CI ratio vs before", "95% CI ratio vs restored",
-                      "Smallest resolvable change", "Verdict"]
-TAIL_HEADERS = ["Group", "Statistic", "Ratio vs before", "95% CI ratio vs before", "Ratio vs restored",
-                "95% CI ratio vs restored"]
-GUARDRAIL_TITLE = ("Guardrails, checked at every group against both controls on the point estimates (a breach "
-                   "against both blocks promotion, whatever the intervals say):")
-GUARDRAIL_HEADERS = ["Guardrail", "Group", "vs original before", "vs original restored", "95% CI ratio vs before",
-                     "95% CI ratio vs restored", "Result"]
+COMPARISON_HEADERS = [
+    "vs original before",
+    "vs original restored",
+    "95% CI ratio vs before",
+    "95% CI ratio vs restored",
+    "Smallest resolvable change",
+    "Verdict",
+]
+TAIL_HEADERS = ["Group", "Statistic", "Ratio vs before", "95% CI ratio vs before", "Ratio vs restored", "95% CI ratio vs restored"]
+GUARDRAIL_TITLE = (
+    "Guardrails, checked at every group against both controls on the point estimates (a breach "
+    "against both blocks promotion, whatever the intervals say):"
+)
+GUARDRAIL_HEADERS = [
+    "Guardrail",
+    "Group",
+    "vs original before",
+    "vs original restored",
+    "95% CI ratio vs before",
+    "95% CI ratio vs restored",
+    "Result",
+]
 
 
 def open_loop(trial: TrialAnalysis) -> bool:
@@ -100,8 +119,7 @@ def metric_headers(trial: TrialAnalysis) -> list[str]:
 def metric_rows(trial: TrialAnalysis, metric: str) -> list[list[str]]:
     """Rows of a pooled-median table: input label, concurrency or rate, before, candidate, restored."""
     fmt = METRIC_FORMAT[metric]
-    return [[g.input_label, load_text(g.concurrency, g.rate)] + [fmt(g.pooled[metric][p].median) for p in PHASES]
-            for g in trial.groups]
+    return [[g.input_label, load_text(g.concurrency, g.rate)] + [fmt(g.pooled[metric][p].median) for p in PHASES] for g in trial.groups]
 
 
 def load_title(trial: TrialAnalysis) -> str:
@@ -133,8 +151,7 @@ def load_rows(trial: TrialAnalysis) -> list[list[str]]:
         for phase in PHASES:
             load = g.load[phase]
             if load.good is not None:
-                cells += [f"{METRIC_FORMAT['goodput'](load.share)} ({load.good}/{load.requests})",
-                          rate_text(load.good_rate_per_s)]
+                cells += [f"{METRIC_FORMAT['goodput'](load.share)} ({load.good}/{load.requests})", rate_text(load.good_rate_per_s)]
             if g.rate is not None:
                 cells.append(rate_text(load.achieved_rate_per_s))
         rows.append(cells)
@@ -162,8 +179,10 @@ def comparison_cells(trial: TrialAnalysis, group: GroupResult) -> list[str]:
     if trial.rule.metric == "goodput":  # not a speed: higher is better
         cells = [higher_lower(c.change_pct) for c in group.comparisons["goodput"]]
     else:
-        cells = [faster_slower(c.change_pct, faster_bound=threshold, slower_bound=regression_floor_pct(threshold))
-                 for c in group.comparisons[trial.rule.metric]]
+        cells = [
+            faster_slower(c.change_pct, faster_bound=threshold, slower_bound=regression_floor_pct(threshold))
+            for c in group.comparisons[trial.rule.metric]
+        ]
     cells += [interval_text(interval) for interval in group.intervals]
     cells += [detectable_text(group), verdict_text(group)]
     return cells
@@ -184,8 +203,14 @@ def design_headers(trial: TrialAnalysis) -> list[str]:
     the candidate against it and against each control block."""
     labels = arm_label_map(trial)
     controls = [a.seq for a in trial.arms if a.role == "control"]
-    return ["Group", *(labels[seq] for seq in controls), "Control drift per arm", "Drift-corrected control",
-            "vs corrected control", *(f"vs {labels[seq]}" for seq in controls)]
+    return [
+        "Group",
+        *(labels[seq] for seq in controls),
+        "Control drift per arm",
+        "Drift-corrected control",
+        "vs corrected control",
+        *(f"vs {labels[seq]}" for seq in controls),
+    ]
 
 
 def design_rows(trial: TrialAnalysis) -> list[list[str]]:
@@ -195,15 +220,25 @@ def design_rows(trial: TrialAnalysis) -> list[list[str]]:
     for g in trial.groups:
         d = g.design
         controls = [b.median for b in d.blocks if b.phase != "candidate"]
-        rows.append([g.label, *(fmt(m) for m in controls), signed_percent(d.drift_pct_per_arm), fmt(d.corrected_control),
-                     faster_slower(d.change_vs_corrected_pct), *(faster_slower(c.change_pct) for c in d.vs_controls)])
+        rows.append(
+            [
+                g.label,
+                *(fmt(m) for m in controls),
+                signed_percent(d.drift_pct_per_arm),
+                fmt(d.corrected_control),
+                faster_slower(d.change_vs_corrected_pct),
+                *(faster_slower(c.change_pct) for c in d.vs_controls),
+            ]
+        )
     return rows
 
 
 def tail_title(trial: TrialAnalysis) -> str:
     """What the tail table shows."""
-    return (f"Tail latency: the candidate / control ratio of the pooled p90 and p99 {METRIC_NAMES[trial.rule.metric]} "
-            "(nearest-rank percentiles of the pooled requests) with its run-level 95% interval.")
+    return (
+        f"Tail latency: the candidate / control ratio of the pooled p90 and p99 {METRIC_NAMES[trial.rule.metric]} "
+        "(nearest-rank percentiles of the pooled requests) with its run-level 95% interval."
+    )
 
 
 def tail_rows(trial: TrialAnalysis) -> list[list[str]]:
@@ -226,9 +261,16 @@ def guardrail_rows(trial: TrialAnalysis) -> list[list[str]]:
     for k, _ in enumerate(trial.rule.guardrails):
         for g in trial.groups:
             result = g.guardrails[k]
-            rows.append([guardrail_text(result.rule), g.label,
-                         higher_lower(result.change_vs_before_pct), higher_lower(result.change_vs_restored_pct),
-                         *(interval_text(i) for i in result.intervals), guardrail_result_text(result)])
+            rows.append(
+                [
+                    guardrail_text(result.rule),
+                    g.label,
+                    higher_lower(result.change_vs_before_pct),
+                    higher_lower(result.change_vs_restored_pct),
+                    *(interval_text(i) for i in result.intervals),
+                    guardrail_result_text(result),
+                ]
+            )
     return rows
 
 
@@ -236,15 +278,27 @@ def run_rows(trial: TrialAnalysis) -> list[list[str]]:
     """Per run: arm, run, group, requests ok / recorded, reconciled, nearest-rank p50 / p90 / p99 seconds."""
     labels = arm_label_map(trial)
     return [
-        [labels[r.seq], r.run, f"{r.input_nominal}/{'C' if r.rate is None else 'R'}{load_text(r.concurrency, r.rate)}",
-         f"{r.ok}/{r.requests}", RECONCILED[r.reconciled],
-         *(seconds(r.percentiles["e2e_s"][p]) for p in ("p50", "p90", "p99"))]
+        [
+            labels[r.seq],
+            r.run,
+            f"{r.input_nominal}/{'C' if r.rate is None else 'R'}{load_text(r.concurrency, r.rate)}",
+            f"{r.ok}/{r.requests}",
+            RECONCILED[r.reconciled],
+            *(seconds(r.percentiles["e2e_s"][p]) for p in ("p50", "p90", "p99")),
+        ]
         for r in trial.runs
     ]
 
 
-CLIENT_HEADERS = ["Phase", "Run", "Loop lag p50 / max (s)", "Send wait p50 / max (s)", "Loop CPU (of one core)",
-                  "Concurrency achieved / planned", "Client bounds"]
+CLIENT_HEADERS = [
+    "Phase",
+    "Run",
+    "Loop lag p50 / max (s)",
+    "Send wait p50 / max (s)",
+    "Loop CPU (of one core)",
+    "Concurrency achieved / planned",
+    "Client bounds",
+]
 
 
 def client_headers(trial: TrialAnalysis) -> list[str]:
@@ -270,9 +324,17 @@ def client_rows(trial: TrialAnalysis) -> list[list[str]]:
             achieved = f"{rate_text(c.achieved_rate_per_s)} (schedule {rate_text(c.scheduled_rate_per_s)})"
             planned = f"{r.rate!r}/s"
         verdict = ", ".join(f"{e.bound} exceeded" for e in c.exceeded) or "within"
-        rows.append([labels[r.seq], r.run, f"{seconds(c.loop_lag_p50_s)} / {seconds(c.loop_lag_max_s)}",
-                     f"{seconds(c.send_wait_p50_s)} / {seconds(c.send_wait_max_s)}", share,
-                     f"{achieved} / {planned}", verdict])
+        rows.append(
+            [
+                labels[r.seq],
+                r.run,
+                f"{seconds(c.loop_lag_p50_s)} / {seconds(c.loop_lag_max_s)}",
+                f"{seconds(c.send_wait_p50_s)} / {seconds(c.send_wait_max_s)}",
+                share,
+                f"{achieved} / {planned}",
+                verdict,
+            ]
+        )
     return rows
 
 
@@ -314,13 +376,19 @@ def cache_hit_title(trial: TrialAnalysis) -> str | None:
     """What the prefix-cache table shows; None when no group has cache hits to show."""
     if not any(g.cache_hits for g in trial.groups):
         return None
-    shared = (f"{trial.prefixes} shared prefixes of ~{count(trial.prefix_tokens)} tokens open the prompts of the groups "
-              "marked shared; " if trial.prefix_tokens is not None else
-              "Each turn of a conversation re-sends its history (groups marked history), every first turn is unique; "
-              if any(g.turns for g in trial.groups) else "Every prompt is unique; ")
-    return ("Prefix-cache hit rate: the prompt tokens the engine reported serving from its cache "
-            "(usage cached_tokens) over the prompt tokens of the requests that reported it. " + shared
-            + "each run's sum is reconciled with the engine's prefix-cache counters where it has them.")
+    shared = (
+        f"{trial.prefixes} shared prefixes of ~{count(trial.prefix_tokens)} tokens open the prompts of the groups marked shared; "
+        if trial.prefix_tokens is not None
+        else "Each turn of a conversation re-sends its history (groups marked history), every first turn is unique; "
+        if any(g.turns for g in trial.groups)
+        else "Every prompt is unique; "
+    )
+    return (
+        "Prefix-cache hit rate: the prompt tokens the engine reported serving from its cache "
+        "(usage cached_tokens) over the prompt tokens of the requests that reported it. "
+        + shared
+        + "each run's sum is reconciled with the engine's prefix-cache counters where it has them."
+    )
 
 
 def cache_hit_headers(trial: TrialAnalysis) -> list[str]:
@@ -339,5 +407,8 @@ def hit_cell(hits: CacheHits) -> str:
 def cache_hit_rows(trial: TrialAnalysis) -> list[list[str]]:
     """One row per group with cache hits: its label, shared, history (multi-turn) or unique prompts, each phase's
     hit rate."""
-    return [[g.label, "shared" if g.shared_prefix else "history" if g.turns else "unique",
-             *(hit_cell(g.cache_hits[p]) for p in PHASES)] for g in trial.groups if g.cache_hits]
+    return [
+        [g.label, "shared" if g.shared_prefix else "history" if g.turns else "unique", *(hit_cell(g.cache_hits[p]) for p in PHASES)]
+        for g in trial.groups
+        if g.cache_hits
+    ]

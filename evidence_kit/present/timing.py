@@ -13,24 +13,35 @@ from ..analyze.report import ArmSummary, ArmTiming, TimingGap, TrialAnalysis
 from .arms import arm_label_map, arm_phases
 from .format import MINUS, beside, count
 
-__all__ = ["TIMING_TITLE", "TIMING_RUN_HEADERS", "TIMING_NAMES", "milliseconds", "not_reconcilable_why", "reconciled_text", "timing_gap_text",
-           "timing_sentences", "timing_run_rows", "timing_compared"]
+__all__ = [
+    "TIMING_TITLE",
+    "TIMING_RUN_HEADERS",
+    "TIMING_NAMES",
+    "milliseconds",
+    "not_reconcilable_why",
+    "reconciled_text",
+    "timing_gap_text",
+    "timing_sentences",
+    "timing_run_rows",
+    "timing_compared",
+]
 
 TIMING_TITLE = "Timing reconciliation with the engine"
 TIMING_RUN_HEADERS = ["Arm", "Run", "Client − engine, TTFT", "Client − engine, end-to-end"]
 TIMING_NAMES = {"ttft_s": "TTFT", "e2e_s": "end-to-end time"}
-GAP_CONTAINS = ("The gap is time the engine does not see: vLLM (and the simulator, after it) starts both clocks when the request reaches its "
-                "engine, after the API server has parsed the HTTP request, applied the chat template and tokenised "
-                "the prompt, and stops them when the engine's output reaches the API server, before it is "
-                "detokenised and streamed; so the gap holds the network both ways, that work in the API server, and "
-                "the client's own time.")
+GAP_CONTAINS = (
+    "The gap is time the engine does not see: vLLM (and the simulator, after it) starts both clocks when the request reaches its "
+    "engine, after the API server has parsed the HTTP request, applied the chat template and tokenised "
+    "the prompt, and stops them when the engine's output reaches the API server, before it is "
+    "detokenised and streamed; so the gap holds the network both ways, that work in the API server, and "
+    "the client's own time."
+)
 STATUS_WORDS = {
     "no-counters": "not reconcilable: no counters recorded around the run",
     "no-histogram": "not reconcilable: no {name} histogram among the counters recorded around the run",
     "engine-restarted": "not comparable: the engine restarted during the run",
     "counter-reset": "not comparable: the engine's histogram went backwards (reset)",
-    "count-mismatch": "not comparable: the engine observed {engine} requests, the client has {client} ok request(s) "
-                      "carrying the {name}",
+    "count-mismatch": "not comparable: the engine observed {engine} requests, the client has {client} ok request(s) carrying the {name}",
     "no-requests": "not comparable: no ok request",
     "not-finite": "not comparable: the client's and the engine's means are too far apart for a finite gap in ms",
 }
@@ -47,8 +58,10 @@ def milliseconds(value: float | None, bound: float | None = None) -> str:
     if bound is None:
         text = f"{size:.{decimals}f}"
     else:
+
         def side(x: float) -> int:
             return (x > bound) - (x < bound)
+
         text = beside(size, decimals, side(size), side)
     sign = "" if float(text) == 0 else "+" if value > 0 else MINUS
     return f"{sign}{text} ms"
@@ -91,11 +104,9 @@ def timing_gap_text(timing: ArmTiming, bound: float | None = None) -> str:
         if timing.mean_gap_ms >= 0:
             parts.append(f"client-side {name} exceeds the engine's by {size} on average ({runs})")
         else:
-            parts.append(f"the engine's {name} exceeds the client's by {size} on average ({runs}): the engine "
-                         "timed what the client did not see")
+            parts.append(f"the engine's {name} exceeds the client's by {size} on average ({runs}): the engine timed what the client did not see")
     if timing.runs_beyond_bound:
-        parts.append(f"{timing.runs_beyond_bound} run(s) beyond the bound (largest "
-                     f"{milliseconds(timing.largest_gap_ms, bound)})")
+        parts.append(f"{timing.runs_beyond_bound} run(s) beyond the bound (largest {milliseconds(timing.largest_gap_ms, bound)})")
     if timing.runs_not_comparable:
         parts.append(f"{name} not comparable in {timing.runs_not_comparable} run(s)")
     if timing.runs_not_reconcilable:
@@ -108,13 +119,13 @@ def _nothing_compared(trial: TrialAnalysis) -> str:
     """Why no run had the engine's timing histograms, as the records show it."""
     statuses = {gap.status for run in trial.runs for gap in run.timing}
     if statuses == {"no-counters"}:
-        return ("Engine timing: not reconcilable: no run has counters recorded around it, so no timing histograms "
-                "either.")
+        return "Engine timing: not reconcilable: no run has counters recorded around it, so no timing histograms either."
     if "no-counters" in statuses:
-        return ("Engine timing: not reconcilable: no timing histograms are in the journals (some runs have no "
-                "counters recorded around them, the others' counters hold none).")
-    return ("Engine timing: not reconcilable: no timing histograms are in the journals (the counters recorded around "
-            "the runs hold none).")
+        return (
+            "Engine timing: not reconcilable: no timing histograms are in the journals (some runs have no "
+            "counters recorded around them, the others' counters hold none)."
+        )
+    return "Engine timing: not reconcilable: no timing histograms are in the journals (the counters recorded around the runs hold none)."
 
 
 def timing_sentences(trial: TrialAnalysis) -> list[str]:
@@ -124,26 +135,25 @@ def timing_sentences(trial: TrialAnalysis) -> list[str]:
     if not timing_compared(trial):
         out = [_nothing_compared(trial)]
         if bound is not None:
-            out.append(f"Declared bound: {bound:g} ms either way per run; it could not be checked on any run, so the "
-                       "candidate cannot be promoted.")
+            out.append(f"Declared bound: {bound:g} ms either way per run; it could not be checked on any run, so the candidate cannot be promoted.")
         return out
     phases = arm_phases(trial)
-    out = [f"Engine timing, {phases[a.seq]}: {'; '.join(timing_gap_text(t, bound) for t in a.timing)}."
-           for a in trial.arms]
+    out = [f"Engine timing, {phases[a.seq]}: {'; '.join(timing_gap_text(t, bound) for t in a.timing)}." for a in trial.arms]
     out.append(GAP_CONTAINS)
     if bound is None:
         out.append("No bound was declared (max_timing_gap_ms): the gap is shown, not checked.")
     else:
-        out.append(f"Declared bound: {bound:g} ms either way per run; a run beyond it, or a run where a time could "
-                   "not be compared (not comparable or not reconcilable), blocks promotion.")
+        out.append(
+            f"Declared bound: {bound:g} ms either way per run; a run beyond it, or a run where a time could "
+            "not be compared (not comparable or not reconcilable), blocks promotion."
+        )
     return out
 
 
 def _cell(gap: TimingGap, bound: float | None) -> str:
     if gap.status == "compared":
         return milliseconds(gap.gap_ms, bound) + (" (beyond the bound)" if gap.beyond_bound else "")
-    engine = count(int(gap.engine_count)) if gap.engine_count is not None and gap.engine_count.is_integer() \
-        else str(gap.engine_count)
+    engine = count(int(gap.engine_count)) if gap.engine_count is not None and gap.engine_count.is_integer() else str(gap.engine_count)
     return STATUS_WORDS[gap.status].format(engine=engine, client=gap.client_count, name=TIMING_NAMES[gap.metric])
 
 

@@ -19,17 +19,27 @@ def turn_title(trial: TrialAnalysis) -> str | None:
     if not any(g.turns for g in trial.groups):
         return None
     simulated = " Simulated: these times are the simulator's." if trial.simulated else ""
-    return ("Per turn: each conversation's turn k+1 re-sends turn k's messages and answer plus a new message, so a "
-            "later turn's prompt holds the history. Median TTFT and end-to-end seconds of each turn's requests, and "
-            "the candidate's change against each control (the rule judges every turn of a group pooled)." + simulated)
+    return (
+        "Per turn: each conversation's turn k+1 re-sends turn k's messages and answer plus a new message, so a "
+        "later turn's prompt holds the history. Median TTFT and end-to-end seconds of each turn's requests, and "
+        "the candidate's change against each control (the rule judges every turn of a group pooled)." + simulated
+    )
 
 
 def turn_headers(trial: TrialAnalysis) -> list[str]:
     """Group, turn, prompt tokens, then each phase's median TTFT, the TTFT change, the same for end-to-end."""
     phases = list(phase_labels(trial).values())
     hits = ["Prefix-cache hit rate before / candidate / restored"] if _hits(trial) else []
-    return ["Group", "Turn", "Prompt tokens", *(f"TTFT {p}" for p in phases), "TTFT change vs before / restored",
-            *(f"E2E {p}" for p in phases), "E2E change vs before / restored", *hits]
+    return [
+        "Group",
+        "Turn",
+        "Prompt tokens",
+        *(f"TTFT {p}" for p in phases),
+        "TTFT change vs before / restored",
+        *(f"E2E {p}" for p in phases),
+        "E2E change vs before / restored",
+        *hits,
+    ]
 
 
 def _hits(trial: TrialAnalysis) -> bool:

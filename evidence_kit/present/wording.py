@@ -17,16 +17,39 @@ from .format import count, faster_slower, higher_lower, percent, percent_beside,
 from .timing import TIMING_NAMES, milliseconds, not_reconcilable_why
 
 __all__ = [
-    "finding_sentence", "rule_sentence", "slots_sentence", "requests_sentence", "failures_text", "outcome_sentence",
-    "gates_sentence", "wins_text", "wins_sentence", "simulated_sentence", "guardrail_text", "verdict_text",
-    "verdicts_text", "detectable_text", "detectable_sentence", "verdict_definitions", "interval_method_sentence",
-    "guardrail_result_text", "threshold_labels", "METRIC_NAMES", "design_sentence", "client_health_sentence",
-    "imported_sentence", "tool_name", "content_ttft_sentence",
+    "finding_sentence",
+    "rule_sentence",
+    "slots_sentence",
+    "requests_sentence",
+    "failures_text",
+    "outcome_sentence",
+    "gates_sentence",
+    "wins_text",
+    "wins_sentence",
+    "simulated_sentence",
+    "guardrail_text",
+    "verdict_text",
+    "verdicts_text",
+    "detectable_text",
+    "detectable_sentence",
+    "verdict_definitions",
+    "interval_method_sentence",
+    "guardrail_result_text",
+    "threshold_labels",
+    "METRIC_NAMES",
+    "design_sentence",
+    "client_health_sentence",
+    "imported_sentence",
+    "tool_name",
+    "content_ttft_sentence",
 ]
 
 METRIC_NAMES = {
-    "e2e_s": "end-to-end latency", "ttft_s": "time to first token", "ttft_content_s": "visible-content TTFT",
-    "completion_tokens": "output tokens", "goodput": "goodput (share of requests meeting every SLO)",
+    "e2e_s": "end-to-end latency",
+    "ttft_s": "time to first token",
+    "ttft_content_s": "visible-content TTFT",
+    "completion_tokens": "output tokens",
+    "goodput": "goodput (share of requests meeting every SLO)",
 }
 CONFIDENCE_SENTENCES = {
     "point": "",
@@ -64,8 +87,10 @@ def rule_sentence(trial: TrialAnalysis) -> str:
     if rule.guardrails:
         text += " Guardrails (against both controls): " + "; ".join(guardrail_text(g) for g in rule.guardrails) + "."
     if rule.max_timing_gap_ms is not None:
-        text += (f" Client and engine must agree: each run's mean client TTFT and end-to-end time within "
-                 f"{rule.max_timing_gap_ms:g} ms of the engine's own, either way, compared on every run.")
+        text += (
+            f" Client and engine must agree: each run's mean client TTFT and end-to-end time within "
+            f"{rule.max_timing_gap_ms:g} ms of the engine's own, either way, compared on every run."
+        )
     return text
 
 
@@ -75,10 +100,12 @@ def verdict_text(group: GroupResult) -> str:
     verdict = group.verdict
     text = VERDICT_WORDS[(verdict.verdict, verdict.reason)]
     if verdict.within_noise:
-        why = ("no run-level interval could be drawn" if any(i.low is None or i.high is None for i in group.intervals)
-               else "an interval includes no change")
-        text += f" (point estimates only: {why})" if verdict.win else \
-            f" (the point estimates clear the threshold, but {why})"
+        why = (
+            "no run-level interval could be drawn"
+            if any(i.low is None or i.high is None for i in group.intervals)
+            else "an interval includes no change"
+        )
+        text += f" (point estimates only: {why})" if verdict.win else f" (the point estimates clear the threshold, but {why})"
     if any(r.breached for r in group.guardrails):
         text += "; guardrail breached"
     elif not verdict.guardrails_held:
@@ -89,8 +116,7 @@ def verdict_text(group: GroupResult) -> str:
 # What each confidence asks of a win, as the verdict list says it.
 WIN_CONFIDENCE = {
     "point": "on the point estimates (the rule's confidence is point)",
-    "significant": "on the point estimates, and each run-level 95% interval excludes no change (the rule's "
-                   "confidence is significant)",
+    "significant": "on the point estimates, and each run-level 95% interval excludes no change (the rule's confidence is significant)",
     "bound": "at the conservative end of each run-level 95% interval (the rule's confidence is bound)",
 }
 
@@ -103,21 +129,22 @@ def verdict_definitions(trial: TrialAnalysis) -> list[str]:
         "regression: slower than both controls by at least half the threshold, at the same confidence;",
         "inconclusive, the controls disagree: the original before and the original restored differ by at least "
         f"{threshold}, so the row cannot be decided cleanly;",
-        f"no-win: against at least one control the interval excludes an improvement of {threshold}: the data say "
-        "the candidate does not win;",
+        f"no-win: against at least one control the interval excludes an improvement of {threshold}: the data say the candidate does not win;",
         "inconclusive, unresolved: the intervals can resolve the threshold neither way.",
     ]
 
 
 def interval_method_sentence() -> str:
     """How the intervals of the tables were drawn, and where the other method's are."""
-    return ("Intervals are 95% run-level intervals of the candidate / control ratio, studentised: the run, not the "
-            "request, is the unit that repeats, so each arm's uncertainty is estimated from the spread of its run "
-            "means (Kalibera & Jones 2013), and the interval's width is calibrated by a bootstrap-t (a resampled "
-            "world with the estimated run-to-run and request-to-request spreads), so few runs give the wider "
-            "interval their few degrees of freedom call for (a Fieller interval of the ratio). Request-level "
-            "intervals, which treat every request as independent, are in analysis.json for comparison. n.s. marks an "
-            "interval that includes a ratio of 1 (no change).")
+    return (
+        "Intervals are 95% run-level intervals of the candidate / control ratio, studentised: the run, not the "
+        "request, is the unit that repeats, so each arm's uncertainty is estimated from the spread of its run "
+        "means (Kalibera & Jones 2013), and the interval's width is calibrated by a bootstrap-t (a resampled "
+        "world with the estimated run-to-run and request-to-request spreads), so few runs give the wider "
+        "interval their few degrees of freedom call for (a Fieller interval of the ratio). Request-level "
+        "intervals, which treat every request as independent, are in analysis.json for comparison. n.s. marks an "
+        "interval that includes a ratio of 1 (no change)."
+    )
 
 
 def detectable_sentence(trial: TrialAnalysis) -> str:
@@ -126,11 +153,14 @@ def detectable_sentence(trial: TrialAnalysis) -> str:
     missing = [g.label for g in trial.groups if g.detectable_pct is None]
     text = "Smallest resolvable change: "
     if parts:
-        text += (f"differences under {_listed(parts)} are not resolvable with this data: 80% power at 95% confidence, "
-                 "from the wider of each group's two run-level intervals.")
+        text += (
+            f"differences under {_listed(parts)} are not resolvable with this data: 80% power at 95% confidence, "
+            "from the wider of each group's two run-level intervals."
+        )
     if missing:
-        text += (" " if parts else "") + (f"not estimable at {_listed(missing)}: a run-level interval needs at least "
-                                          "two runs with values in each arm.")
+        text += (" " if parts else "") + (
+            f"not estimable at {_listed(missing)}: a run-level interval needs at least two runs with values in each arm."
+        )
     return text
 
 
@@ -153,8 +183,7 @@ def guardrail_result_text(result: GuardrailResult) -> str:
 def threshold_labels(trial: TrialAnalysis) -> list[tuple[float, str]]:
     """The interval charts' lines: (candidate / control ratio, words), the threshold either way and no change."""
     threshold = f"{trial.rule.min_improvement_pct:g}%"
-    return [(trial.rule.threshold_low_ratio, f"{threshold} faster"), (1.0, "no change"),
-            (trial.rule.threshold_high_ratio, f"{threshold} slower")]
+    return [(trial.rule.threshold_low_ratio, f"{threshold} faster"), (1.0, "no change"), (trial.rule.threshold_high_ratio, f"{threshold} slower")]
 
 
 def verdicts_text(trial: TrialAnalysis) -> str:
@@ -167,8 +196,7 @@ def detectable_text(group: GroupResult) -> str:
     return "not estimable" if group.detectable_pct is None else percent(group.detectable_pct)
 
 
-IMPORTED_TOOLS = {"vllm-bench-serve": "vllm bench serve", "guidellm": "GuideLLM", "aiperf": "AIPerf",
-                  "inference-perf": "inference-perf"}
+IMPORTED_TOOLS = {"vllm-bench-serve": "vllm bench serve", "guidellm": "GuideLLM", "aiperf": "AIPerf", "inference-perf": "inference-perf"}
 NOT_RECORDED_WORDS = {
     "counter-reconciliation": "no counter reconciliation",
     "functional-gates": "no functional gates",
@@ -188,13 +216,15 @@ def tool_name(tool: str) -> str:
 def content_ttft_sentence(analysis: Analysis) -> str:
     """What the pages say of the two first-token times; an imported client that does not tell them apart
     is named, since its journals hold no visible-content TTFT."""
-    text = ("Visible-content TTFT (first visible content token) is distinct from TTFT (first reasoning-or-content "
-            "token); both are retained in the native journals.")
-    lacking = sorted({tool_name(a.imported.tool) for t in analysis.trials for a in t.arms
-                      if a.imported is not None and "content-ttft" in a.imported.not_recorded})
+    text = (
+        "Visible-content TTFT (first visible content token) is distinct from TTFT (first reasoning-or-content "
+        "token); both are retained in the native journals."
+    )
+    lacking = sorted(
+        {tool_name(a.imported.tool) for t in analysis.trials for a in t.arms if a.imported is not None and "content-ttft" in a.imported.not_recorded}
+    )
     if lacking:
-        text += (f" Imported from {' and '.join(lacking)}, which times only the first token: visible-content TTFT "
-                 "is absent there, not zero.")
+        text += f" Imported from {' and '.join(lacking)}, which times only the first token: visible-content TTFT is absent there, not zero."
     return text
 
 
@@ -203,8 +233,10 @@ def imported_sentence(tool: str, versions: list[str], not_recorded: list[str]) -
     name = tool_name(tool)
     named = f"{name} {', '.join(versions)}" if versions else f"{name} (its files record no version)"
     limits = ", ".join(NOT_RECORDED_WORDS.get(item, item) for item in not_recorded)
-    return (f"Imported from {named}: {limits or 'nothing missing'}. These times are the client's own, as it "
-            "recorded them; what it did not record is absent, never filled in.")
+    return (
+        f"Imported from {named}: {limits or 'nothing missing'}. These times are the client's own, as it "
+        "recorded them; what it did not record is absent, never filled in."
+    )
 
 
 def finding_sentence(finding: Finding, candidate: str, threshold_pct: float | None = None) -> str:
@@ -223,8 +255,7 @@ def finding_sentence(finding: Finding, candidate: str, threshold_pct: float | No
         if noisy.controls:
             reasons.append(f"the run-level 95% interval against the {_controls(noisy.controls)} includes no change")
         if noisy.undrawn:
-            reasons.append(f"no run-level interval against the {_controls(noisy.undrawn)} could be drawn (fewer than two "
-                           "runs with values in an arm)")
+            reasons.append(f"no run-level interval against the {_controls(noisy.undrawn)} could be drawn (fewer than two runs with values in an arm)")
         return (
             f"At {g} the {candidate} was {percent(noisy.improvement_vs_before_pct)} and "
             f"{percent(noisy.improvement_vs_restored_pct)} faster than the two controls, but {' and '.join(reasons)}: "
@@ -272,44 +303,51 @@ def finding_sentence(finding: Finding, candidate: str, threshold_pct: float | No
     if finding.kind == "not-reconcilable":
         runs = finding.values
         why = not_reconcilable_why(runs.count, runs.without_counters, "request or token counters")
-        return (f"{runs.count} run(s) are not reconcilable: {why}, so the client's request and token sums were "
-                "not checked against the engine's.")
+        return f"{runs.count} run(s) are not reconcilable: {why}, so the client's request and token sums were not checked against the engine's."
     if finding.kind == "timing-gap":
         gap = finding.values
         name = TIMING_NAMES[gap.metric]
-        return (f"In the {_arm(gap)} arm, {gap.runs} run(s) had a mean client {name} that differs from the engine's "
-                f"own by more than the declared {gap.bound_ms:g} ms (largest "
-                f"{milliseconds(gap.largest_gap_ms, gap.bound_ms)}): the client's times are not what the engine saw. "
-                "The candidate cannot be promoted.")
+        return (
+            f"In the {_arm(gap)} arm, {gap.runs} run(s) had a mean client {name} that differs from the engine's "
+            f"own by more than the declared {gap.bound_ms:g} ms (largest "
+            f"{milliseconds(gap.largest_gap_ms, gap.bound_ms)}): the client's times are not what the engine saw. "
+            "The candidate cannot be promoted."
+        )
     if finding.kind == "timing-unchecked":
         unchecked = finding.values
-        parts = [f"{n} {words}" for n, words in ((unchecked.not_comparable, "not comparable"),
-                                                 (unchecked.not_reconcilable, "not reconcilable")) if n]
-        return (f"In the {_arm(unchecked)} arm, the declared {unchecked.bound_ms:g} ms timing bound could not be "
-                f"checked on the {TIMING_NAMES[unchecked.metric]} of {unchecked.runs} of {unchecked.runs_total} "
-                f"run(s) ({', '.join(parts)}): it is not shown to hold. The candidate cannot be promoted.")
+        parts = [f"{n} {words}" for n, words in ((unchecked.not_comparable, "not comparable"), (unchecked.not_reconcilable, "not reconcilable")) if n]
+        return (
+            f"In the {_arm(unchecked)} arm, the declared {unchecked.bound_ms:g} ms timing bound could not be "
+            f"checked on the {TIMING_NAMES[unchecked.metric]} of {unchecked.runs} of {unchecked.runs_total} "
+            f"run(s) ({', '.join(parts)}): it is not shown to hold. The candidate cannot be promoted."
+        )
     if finding.kind == "gate-failed":
         return f"The {finding.values.gate} gate failed in the {_arm(finding.values)} arm."
     if finding.kind == "check-failed":
         return f"The {finding.values.check} check failed in the {_arm(finding.values)} arm."
     if finding.kind == "check-warning":
-        return (f"Warning: the {finding.values.check} check did not pass in the {_arm(finding.values)} arm "
-                "(shown, not failing the arm).")
+        return f"Warning: the {finding.values.check} check did not pass in the {_arm(finding.values)} arm (shown, not failing the arm)."
     if finding.kind == "telemetry-mismatch":
-        return (f"The {_arm(finding.values)} journal's footer records a telemetry summary that its own samples do not "
-                f"give ({finding.values.fields}); the pages show the figures recomputed from the samples.")
+        return (
+            f"The {_arm(finding.values)} journal's footer records a telemetry summary that its own samples do not "
+            f"give ({finding.values.fields}); the pages show the figures recomputed from the samples."
+        )
     if finding.kind == "few-repetitions":
         few = finding.values
-        return (f"The rule ({few.confidence}) reads the run-level intervals, and an arm holds only {few.runs} run(s) of a "
-                f"group: a run-level interval needs at least {few.advised} runs per arm (from {few.advised} it held the true "
-                "change in 93-97% of synthetic trials), so none could be drawn there and the rule cannot call that group "
-                "a win. Plan the repetitions with evidence-kit power.")
+        return (
+            f"The rule ({few.confidence}) reads the run-level intervals, and an arm holds only {few.runs} run(s) of a "
+            f"group: a run-level interval needs at least {few.advised} runs per arm (from {few.advised} it held the true "
+            "change in 93-97% of synthetic trials), so none could be drawn there and the rule cannot call that group "
+            "a win. Plan the repetitions with evidence-kit power."
+        )
     if finding.kind == "client-saturated":
         run = finding.values
         over = "; ".join(_exceedance_text(e) for e in run.exceeded)
-        return (f"The client may have been the bottleneck in run {run.run} of the {_arm(run)} arm: {over}. Its "
-                "timings may be inflated, so the trial cannot promote; rerun with more client capacity (fewer "
-                "concurrent requests per collector, a less loaded machine) or declare the bounds the setup needs.")
+        return (
+            f"The client may have been the bottleneck in run {run.run} of the {_arm(run)} arm: {over}. Its "
+            "timings may be inflated, so the trial cannot promote; rerun with more client capacity (fewer "
+            "concurrent requests per collector, a less loaded machine) or declare the bounds the setup needs."
+        )
     if finding.kind == "slots-not-restored":
         return (
             f"Engine-reported token slots did not return to the original value after restoration "
@@ -321,9 +359,13 @@ def finding_sentence(finding: Finding, candidate: str, threshold_pct: float | No
 _MEASURED = {"change_vs_before_pct", "change_vs_restored_pct", "within_noise"}
 
 
-_BOUND_WORDS = {"loop-lag": "event-loop lag reached", "loop-lag-p50": "the median event-loop lag was",
-                "send-wait": "a request waited in the client", "loop-cpu": "the event loop's thread used",
-                "arrival-rate": "the achieved arrival rate fell short of its schedule by"}
+_BOUND_WORDS = {
+    "loop-lag": "event-loop lag reached",
+    "loop-lag-p50": "the median event-loop lag was",
+    "send-wait": "a request waited in the client",
+    "loop-cpu": "the event loop's thread used",
+    "arrival-rate": "the achieved arrival rate fell short of its schedule by",
+}
 _SHARES = ("loop-cpu", "arrival-rate")  # bounds stored as fractions
 
 
@@ -346,11 +388,14 @@ def client_health_sentence(trial: TrialAnalysis) -> str:
     """The client's health over the trial's runs, against its declared bounds; 'not recorded' for journals
     that predate it."""
     b = trial.client_bounds
-    bounds = (f"event-loop lag at most {b.max_loop_lag_s:g} s (median {b.max_loop_lag_p50_s:g} s), send wait at most "
-              f"{b.max_send_wait_s:g} s, loop CPU at most {b.max_cpu_share * 100:g}% of one core")
+    bounds = (
+        f"event-loop lag at most {b.max_loop_lag_s:g} s (median {b.max_loop_lag_p50_s:g} s), send wait at most "
+        f"{b.max_send_wait_s:g} s, loop CPU at most {b.max_cpu_share * 100:g}% of one core"
+    )
     if any(r.rate is not None for r in trial.runs):
-        bounds += (f", the achieved arrival rate at most {b.rate_shortfall * 100:g}% below its schedule's "
-                   "(send wait counted from each request's due time)")
+        bounds += (
+            f", the achieved arrival rate at most {b.rate_shortfall * 100:g}% below its schedule's (send wait counted from each request's due time)"
+        )
     recorded, total = trial.client_runs_recorded, trial.runs_total
     if recorded == 0:
         if any(a.imported is not None for a in trial.arms):
@@ -429,8 +474,10 @@ def wins_sentence(trial: TrialAnalysis) -> str:
 def simulated_sentence(analysis: Analysis) -> str:
     """The warning every page of a decision with a simulated trial carries, naming those trials."""
     names = ", ".join(t.title for t in analysis.trials if t.simulated)
-    return (f"Simulated evidence: {names} ran on a simulated engine (engine_kind simulated). Its numbers describe "
-            "the simulator, not measurements of real hardware.")
+    return (
+        f"Simulated evidence: {names} ran on a simulated engine (engine_kind simulated). Its numbers describe "
+        "the simulator, not measurements of real hardware."
+    )
 
 
 def design_sentence(trial: TrialAnalysis) -> str:
@@ -444,8 +491,11 @@ def design_sentence(trial: TrialAnalysis) -> str:
             "alternating. The rule compares the candidate, pooled over its blocks, with the first and the last "
             "original block; the design table also fits a line through every original block's median over the "
             "arms' positions (the control's drift) and compares the candidate with that line where the candidate "
-            "ran, and with each original block.")
+            "ran, and with each original block."
+        )
     if trial.order == "randomised":
-        parts.append("Each repetition ran the workload groups in an order shuffled from the plan's seed, the "
-                     "same in every arm and recorded in trial.json; the journals were checked against it.")
+        parts.append(
+            "Each repetition ran the workload groups in an order shuffled from the plan's seed, the "
+            "same in every arm and recorded in trial.json; the journals were checked against it."
+        )
     return " ".join(parts)

@@ -25,8 +25,7 @@ __all__ = ["KNOWN_ONLY", "known_values", "public_copies", "scan_site"]
 
 # Minified third-party scripts: hunted for known values only (the detectors would
 # flag their own hashes and example addresses).
-KNOWN_ONLY: tuple[str, ...] = ("assets/vega-bundle.js", "search/*.js", "assets/javascripts/*", "assets/stylesheets/*",
-                               "assets/images/*")
+KNOWN_ONLY: tuple[str, ...] = ("assets/vega-bundle.js", "search/*.js", "assets/javascripts/*", "assets/stylesheets/*", "assets/images/*")
 
 
 def known_values(decisions: Sequence[DecisionEvidence], maps: Sequence[Path] = ()) -> list[KnownValue]:
@@ -93,13 +92,13 @@ def scan_site(roots: Sequence[Path], values: list[KnownValue], *, shown_as: Path
     policy = load_policy(policy_file) if policy_file else Policy()
     policy = policy.model_copy(update={"public": [*policy.public, *SITE_PUBLIC]})
     for root in roots:
-        findings = scan_tree(root, known_values=values, policy=policy, known_only=KNOWN_ONLY,
-                             skip=public_copies(root))
+        findings = scan_tree(root, known_values=values, policy=policy, known_only=KNOWN_ONLY, skip=public_copies(root))
         if findings:
             first = findings[0]
             how = "a known private value" if first.source == "known" else f"the {first.cls} detector"
             more = f" (and {len(findings) - 1} more findings)" if len(findings) > 1 else ""
             raise CheckFailed(
                 f"the site would publish something private: {first.cls}, found as {how}{more}; nothing was written",
-                shown_as / root.name / first.file, first.line,
+                shown_as / root.name / first.file,
+                first.line,
             )

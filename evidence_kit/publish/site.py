@@ -75,7 +75,11 @@ def _swap_into(out: Path, staged: Path) -> None:
 
 
 def build_site(
-    folders: Sequence[Path], out: Path, *, private_maps: Sequence[Path] = (), policy: Path | None = None,
+    folders: Sequence[Path],
+    out: Path,
+    *,
+    private_maps: Sequence[Path] = (),
+    policy: Path | None = None,
     sign_key: Path | None = None,
 ) -> BuildResult:
     """Build the site of ``folders`` into ``out`` (layout in :mod:`evidence_kit.render.docs_folder`).

@@ -98,8 +98,7 @@ class JournalReader:
                             spans.setdefault(record.run, _Span()).add(record.t_send_s, record.e2e_s)
                         if None not in (record.t_send_s, record.scheduled_s, record.send_wait_s):
                             # An open-loop request's lag is its send less its due time: all three on one clock.
-                            starts.setdefault(record.run, []).append(
-                                (line_no, record.t_send_s - record.scheduled_s - record.send_wait_s))  # type: ignore[operator]
+                            starts.setdefault(record.run, []).append((line_no, record.t_send_s - record.scheduled_s - record.send_wait_s))  # type: ignore[operator]
                 elif isinstance(record, Run):
                     self._close_run(record, open_runs.pop(record.run, Counter()), closed_runs, line_no)
                     self._check_span(record, spans.pop(record.run, None), line_no)
@@ -107,8 +106,7 @@ class JournalReader:
                 elif isinstance(record, Footer):
                     if record.requests != requests or record.timed_requests != timed:
                         raise BadInput(
-                            f"footer counts {record.requests} requests / {record.timed_requests} timed, "
-                            f"but the journal holds {requests} / {timed}",
+                            f"footer counts {record.requests} requests / {record.timed_requests} timed, but the journal holds {requests} / {timed}",
                             self.path,
                             line_no,
                         )
@@ -145,12 +143,20 @@ class JournalReader:
         # most that many times the span (each rounded to the microsecond: a microsecond or two each).
         # (An open-loop run has no concurrency to bound it: its requests start on a schedule.)
         if run.concurrency is not None and span.busy > run.concurrency * wall + HEALTH_TOLERANCE_S + span.count * 2e-6:
-            raise BadInput(f"run {run.run!r} at concurrency {run.concurrency} has timed requests whose send -> end "
-                           f"times add up to {span.busy:.6g} s in a span of {wall:.6g} s (first send to last end): "
-                           f"more than {run.concurrency} on the wire at once", self.path, line_no)
+            raise BadInput(
+                f"run {run.run!r} at concurrency {run.concurrency} has timed requests whose send -> end "
+                f"times add up to {span.busy:.6g} s in a span of {wall:.6g} s (first send to last end): "
+                f"more than {run.concurrency} on the wire at once",
+                self.path,
+                line_no,
+            )
         if run.client is not None and wall > run.client.wall_s + HEALTH_TOLERANCE_S:
-            raise BadInput(f"run {run.run!r} client wall_s {run.client.wall_s!r} is shorter than its timed requests "
-                           f"span ({wall:.6g} s from the first send to the last end)", self.path, line_no)
+            raise BadInput(
+                f"run {run.run!r} client wall_s {run.client.wall_s!r} is shorter than its timed requests "
+                f"span ({wall:.6g} s from the first send to the last end)",
+                self.path,
+                line_no,
+            )
 
     def _check_lags(self, run: Run, starts: list[tuple[int, float]]) -> None:
         """Each open-loop request's send lag is its send time less its due time (``t_start_s + scheduled_s``): a
@@ -160,9 +166,13 @@ class JournalReader:
             return
         for line_no, start in starts:
             if abs(start - run.t_start_s) > 5e-6:
-                raise BadInput(f"request of open-loop run {run.run!r}: t_send_s - scheduled_s - send_wait_s is "
-                               f"{start:.6f} s, not the run's t_start_s {run.t_start_s!r}: its send lag is not its send "
-                               "time less its due time", self.path, line_no)
+                raise BadInput(
+                    f"request of open-loop run {run.run!r}: t_send_s - scheduled_s - send_wait_s is "
+                    f"{start:.6f} s, not the run's t_start_s {run.t_start_s!r}: its send lag is not its send "
+                    "time less its due time",
+                    self.path,
+                    line_no,
+                )
 
     def _close_run(self, run: Run, counts: Counter[str], closed: set[str], line_no: int) -> None:
         if run.run in closed:
@@ -170,8 +180,7 @@ class JournalReader:
         closed.add(run.run)
         if run.requests != counts["requests"] or run.ok != counts["ok"]:
             raise BadInput(
-                f"run {run.run!r} counts {run.requests} requests / {run.ok} ok, "
-                f"but the journal holds {counts['requests']} / {counts['ok']} for it",
+                f"run {run.run!r} counts {run.requests} requests / {run.ok} ok, but the journal holds {counts['requests']} / {counts['ok']} for it",
                 self.path,
                 line_no,
             )

@@ -25,8 +25,12 @@ def _check_turn(request: Request, trial: Trial, path: Path, line: int) -> None:
     if request.turn is None or request.conversation is None:
         raise BadInput(f"a timed request without its conversation and turn in a trial of {wl.turns} turns", path, line)
     if request.turn > wl.turns or request.conversation >= wl.requests_per_run:
-        raise BadInput(f"turn {request.turn} of conversation {request.conversation} is outside the workload's "
-                       f"{wl.requests_per_run} conversations of {wl.turns} turns", path, line)
+        raise BadInput(
+            f"turn {request.turn} of conversation {request.conversation} is outside the workload's "
+            f"{wl.requests_per_run} conversations of {wl.turns} turns",
+            path,
+            line,
+        )
 
 
 def read_arm(bundle: Path, trial: Trial, ref: ArmRef, *, require_footer: bool = True) -> ArmEvidence:
@@ -53,18 +57,17 @@ def read_arm(bundle: Path, trial: Trial, ref: ArmRef, *, require_footer: bool = 
         assert arm is not None  # the reader guarantees the header comes first
         if isinstance(record, (Request, Run)):
             if (record.rate is not None) != trial.workload.open_loop:
-                raise BadInput(f"a {record.type} record at a {'rate' if record.rate is not None else 'concurrency'} "
-                               f"in a trial whose workload is at a {'rate' if trial.workload.open_loop else 'concurrency'}",
-                               path, line)
-            if (record.input_nominal, record.load) not in groups:
                 raise BadInput(
-                    f"group ({record.input_nominal}, {record.load}) is not in the trial's workload", path, line
+                    f"a {record.type} record at a {'rate' if record.rate is not None else 'concurrency'} "
+                    f"in a trial whose workload is at a {'rate' if trial.workload.open_loop else 'concurrency'}",
+                    path,
+                    line,
                 )
+            if (record.input_nominal, record.load) not in groups:
+                raise BadInput(f"group ({record.input_nominal}, {record.load}) is not in the trial's workload", path, line)
             timed = isinstance(record, Run) or not record.warmup
             if timed and not 1 <= record.repetition <= trial.workload.repetitions:
-                raise BadInput(
-                    f"repetition {record.repetition} is outside 1..{trial.workload.repetitions}", path, line
-                )
+                raise BadInput(f"repetition {record.repetition} is outside 1..{trial.workload.repetitions}", path, line)
         if isinstance(record, Request):
             if not record.warmup:
                 _check_turn(record, trial, path, line)
@@ -74,12 +77,12 @@ def read_arm(bundle: Path, trial: Trial, ref: ArmRef, *, require_footer: bool = 
         elif isinstance(record, Run):
             order.check(record, path, line)
             if record.requests > per_run:
-                raise BadInput(f"run {record.run!r} holds {record.requests} timed requests; the workload plans "
-                               f"{per_run} per run", path, line)
+                raise BadInput(f"run {record.run!r} holds {record.requests} timed requests; the workload plans {per_run} per run", path, line)
             cell = (record.repetition, record.input_nominal, record.load)
             if cell in runs_seen:
-                raise BadInput(f"run {record.run!r} repeats repetition {cell[0]} of group ({cell[1]}, {cell[2]}), "
-                               f"already run as {runs_seen[cell]!r}", path, line)
+                raise BadInput(
+                    f"run {record.run!r} repeats repetition {cell[0]} of group ({cell[1]}, {cell[2]}), already run as {runs_seen[cell]!r}", path, line
+                )
             runs_seen[cell] = record.run
             unclosed.pop(record.run, None)
             arm.runs.append(record)
@@ -114,8 +117,11 @@ class _RunOrder:
         if place is None:
             return  # outside the workload: refused above
         if self.last is not None and place <= self.last[0]:
-            raise BadInput(f"run {run.run!r} comes after run {self.last[1].run!r}, out of the randomised order "
-                           "trial.json's workload gives (order, seed)", path, line)
+            raise BadInput(
+                f"run {run.run!r} comes after run {self.last[1].run!r}, out of the randomised order trial.json's workload gives (order, seed)",
+                path,
+                line,
+            )
         self.last = (place, run)
 
 

@@ -32,8 +32,7 @@ def describe_validation_error(err: ValidationError, *, strip_tag: bool = False) 
     if first["type"] == "missing":
         # A misspelt key is both a missing field and an unknown one beside it ([decision_rules] for
         # [decision_rule]): the unknown one is what the author wrote, so it is named, at its line.
-        first = next((e for e in errors if e["type"] == "extra_forbidden" and tuple(e["loc"])[:-1] == tuple(first["loc"])[:-1]),
-                     first)
+        first = next((e for e in errors if e["type"] == "extra_forbidden" and tuple(e["loc"])[:-1] == tuple(first["loc"])[:-1]), first)
     loc = tuple(first["loc"])
     if strip_tag and loc and isinstance(loc[0], str):
         loc = loc[1:]
@@ -70,11 +69,7 @@ def line_of_key(text: str, loc: Sequence[Any], *, toml: bool = False) -> int | N
     for item in loc:
         if not isinstance(item, str):
             continue
-        pattern = (
-            rf"(?m)^[ \t]*\"?{re.escape(item)}\"?[ \t]*=|^[ \t]*\[+[ \t]*{re.escape(item)}[ \t]*\]+"
-            if toml
-            else rf"\"{re.escape(item)}\"\s*:"
-        )
+        pattern = rf"(?m)^[ \t]*\"?{re.escape(item)}\"?[ \t]*=|^[ \t]*\[+[ \t]*{re.escape(item)}[ \t]*\]+" if toml else rf"\"{re.escape(item)}\"\s*:"
         match = re.compile(pattern).search(text, pos)
         if match is None:
             break

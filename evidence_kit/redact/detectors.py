@@ -39,18 +39,83 @@ _OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 _V6 = r"(?:(?<![0-9A-Za-z:])|(?<=[G-Zg-z_.\-]:))"
 _PATHCHARS = r"[^\s\"'<>|;,=()\[\]{}`]"
 _TREES = (
-    "home", "Users", "mnt", "media", "data[0-9]*", "opt", "root", "tmp", "srv", "scratch", "nfs",
-    "lustre", "gpfs", "raid[0-9]*", "models?", "workspaces?", "export", "vol", "volumes",
-    "var/lib", "var/tmp", "run/user", "private", "storage", "shared", "datasets", "checkpoints",
+    "home",
+    "Users",
+    "mnt",
+    "media",
+    "data[0-9]*",
+    "opt",
+    "root",
+    "tmp",
+    "srv",
+    "scratch",
+    "nfs",
+    "lustre",
+    "gpfs",
+    "raid[0-9]*",
+    "models?",
+    "workspaces?",
+    "export",
+    "vol",
+    "volumes",
+    "var/lib",
+    "var/tmp",
+    "run/user",
+    "private",
+    "storage",
+    "shared",
+    "datasets",
+    "checkpoints",
 )
 _TLDS = (
-    "com", "org", "net", "io", "ai", "dev", "app", "cloud", "local", "localdomain", "lan",
-    "internal", "intranet", "corp", "home", "private", "edu", "gov", "mil", "int", "co", "us",
-    "uk", "de", "fr", "nl", "se", "ch", "jp", "cn", "kr", "in", "eu", "ca", "au", "info", "biz",
-    "tech", "xyz", "lab", "cluster", "svc",
+    "com",
+    "org",
+    "net",
+    "io",
+    "ai",
+    "dev",
+    "app",
+    "cloud",
+    "local",
+    "localdomain",
+    "lan",
+    "internal",
+    "intranet",
+    "corp",
+    "home",
+    "private",
+    "edu",
+    "gov",
+    "mil",
+    "int",
+    "co",
+    "us",
+    "uk",
+    "de",
+    "fr",
+    "nl",
+    "se",
+    "ch",
+    "jp",
+    "cn",
+    "kr",
+    "in",
+    "eu",
+    "ca",
+    "au",
+    "info",
+    "biz",
+    "tech",
+    "xyz",
+    "lab",
+    "cluster",
+    "svc",
     # Special-use names (RFC 6761, RFC 8375): home.arpa networks and in-addr.arpa reverse names
     # are private; .test, .example and .invalid hosts exist only where someone made them up.
-    "arpa", "test", "example", "invalid",
+    "arpa",
+    "test",
+    "example",
+    "invalid",
 )
 
 # The start of a line's text: the line's start, or after its indentation of up to eight blanks (a lookbehind
@@ -59,54 +124,87 @@ _LINE_START = "(?:^|" + "|".join(f"(?<=^{' ' * n})" for n in range(1, 9)) + r"|(
 
 # (class, pattern), most specific first.
 DETECTORS: tuple[tuple[str, str], ...] = (
-    ("token", r"(?i:bearer)\s+[A-Za-z0-9._~+/=-]{8,}"
-              r"|" + _B + r"(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}"
-              r"|" + _B + r"hf_[A-Za-z0-9]{16,}"
-              r"|" + _B + r"gh[pousr]_[A-Za-z0-9]{20,}"
-              r"|" + _B + r"AKIA[0-9A-Z]{16}" + _E +
-              r"|" + _B + r"xox[abpr]-[A-Za-z0-9-]{10,}"
-              r"|" + _B + r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
-              # A PEM private key with its body, its line breaks raw or escaped as in JSON ("\\n"),
-              # and an Ed25519 PKCS#8 key's body alone (its DER always starts MC4CAQAwBQYDK2VwBCIEI).
-              r"|-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?:\\[nr]|\s|[A-Za-z0-9+/=])*+(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----)?"
-              r"|MC4CAQAwBQYDK2VwBCIEI(?:[A-Za-z0-9+/]{43}=?|[A-Za-z0-9_-]{43}=?)"
-              # A full body line of any PEM key written over several lines (64 base64 characters alone on
-              # their line, at least one of them not a hex digit: a sha256 in hex is not one), or of a key
-              # `base64` wrapped (76 columns, as MIME does); indented up to eight blanks (YAML, Markdown),
-              # its line ended by LF or CRLF.
-              r"|(?m:" + _LINE_START + r"(?=[0-9A-Fa-f]*[G-Zg-z+/])[A-Za-z0-9+/]{64}(?:[A-Za-z0-9+/]{12})?(?=[ \t]*\r?$))"),
+    (
+        "token",
+        r"(?i:bearer)\s+[A-Za-z0-9._~+/=-]{8,}"
+        r"|" + _B + r"(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}"
+        r"|" + _B + r"hf_[A-Za-z0-9]{16,}"
+        r"|" + _B + r"gh[pousr]_[A-Za-z0-9]{20,}"
+        r"|" + _B + r"AKIA[0-9A-Z]{16}" + _E + r"|" + _B + r"xox[abpr]-[A-Za-z0-9-]{10,}"
+        r"|" + _B + r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
+        # A PEM private key with its body, its line breaks raw or escaped as in JSON ("\\n"),
+        # and an Ed25519 PKCS#8 key's body alone (its DER always starts MC4CAQAwBQYDK2VwBCIEI).
+        r"|-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?:\\[nr]|\s|[A-Za-z0-9+/=])*+(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----)?"
+        r"|MC4CAQAwBQYDK2VwBCIEI(?:[A-Za-z0-9+/]{43}=?|[A-Za-z0-9_-]{43}=?)"
+        # A full body line of any PEM key written over several lines (64 base64 characters alone on
+        # their line, at least one of them not a hex digit: a sha256 in hex is not one), or of a key
+        # `base64` wrapped (76 columns, as MIME does); indented up to eight blanks (YAML, Markdown),
+        # its line ended by LF or CRLF.
+        r"|(?m:" + _LINE_START + r"(?=[0-9A-Fa-f]*[G-Zg-z+/])[A-Za-z0-9+/]{64}(?:[A-Za-z0-9+/]{12})?(?=[ \t]*\r?$))",
+    ),
     # A scheme may start with a digit here (RFC 3986 says a letter): "0132…5a://h" must be one URL
     # in raw text, or its hex run alone becomes "hex-1" and the output reads "hex-1://h" as a URL.
     # A scheme from the start of its run of scheme characters may be any length (one scan per run);
     # one that starts after a '.', '-' or '+' inside a run ("log-http://h") is bounded, so a long
     # dotted run with no "://" after it costs linear time, not quadratic.
-    ("url", r"(?:(?<![A-Za-z0-9+.-])[A-Za-z0-9][A-Za-z0-9+.-]*+|" + _B + r"[A-Za-z0-9][A-Za-z0-9+.-]{1,62})"
-            r"://[^\s\"'<>`]+"),
+    (
+        "url",
+        r"(?:(?<![A-Za-z0-9+.-])[A-Za-z0-9][A-Za-z0-9+.-]*+|" + _B + r"[A-Za-z0-9][A-Za-z0-9+.-]{1,62})"
+        r"://[^\s\"'<>`]+",
+    ),
     ("email", _B + r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}" + _E),
-    ("gpu", _B + r"(?:GPU|MIG)-(?:GPU-)?" + _H + "{8}-" + _H + "{4}-" + _H + "{4}-" + _H + "{4}-"
-            + _H + r"{12}(?:/[0-9]+/[0-9]+)?" + _E),
+    ("gpu", _B + r"(?:GPU|MIG)-(?:GPU-)?" + _H + "{8}-" + _H + "{4}-" + _H + "{4}-" + _H + "{4}-" + _H + r"{12}(?:/[0-9]+/[0-9]+)?" + _E),
     ("uuid", _B + _H + "{8}-" + _H + "{4}-" + _H + "{4}-" + _H + "{4}-" + _H + "{12}" + _E),
-    ("mac", _B + _H + "{2}(?::" + _H + "{2}){5}" + _E + "|" + _B + _H + "{2}(?:-" + _H + "{2}){5}" + _E
-            + "|" + _B + _H + r"{4}\." + _H + r"{4}\." + _H + "{4}" + _E),  # Cisco: 0242.ac11.0003
-    ("ip", r"(?<![0-9A-Za-z.])(?:" + _OCTET + r"\.){4}(?i:in-addr\.arpa)(?![A-Za-z0-9-]|\.[A-Za-z0-9])"  # reverse DNS
-           r"|" + _V6 + r"(?:" + _H + "{1,4}:){7}" + _H + r"{1,4}(?![0-9A-Za-z:])"
-           r"|" + _V6 + r"(?:" + _H + "{1,4}:){1,6}:(?:" + _H + "{1,4}:){0,5}" + _H
-           + r"{1,4}(?:%[A-Za-z0-9]+)?(?![0-9A-Za-z:])"
-           r"|(?<![0-9A-Za-z:])::(?:" + _H + "{1,4}:){0,5}" + _H + r"{1,4}(?:%[A-Za-z0-9]+)?(?![0-9A-Za-z:.])"
-           # "::"-led right after a word ("internal::9f:1"), holding a digit ("Foo::add" is C++, not an
-           # address): a name replaced by a pseudonym ending in a digit would make it one in the output.
-           r"|(?<=[G-Zg-z_.-])::(?=[0-9A-Fa-f:]*[0-9])(?:" + _H + "{1,4}:){0,5}" + _H
-           + r"{1,4}(?:%[A-Za-z0-9]+)?(?![0-9A-Za-z:.])"
-           r"|(?<![0-9A-Za-z.])(?:" + _OCTET + r"\.){3}" + _OCTET + r"(?![0-9A-Za-z]|\.[0-9])"),
-    ("path", r"/(?<![A-Za-z0-9_./~-]/)(?:" + "|".join(_TREES) + r")/" + _PATHCHARS + "+"
-             r"|(?<![A-Za-z0-9_./~-])(?:~|\$HOME)/" + _PATHCHARS + "+"
-             r"|" + _B + r"[A-Za-z]:\\" + r"[^\s\"'<>|*?]+"
-             r"|(?<![A-Za-z0-9\\])\\\\[A-Za-z0-9._-]+\\[^\s\"'<>|*?]+"),
-    ("host", r"(?<![A-Za-z0-9._@-])(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+(?i:"
-             + "|".join(_TLDS) + r")(?![A-Za-z0-9-]|\.[A-Za-z0-9])"
-             # Any name, dotted or not, in aiohttp's connection errors ("Cannot connect to host gpubox7:8000
-             # ssl:default [...]"), which a benchmark client records as a failed request's reason.
-             r"|(?<=(?i:connect to host) )[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?=:[0-9]{1,5}(?![0-9]))"),
+    (
+        "mac",
+        _B
+        + _H
+        + "{2}(?::"
+        + _H
+        + "{2}){5}"
+        + _E
+        + "|"
+        + _B
+        + _H
+        + "{2}(?:-"
+        + _H
+        + "{2}){5}"
+        + _E
+        + "|"
+        + _B
+        + _H
+        + r"{4}\."
+        + _H
+        + r"{4}\."
+        + _H
+        + "{4}"
+        + _E,
+    ),  # Cisco: 0242.ac11.0003
+    (
+        "ip",
+        r"(?<![0-9A-Za-z.])(?:" + _OCTET + r"\.){4}(?i:in-addr\.arpa)(?![A-Za-z0-9-]|\.[A-Za-z0-9])"  # reverse DNS
+        r"|" + _V6 + r"(?:" + _H + "{1,4}:){7}" + _H + r"{1,4}(?![0-9A-Za-z:])"
+        r"|" + _V6 + r"(?:" + _H + "{1,4}:){1,6}:(?:" + _H + "{1,4}:){0,5}" + _H + r"{1,4}(?:%[A-Za-z0-9]+)?(?![0-9A-Za-z:])"
+        r"|(?<![0-9A-Za-z:])::(?:" + _H + "{1,4}:){0,5}" + _H + r"{1,4}(?:%[A-Za-z0-9]+)?(?![0-9A-Za-z:.])"
+        # "::"-led right after a word ("internal::9f:1"), holding a digit ("Foo::add" is C++, not an
+        # address): a name replaced by a pseudonym ending in a digit would make it one in the output.
+        r"|(?<=[G-Zg-z_.-])::(?=[0-9A-Fa-f:]*[0-9])(?:" + _H + "{1,4}:){0,5}" + _H + r"{1,4}(?:%[A-Za-z0-9]+)?(?![0-9A-Za-z:.])"
+        r"|(?<![0-9A-Za-z.])(?:" + _OCTET + r"\.){3}" + _OCTET + r"(?![0-9A-Za-z]|\.[0-9])",
+    ),
+    (
+        "path",
+        r"/(?<![A-Za-z0-9_./~-]/)(?:" + "|".join(_TREES) + r")/" + _PATHCHARS + "+"
+        r"|(?<![A-Za-z0-9_./~-])(?:~|\$HOME)/" + _PATHCHARS + "+"
+        r"|" + _B + r"[A-Za-z]:\\" + r"[^\s\"'<>|*?]+"
+        r"|(?<![A-Za-z0-9\\])\\\\[A-Za-z0-9._-]+\\[^\s\"'<>|*?]+",
+    ),
+    (
+        "host",
+        r"(?<![A-Za-z0-9._@-])(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+(?i:" + "|".join(_TLDS) + r")(?![A-Za-z0-9-]|\.[A-Za-z0-9])"
+        # Any name, dotted or not, in aiohttp's connection errors ("Cannot connect to host gpubox7:8000
+        # ssl:default [...]"), which a benchmark client records as a failed request's reason.
+        r"|(?<=(?i:connect to host) )[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?=:[0-9]{1,5}(?![0-9]))",
+    ),
     ("hex", r"(?<![0-9A-Za-z.])" + _H + r"{7,128}(?![0-9A-Za-z])"),
 )
 
@@ -133,23 +231,48 @@ PUBLIC_WORDS: frozenset[str] = frozenset(
 
 # Labels whose value is private whatever it looks like (nvidia-smi, env files, docker inspect).
 LABELS: dict[str, str] = {
-    "serial": "serial", "serial number": "serial", "serial_number": "serial", "serialnumber": "serial",
-    "board serial": "serial", "hostname": "host", "host_name": "host", "nodename": "host",
-    "node_name": "host", "machine_id": "value", "machine-id": "value",
-    "container_id": "container", "containerid": "container", "container_name": "container",
-    "password": "token", "passwd": "token", "api_key": "token", "apikey": "token",
-    "secret": "token", "access_token": "token", "hf_token": "token", "authorization": "token",
+    "serial": "serial",
+    "serial number": "serial",
+    "serial_number": "serial",
+    "serialnumber": "serial",
+    "board serial": "serial",
+    "hostname": "host",
+    "host_name": "host",
+    "nodename": "host",
+    "node_name": "host",
+    "machine_id": "value",
+    "machine-id": "value",
+    "container_id": "container",
+    "containerid": "container",
+    "container_name": "container",
+    "password": "token",
+    "passwd": "token",
+    "api_key": "token",
+    "apikey": "token",
+    "secret": "token",
+    "access_token": "token",
+    "hf_token": "token",
+    "authorization": "token",
     "image": "image",
     # A machine's short name has no dots for the host detector: the fields that carry it.
-    "host": "host", "node": "host", "instance": "host",
+    "host": "host",
+    "node": "host",
+    "instance": "host",
     # Secrets as environment variables, flags and headers spell them (a label may follow "_" or
     # "-": POSTGRES_PASSWORD, AWS_SECRET_ACCESS_KEY, X-Api-Key, SLURMD_NODENAME).
-    "api-key": "token", "secret_access_key": "token", "access_key": "token", "secret_key": "token",
-    "private_key": "token", "auth_token": "token", "api_token": "token", "client_secret": "token",
+    "api-key": "token",
+    "secret_access_key": "token",
+    "access_key": "token",
+    "secret_key": "token",
+    "private_key": "token",
+    "auth_token": "token",
+    "api_token": "token",
+    "client_secret": "token",
     "passphrase": "token",
 }
 _LABEL_TEXT = re.compile(
-    r"(?i)(?<![A-Za-z0-9])(" + "|".join(sorted((re.escape(k) for k in LABELS), key=len, reverse=True))
+    r"(?i)(?<![A-Za-z0-9])("
+    + "|".join(sorted((re.escape(k) for k in LABELS), key=len, reverse=True))
     + r")[\"'\]]?[ \t]*(?:\.{2,}[ \t]*)?(?:=>|[:=])[ \t]*"
     # The value: a quoted one whole (a passphrase of several words), or one word after an
     # authorization scheme (Basic, Bearer, …: the credentials, not the scheme's name), or one word; the one
@@ -168,18 +291,22 @@ JWK_MEMBERS: frozenset[str] = frozenset({"d", "p", "q", "dp", "dq", "qi", "k", "
 # the word's own, so it needs no place in the match (only the value, group 1, is used).
 _JWK_TEXT = re.compile(
     "(?=[" + "".join(sorted({m[0] for m in JWK_MEMBERS})) + "])"
-    r"(?<![A-Za-z0-9_\\.-])(?:" + "|".join(sorted(JWK_MEMBERS, key=len, reverse=True))
+    r"(?<![A-Za-z0-9_\\.-])(?:"
+    + "|".join(sorted(JWK_MEMBERS, key=len, reverse=True))
     + r")(?:\\?[\"'\]])?[ \t]*(?:=>|[:=|])[ \t]*(?:\\?[\"'])?([A-Za-z0-9_+/-]{22,}={0,2})(?![A-Za-z0-9_=+/-])"
 )
 # A member as an HTML form field (name="d" value="…"), as a page saved from a key tool or an OAuth callback holds it.
 _JWK_FIELD = re.compile(
-    r"""name=["']?(?:""" + "|".join(sorted(JWK_MEMBERS, key=len, reverse=True))
-    + r""")["']?\s+value=["']?([A-Za-z0-9_+/-]{22,}={0,2})(?![A-Za-z0-9_=+/-])""")
+    r"""name=["']?(?:"""
+    + "|".join(sorted(JWK_MEMBERS, key=len, reverse=True))
+    + r""")["']?\s+value=["']?([A-Za-z0-9_+/-]{22,}={0,2})(?![A-Za-z0-9_=+/-])"""
+)
 # A member of a JWK flattened into dotted keys, as a properties file or a structured logger writes nested ones
 # (jwk.d=…, keys.0.d: …); and an RSA key's private parameters as .NET's ToXmlString writes them.
 _JWK_FLAT = re.compile(
     r"(?<![A-Za-z0-9_-])(?i:jwks?|keys?|private_?key|signing_?key)(?:\.[A-Za-z0-9_]+)*\.(?:dp|dq|qi|d|p|q|k)"
-    r"[\"']?[ \t]*[:=][ \t]*[\"']?([A-Za-z0-9_+/-]{22,}={0,2})(?![A-Za-z0-9_=+/-])")
+    r"[\"']?[ \t]*[:=][ \t]*[\"']?([A-Za-z0-9_+/-]{22,}={0,2})(?![A-Za-z0-9_=+/-])"
+)
 _XML_KEY = re.compile(r"<(D|P|Q|DP|DQ|InverseQ)>\s*([A-Za-z0-9+/_-]{22,}={0,2})\s*</\1>")
 # A JSON document in base64 (``{"`` or a brace and a line break encoded: ``ey…``, ``ew…``), as a Kubernetes
 # Secret's ``data`` or an environment variable holds a JWK or a JWKS: the whole run is a secret when the JSON
@@ -197,26 +324,36 @@ _PATH_HINT = re.compile("/(?:" + "|".join(_TREES) + ")/")
 _HOST_HINT = re.compile(r"\.(?i:" + "|".join(_TLDS) + r")(?![A-Za-z0-9-])")
 # One literal-led pattern per form (an alternation with a set-led branch is scanned slowly):
 # pairs joined by colons or by dashes, or a Cisco triple (which holds a dot, four hex digits, a dot).
-_MAC_HINTS = tuple(re.compile(p) for p in (":" + _H + "{2}:" + _H + "{2}:" + _H + "{2}:" + _H + "{2}:",
-                                           "-" + _H + "{2}-" + _H + "{2}-" + _H + "{2}-" + _H + "{2}-",
-                                           r"\." + _H + r"{4}\."))
+_MAC_HINTS = tuple(
+    re.compile(p)
+    for p in (
+        ":" + _H + "{2}:" + _H + "{2}:" + _H + "{2}:" + _H + "{2}:",
+        "-" + _H + "{2}-" + _H + "{2}-" + _H + "{2}-" + _H + "{2}-",
+        r"\." + _H + r"{4}\.",
+    )
+)
 _PEM_LINE_HINT = re.compile(r"(?m:[A-Za-z0-9+/]{64}[ \t]*\r?$)")
 _IPV4_HINT = re.compile(r"\.[0-9]{1,3}\.[0-9]{1,3}\.")
 _Hint = Callable[[str, str], object]
 _HINTS: dict[str, _Hint] = {
     "token": lambda text, lowered: (
-        "bearer" in lowered or "k-" in text or "hf_" in text or ("gh" in text and "_" in text)
-        or "AKIA" in text or "xox" in text or "eyJ" in text or "PRIVATE KEY-----" in text
-        or "MC4CAQAwBQYDK2VwBCIEI" in text or (len(text) >= 64 and _PEM_LINE_HINT.search(text))
+        "bearer" in lowered
+        or "k-" in text
+        or "hf_" in text
+        or ("gh" in text and "_" in text)
+        or "AKIA" in text
+        or "xox" in text
+        or "eyJ" in text
+        or "PRIVATE KEY-----" in text
+        or "MC4CAQAwBQYDK2VwBCIEI" in text
+        or (len(text) >= 64 and _PEM_LINE_HINT.search(text))
     ),
     "url": lambda text, lowered: "://" in text,
     "email": lambda text, lowered: "@" in text,
     "gpu": lambda text, lowered: "GPU-" in text or "MIG-" in text,
     "uuid": lambda text, lowered: text.count("-") >= 4,
     "mac": lambda text, lowered: any(hint.search(text) for hint in _MAC_HINTS),
-    "ip": lambda text, lowered: (
-        (text.count(".") >= 3 and _IPV4_HINT.search(text)) or "::" in text or text.count(":") >= 7
-    ),
+    "ip": lambda text, lowered: (text.count(".") >= 3 and _IPV4_HINT.search(text)) or "::" in text or text.count(":") >= 7,
     "path": lambda text, lowered: "\\" in text or "~/" in text or "$HOME/" in text or _PATH_HINT.search(text),
     "host": lambda text, lowered: _HOST_HINT.search(text) or "connect to host " in lowered,
 }
@@ -226,8 +363,7 @@ class Detectors:
     """The enabled detectors, each run only on text that passes its cheap test."""
 
     def __init__(self, disabled: frozenset[str] = frozenset()):
-        self.enabled = [(rank, cls, re.compile(pattern), _HINTS.get(cls))
-                        for rank, (cls, pattern) in enumerate(DETECTORS) if cls not in disabled]
+        self.enabled = [(rank, cls, re.compile(pattern), _HINTS.get(cls)) for rank, (cls, pattern) in enumerate(DETECTORS) if cls not in disabled]
 
     def finditer(self, text: str) -> Iterator[tuple[int, int, int, str]]:
         """``(start, end, rank, class)`` of every raw hit, before guards and overlaps."""
@@ -264,7 +400,7 @@ def _guarded(cls: str, text: str, start: int, whole: str) -> bool:
     if cls == "hex":
         if not (re.search(r"[0-9]", text) and re.search(r"[a-fA-F]", text)):
             return True  # all digits is a number; all letters is a word ("deadbeef", "effaced")
-        after = whole[start + len(text): start + len(text) + 2]
+        after = whole[start + len(text) : start + len(text) + 2]
         if text[-1] in "eE" and re.match(r"[+-][0-9]", after):
             return True  # the mantissa of a float such as 1.234567e+16
         return False
@@ -363,7 +499,7 @@ def _secret_value(value: str) -> bool:
 def _jwk_inside(run: str) -> bool:
     """Whether base64 (standard or URL-safe, padded or not, cut anywhere) spells JSON holding a JWK's private member."""
     body = run.rstrip("=").replace("-", "+").replace("_", "/")
-    body = body[:len(body) - len(body) % 4]
+    body = body[: len(body) - len(body) % 4]
     try:
         text = base64.b64decode(body, validate=True).decode("utf-8", errors="replace")
     except binascii.Error:

@@ -85,8 +85,7 @@ def discover(
 
     extend(seed)
     cache: dict[str, Examined] = {}
-    matcher = Matcher(known, public=public, disabled=disabled, trust_pseudonyms=trust_pseudonyms,
-                      declared=declared, cache=cache)
+    matcher = Matcher(known, public=public, disabled=disabled, trust_pseudonyms=trust_pseudonyms, declared=declared, cache=cache)
     learnt: set[KnownValue] = set()
     distinct = _Distinct()
     for text in distinct.of(texts(True)):
@@ -96,8 +95,7 @@ def discover(
         if rounds >= MAX_ROUNDS:
             raise BadInput(f"discovery did not settle in {MAX_ROUNDS} rounds (each learnt new values)")
         before = set(matcher.table)
-        matcher = Matcher(known, public=public, disabled=disabled, trust_pseudonyms=trust_pseudonyms,
-                      declared=declared, cache=cache)
+        matcher = Matcher(known, public=public, disabled=disabled, trust_pseudonyms=trust_pseudonyms, declared=declared, cache=cache)
         probe = compile_spellings(set(matcher.table) - before)
         rounds += 1
         if probe is None:
@@ -175,8 +173,7 @@ def discover_files(root: Path, files: list[tuple[str, str]], seed: Iterable[Know
             yield rel.split("/")
         for rel, kind in files:
             if kind != "binary":
-                yield from file_texts(root / rel, kind, check=first, harvested=harvested if first else None,
-                                      ledger=ledgers.get(rel))
+                yield from file_texts(root / rel, kind, check=first, harvested=harvested if first else None, ledger=ledgers.get(rel))
 
     discovered = discover(declared, texts, harvested=harvested, **options)  # type: ignore[arg-type]
     discovered.ledgers = ledgers
@@ -193,7 +190,5 @@ def known_values_from_raw(raw: Path, policy: Policy | None = None) -> list[Known
     if not raw.is_dir():
         raise BadInput("not a folder", raw)
     policy = policy or Policy()
-    files = [(p.relative_to(raw).as_posix(), file_kind(p))
-             for p in sorted(raw.rglob("*")) if p.is_file() and not p.is_symlink()]
-    return discover_files(raw, files, policy.known_values(), public=policy.public, disabled=policy.disable,
-                          declared=policy.known_values()).values
+    files = [(p.relative_to(raw).as_posix(), file_kind(p)) for p in sorted(raw.rglob("*")) if p.is_file() and not p.is_symlink()]
+    return discover_files(raw, files, policy.known_values(), public=policy.public, disabled=policy.disable, declared=policy.known_values()).values

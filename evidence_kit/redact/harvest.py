@@ -24,8 +24,17 @@ from typing import Any
 from ..errors import BadInput
 from .variants import MIN_DIGITS, KnownValue, classify, integral_digits
 
-__all__ = ["NotText", "harvest_file", "harvest_private", "harvest_document", "harvest_text", "is_quantity_key",
-           "load_known_values", "parse_pairs", "reconcile"]
+__all__ = [
+    "NotText",
+    "harvest_file",
+    "harvest_private",
+    "harvest_document",
+    "harvest_text",
+    "is_quantity_key",
+    "load_known_values",
+    "parse_pairs",
+    "reconcile",
+]
 
 # A key spelled like a field name: lowercase words joined by underscores. Anything else
 # (digits, hyphens, dots, capitals: dgx-b200-rack4, GPU-…, 10.0.0.7, node7) is a value.
@@ -54,8 +63,9 @@ _KEYED_BY = re.compile(r"(?:^|[_.])(?:per|by)_[a-z]+$")
 #    with neither (`account`, `board`, `api_token`) an identity.
 _COUNTING = frozenset({"num", "n", "nb", "count", "total"})
 _DESIGNATORS = frozenset({"num", "number", "no", "nr"})
-_IDENTITY_WORDS = frozenset({"serial", "sn", "id", "uuid", "guid", "uid", "account", "acct", "imei", "asset",
-                             "license", "licence", "badge", "ssn", "phone"})
+_IDENTITY_WORDS = frozenset(
+    {"serial", "sn", "id", "uuid", "guid", "uid", "account", "acct", "imei", "asset", "license", "licence", "badge", "ssn", "phone"}
+)
 _QUANTITY_WORDS = frozenset(
     """
     len length size count num max min block tokens byte pid pgid ppid port ratio rate second sec s ms us ns
@@ -74,8 +84,7 @@ def _words(key: str) -> list[str]:
 
 def _in(word: str, vocabulary: frozenset[str]) -> bool:
     """``word`` or its singular (``times``, ``pids``, ``indexes``) is in ``vocabulary``."""
-    return (word in vocabulary or (word.endswith("s") and word[:-1] in vocabulary)
-            or (word.endswith("es") and word[:-2] in vocabulary))
+    return word in vocabulary or (word.endswith("s") and word[:-1] in vocabulary) or (word.endswith("es") and word[:-2] in vocabulary)
 
 
 def is_quantity_key(key: str) -> bool:
@@ -103,6 +112,7 @@ def _number_class(key: str) -> str:
 
 
 # -- every pair of every object, duplicates included ----------------------------------------------
+
 
 class _Pairs(list):  # type: ignore[type-arg]
     """A JSON object as the list of its (key, value) pairs: a key written twice keeps both values."""

@@ -43,6 +43,8 @@ _DISCOVER = frozenset({"host", "email", "url", "gpu", "ip", "mac", "serial", "co
 # sees what it will see in the output (and a hit that is only the mask is no hit).
 _MASK = "{}-ghjkmnpq"
 _MASKED = re.compile(r"[a-z]+-ghjkmnpq")
+
+
 class Hit(NamedTuple):
     """One private thing in a text: where, which class, found how, and the value it stands for."""
 
@@ -124,10 +126,11 @@ def _run_id_component(text: str, lower: str, start: int, end: int) -> bool:
         first = start - 1
         while first > 0 and lower[first - 1] in _LABEL_CHARS and start - first < 10:
             first -= 1
-        if (_GROUP_LABEL.fullmatch(lower, first, end) is not None
-                and (first == 0 or not (lower[first - 1].isalnum() or lower[first - 1] in "/._-"))
-                and not (end < len(lower) and (lower[end].isalnum() or lower[end] == "/"
-                                               or (lower[end] == "." and lower[end + 1:end + 2].isdigit())))):
+        if (
+            _GROUP_LABEL.fullmatch(lower, first, end) is not None
+            and (first == 0 or not (lower[first - 1].isalnum() or lower[first - 1] in "/._-"))
+            and not (end < len(lower) and (lower[end].isalnum() or lower[end] == "/" or (lower[end] == "." and lower[end + 1 : end + 2].isdigit())))
+        ):
             return True
     first, last = start, end
     while first > 0 and lower[first - 1] in _RUN_ID_CHARS and start - first < 32:
@@ -226,8 +229,7 @@ class Matcher:
     def _add(self, known: KnownValue) -> None:
         for variant in variants(known):
             folded = lowered(variant.text)  # the text is folded the same way, letter for letter
-            if (folded in self.public or folded in self.table
-                    or (self.trust_pseudonyms and is_pseudonym(variant.text, self._kind))):
+            if folded in self.public or folded in self.table or (self.trust_pseudonyms and is_pseudonym(variant.text, self._kind)):
                 continue
             self.table[folded] = variant
 
@@ -253,8 +255,11 @@ class Matcher:
         """Known values that are all digits (serials) written anywhere in ``text``, JSON numbers included."""
         if not self.has_numbers():
             return []
-        return [Hit(m.start(), m.end(), self.table[m.group()].cls, "known", self.table[m.group()].entity)
-                for m in DIGIT_RUN.finditer(text) if m.group() in self._numeric]  # type: ignore[operator]
+        return [
+            Hit(m.start(), m.end(), self.table[m.group()].cls, "known", self.table[m.group()].entity)
+            for m in DIGIT_RUN.finditer(text)
+            if m.group() in self._numeric  # type: ignore[operator]
+        ]
 
     # -- finding ---------------------------------------------------------------------------
 
@@ -306,8 +311,11 @@ class Matcher:
                 # may start another value; unless the word they make is all hex digits (secreta00000),
                 # which a counter pseudonym's last digit would join into a fingerprint (path-1a00000).
                 hexadecimal = _HEX_DIGITS.issuperset(spelling)
-                if spelling[-1].isalnum() and end < len(lower) and (
-                        lower[end].isdigit() or (lower[end] in _HEX_DIGITS and (hexadecimal or _hex_word(lower, end)))):
+                if (
+                    spelling[-1].isalnum()
+                    and end < len(lower)
+                    and (lower[end].isdigit() or (lower[end] in _HEX_DIGITS and (hexadecimal or _hex_word(lower, end))))
+                ):
                     while end < len(lower) and lower[end] in _HEX_DIGITS:
                         end += 1
                 before = _HEX_DIGITS if hexadecimal else _DIGITS
@@ -324,10 +332,9 @@ class Matcher:
     def _detector_hits(self, text: str) -> list[tuple[int, int, str]]:
         """``(start, end, class)`` of the detectors' and the labels' hits; a labelled secret's class is
         ``labelled-token`` here (see :func:`_teaches`), ``token`` everywhere else."""
-        found = [h for h in find(self.detectors, text) if not self._is_allowed(text[h[0]:h[1]].lower())]
+        found = [h for h in find(self.detectors, text) if not self._is_allowed(text[h[0] : h[1]].lower())]
         if self.labels:
-            found.extend((s, e, _LABELLED_TOKEN if c == "token" else c) for s, e, c in find_labelled(text)
-                         if not self._is_allowed(text[s:e].lower()))
+            found.extend((s, e, _LABELLED_TOKEN if c == "token" else c) for s, e, c in find_labelled(text) if not self._is_allowed(text[s:e].lower()))
         if self.redacted_text and found:
             found = self._outside_pseudonyms(text, found)
         found.sort(key=lambda h: (h[0], -(h[1] - h[0])))
@@ -368,11 +375,14 @@ class Matcher:
     def _is_allowed(self, hit: str) -> bool:
         # In redacted text a pseudonym is already redacted (a second redaction changes no byte);
         # in raw evidence it is a real name spelled like one. The masks of known values never count.
-        return (hit in self.allowed or hit in self.public or _MASKED.fullmatch(hit) is not None
-                or (bool(self.redacted_text) and is_pseudonym(hit, self._kind)))
+        return (
+            hit in self.allowed
+            or hit in self.public
+            or _MASKED.fullmatch(hit) is not None
+            or (bool(self.redacted_text) and is_pseudonym(hit, self._kind))
+        )
 
-    def _view_hits(self, text: str, view: View | None, detectors: bool,
-                   learnt: set[KnownValue]) -> list[tuple[int, int, Hit]]:
+    def _view_hits(self, text: str, view: View | None, detectors: bool, learnt: set[KnownValue]) -> list[tuple[int, int, Hit]]:
         """Hits in ``text`` (the text itself, or a decoded ``view`` of it) as ``(start, end, hit)``
         in the original text's positions."""
         span = view.span if view is not None else lambda start, end: (start, end)
@@ -447,7 +457,7 @@ class Matcher:
         """``text`` with each private span shown as ``[class]``: how findings name a leaky file."""
         pieces, last = [], 0
         for hit in self.examine(text).hits:
-            pieces += [text[last:hit.start], f"[{hit.cls}]"]
+            pieces += [text[last : hit.start], f"[{hit.cls}]"]
             last = hit.end
         return "".join(pieces) + text[last:]
 
@@ -463,10 +473,9 @@ class Matcher:
         last = 0
         for hit in self.examine(text).hits:
             counts[hit.cls] += 1
-            pieces += [text[last:hit.start], pseudonyms.name(hit.cls, hit.entity)]
+            pieces += [text[last : hit.start], pseudonyms.name(hit.cls, hit.entity)]
             last = hit.end
         out = "".join(pieces) + text[last:] if pieces else text
         if len(self._redacted) < CACHE_LIMIT:
             self._redacted[text] = (out, tuple(counts.items()))
         return out, counts
-

@@ -72,8 +72,10 @@ class Policy(Record):
     def _not_a_format_word(self) -> Policy:
         if any(item.strip().casefold() in format_words() for items in self.private.values() for item in items):
             # Never echo the value: the message is printed and may be logged.
-            raise ValueError("a value under [private] is a word of the evidence format itself (a field or record "
-                             "name); hunting it would rewrite the evidence's structure: list a longer spelling")
+            raise ValueError(
+                "a value under [private] is a word of the evidence format itself (a field or record "
+                "name); hunting it would rewrite the evidence's structure: list a longer spelling"
+            )
         return self
 
     @model_validator(mode="after")

@@ -32,16 +32,32 @@ __all__ = [
 
 # Every class a pseudonym can have; the prefix of the pseudonym is the class.
 CLASSES: tuple[str, ...] = (
-    "model", "org", "revision", "image", "registry", "gpu", "uuid", "host", "domain",
-    "ip", "mac", "endpoint", "url", "path", "user", "container", "hex", "email",
-    "token", "serial", "value",
+    "model",
+    "org",
+    "revision",
+    "image",
+    "registry",
+    "gpu",
+    "uuid",
+    "host",
+    "domain",
+    "ip",
+    "mac",
+    "endpoint",
+    "url",
+    "path",
+    "user",
+    "container",
+    "hex",
+    "email",
+    "token",
+    "serial",
+    "value",
 )
 ALPHABET = "ghjkmnpqrstvwxyz"
 MIN_KEY_BYTES = 16
 
-PSEUDONYM = re.compile(
-    r"(?<![A-Za-z0-9])(?:%s)-(?:[1-9][0-9]{0,6}|[%s]{8,16})(?![A-Za-z0-9])" % ("|".join(CLASSES), ALPHABET)
-)
+PSEUDONYM = re.compile(r"(?<![A-Za-z0-9])(?:%s)-(?:[1-9][0-9]{0,6}|[%s]{8,16})(?![A-Za-z0-9])" % ("|".join(CLASSES), ALPHABET))
 
 # A pseudonym's spelling wherever it stands, even run into other letters or digits (``0host-1``): what the
 # scan of redacted output looks for where a detector hit may have borrowed a pseudonym's characters.
@@ -131,7 +147,4 @@ class Pseudonyms:
 
     def mapping(self) -> list[dict[str, object]]:
         """The private map, sorted by pseudonym: never publish this."""
-        return [
-            {"pseudonym": name, "class": name.split("-", 1)[0], "values": sorted(self.originals[name])}
-            for name in sorted(self.originals)
-        ]
+        return [{"pseudonym": name, "class": name.split("-", 1)[0], "values": sorted(self.originals[name])} for name in sorted(self.originals)]

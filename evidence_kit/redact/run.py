@@ -154,7 +154,7 @@ def _inventory(raw: Path, bundles: list[str], policy: Policy) -> tuple[list[_Sou
         rel = path.relative_to(raw).as_posix()
         check_name(rel, raw)
         bundle = next((b for b in sorted(bundles, key=len, reverse=True) if not b or rel.startswith(b + "/")), None)
-        inner = rel[len(bundle) + 1:] if bundle else rel
+        inner = rel[len(bundle) + 1 :] if bundle else rel
         if (bundle is not None and inner in _GENERATED) or rel == MARKER_NAME:
             if inner == RECEIPT_NAME:
                 receipts[bundle or ""] = path  # an earlier redaction's counts carry forward
@@ -164,15 +164,15 @@ def _inventory(raw: Path, bundles: list[str], policy: Policy) -> tuple[list[_Sou
             continue
         kind = file_kind(path)
         if kind == "binary":
-            raise BadInput("binary or compressed file: the redactor cannot see inside it "
-                           "(list it under drop in the policy to leave it out)", path)
+            raise BadInput("binary or compressed file: the redactor cannot see inside it (list it under drop in the policy to leave it out)", path)
         sources.append(_Source(rel, kind, bundle))
     sources.sort(key=lambda s: (_ORDER[s.kind], s.rel))
     return sources, dropped, receipts
 
 
-def _rewrite(raw: Path, tmp: Path, source: _Source, discovered: Discovered, pseudonyms: Pseudonyms,
-             counts: dict[str, Counter[str]], broken: list[Finding]) -> None:
+def _rewrite(
+    raw: Path, tmp: Path, source: _Source, discovered: Discovered, pseudonyms: Pseudonyms, counts: dict[str, Counter[str]], broken: list[Finding]
+) -> None:
     matcher = discovered.matcher
     found: Counter[str] = Counter()
     out_rel = redact_name(source.rel, matcher, pseudonyms, found)
@@ -183,8 +183,7 @@ def _rewrite(raw: Path, tmp: Path, source: _Source, discovered: Discovered, pseu
     dst = tmp / out_rel
     try:
         dst.parent.mkdir(parents=True, exist_ok=True)
-        found.update(redact_file(raw / source.rel, dst, source.kind, matcher, pseudonyms,
-                                 discovered.ledgers.get(source.rel)))
+        found.update(redact_file(raw / source.rel, dst, source.kind, matcher, pseudonyms, discovered.ledgers.get(source.rel)))
     except OSError as err:
         if err.errno != errno.ENAMETOOLONG:
             raise
@@ -213,18 +212,27 @@ def _redacted_folder(bundle: str, matcher: Matcher, pseudonyms: Pseudonyms) -> s
     return redact_name(bundle, matcher, pseudonyms, Counter()) if bundle else ""
 
 
-def _receipt(bundle: str, counts: dict[str, Counter[str]], prior: Path | None, digest: str, key_id: str,
-             dropped: list[str], pseudonym_kind: str, kept: set[str]) -> bytes:
+def _receipt(
+    bundle: str,
+    counts: dict[str, Counter[str]],
+    prior: Path | None,
+    digest: str,
+    key_id: str,
+    dropped: list[str],
+    pseudonym_kind: str,
+    kept: set[str],
+) -> bytes:
     prefix = bundle + "/" if bundle else ""
-    per_file: dict[str, Counter[str]] = {
-        rel[len(prefix):]: Counter(found) for rel, found in counts.items() if rel.startswith(prefix) and +found
-    }
+    per_file: dict[str, Counter[str]] = {rel[len(prefix) :]: Counter(found) for rel, found in counts.items() if rel.startswith(prefix) and +found}
     if prior is not None:
         for rel, found in read_json_model(prior, Receipt).counts.items():
             if prefix + rel in kept:  # a file this redaction drops takes its earlier counts with it
                 per_file.setdefault(rel, Counter()).update(found)
     receipt = Receipt(
-        schema=RECEIPT_SCHEMA, tool_version=__version__, policy_digest=digest, key_id=key_id,
+        schema=RECEIPT_SCHEMA,
+        tool_version=__version__,
+        policy_digest=digest,
+        key_id=key_id,
         counts={rel: dict(sorted(found.items())) for rel, found in sorted(per_file.items())},
     )
     body = receipt.model_dump(by_alias=True, mode="json") | {"pseudonyms": pseudonym_kind, "dropped": sorted(dropped)}
@@ -235,9 +243,17 @@ def _outside(rel: str, bundles: list[str]) -> bool:
     return not any(rel.startswith(bundle + "/") for bundle in bundles)
 
 
-def _write_decision_files(tmp: Path, raw: Path, bundles: list[str], sources: list[_Source],
-                          counts: dict[str, Counter[str]], digest: str, key_id: str, dropped_names: list[str],
-                          pseudonym_kind: str) -> set[str]:
+def _write_decision_files(
+    tmp: Path,
+    raw: Path,
+    bundles: list[str],
+    sources: list[_Source],
+    counts: dict[str, Counter[str]],
+    digest: str,
+    key_id: str,
+    dropped_names: list[str],
+    pseudonym_kind: str,
+) -> set[str]:
     """A decision folder's own receipt and manifest; returns the sha256 of every file the manifest lists.
 
     The receipt counts the replacements in ``decision.toml`` and any other file
@@ -286,10 +302,15 @@ def redact_bundle(
     sources, dropped, receipts = _inventory(raw, bundles, policy)
     # An imported journal's header names its original files by sha256: published, never a value to replace.
     imported = imported_hashes(raw, [s.rel for s in sources if s.kind == "jsonl"])
-    discovered = discover_files(raw, [(s.rel, s.kind) for s in sources] + [(rel, "binary") for rel in dropped],
-                                policy.known_values(), public=[*policy.public, *sorted(imported)],
-                                disabled=policy.disable,
-                                trust_pseudonyms=_redacted_before(raw, bundles, receipts), declared=policy.known_values())
+    discovered = discover_files(
+        raw,
+        [(s.rel, s.kind) for s in sources] + [(rel, "binary") for rel in dropped],
+        policy.known_values(),
+        public=[*policy.public, *sorted(imported)],
+        disabled=policy.disable,
+        trust_pseudonyms=_redacted_before(raw, bundles, receipts),
+        declared=policy.known_values(),
+    )
     matcher = discovered.matcher
     pseudonyms = Pseudonyms(key)
     pseudonyms.reserve(matcher.table)  # no pseudonym is spelled like a real value
@@ -309,22 +330,22 @@ def redact_bundle(
         # name its files were written under, never the raw one.
         out_bundles = [_redacted_folder(bundle, matcher, pseudonyms) for bundle in bundles]
         for bundle, out_bundle in zip(bundles, out_bundles):
-            names = [n[len(out_bundle) + 1:] if out_bundle else n for n in dropped_names
-                     if not out_bundle or n.startswith(out_bundle + "/")]
+            names = [n[len(out_bundle) + 1 :] if out_bundle else n for n in dropped_names if not out_bundle or n.startswith(out_bundle + "/")]
             folder = tmp / out_bundle
             folder.mkdir(parents=True, exist_ok=True)
-            atomic_write(folder / RECEIPT_NAME, _receipt(out_bundle, counts, receipts.get(bundle), digest,
-                                                         pseudonyms.key_id, names, "hmac-sha256" if key else "counter",
-                                                         kept))
+            atomic_write(
+                folder / RECEIPT_NAME,
+                _receipt(out_bundle, counts, receipts.get(bundle), digest, pseudonyms.key_id, names, "hmac-sha256" if key else "counter", kept),
+            )
             hashes.update(entry.sha256 for entry in write_manifest(folder).files)
         if "" not in bundles:
-            hashes |= _write_decision_files(tmp, raw, out_bundles, sources, counts, digest, pseudonyms.key_id,
-                                            dropped_names, "hmac-sha256" if key else "counter")
+            hashes |= _write_decision_files(
+                tmp, raw, out_bundles, sources, counts, digest, pseudonyms.key_id, dropped_names, "hmac-sha256" if key else "counter"
+            )
         files = listed_files(tmp)
         matcher.for_scanning(with_short_forms(hashes))
         ledgers = {source.out_rel: discovered.ledgers[source.rel] for source in sources if source.rel in discovered.ledgers}
-        findings = sorted({*scan_files(tmp, files, matcher, ledgers=ledgers), *broken},
-                          key=lambda f: (f.file, f.line or 0, f.cls, f.source))
+        findings = sorted({*scan_files(tmp, files, matcher, ledgers=ledgers), *broken}, key=lambda f: (f.file, f.line or 0, f.cls, f.source))
         if findings:
             for out_bundle in out_bundles:
                 (tmp / out_bundle / MANIFEST_NAME).unlink(missing_ok=True)
@@ -339,8 +360,13 @@ def redact_bundle(
         body = {"schema": "evidence-kit/redaction-map/v1", "key_id": pseudonyms.key_id, "entries": pseudonyms.mapping()}
         _write_private(map_out, canonical_json(body))
     return RedactResult(
-        out=out, bundles=out_bundles, counts={rel: dict(c) for rel, c in sorted(counts.items()) if +c},
-        findings=findings, key_id=pseudonyms.key_id, policy_digest=digest, dropped=dropped_names,
+        out=out,
+        bundles=out_bundles,
+        counts={rel: dict(c) for rel, c in sorted(counts.items()) if +c},
+        findings=findings,
+        key_id=pseudonyms.key_id,
+        policy_digest=digest,
+        dropped=dropped_names,
     )
 
 

@@ -37,7 +37,14 @@ from .variants import KnownValue
 from .walkers import _LITERAL, clean_key, file_kind, labelled_pairs, labels_absent, open_text, plain_literals
 
 __all__ = [
-    "Finding", "scan_tree", "scan_files", "published_hashes", "imported_hashes", "make_matcher", "with_short_forms", "SITE_KNOWN_ONLY",
+    "Finding",
+    "scan_tree",
+    "scan_files",
+    "published_hashes",
+    "imported_hashes",
+    "make_matcher",
+    "with_short_forms",
+    "SITE_KNOWN_ONLY",
 ]
 
 # Theme files of a built site (minified scripts with cache-busting hex names): only
@@ -68,11 +75,15 @@ class Finding:
                 return f"{self.file}: symbolic link, not followed (publish regular files only)"
             return f"{self.file}: compressed file, cannot be scanned"
         if self.source == "broken":
-            return (f"{self.file}: no longer parses as {self.cls} after redaction (a bare value equal to a "
-                    "private one was replaced); quote it in the raw file, or drop the file")
+            return (
+                f"{self.file}: no longer parses as {self.cls} after redaction (a bare value equal to a "
+                "private one was replaced); quote it in the raw file, or drop the file"
+            )
         if self.source == "changed":
-            return (f"{where}: changed while it was redacted (the lines copied differ from what discovery "
-                    "read); redact it again when nothing writes to it")
+            return (
+                f"{where}: changed while it was redacted (the lines copied differ from what discovery "
+                "read); redact it again when nothing writes to it"
+            )
         if self.source == "parsed":
             return f"{self.file}: {self.cls} (a private value its parser reveals, written in an escaped or split form)"
         return f"{where}: {self.cls} ({how})"
@@ -132,8 +143,7 @@ def _labelled_hashes(path: Path) -> Iterator[str]:
 def is_redacted_tree(root: Path, files: list[str]) -> bool:
     """Whether ``root`` holds this tool's output (a receipt, a manifest or a signed statement of
     ours): then a detector hit spelled like a pseudonym is one. In raw evidence it is a real name."""
-    return any(rel.rsplit("/", 1)[-1] in ("receipt.json", "manifest.json", ENVELOPE_NAME)
-               and _own_document(root / rel) is not None for rel in files)
+    return any(rel.rsplit("/", 1)[-1] in ("receipt.json", "manifest.json", ENVELOPE_NAME) and _own_document(root / rel) is not None for rel in files)
 
 
 def imported_hashes(root: Path, files: Iterable[str]) -> set[str]:
@@ -147,8 +157,7 @@ def imported_hashes(root: Path, files: Iterable[str]) -> set[str]:
             with (root / rel).open("r", encoding="utf-8") as handle:
                 header = json.loads(handle.readline())
             listed = header["imported"]["files"] if header.get("type") == "header" else []
-            hashes.update(m.group(1) for f in listed if isinstance(f, dict)
-                          for m in [_SHA256.match(str(f.get("sha256", "")))] if m)
+            hashes.update(m.group(1) for f in listed if isinstance(f, dict) for m in [_SHA256.match(str(f.get("sha256", "")))] if m)
         except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             continue
     return hashes
@@ -200,8 +209,7 @@ def _parses(text: str) -> bool:
     return True
 
 
-def _scan_text(path: Path, rel: str, kind: str, matcher: Matcher, detectors: bool,
-               ledger: Ledger | None = None) -> Iterator[Finding]:
+def _scan_text(path: Path, rel: str, kind: str, matcher: Matcher, detectors: bool, ledger: Ledger | None = None) -> Iterator[Finding]:
     # JSON is scanned literal by literal, which sees all there is only in valid JSON: a file
     # or line that does not parse is scanned as text (a bare host after a record is found).
     if kind == "jsonl" and detectors:
@@ -247,9 +255,13 @@ def _scan_jsonl(path: Path, rel: str, matcher: Matcher, ledger: Ledger | None = 
             if noted is not None and not matcher.has_numbers() and labels_absent(noted) and _all_clean(matcher, noted):
                 number += len(lines)
                 continue  # checked JSON lines, each of their literals clean
-            if ("\\" not in batch and not matcher.has_numbers()
-                    and clean.issuperset(literals := batch.split('"')[1::2]) and labels_absent(literals)
-                    and _parses("[" + ",".join(line for line in lines if line.strip()) + "]")):
+            if (
+                "\\" not in batch
+                and not matcher.has_numbers()
+                and clean.issuperset(literals := batch.split('"')[1::2])
+                and labels_absent(literals)
+                and _parses("[" + ",".join(line for line in lines if line.strip()) + "]")
+            ):
                 number += len(lines)
                 continue
             for line in lines:
@@ -320,7 +332,7 @@ def _yaml_documents(text: str) -> list[object]:
 
 def _scan_parsed(path: Path, rel: str, matcher: Matcher, detectors: bool) -> Iterator[Finding]:
     for value in _parsed_strings(path):
-        for hit in (matcher.leaks(value) if detectors else matcher.known_leaks(value)):
+        for hit in matcher.leaks(value) if detectors else matcher.known_leaks(value):
             yield Finding(rel, None, hit.cls, "parsed")
 
 
@@ -353,8 +365,9 @@ def _scan_binary(path: Path, rel: str, matcher: Matcher) -> Iterator[Finding]:
             tail = text[-overlap:]
 
 
-def scan_files(root: Path, files: list[str], matcher: Matcher, *, known_only: Iterable[str] = (),
-               ledgers: dict[str, Ledger] | None = None) -> list[Finding]:
+def scan_files(
+    root: Path, files: list[str], matcher: Matcher, *, known_only: Iterable[str] = (), ledgers: dict[str, Ledger] | None = None
+) -> list[Finding]:
     """Scan the named files of ``root`` (names and contents) with ``matcher``; sorted findings.
 
     ``ledgers`` (by file) are what discovery noted reading the raw file each was redacted from.
@@ -364,8 +377,7 @@ def scan_files(root: Path, files: list[str], matcher: Matcher, *, known_only: It
     for rel in files:
         path = root / rel
         detectors = not any(fnmatch.fnmatchcase(rel, glob) for glob in known_only)
-        name_hits = [(part, hit) for part in rel.split("/")
-                     for hit in (matcher.leaks(part) if detectors else matcher.known_leaks(part))]
+        name_hits = [(part, hit) for part in rel.split("/") for hit in (matcher.leaks(part) if detectors else matcher.known_leaks(part))]
         if name_hits:
             # A private file name is never printed: its private parts are shown as [class].
             rel = "/".join(matcher.mask(part) for part in rel.split("/"))
@@ -406,12 +418,8 @@ def scan_tree(
         raise BadInput("not a folder", root)
     skipped = set(skip)
     entries = list(root.rglob("*"))
-    files = sorted(
-        rel for rel in (p.relative_to(root).as_posix() for p in entries if p.is_file() and not p.is_symlink())
-        if rel not in skipped
-    )
-    links = sorted(rel for rel in (p.relative_to(root).as_posix() for p in entries if p.is_symlink())
-                   if rel not in skipped)
+    files = sorted(rel for rel in (p.relative_to(root).as_posix() for p in entries if p.is_file() and not p.is_symlink()) if rel not in skipped)
+    links = sorted(rel for rel in (p.relative_to(root).as_posix() for p in entries if p.is_symlink()) if rel not in skipped)
     matcher = make_matcher(known_values, policy)
     hashes = published_hashes(root, files)
     if is_redacted_tree(root, files):
@@ -420,8 +428,7 @@ def scan_tree(
         matcher.allow(hashes)
     findings = scan_files(root, files, matcher, known_only=known_only)
     if links:
-        findings = sorted({*findings, *_link_findings(links, matcher)},
-                          key=lambda f: (f.file, f.line or 0, f.cls, f.source))
+        findings = sorted({*findings, *_link_findings(links, matcher)}, key=lambda f: (f.file, f.line or 0, f.cls, f.source))
     return findings
 
 

@@ -40,18 +40,41 @@ _HOST = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?
 _VERSION = re.compile(r"^v?[0-9]+(?:\.[0-9]+)*(?:[.-]?(?:post|dev|rc|a|b)[0-9]*)?$")
 # Key names in a `private` object, mapped to the class of their values.
 _KEY_HINTS: tuple[tuple[str, str], ...] = (
-    ("gpu", "gpu"), ("uuid", "uuid"), ("image", "image"), ("container", "container"),
-    ("revision", "revision"), ("commit", "revision"), ("fingerprint", "revision"), ("sha", "revision"),
-    ("digest", "revision"), ("endpoint", "endpoint"), ("url", "endpoint"), ("route", "endpoint"),
+    ("gpu", "gpu"),
+    ("uuid", "uuid"),
+    ("image", "image"),
+    ("container", "container"),
+    ("revision", "revision"),
+    ("commit", "revision"),
+    ("fingerprint", "revision"),
+    ("sha", "revision"),
+    ("digest", "revision"),
+    ("endpoint", "endpoint"),
+    ("url", "endpoint"),
+    ("route", "endpoint"),
     # The collector's Ray node ids (a run record's private ray_nodes): opaque hex ids that Ray's own logs
     # shorten, hunted as fingerprints are, prefixes included; before "node", which would make them hosts.
     ("ray_node_id", "hex"),
-    ("host", "host"), ("node", "host"), ("machine", "host"), ("path", "path"), ("dir", "path"),
-    ("file", "path"), ("model", "model"), ("served", "model"), ("draft", "model"),
-    ("email", "email"), ("user", "user"), ("serial", "serial"), ("token", "token"), ("key", "token"),
+    ("host", "host"),
+    ("node", "host"),
+    ("machine", "host"),
+    ("path", "path"),
+    ("dir", "path"),
+    ("file", "path"),
+    ("model", "model"),
+    ("served", "model"),
+    ("draft", "model"),
+    ("email", "email"),
+    ("user", "user"),
+    ("serial", "serial"),
+    ("token", "token"),
+    ("key", "token"),
     # A command line (the collector's `start_command`) is read as a path: each word with a `/`
     # in it is hunted as a path, with its components (see :func:`_path`).
-    ("command", "path"), ("cmd", "path"), ("argv", "path"), ("args", "path"),
+    ("command", "path"),
+    ("cmd", "path"),
+    ("argv", "path"),
+    ("args", "path"),
 )
 _TOP_LEVEL_DOMAINS = frozenset(_TLDS)
 # Last labels that make a dotted word a file name, not a host (`config.yaml`, `model.safetensors`).
@@ -112,8 +135,12 @@ def _host_shaped(value: str, *, known_tld: bool) -> bool:
     labels = value.lower().split(".")
     if known_tld:
         return labels[-1] in _TOP_LEVEL_DOMAINS
-    return (all(re.search("[a-z]", label) for label in labels) and re.fullmatch("[a-z-]+", labels[-1]) is not None
-            and labels[-1] not in _FILE_SUFFIXES and ("-" in value or labels[0][-1].isdigit()))
+    return (
+        all(re.search("[a-z]", label) for label in labels)
+        and re.fullmatch("[a-z-]+", labels[-1]) is not None
+        and labels[-1] not in _FILE_SUFFIXES
+        and ("-" in value or labels[0][-1].isdigit())
+    )
 
 
 def classify(value: str, key: str = "", context: tuple[str, ...] = ()) -> str:
@@ -188,7 +215,7 @@ def _base64(text: str) -> Iterator[str]:
 def _model(value: str) -> Iterator[tuple[str, str, str]]:
     name = value.strip("/")
     if name.startswith("models--"):
-        name = name[len("models--"):].replace("--", "/", 1)
+        name = name[len("models--") :].replace("--", "/", 1)
     yield name, "model", name
     if "/" in name:
         org, base = name.split("/", 1)
@@ -238,8 +265,8 @@ def _mac(value: str) -> Iterator[tuple[str, str, str]]:
     if len(digits) != 12:
         yield value, "mac", value
         return
-    canon = ":".join(digits[i:i + 2] for i in range(0, 12, 2))
-    unpadded = ":".join(f"{int(digits[i:i + 2], 16):x}" for i in range(0, 12, 2))  # macOS arp: 0:1a:2b:…
+    canon = ":".join(digits[i : i + 2] for i in range(0, 12, 2))
+    unpadded = ":".join(f"{int(digits[i : i + 2], 16):x}" for i in range(0, 12, 2))  # macOS arp: 0:1a:2b:…
     for spelled in (canon, canon.replace(":", "-"), f"{digits[:4]}.{digits[4:8]}.{digits[8:]}", digits, unpadded):
         yield spelled, "mac", canon
 
@@ -290,8 +317,31 @@ def _host(value: str) -> Iterator[tuple[str, str, str]]:
 # stores and file systems, whose paths name a bucket's objects (``s3://bucket/ckpts/name/step``).
 _MODEL_HUBS = frozenset({"huggingface.co", "www.huggingface.co", "hf.co", "modelscope.cn", "www.modelscope.cn"})
 _HUB_SECTIONS = frozenset({"datasets", "spaces", "models"})
-_OBJECT_SCHEMES = frozenset({"s3", "s3a", "s3n", "gs", "gcs", "az", "abfs", "abfss", "wasb", "wasbs", "adl",
-                             "hdfs", "oss", "cos", "obs", "r2", "b2", "swift", "file", "dbfs", "minio"})
+_OBJECT_SCHEMES = frozenset(
+    {
+        "s3",
+        "s3a",
+        "s3n",
+        "gs",
+        "gcs",
+        "az",
+        "abfs",
+        "abfss",
+        "wasb",
+        "wasbs",
+        "adl",
+        "hdfs",
+        "oss",
+        "cos",
+        "obs",
+        "r2",
+        "b2",
+        "swift",
+        "file",
+        "dbfs",
+        "minio",
+    }
+)
 # host[:port][/path] without a scheme: `zeta-node-6:8123`, `[fd00::1]:8000/v1`.
 _SCHEMELESS = re.compile(r"^(?:\[[0-9A-Fa-f:.%]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(:[0-9]{1,5})?(?:/.*)?$")
 

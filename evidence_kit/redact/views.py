@@ -69,9 +69,9 @@ def _substitute(view: View, pattern: re.Pattern[str], decode: Callable[[re.Match
         if decoded == match.group():
             continue
         changed = True
-        pieces.append(text[last:match.start()])
-        lo.extend(view.lo[last:match.start()])
-        hi.extend(view.hi[last:match.start()])
+        pieces.append(text[last : match.start()])
+        lo.extend(view.lo[last : match.start()])
+        hi.extend(view.hi[last : match.start()])
         first, end = view.lo[match.start()], view.hi[match.end() - 1]
         pieces.append(decoded)
         lo.extend([first] * len(decoded))
@@ -94,7 +94,7 @@ def _unbackslash(match: re.Match[str]) -> str:
 
 
 def _unpercent(match: re.Match[str]) -> str:
-    raw = bytes(int(match.group()[i + 1:i + 3], 16) for i in range(0, len(match.group()), 3))
+    raw = bytes(int(match.group()[i + 1 : i + 3], 16) for i in range(0, len(match.group()), 3))
     return raw.decode("utf-8", errors="replace")
 
 
@@ -112,12 +112,33 @@ def _unentity(match: re.Match[str]) -> str:
 # hyphen, zero-width spaces and joiners, direction marks, tags), plus the invisible marks NFKC
 # keeps (the combining grapheme joiner, variation selectors) and the Hangul fillers.
 _INVISIBLE_RANGES: tuple[tuple[int, int], ...] = (
-    (0xAD, 0xAD), (0x34F, 0x34F), (0x600, 0x605), (0x61C, 0x61C), (0x6DD, 0x6DD), (0x70F, 0x70F),
-    (0x890, 0x891), (0x8E2, 0x8E2), (0x115F, 0x1160), (0x180B, 0x180F), (0x200B, 0x200F),
-    (0x202A, 0x202E), (0x2060, 0x2064), (0x2066, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F),
-    (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD), (0x110CD, 0x110CD),
-    (0x13430, 0x13438), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0001, 0xE0001),
-    (0xE0020, 0xE007F), (0xE0100, 0xE01EF),
+    (0xAD, 0xAD),
+    (0x34F, 0x34F),
+    (0x600, 0x605),
+    (0x61C, 0x61C),
+    (0x6DD, 0x6DD),
+    (0x70F, 0x70F),
+    (0x890, 0x891),
+    (0x8E2, 0x8E2),
+    (0x115F, 0x1160),
+    (0x180B, 0x180F),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x2064),
+    (0x2066, 0x206F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF9, 0xFFFB),
+    (0x110BD, 0x110BD),
+    (0x110CD, 0x110CD),
+    (0x13430, 0x13438),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0001, 0xE0001),
+    (0xE0020, 0xE007F),
+    (0xE0100, 0xE01EF),
 )
 
 
@@ -172,8 +193,9 @@ def _compatible(cluster: str) -> str:
 
 
 def _unmarked(cluster: str) -> str:
-    return unicodedata.normalize("NFKC", "".join(c for c in unicodedata.normalize("NFKD", cluster)
-                                                 if not unicodedata.combining(c))).translate(_DASHES)
+    return unicodedata.normalize("NFKC", "".join(c for c in unicodedata.normalize("NFKD", cluster) if not unicodedata.combining(c))).translate(
+        _DASHES
+    )
 
 
 def normalise(text: str) -> str:
@@ -184,8 +206,9 @@ def normalise(text: str) -> str:
 
 def _normalised(view: View) -> View | None:
     text = view.text
-    if text.isascii() or (unicodedata.is_normalized("NFKC", text) and not _format_characters().search(text)
-                          and not any(c in _DASH_SET for c in text)):
+    if text.isascii() or (
+        unicodedata.is_normalized("NFKC", text) and not _format_characters().search(text) and not any(c in _DASH_SET for c in text)
+    ):
         return None
     return _rebuilt(view, _compatible)
 

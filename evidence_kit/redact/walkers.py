@@ -60,11 +60,51 @@ JSON_SUFFIXES = frozenset({".json", ".dsse", ".har", ".ipynb"})
 JSONL_SUFFIXES = frozenset({".jsonl", ".ndjson"})
 BINARY_SUFFIXES = frozenset(
     {
-        ".gz", ".tgz", ".zip", ".xz", ".zst", ".zstd", ".bz2", ".lz4", ".7z", ".tar", ".rar",
-        ".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".npy", ".npz", ".parquet", ".arrow",
-        ".pkl", ".pickle", ".onnx", ".gguf", ".so", ".o", ".a", ".exe", ".dll", ".sqlite", ".db",
-        ".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".pdf", ".woff", ".woff2", ".ttf",
-        ".nsys-rep", ".qdrep", ".sqlite3", ".core",
+        ".gz",
+        ".tgz",
+        ".zip",
+        ".xz",
+        ".zst",
+        ".zstd",
+        ".bz2",
+        ".lz4",
+        ".7z",
+        ".tar",
+        ".rar",
+        ".safetensors",
+        ".bin",
+        ".pt",
+        ".pth",
+        ".ckpt",
+        ".npy",
+        ".npz",
+        ".parquet",
+        ".arrow",
+        ".pkl",
+        ".pickle",
+        ".onnx",
+        ".gguf",
+        ".so",
+        ".o",
+        ".a",
+        ".exe",
+        ".dll",
+        ".sqlite",
+        ".db",
+        ".png",
+        ".jpg",
+        ".jpeg",
+        ".gif",
+        ".webp",
+        ".ico",
+        ".pdf",
+        ".woff",
+        ".woff2",
+        ".ttf",
+        ".nsys-rep",
+        ".qdrep",
+        ".sqlite3",
+        ".core",
     }
 )
 _MAGIC = (b"\x1f\x8b", b"PK\x03\x04", b"\x28\xb5\x2f\xfd", b"\xfd7zXZ", b"BZh", b"\x89PNG", b"\x7fELF", b"%PDF")
@@ -104,15 +144,13 @@ def _utf8(text: str, src: Path, line: int | None) -> None:
         if bad is not None:
             if line is None:
                 line = text.count("\n", 0, bad.start()) + 1
-            raise BadInput(f"not UTF-8 text (byte 0x{ord(bad.group()) - 0xDC00:02x}); "
-                           "the redactor reads text only", src, line)
+            raise BadInput(f"not UTF-8 text (byte 0x{ord(bad.group()) - 0xDC00:02x}); the redactor reads text only", src, line)
 
 
 def check_name(rel: str, root: Path) -> None:
     """Refuse a file name holding bytes that are not UTF-8 (the name is shown escaped)."""
     if _NOT_UTF8.search(rel):
-        raise BadInput("a file name that is not UTF-8; rename it", root / rel.encode("utf-8", "surrogateescape")
-                       .decode("ascii", "backslashreplace"))
+        raise BadInput("a file name that is not UTF-8; rename it", root / rel.encode("utf-8", "surrogateescape").decode("ascii", "backslashreplace"))
 
 
 def plain_literals(text: str) -> list[str] | None:
@@ -130,7 +168,7 @@ def plain_literals(text: str) -> list[str] | None:
         return None
     parts = text.split('"')
     quotes = len(parts) - 1
-    return parts[1:quotes - quotes % 2:2]  # an odd last quote opens nothing
+    return parts[1 : quotes - quotes % 2 : 2]  # an odd last quote opens nothing
 
 
 def clean_key(raw: str) -> str:
@@ -161,12 +199,30 @@ def _label_forms() -> tuple[frozenset[str], dict[str, str]]:
         words = [w for w in re.split(r"[ _-]", label) if w]
         by_letters["".join(words)] = label
         for sep in {" ", "_", "-", ""} if len(words) > 1 else {""}:
-            for spelled in (sep.join(words), sep.join(w.capitalize() for w in words), sep.join(words).upper(),
-                            words[0] + sep.join(w.capitalize() for w in words[1:])):
+            for spelled in (
+                sep.join(words),
+                sep.join(w.capitalize() for w in words),
+                sep.join(words).upper(),
+                words[0] + sep.join(w.capitalize() for w in words[1:]),
+            ):
                 forms.add(spelled)
         forms.update({label, label.capitalize(), label.upper(), label.title()})
-    for known in ("HostName", "hostName", "NodeName", "nodeName", "MachineId", "machineID", "ContainerId",
-                  "ContainerID", "ContainerName", "ApiKey", "APIKey", "AccessToken", "HfToken", "ImageName"):
+    for known in (
+        "HostName",
+        "hostName",
+        "NodeName",
+        "nodeName",
+        "MachineId",
+        "machineID",
+        "ContainerId",
+        "ContainerID",
+        "ContainerName",
+        "ApiKey",
+        "APIKey",
+        "AccessToken",
+        "HfToken",
+        "ImageName",
+    ):
         forms.add(known)
     return frozenset(forms), by_letters
 
@@ -179,8 +235,7 @@ def labels_absent(literals: Iterable[str]) -> bool:
     object naming a variable: see :func:`labelled_pairs`): the one test most lines need."""
     if not isinstance(literals, (list, tuple, set, frozenset)):
         literals = list(literals)
-    return (_LABEL_FORMS.isdisjoint(literals) and JWK_MEMBERS.isdisjoint(literals)
-            and not ("name" in literals and "value" in literals))
+    return _LABEL_FORMS.isdisjoint(literals) and JWK_MEMBERS.isdisjoint(literals) and not ("name" in literals and "value" in literals)
 
 
 def _label_of(key: str) -> str | None:
@@ -312,6 +367,7 @@ def toml_text(src: Path, text: str) -> str:
 
 # -- what a file holds ----------------------------------------------------------------------
 
+
 def _lines(src: Path, kind: str) -> Iterator[tuple[int, str, str]]:
     """``(number, body, ending)`` of every line (TOML with its escapes decoded)."""
     if kind == "toml":
@@ -324,14 +380,15 @@ def _lines(src: Path, kind: str) -> Iterator[tuple[int, str, str]]:
     try:
         for number, line in enumerate(lines, start=1):
             body = line.rstrip("\r\n")
-            yield number, body, line[len(body):]
+            yield number, body, line[len(body) :]
     finally:
         if hasattr(lines, "close"):
             lines.close()
 
 
-def file_texts(src: Path, kind: str, *, check: bool = False,
-               harvested: list[KnownValue] | None = None, ledger: Ledger | None = None) -> Iterator[list[str]]:
+def file_texts(
+    src: Path, kind: str, *, check: bool = False, harvested: list[KnownValue] | None = None, ledger: Ledger | None = None
+) -> Iterator[list[str]]:
     """Every text of ``src`` the rewrite hands to the matcher, in order, a line's worth at a time.
 
     With ``check``, the file is also checked (bytes that are not UTF-8, malformed JSON:
@@ -361,8 +418,7 @@ def file_texts(src: Path, kind: str, *, check: bool = False,
 _BATCH = 1 << 20  # characters of JSONL read at a time: lines are checked one by one, literals found per batch
 
 
-def _jsonl_texts(src: Path, check: bool, harvested: list[KnownValue] | None,
-                 ledger: Ledger | None) -> Iterator[list[str]]:
+def _jsonl_texts(src: Path, check: bool, harvested: list[KnownValue] | None, ledger: Ledger | None) -> Iterator[list[str]]:
     number = 0
     with open_text(src) as handle:
         while lines := handle.readlines(_BATCH):
@@ -383,8 +439,7 @@ def _jsonl_texts(src: Path, check: bool, harvested: list[KnownValue] | None,
                         except NotText as err:
                             raise BadInput(str(err), src, offset) from None
                         except (ValueError, RecursionError):  # an integer too long for Python, or nesting
-                            raise BadInput("not valid JSON (a number of too many digits, or nested too deeply)",
-                                           src, offset) from None
+                            raise BadInput("not valid JSON (a number of too many digits, or nested too deeply)", src, offset) from None
             number += len(lines)
             if "\\" not in batch:
                 # Checked JSON lines without a backslash: each line's literals lie between every other
@@ -408,6 +463,7 @@ def _jsonl_texts(src: Path, check: bool, harvested: list[KnownValue] | None,
 
 
 # -- the rewrite ------------------------------------------------------------------------------
+
 
 def _encode(value: str) -> str:
     try:
@@ -455,7 +511,7 @@ class _Literals:
         for match in _LITERAL.finditer(text):
             replaced, found = self._literal(match.group())
             if replaced is not None:
-                pieces += [text[last:match.start()], replaced]
+                pieces += [text[last : match.start()], replaced]
                 last = match.end()
                 counts.update(dict(found))
                 changed[_decoded(match.group())] = _decoded(replaced)
@@ -559,8 +615,7 @@ def redact_json_text(text: str, matcher: Matcher, pseudonyms: Pseudonyms, counts
     return _Literals(matcher, pseudonyms).rewrite(text, counts)
 
 
-def redact_file(src: Path, dst: Path, kind: str, matcher: Matcher, pseudonyms: Pseudonyms,
-                ledger: Ledger | None = None) -> Counter[str]:
+def redact_file(src: Path, dst: Path, kind: str, matcher: Matcher, pseudonyms: Pseudonyms, ledger: Ledger | None = None) -> Counter[str]:
     """Write the redacted copy of ``src`` to ``dst``; return replacements per class.
 
     ``src`` must have been checked by :func:`file_texts` (``check=True``) first; the
@@ -613,7 +668,7 @@ def _redact_jsonl(src: Path, dst: Path, cached: _Literals, counts: Counter[str],
                     out.write(cached.rewrite_plain(line, counts))
                     continue
                 body = line.rstrip("\r\n")
-                out.write((cached.rewrite(body, counts) if body.strip() else body) + line[len(body):])
+                out.write((cached.rewrite(body, counts) if body.strip() else body) + line[len(body) :])
 
 
 def redact_name(relpath: str, matcher: Matcher, pseudonyms: Pseudonyms, counts: Counter[str]) -> str:

@@ -18,13 +18,36 @@ from ..present import arm_label_map, phase_labels, threshold_labels
 from ..spreadsheet import csv_bytes
 
 __all__ = [
-    "telemetry_rows", "TELEMETRY_SERIES", "GPU_SERIES", "phase_labels", "group_labels",
-    "per_run_rows", "interval_rows", "threshold_rows", "ttft_rows", "rows_csv", "rows_json",
+    "telemetry_rows",
+    "TELEMETRY_SERIES",
+    "GPU_SERIES",
+    "phase_labels",
+    "group_labels",
+    "per_run_rows",
+    "interval_rows",
+    "threshold_rows",
+    "ttft_rows",
+    "rows_csv",
+    "rows_json",
 ]
 
 PER_RUN_FIELDS = (
-    "trial_id", "group", "input_nominal", "concurrency", "phase", "arm_label", "run", "repetition",
-    "requests", "ok", "reconciled", "e2e_p50_s", "e2e_p90_s", "e2e_p99_s", "journal", "journal_sha256",
+    "trial_id",
+    "group",
+    "input_nominal",
+    "concurrency",
+    "phase",
+    "arm_label",
+    "run",
+    "repetition",
+    "requests",
+    "ok",
+    "reconciled",
+    "e2e_p50_s",
+    "e2e_p90_s",
+    "e2e_p99_s",
+    "journal",
+    "journal_sha256",
 )
 
 
@@ -41,24 +64,26 @@ def per_run_rows(trial: TrialAnalysis) -> list[dict[str, Any]]:
     rows = []
     for run in trial.runs:
         e2e = run.percentiles["e2e_s"]
-        rows.append({
-            "trial_id": trial.trial_id,
-            "group": groups[(run.input_nominal, run.concurrency if run.rate is None else run.rate)],
-            "input_nominal": run.input_nominal,
-            "concurrency": run.concurrency,
-            "phase": run.phase,
-            "arm_label": labels[run.seq],
-            "run": run.run,
-            "repetition": run.repetition,
-            "requests": run.requests,
-            "ok": run.ok,
-            "reconciled": run.reconciled,
-            "e2e_p50_s": e2e["p50"],
-            "e2e_p90_s": e2e["p90"],
-            "e2e_p99_s": e2e["p99"],
-            "journal": arms[run.seq].journal,
-            "journal_sha256": arms[run.seq].sha256,
-        })
+        rows.append(
+            {
+                "trial_id": trial.trial_id,
+                "group": groups[(run.input_nominal, run.concurrency if run.rate is None else run.rate)],
+                "input_nominal": run.input_nominal,
+                "concurrency": run.concurrency,
+                "phase": run.phase,
+                "arm_label": labels[run.seq],
+                "run": run.run,
+                "repetition": run.repetition,
+                "requests": run.requests,
+                "ok": run.ok,
+                "reconciled": run.reconciled,
+                "e2e_p50_s": e2e["p50"],
+                "e2e_p90_s": e2e["p90"],
+                "e2e_p99_s": e2e["p99"],
+                "journal": arms[run.seq].journal,
+                "journal_sha256": arms[run.seq].sha256,
+            }
+        )
     return rows
 
 
@@ -67,15 +92,17 @@ def interval_rows(trial: TrialAnalysis) -> list[dict[str, Any]]:
     rows = []
     for g in trial.groups:
         for interval in g.intervals:
-            rows.append({
-                "group": g.label,
-                "control": f"vs original {interval.control}",
-                "ratio": interval.ratio,
-                "low": interval.low,
-                "high": interval.high,
-                "resolvable": interval.resolvable,
-                "verdict": g.verdict.verdict,
-            })
+            rows.append(
+                {
+                    "group": g.label,
+                    "control": f"vs original {interval.control}",
+                    "ratio": interval.ratio,
+                    "low": interval.low,
+                    "high": interval.high,
+                    "resolvable": interval.resolvable,
+                    "verdict": g.verdict.verdict,
+                }
+            )
     return rows
 
 

@@ -80,8 +80,9 @@ def _group_order(trial: TrialAnalysis) -> list[str]:
     return [g.label for g in trial.groups]
 
 
-def _points_by_group(trial: TrialAnalysis, rows: list[dict[str, Any]], y: str, y_title: str, height: int,
-                     tooltip: list[str], *, per_arm: bool, **extra: Any) -> dict[str, Any]:
+def _points_by_group(
+    trial: TrialAnalysis, rows: list[dict[str, Any]], y: str, y_title: str, height: int, tooltip: list[str], *, per_arm: bool, **extra: Any
+) -> dict[str, Any]:
     """Points per workload group, offset and coloured by arm (``per_arm``) or by pooled phase: the shape of
     the per-run and TTFT charts."""
     labels = arm_labels(trial) if per_arm else list(phase_labels(trial).values())
@@ -90,8 +91,7 @@ def _points_by_group(trial: TrialAnalysis, rows: list[dict[str, Any]], y: str, y
         alt.Chart(pd.DataFrame(rows))
         .mark_point(filled=True, size=70, opacity=0.85)
         .encode(
-            x=alt.X("group:N", sort=_group_order(trial), title="Workload group (actual input / concurrency)",
-                    axis=alt.Axis(labelAngle=0)),
+            x=alt.X("group:N", sort=_group_order(trial), title="Workload group (actual input / concurrency)", axis=alt.Axis(labelAngle=0)),
             xOffset=alt.XOffset("arm_label:N", sort=labels),
             y=alt.Y(f"{y}:Q", title=y_title),
             color=alt.Color("arm_label:N", scale=scale, sort=labels, title="Arm"),
@@ -107,8 +107,13 @@ def _points_by_group(trial: TrialAnalysis, rows: list[dict[str, Any]], y: str, y
 def per_run_chart(trial: TrialAnalysis) -> Chart:
     """Per-run nearest-rank p50 end-to-end latency by group and arm (one point per run)."""
     spec = _points_by_group(
-        trial, per_run_rows(trial), "e2e_p50_s", "Per-run p50 end-to-end seconds", 300,
-        ["group", "arm_label", "run", "repetition", "e2e_p50_s", "journal_sha256"], per_arm=True,
+        trial,
+        per_run_rows(trial),
+        "e2e_p50_s",
+        "Per-run p50 end-to-end seconds",
+        300,
+        ["group", "arm_label", "run", "repetition", "e2e_p50_s", "journal_sha256"],
+        per_arm=True,
     )
     return Chart(
         name="per-run",
@@ -130,22 +135,25 @@ def interval_chart(trial: TrialAnalysis) -> Chart:
     base = alt.Chart(pd.DataFrame(rows)).encode(
         y=alt.Y("group:N", sort=_group_order(trial), title=None),
         yOffset=alt.YOffset("control:N", sort=controls),
-        color=alt.Color("verdict:N", title="Verdict", scale=alt.Scale(domain=list(VERDICTS),
-                                                                     range=[VERDICT_COLOURS[v] for v in VERDICTS])),
+        color=alt.Color("verdict:N", title="Verdict", scale=alt.Scale(domain=list(VERDICTS), range=[VERDICT_COLOURS[v] for v in VERDICTS])),
     )
     bars = base.mark_rule(strokeWidth=2).encode(
-        x=alt.X("low:Q", title="Candidate / control pooled median (below 1 is faster)", scale=alt.Scale(zero=False),
-                axis=alt.Axis(tickMinStep=0.05, format=".2f")),
+        x=alt.X(
+            "low:Q",
+            title="Candidate / control pooled median (below 1 is faster)",
+            scale=alt.Scale(zero=False),
+            axis=alt.Axis(tickMinStep=0.05, format=".2f"),
+        ),
         x2="high:Q",
     )
     points = base.mark_point(filled=True, size=70, opacity=1).encode(
-        x="ratio:Q", shape=alt.Shape("control:N", title="Against", sort=controls),
+        x="ratio:Q",
+        shape=alt.Shape("control:N", title="Against", sort=controls),
         tooltip=["group", "control", "ratio", "low", "high", "verdict"],
     )
     lines = alt.Chart(pd.DataFrame(threshold_rows(trial))).encode(x="ratio:Q")
     rules = lines.mark_rule(color="#333333", strokeDash=[4, 3]).encode(tooltip=["line", "ratio"])
-    labels = lines.mark_text(align="center", baseline="bottom", dy=-4, fontSize=10, color="#333333").encode(
-        text="line:N", y=alt.value(0))
+    labels = lines.mark_text(align="center", baseline="bottom", dy=-4, fontSize=10, color="#333333").encode(text="line:N", y=alt.value(0))
     chart = alt.layer(rules, labels, bars, points).properties(width=WIDTH, height=220)
     low, high = trial.rule.threshold_low_ratio, trial.rule.threshold_high_ratio
     return Chart(
@@ -165,8 +173,14 @@ def interval_chart(trial: TrialAnalysis) -> Chart:
 def ttft_chart(trial: TrialAnalysis) -> Chart:
     """Pooled median TTFT against visible-content TTFT, per group and arm."""
     spec = _points_by_group(
-        trial, ttft_rows(trial), "median_s", "Pooled median seconds", 260,
-        ["group", "arm_label", "metric", "median_s", "n"], per_arm=False, shape=alt.Shape("metric:N", title="Metric"),
+        trial,
+        ttft_rows(trial),
+        "median_s",
+        "Pooled median seconds",
+        260,
+        ["group", "arm_label", "metric", "median_s", "n"],
+        per_arm=False,
+        shape=alt.Shape("metric:N", title="Metric"),
     )
     return Chart(
         name="ttft",

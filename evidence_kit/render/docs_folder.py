@@ -28,8 +28,20 @@ from .markdown import TEMPLATES, environment, link, render
 from .pages import decision_files
 
 __all__ = [
-    "SITE_NAME", "CONFIG_NAME", "DOCS_DIR", "PUBLIC_DIR", "OWNED", "order_decisions", "docs_files", "published_name",
-    "DECISIONS_DIR", "EVIDENCE_DIR", "evidence_decision", "is_evidence_copy", "methodology_page", "asset_files",
+    "SITE_NAME",
+    "CONFIG_NAME",
+    "DOCS_DIR",
+    "PUBLIC_DIR",
+    "OWNED",
+    "order_decisions",
+    "docs_files",
+    "published_name",
+    "DECISIONS_DIR",
+    "EVIDENCE_DIR",
+    "evidence_decision",
+    "is_evidence_copy",
+    "methodology_page",
+    "asset_files",
     "mkdocs_config",
 ]
 
@@ -60,7 +72,9 @@ def _badges(analysis: Analysis) -> Markup:
 def methodology_page(env: jinja2.Environment) -> bytes:
     """``methodology.md``: the words and the statistics' definitions (from ``analyze.DEFINITIONS``)."""
     return render(
-        env, "site/methodology.md.j2", definitions=DEFINITIONS,
+        env,
+        "site/methodology.md.j2",
+        definitions=DEFINITIONS,
         definition_rows=[[k.replace("_", " "), v] for k, v in sorted(DEFINITIONS.items()) if k != "version"],
     )
 
@@ -75,7 +89,11 @@ def asset_files() -> dict[str, bytes]:
 def mkdocs_config(env: jinja2.Environment, rows: list[dict[str, Any]]) -> bytes:
     """The generated ``mkdocs.yml`` of a site whose navigation lists ``rows`` (one per decision)."""
     return render(
-        env, "mkdocs.yml.j2", decisions=rows, version=__version__, vega_script=VEGA_SCRIPT,
+        env,
+        "mkdocs.yml.j2",
+        decisions=rows,
+        version=__version__,
+        vega_script=VEGA_SCRIPT,
         site_name=Markup(yaml_string(SITE_NAME)),
     )
 
@@ -88,16 +106,18 @@ def docs_files(loaded: list[tuple[DecisionEvidence, Analysis]]) -> dict[str, byt
     for evidence, analysis in loaded:
         files.update({f"site/{k}": v for k, v in decision_files(evidence, analysis, env).items()})
         did = analysis.decision.id
-        rows.append({
-            "id": did,
-            "nav_title": Markup(yaml_string(html_text(evidence.decision.title))),
-            "cells": [
-                evidence.decision.date,
-                link(evidence.decision.title, f"decisions/{did}/index.md"),
-                _badges(analysis),
-                "; ".join(f"{t.trial_id} {t.timed_ok}/{t.timed_planned} timed requests" for t in analysis.trials),
-            ],
-        })
+        rows.append(
+            {
+                "id": did,
+                "nav_title": Markup(yaml_string(html_text(evidence.decision.title))),
+                "cells": [
+                    evidence.decision.date,
+                    link(evidence.decision.title, f"decisions/{did}/index.md"),
+                    _badges(analysis),
+                    "; ".join(f"{t.trial_id} {t.timed_ok}/{t.timed_planned} timed requests" for t in analysis.trials),
+                ],
+            }
+        )
     files["site/index.md"] = render(env, "site/index.md.j2", decision_rows=[r["cells"] for r in rows])
     files["site/methodology.md"] = methodology_page(env)
     files["site/how-to-verify.md"] = render(env, "site/how-to-verify.md.j2", decisions=rows, version=__version__)
@@ -116,7 +136,7 @@ def published_name(key: str) -> str | None:
     ``site/x.json`` is ``x.json``; ``mkdocs.yml`` is not published (``None``)."""
     if not key.startswith(DOCS_DIR + "/"):
         return None
-    rel = key[len(DOCS_DIR) + 1:]
+    rel = key[len(DOCS_DIR) + 1 :]
     return f"{rel[:-3]}.html" if rel.endswith(".md") else rel
 
 

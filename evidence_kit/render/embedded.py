@@ -41,8 +41,10 @@ def embedded_files(loaded: list[tuple[DecisionEvidence, Analysis]]) -> dict[str,
     for evidence, analysis in loaded:
         did = analysis.decision.id or ""
         if did in RESERVED:
-            raise BadInput(f"decision id {did!r} is a name the plugin's folder uses ({', '.join(RESERVED)}); "
-                           "give the decision another id", Path(evidence.source) / "decision.toml")
+            raise BadInput(
+                f"decision id {did!r} is a name the plugin's folder uses ({', '.join(RESERVED)}); give the decision another id",
+                Path(evidence.source) / "decision.toml",
+            )
         files.update(decision_files(evidence, analysis, env, base=did, methodology=f"../{METHODOLOGY}"))
     files[METHODOLOGY] = methodology_page(env)
     files.update(asset_files())

@@ -36,7 +36,7 @@ def md_text(value: object) -> str:
     # At the start of a line a list, heading or quote marker would still be syntax.
     match = _BLOCK_START.match(text)
     if match:
-        text = match.group(1) + "".join(f"&#{ord(ch)};" for ch in match.group(2)) + text[match.end():]
+        text = match.group(1) + "".join(f"&#{ord(ch)};" for ch in match.group(2)) + text[match.end() :]
     return text
 
 
@@ -53,14 +53,7 @@ def md_prose(value: object) -> str:
 
 def html_text(value: object) -> str:
     """Untrusted text for a place MkDocs inserts unescaped into HTML (page titles, nav)."""
-    return (
-        " ".join(str(value).split())
-        .replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace('"', "&quot;")
-        .replace("'", "&#39;")
-    )
+    return " ".join(str(value).split()).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;").replace("'", "&#39;")
 
 
 def yaml_string(value: str) -> str:

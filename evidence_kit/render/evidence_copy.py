@@ -19,7 +19,12 @@ from ..model.evidence import DecisionEvidence
 from ..read import read_json_model
 
 __all__ = [
-    "EvidenceFile", "evidence_files", "check_bundle_manifests", "receipts", "withheld_classes", "MARKDOWN_SUFFIXES",
+    "EvidenceFile",
+    "evidence_files",
+    "check_bundle_manifests",
+    "receipts",
+    "withheld_classes",
+    "MARKDOWN_SUFFIXES",
 ]
 
 # MkDocs would render these as pages instead of copying them, so a bundle may not hold them.
@@ -99,10 +104,11 @@ def check_bundle_manifests(evidence: DecisionEvidence, files: list[EvidenceFile]
             if found is None:
                 raise BadInput(f"listed in {prefix}{MANIFEST_NAME} but missing", source / entry.path)
             if (found.sha256, found.size) != (entry.sha256, entry.size):
-                raise BadInput(f"differs from {prefix}{MANIFEST_NAME} (changed after redaction?); "
-                               "re-run redact, or restore the file", source / entry.path)
+                raise BadInput(
+                    f"differs from {prefix}{MANIFEST_NAME} (changed after redaction?); re-run redact, or restore the file", source / entry.path
+                )
         for rel in sorted(by_path):
-            inner = rel[len(prefix):]
+            inner = rel[len(prefix) :]
             if rel.startswith(prefix) and inner not in listed and inner not in NOT_LISTED:
                 raise BadInput(f"not listed in {prefix}{MANIFEST_NAME} (added after redaction?)", folder / rel)
 
@@ -113,15 +119,17 @@ def _check_decision_manifest(evidence: DecisionEvidence, by_path: dict[str, Evid
     manifest_path = folder / MANIFEST_NAME
     if not manifest_path.is_file():
         if any((Path(t.source) / MANIFEST_NAME).is_file() for t in evidence.trials):
-            raise BadInput("a redacted decision folder without its own manifest.json (redacted by an earlier "
-                           "evidence-kit); redact it again: no other byte changes", manifest_path)
+            raise BadInput(
+                "a redacted decision folder without its own manifest.json (redacted by an earlier "
+                "evidence-kit); redact it again: no other byte changes",
+                manifest_path,
+            )
         return  # raw evidence: the leak scan refuses it, or the redactor never ran
     listed = {e.path: e for e in read_manifest(manifest_path).files}
     for entry in sorted(listed.values(), key=lambda e: e.path):
         found = by_path.get(entry.path)
         if found is None or (found.sha256, found.size) != (entry.sha256, entry.size):
-            raise BadInput(f"differs from {MANIFEST_NAME} (changed after redaction?); re-run redact, or restore "
-                           "the file", folder / entry.path)
+            raise BadInput(f"differs from {MANIFEST_NAME} (changed after redaction?); re-run redact, or restore the file", folder / entry.path)
     for rel in listed_files(folder):
         if rel not in listed:
             raise BadInput(f"not listed in {MANIFEST_NAME} (added after redaction?)", folder / rel)

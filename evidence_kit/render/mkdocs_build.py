@@ -33,7 +33,11 @@ def run_mkdocs(config: Path, epoch: int) -> None:
     env = dict(os.environ, SOURCE_DATE_EPOCH=str(epoch), NO_MKDOCS_2_WARNING="1", PYTHONHASHSEED="0")
     proc = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--clean", "--config-file", str(config)],
-        cwd=config.parent, env=env, capture_output=True, text=True, timeout=600,
+        cwd=config.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     if proc.returncode != 0:
         lines = [line for line in proc.stderr.splitlines() if line.startswith(("WARNING", "ERROR"))]

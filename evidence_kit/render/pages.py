@@ -29,9 +29,17 @@ def decision_folder(analysis: Analysis) -> str:
 
 def _index_rows(trial: TrialAnalysis, prefix: str) -> list[list[Any]]:
     return [
-        [str(a.seq), a.arm, a.phase, link(a.journal, f"{prefix}evidence/{trial.trial_id}/{a.journal}"),
-         f"{a.timed_ok}/{a.timed_planned}", str(a.warmup), reconciled_text(a),
-         f"{a.gates_passed}/{a.gates_total}", Markup(f"`{a.sha256}`")]
+        [
+            str(a.seq),
+            a.arm,
+            a.phase,
+            link(a.journal, f"{prefix}evidence/{trial.trial_id}/{a.journal}"),
+            f"{a.timed_ok}/{a.timed_planned}",
+            str(a.warmup),
+            reconciled_text(a),
+            f"{a.gates_passed}/{a.gates_total}",
+            Markup(f"`{a.sha256}`"),
+        ]
         for a in trial.arms
     ]
 
@@ -39,13 +47,17 @@ def _index_rows(trial: TrialAnalysis, prefix: str) -> list[list[Any]]:
 def _chart_tables(trial: TrialAnalysis, samples: list[dict[str, Any]]) -> dict[str, Markup]:
     per_run = table(
         ["Group", "Arm", "Run", "Repetition", "p50 E2E s", "Journal sha256"],
-        [[r["group"], r["arm_label"], r["run"], str(r["repetition"]), seconds(r["e2e_p50_s"]), r["journal_sha256"][:12]]
-         for r in per_run_rows(trial)],
+        [
+            [r["group"], r["arm_label"], r["run"], str(r["repetition"]), seconds(r["e2e_p50_s"]), r["journal_sha256"][:12]]
+            for r in per_run_rows(trial)
+        ],
     )
     intervals = table(
         ["Group", "Control", "Ratio", "95% low", "95% high", "Resolvable", "Verdict (colour)"],
-        [[r["group"], r["control"], ratio(r["ratio"]), ratio(r["low"]), ratio(r["high"]),
-          "yes" if r["resolvable"] else "no (n.s.)", r["verdict"]] for r in interval_rows(trial)],
+        [
+            [r["group"], r["control"], ratio(r["ratio"]), ratio(r["low"]), ratio(r["high"]), "yes" if r["resolvable"] else "no (n.s.)", r["verdict"]]
+            for r in interval_rows(trial)
+        ],
     )
     ttft = table(
         ["Group", "Metric", "Arm", "Pooled median s", "Requests"],
@@ -75,12 +87,17 @@ def _dossier_rows(evidence: DecisionEvidence) -> dict[str, list[list[Any]]]:
 
 def _telemetry(files: list[EvidenceFile], trial_id: str) -> list[list[Any]]:
     prefix = f"{trial_id}/telemetry/"
-    return [[link(f.path[len(trial_id) + 1:], f"evidence/{f.path}"), count(f.size), Markup(f"`{f.sha256}`")]
-            for f in files if f.path.startswith(prefix)]
+    return [
+        [link(f.path[len(trial_id) + 1 :], f"evidence/{f.path}"), count(f.size), Markup(f"`{f.sha256}`")] for f in files if f.path.startswith(prefix)
+    ]
 
 
 def decision_files(
-    evidence: DecisionEvidence, analysis: Analysis, env: jinja2.Environment, *, base: str | None = None,
+    evidence: DecisionEvidence,
+    analysis: Analysis,
+    env: jinja2.Environment,
+    *,
+    base: str | None = None,
     methodology: str = "../../methodology.md",
 ) -> dict[str, bytes]:
     """Render every page and data file of one decision, keyed by path under the docs folder.
@@ -111,36 +128,53 @@ def decision_files(
     }
     out: dict[str, bytes] = {}
     out[f"{base}/index.md"] = render(
-        env, "decision/index.md.j2", **common, setup=setup_rows(evidence, analysis, withheld),
+        env,
+        "decision/index.md.j2",
+        **common,
+        setup=setup_rows(evidence, analysis, withheld),
     )
     out[f"{base}/artifacts.md"] = render(
-        env, "decision/artifacts.md.j2", **common,
+        env,
+        "decision/artifacts.md.j2",
+        **common,
         artifact_rows=[[link(f.path, f"evidence/{f.path}"), count(f.size), Markup(f"`{f.sha256}`")] for f in files],
     )
     out[f"{base}/evidence-index.md"] = render(
-        env, "decision/evidence-index.md.j2", **common,
+        env,
+        "decision/evidence-index.md.j2",
+        **common,
         index_rows={t.trial_id: _index_rows(t, "") for t in analysis.trials},
     )
     out[f"{base}/dossier.md"] = render(env, "decision/dossier.md.j2", **common, dossier_rows=_dossier_rows(evidence))
     out[f"{base}/hardware.md"] = render(env, "decision/hardware.md.j2", **common)
     out[f"{base}/redaction.md"] = render(
-        env, "decision/redaction.md.j2", **common,
-        receipt_rows={tid: [[f, cls, str(n)] for f, per_class in sorted(r.counts.items()) for cls, n in sorted(per_class.items())]
-                      for tid, r in recs.items() if r},
+        env,
+        "decision/redaction.md.j2",
+        **common,
+        receipt_rows={
+            tid: [[f, cls, str(n)] for f, per_class in sorted(r.counts.items()) for cls, n in sorted(per_class.items())]
+            for tid, r in recs.items()
+            if r
+        },
     )
     out[f"{base}/analysis.json"] = analysis_json(analysis).encode()  # byte for byte what analyze --json prints
     for trial in analysis.trials:
         tdir = f"{base}/{trial.trial_id}"
-        trial_ctx = dict(common, t=trial, charts=charts[trial.trial_id], chart_tables=tables[trial.trial_id],
-                         simulated=trial.simulated)
+        trial_ctx = dict(common, t=trial, charts=charts[trial.trial_id], chart_tables=tables[trial.trial_id], simulated=trial.simulated)
         out[f"{tdir}/summary.md"] = render(
-            env, "decision/summary.md.j2", **trial_ctx, index_rows=_index_rows(trial, "../"),
+            env,
+            "decision/summary.md.j2",
+            **trial_ctx,
+            index_rows=_index_rows(trial, "../"),
         )
         out[f"{tdir}/per-run.md"] = render(env, "decision/per-run.md.j2", **trial_ctx)
         out[f"{tdir}/chart-data.md"] = render(
-            env, "decision/chart-data.md.j2", **trial_ctx,
-            source_rows=[[a.phase, link(a.journal, f"../evidence/{trial.trial_id}/{a.journal}"), count(a.size),
-                          Markup(f"`{a.sha256}`")] for a in trial.arms],
+            env,
+            "decision/chart-data.md.j2",
+            **trial_ctx,
+            source_rows=[
+                [a.phase, link(a.journal, f"../evidence/{trial.trial_id}/{a.journal}"), count(a.size), Markup(f"`{a.sha256}`")] for a in trial.arms
+            ],
         )
         rows = per_run_rows(trial)
         out[f"{tdir}/per-run.csv"] = rows_csv(rows)

@@ -16,8 +16,7 @@ from importlib import metadata
 
 from .charts import VEGA_SCRIPT
 
-__all__ = ["TOOLCHAIN_PACKAGES", "PYTHON", "installed_toolchain", "toolchain_differences", "describe_differences",
-           "toolchain_bound"]
+__all__ = ["TOOLCHAIN_PACKAGES", "PYTHON", "installed_toolchain", "toolchain_differences", "describe_differences", "toolchain_bound"]
 
 PYTHON = "python"
 # Distribution names as pip spells them (constraints.txt pins each).
@@ -34,8 +33,11 @@ def installed_toolchain() -> dict[str, str]:
 def toolchain_differences(recorded: dict[str, str], installed: dict[str, str]) -> list[tuple[str, str, str]]:
     """``(name, recorded, installed)`` for every entry of either that the other does not match, by name."""
     absent = "(none)"
-    return [(name, recorded.get(name, absent), installed.get(name, absent))
-            for name in sorted(set(recorded) | set(installed)) if recorded.get(name) != installed.get(name)]
+    return [
+        (name, recorded.get(name, absent), installed.get(name, absent))
+        for name in sorted(set(recorded) | set(installed))
+        if recorded.get(name) != installed.get(name)
+    ]
 
 
 def describe_differences(differences: list[tuple[str, str, str]]) -> str:

@@ -64,13 +64,20 @@ def check_signature(ctx: Context) -> CheckResult:
         if problem != "missing":
             return CheckResult(name, "fail", "envelope cannot be used", [Problem(ctx.where(ENVELOPE_NAME), problem or "")])
         if pin.pinned:
-            return CheckResult(name, "fail", "not signed", [Problem(
-                ctx.where(ENVELOPE_NAME), f"missing, but a key was pinned with {pin.how}: an unsigned folder cannot be "
-                                          "authenticated")])
+            return CheckResult(
+                name,
+                "fail",
+                "not signed",
+                [Problem(ctx.where(ENVELOPE_NAME), f"missing, but a key was pinned with {pin.how}: an unsigned folder cannot be authenticated")],
+            )
         if resolve_listed(ctx.root, PUBLIC_KEY_NAME)[0] is not None:
             # A signed folder stripped of its envelope must not pass as an unsigned one.
-            return CheckResult(name, "fail", "signature removed", [Problem(
-                ctx.where(ENVELOPE_NAME), f"missing, but the folder carries {PUBLIC_KEY_NAME}: it was signed")])
+            return CheckResult(
+                name,
+                "fail",
+                "signature removed",
+                [Problem(ctx.where(ENVELOPE_NAME), f"missing, but the folder carries {PUBLIC_KEY_NAME}: it was signed")],
+            )
         return CheckResult(name, "skip", f"not signed (no {ENVELOPE_NAME}): the signer cannot be authenticated")
     ctx.envelope_data = path.read_bytes()
     if pin.key is not None:
@@ -80,14 +87,19 @@ def check_signature(ctx: Context) -> CheckResult:
         if not keys:
             return CheckResult(name, "fail", "no key to verify with", [Problem(ctx.where(PUBLIC_KEY_NAME), why)])
         if pin.key_id is not None and folder_kid != pin.key_id:
-            return CheckResult(name, "fail", "not the pinned key", [Problem(
-                ctx.where(PUBLIC_KEY_NAME), f"is key id {folder_kid}, not {pin.key_id} pinned with --key-id: "
-                                            "not the publisher's key")])
+            return CheckResult(
+                name,
+                "fail",
+                "not the pinned key",
+                [Problem(ctx.where(PUBLIC_KEY_NAME), f"is key id {folder_kid}, not {pin.key_id} pinned with --key-id: not the publisher's key")],
+            )
         if pin.key_id is not None:
             whose = f"key id {folder_kid} of the folder's {PUBLIC_KEY_NAME}, pinned with --key-id"
         else:
-            whose = (f"key id {folder_kid[:16]}… from the folder's own {PUBLIC_KEY_NAME}: integrity only, "
-                     "the signer is not authenticated (pin with --key or --key-id)")
+            whose = (
+                f"key id {folder_kid[:16]}… from the folder's own {PUBLIC_KEY_NAME}: integrity only, "
+                "the signer is not authenticated (pin with --key or --key-id)"
+            )
     try:
         envelope = parse_envelope(ctx.envelope_data)
         verified = verify_signature(envelope, keys)
@@ -164,7 +176,7 @@ def check_completeness(ctx: Context) -> CheckResult:
             continue
         prefix = folder + "/" if folder else ""
         listed = {_join(folder, e.get("path")) for e in doc["files"] if not path_problem(e.get("path"))}
-        here = {f for f in on_disk if f.startswith(prefix) and f[len(prefix):] not in NOT_LISTED}
+        here = {f for f in on_disk if f.startswith(prefix) and f[len(prefix) :] not in NOT_LISTED}
         for rel in sorted(listed - on_disk):
             if resolve_listed(ctx.root, rel)[1] == "missing":
                 problems.append(Problem(ctx.where(rel), f"listed in {ctx.where(_join(folder, MANIFEST_NAME))} but missing"))
@@ -180,8 +192,7 @@ def check_completeness(ctx: Context) -> CheckResult:
         return CheckResult(name, "skip", "no manifest: raw evidence")
     if problems:
         return CheckResult(name, "fail", f"{len(problems)} file(s) missing, unlisted or unsigned", problems)
-    return CheckResult(name, "pass", f"{len(on_disk)} file(s) on disk, each listed by every manifest above it, "
-                                     "none missing")
+    return CheckResult(name, "pass", f"{len(on_disk)} file(s) on disk, each listed by every manifest above it, none missing")
 
 
 def _decision_manifests(ctx: Context) -> list[Problem]:
@@ -197,9 +208,15 @@ def _decision_manifests(ctx: Context) -> list[Problem]:
             continue
         redacted = [f for f in ctx.files if f.startswith(prefix) and f.rsplit("/", 1)[-1] in (MANIFEST_NAME, RECEIPT_NAME)]
         if redacted:
-            problems.append(Problem(ctx.where(_join(folder, MANIFEST_NAME)), (
-                f"missing: a redacted decision folder (it holds {redacted[0][len(prefix):]}) lists decision.toml and "
-                "every trial in its own manifest; redact it again with this version (no other byte changes)")))
+            problems.append(
+                Problem(
+                    ctx.where(_join(folder, MANIFEST_NAME)),
+                    (
+                        f"missing: a redacted decision folder (it holds {redacted[0][len(prefix) :]}) lists decision.toml and "
+                        "every trial in its own manifest; redact it again with this version (no other byte changes)"
+                    ),
+                )
+            )
     return problems
 
 

@@ -46,8 +46,10 @@ def json_mismatches(published: Any, recomputed: Any, path: str = "", ignore: fro
                 yield from json_mismatches(published[i], recomputed[i], where, ignore)
     elif type(published) is not type(recomputed) and not (
         # 3 and 3.0 are the same figure; a boolean is never a number (True == 1 in Python).
-        isinstance(published, (int, float)) and isinstance(recomputed, (int, float))
-        and not isinstance(published, bool) and not isinstance(recomputed, bool)
+        isinstance(published, (int, float))
+        and isinstance(recomputed, (int, float))
+        and not isinstance(published, bool)
+        and not isinstance(recomputed, bool)
     ):
         yield path or "(document)", _show(published), _show(recomputed)
     elif published != recomputed:

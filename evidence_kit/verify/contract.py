@@ -26,6 +26,7 @@ def discover_evidence(root: Path, files: list[str]) -> list[str]:
     ``files`` are the folder's regular files as relative paths. A trial bundle
     inside a decision folder is verified as part of that decision.
     """
+
     def parent(path: str) -> str:
         return path.rsplit("/", 1)[0] if "/" in path else ""
 
@@ -63,8 +64,14 @@ def _turn_problems(name: str, conversation: int, turns: list[Request], planned: 
         if failed is not None:
             if not unsent or r.ok:
                 out.append(f"{at} is journalled as sent, yet turn {failed} ended the conversation")
-            elif r.t_send_s is not None or r.e2e_s is not None or r.ttft_s is not None or r.http_status is not None \
-                    or r.prompt_tokens is not None or r.completion_tokens:
+            elif (
+                r.t_send_s is not None
+                or r.e2e_s is not None
+                or r.ttft_s is not None
+                or r.http_status is not None
+                or r.prompt_tokens is not None
+                or r.completion_tokens
+            ):
                 out.append(f"{at} was not sent, yet has a send time, a duration, a status or tokens")
             continue
         if unsent:
@@ -76,8 +83,7 @@ def _turn_problems(name: str, conversation: int, turns: list[Request], planned: 
         if previous is not None and previous.ok and None not in (r.t_send_s, previous.t_send_s, previous.e2e_s):
             ended = (previous.t_send_s or 0.0) + (previous.e2e_s or 0.0)
             if (r.t_send_s or 0.0) < ended - _ROUNDING_S:
-                out.append(f"{at} was sent at {r.t_send_s:.6f} s, before turn {turn - 1}'s answer ended at "
-                           f"{ended:.6f} s")
+                out.append(f"{at} was sent at {r.t_send_s:.6f} s, before turn {turn - 1}'s answer ended at {ended:.6f} s")
     return out
 
 
@@ -141,8 +147,7 @@ def evidence_problems(evidence: Evidence) -> list[tuple[str, str]]:
     for trial in trials:
         for arm in trial.arms:
             where = str(Path(trial.source) / arm.ref.journal)
-            out += [(where, p) for p in arm_problems(arm, trial.trial.workload.timed_per_run,
-                                                          trial.trial.workload.turns)]
+            out += [(where, p) for p in arm_problems(arm, trial.trial.workload.timed_per_run, trial.trial.workload.turns)]
     return out
 
 

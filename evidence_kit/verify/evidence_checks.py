@@ -14,7 +14,6 @@ from .verification import CheckResult, Context, Problem
 __all__ = ["check_contract", "check_receipts", "trial_folders"]
 
 
-
 def _rel(ctx: Context, source: str) -> str:
     rel = Path(source).resolve().relative_to(ctx.root.resolve()).as_posix()
     return "" if rel == "." else rel
@@ -56,9 +55,7 @@ def check_contract(ctx: Context) -> CheckResult:
         journals += sum(len(trial.arms) for _, trial in trial_folders(ctx, unit))
     if problems:
         return CheckResult(name, "fail", f"{len(problems)} contract violation(s)", problems)
-    return CheckResult(
-        name, "pass", f"{len(units)} evidence folder(s), {journals} journal(s): schema, order, counts, warmup, runs, footers"
-    )
+    return CheckResult(name, "pass", f"{len(units)} evidence folder(s), {journals} journal(s): schema, order, counts, warmup, runs, footers")
 
 
 def trial_folders(ctx: Context, unit: str) -> list[tuple[str, TrialEvidence]]:
@@ -84,8 +81,11 @@ def _receipt_problems(ctx: Context, rel: str, folder: str, found: dict[str, str]
         return [Problem(ctx.where(rel, err.line), err.message)]
     present = set(ctx.files)
     prefix = f"{folder}/" if folder else ""
-    problems = [Problem(ctx.where(rel), f"counts replacements in {counted!r}, which the folder does not hold")
-                for counted in sorted(receipt.counts) if prefix + counted not in present]
+    problems = [
+        Problem(ctx.where(rel), f"counts replacements in {counted!r}, which the folder does not hold")
+        for counted in sorted(receipt.counts)
+        if prefix + counted not in present
+    ]
     digest = ctx.digest(rel)
     found[rel] = digest[0] if isinstance(digest, tuple) else digest
     return problems
@@ -105,8 +105,9 @@ def check_receipts(ctx: Context) -> CheckResult:
             if rel in ctx.files:
                 problems += _receipt_problems(ctx, rel, unit, found)
             elif redacted:
-                problems.append(Problem(ctx.where(rel), "the decision folder is published without a receipt "
-                                                        "(decision.toml's replacements are not accounted for)"))
+                problems.append(
+                    Problem(ctx.where(rel), "the decision folder is published without a receipt (decision.toml's replacements are not accounted for)")
+                )
         for folder, trial in trial_folders(ctx, unit):
             rel = f"{folder}/{RECEIPT_NAME}" if folder else RECEIPT_NAME
             if rel not in ctx.files:

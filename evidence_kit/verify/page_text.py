@@ -27,8 +27,17 @@ from typing import Any
 from .compare import Mismatch, json_mismatches
 
 __all__ = [
-    "TOKEN", "PageText", "read_page", "page_tokens", "page_mismatches", "spec_mismatches", "external_urls",
-    "title_mismatches", "chrome_figures", "is_figure", "search_mismatches",
+    "TOKEN",
+    "PageText",
+    "read_page",
+    "page_tokens",
+    "page_mismatches",
+    "spec_mismatches",
+    "external_urls",
+    "title_mismatches",
+    "chrome_figures",
+    "is_figure",
+    "search_mismatches",
 ]
 
 # A figure as pages write it: signs (including the true minus), thousands separators, decimals, a percent.
@@ -49,8 +58,34 @@ ARTICLE_ACTIVE_ATTRS = {"dir"}  # the page's <html dir="ltr"> is the theme's; in
 # writes none inside an article, so inside one each is a marker of its own, like a script.
 CONCEALING_TAGS = {"noscript", "dialog", "details", "summary", "bdo", "nav", "header", "footer"}
 # Elements that start and end a block of text; a table cell only separates words within its row.
-BLOCK_TAGS = {"p", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "div", "br", "pre", "blockquote", "table", "ul",
-              "ol", "dl", "dt", "dd", "hr", "figure", "figcaption", "details", "summary", "section", "caption"}
+BLOCK_TAGS = {
+    "p",
+    "li",
+    "tr",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "div",
+    "br",
+    "pre",
+    "blockquote",
+    "table",
+    "ul",
+    "ol",
+    "dl",
+    "dt",
+    "dd",
+    "hr",
+    "figure",
+    "figcaption",
+    "details",
+    "summary",
+    "section",
+    "caption",
+}
 CELL_TAGS = {"td", "th"}
 SHOWN_ATTRS = ("alt", "aria-label", "title")
 URL_ATTRS = ("href", "src", "action", "data", "poster", "srcset")
@@ -191,9 +226,12 @@ def read_page(html: str) -> PageText:
     parser.close()
     main = parser.article if parser.article is not None else parser.parts
     return PageText(
-        segments=_segments(main), specs=parser.specs, urls=parser.urls,
+        segments=_segments(main),
+        specs=parser.specs,
+        urls=parser.urls,
         article_urls=parser.article_urls if parser.article is not None else parser.urls,
-        title=" ".join("".join(parser.title).split()), chrome=TOKEN.findall(" ".join(parser.chrome)),
+        title=" ".join("".join(parser.title).split()),
+        chrome=TOKEN.findall(" ".join(parser.chrome)),
     )
 
 
@@ -221,8 +259,9 @@ def _spans(page: PageText) -> tuple[list[str], list[tuple[int, int, str]], set[i
     return tokens, spans, boundaries
 
 
-def _token_mismatches(published: list[str], expected: list[str], boundaries: set[int], context: int = 6, *,
-                      strict: bool = False) -> list[tuple[Mismatch, int, int]]:
+def _token_mismatches(
+    published: list[str], expected: list[str], boundaries: set[int], context: int = 6, *, strict: bool = False
+) -> list[tuple[Mismatch, int, int]]:
     """Every difference but text inserted between blocks without a figure or marker (unless ``strict``):
     ``(mismatch, b1, b2)``."""
     matcher = difflib.SequenceMatcher(a=published, b=expected, autojunk=False)
@@ -233,14 +272,12 @@ def _token_mismatches(published: list[str], expected: list[str], boundaries: set
         added = published[a1:a2]
         if not strict and op == "delete" and b1 in boundaries and not any(is_figure(t) or t.startswith("<") for t in added):
             continue  # words a newer theme may add between blocks
-        before = " ".join(expected[max(0, b1 - context):b1])
-        out.append(((f"after '{before}'", " ".join(added) or "(absent)", " ".join(expected[b1:b2]) or "(absent)"),
-                    b1, b2))
+        before = " ".join(expected[max(0, b1 - context) : b1])
+        out.append(((f"after '{before}'", " ".join(added) or "(absent)", " ".join(expected[b1:b2]) or "(absent)"), b1, b2))
     return out
 
 
-def _missing_blocks(published: PageText, spans: list[tuple[int, int, str]],
-                    named: list[tuple[int, int]]) -> list[Mismatch]:
+def _missing_blocks(published: PageText, spans: list[tuple[int, int, str]], named: list[tuple[int, int]]) -> list[Mismatch]:
     """Blocks not found whole, in order, in the published text, unless a token mismatch already names them."""
     text = " ".join(published.blocks)
     out: list[Mismatch] = []
@@ -320,8 +357,10 @@ def spec_mismatches(published: list[str], expected: list[str]) -> list[Mismatch]
             continue
         want = json.loads(expected[i])
         data = {"datasets": doc.get("datasets") if isinstance(doc, dict) else doc, "scales": _scales(doc)}
-        out += [(f"{name} spec {figure}", pub, rec)
-                for figure, pub, rec in json_mismatches(data, {"datasets": want.get("datasets"), "scales": _scales(want)})]
+        out += [
+            (f"{name} spec {figure}", pub, rec)
+            for figure, pub, rec in json_mismatches(data, {"datasets": want.get("datasets"), "scales": _scales(want)})
+        ]
     return out
 
 

@@ -67,8 +67,7 @@ def parse_key_id(text: str) -> str:
         shown = text if len(text) <= 80 else text[:77] + "..."
         raise BadInput(
             f"--key-id {shown!r}: expected a key id of {KEY_ID_DIGITS} hex digits (sha256 of the raw Ed25519 public key, "
-            f"as keygen and build --sign print it), got {len(text)} character(s)"
-            + ("" if hexish else " that are not all hex digits")
+            f"as keygen and build --sign print it), got {len(text)} character(s)" + ("" if hexish else " that are not all hex digits")
         )
     return text.lower()
 
@@ -86,8 +85,7 @@ def _published_trees(target: Path) -> list[str]:
     """
     real = os.path.realpath(target)
     trees = [os.path.abspath(target), real]
-    trees += [str(folder) for folder in Path(real).parents
-              if any((folder / name).is_file() for name in _PUBLISHED_MARKERS)]
+    trees += [str(folder) for folder in Path(real).parents if any((folder / name).is_file() for name in _PUBLISHED_MARKERS)]
     for tree in list(trees):
         folder = Path(tree)
         if folder.name == "public" and ((folder.parent / "mkdocs.yml").is_file() or (folder.parent / "site").is_dir()):

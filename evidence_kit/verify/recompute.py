@@ -53,8 +53,17 @@ from .page_text import (
 )
 from .verification import CheckResult, Context, Problem
 
-__all__ = ["check_figures", "site_decisions", "site_docs", "is_built_site", "embedded_decisions", "SEARCH_INDEX", "SIGNING_FILES",
-           "THEME_DIRS", "MKDOCS_OWN"]
+__all__ = [
+    "check_figures",
+    "site_decisions",
+    "site_docs",
+    "is_built_site",
+    "embedded_decisions",
+    "SEARCH_INDEX",
+    "SIGNING_FILES",
+    "THEME_DIRS",
+    "MKDOCS_OWN",
+]
 
 # Written by signing, not generated from the evidence: checked by the signature, digests and completeness.
 SEARCH_INDEX = "search/search_index.json"
@@ -129,8 +138,7 @@ class _Pages:
         self.title_tokens.update(TOKEN.findall(title or ""))
         self.own[rel] = set(expected.tokens())
         found = page_mismatches(published, expected, strict=self.host) + spec_mismatches(published.specs, expected.specs)
-        found += [("link off the site", url, "(none: the site is offline)")
-                  for url in external_urls(published, article_only=self.host)]
+        found += [("link off the site", url, "(none: the site is offline)") for url in external_urls(published, article_only=self.host)]
         if title is not None:
             # In a host site the rest of the <title> is the host's site name, whatever figures it holds.
             allowed = set(TOKEN.findall(published.title if self.host else f"{title} {SITE_NAME}"))
@@ -144,8 +152,12 @@ class _Pages:
             extra = chrome_figures(self.read[rel], self.title_tokens | own)
             if extra:
                 ctx.reported.add(rel)
-                out.append(Problem(ctx.where(rel), f"outside the article: published {' '.join(extra[:20])}, "
-                                                   "recomputed (only figures of page titles and of the page itself)"))
+                out.append(
+                    Problem(
+                        ctx.where(rel),
+                        f"outside the article: published {' '.join(extra[:20])}, recomputed (only figures of page titles and of the page itself)",
+                    )
+                )
         return out
 
     def search_problems(self, ctx: Context) -> list[Problem]:
@@ -158,10 +170,13 @@ class _Pages:
         except ValueError as err:
             found = [Problem(where, f"not JSON ({err})")]
         else:
-            pages = {rel: self.read.get(rel) or read_page((ctx.root / rel).read_text("utf-8", "replace"))
-                     for rel in ctx.files if rel.endswith(".html")}
-            found = [Problem(where, f"{figure}: published {published}, recomputed {recomputed}")
-                     for figure, published, recomputed in list(search_mismatches(index, pages))[:MAX_LISTED]]
+            pages = {
+                rel: self.read.get(rel) or read_page((ctx.root / rel).read_text("utf-8", "replace")) for rel in ctx.files if rel.endswith(".html")
+            }
+            found = [
+                Problem(where, f"{figure}: published {published}, recomputed {recomputed}")
+                for figure, published, recomputed in list(search_mismatches(index, pages))[:MAX_LISTED]
+            ]
         if found:
             ctx.reported.add(SEARCH_INDEX)
         return found
@@ -197,8 +212,11 @@ def _other_schema(doc: object, want: object) -> Mismatch | None:
     if not (isinstance(doc, dict) and isinstance(want, dict) and "schema" in want) or doc.get("schema") == want["schema"]:
         return None
     by = f" by evidence-kit {doc['tool_version']}" if isinstance(doc.get("tool_version"), str) else ""
-    return ("schema", f"{doc.get('schema')!s}{by}",
-            f"{want['schema']} (this evidence-kit recomputes only that version; verify the site with the version that built it)")
+    return (
+        "schema",
+        f"{doc.get('schema')!s}{by}",
+        f"{want['schema']} (this evidence-kit recomputes only that version; verify the site with the version that built it)",
+    )
 
 
 def _site_published(docs: dict[str, bytes]) -> list[tuple[str, bytes]]:
@@ -256,8 +274,7 @@ def _not_generated(ctx: Context, seen: set[str], sites: dict[str, str], mkdocs_o
         if rel in seen or rel in SIGNING_FILES or rel.startswith((*evidence, *mkdocs_own)):
             continue
         ctx.reported.add(rel)
-        out.append(Problem(ctx.where(rel), "published, but not generated from the evidence (a page or file "
-                                           "evidence-kit build does not write)"))
+        out.append(Problem(ctx.where(rel), "published, but not generated from the evidence (a page or file evidence-kit build does not write)"))
     return out
 
 
@@ -279,11 +296,11 @@ def _predicate_problems(ctx: Context, analyses: dict[str, Analysis]) -> list[Pro
     layout = PUBLISHED_AS_SITE if is_built_site(ctx) else PUBLISHED_BY_PLUGIN if embedded_decisions(ctx) else None
     claimed = predicate.get(PUBLICATION_FIELD)
     if layout is not None and claimed is not None and claimed != layout:
-        problems.append(Problem(where, f"the folder is laid out as {_LAYOUTS[layout]}, but the signed statement "
-                                       f"says it was published as {claimed!r}"))
+        problems.append(
+            Problem(where, f"the folder is laid out as {_LAYOUTS[layout]}, but the signed statement says it was published as {claimed!r}")
+        )
     elif layout is None and claimed is not None:
-        problems.append(Problem(where, f"the signed statement says the folder was published as {claimed!r}, "
-                                       "but it holds no published pages"))
+        problems.append(Problem(where, f"the signed statement says the folder was published as {claimed!r}, but it holds no published pages"))
     if predicate.get("statistics") != DEFINITIONS["version"]:
         problems.append(
             Problem(where, f"signed with statistics {predicate.get('statistics')!r}; this verifier recomputes with {DEFINITIONS['version']!r}")
@@ -330,6 +347,10 @@ def check_figures(ctx: Context) -> CheckResult:
     if not sites and not embedded:
         return CheckResult(name, "pass", f"recomputed {trials} trial(s); no published pages or analysis here to compare")
     if embedded:
-        return CheckResult(name, "pass", f"recomputed {trials} trial(s); {compared} published page(s) and data file(s) "
-                                         "match (decisions published inside a host MkDocs site: each page's article)")
+        return CheckResult(
+            name,
+            "pass",
+            f"recomputed {trials} trial(s); {compared} published page(s) and data file(s) "
+            "match (decisions published inside a host MkDocs site: each page's article)",
+        )
     return CheckResult(name, "pass", f"recomputed {trials} trial(s); {compared} published page(s) and data file(s) match")

@@ -96,8 +96,7 @@ class Report:
         out = []
         if not self.authenticated:
             if self._status("signature") == "pass":
-                out.append("who signed it (no --key or --key-id pinned; anyone who can change the folder can re-sign "
-                           "it with a key of their own)")
+                out.append("who signed it (no --key or --key-id pinned; anyone who can change the folder can re-sign it with a key of their own)")
             else:
                 out.append("who published it (the folder is not signed)")
         if self._status("digests") == "skip":
@@ -105,8 +104,10 @@ class Report:
         if self.host_site:
             out.append(HOST_NOT_PROVEN)
         if self.not_rebuilt:
-            out.append(f"that the markup, the theme files, the chart SVGs and the vendored Vega scripts are what build "
-                       f"writes (not rebuilt: {self.not_rebuilt}; install those versions to check them)")
+            out.append(
+                f"that the markup, the theme files, the chart SVGs and the vendored Vega scripts are what build "
+                f"writes (not rebuilt: {self.not_rebuilt}; install those versions to check them)"
+            )
         return out
 
     def summary(self) -> str:
@@ -119,10 +120,8 @@ class Report:
             host = f"; not proven: {HOST_NOT_PROVEN}" if self.host_site else ""
             return f"verified: {self.target}: authenticated: {proven}{host}"
         head = "verified without authentication (--allow-unpinned)" if self.allow_unpinned else "NOT AUTHENTICATED"
-        tail = "" if self.allow_unpinned else (
-            "; pin the publisher's key with --key PUB or --key-id HEX, or pass --allow-unpinned to accept this")
-        return (f"{head}: {self.target}: the signer is not authenticated; proven: {proven}; "
-                f"not proven: {'; '.join(self.not_proven())}{tail}")
+        tail = "" if self.allow_unpinned else ("; pin the publisher's key with --key PUB or --key-id HEX, or pass --allow-unpinned to accept this")
+        return f"{head}: {self.target}: the signer is not authenticated; proven: {proven}; not proven: {'; '.join(self.not_proven())}{tail}"
 
     def as_json(self) -> str:
         doc = {
@@ -167,12 +166,10 @@ def locate(path: Path) -> tuple[Path, Path | None]:
     if not own and public.is_dir() and not public.is_symlink() and ((path / "mkdocs.yml").exists() or (path / "site").exists()):
         return public, path
     if not own and (path / "evidence" / "decision.toml").is_file() and (path.parent / MANIFEST_NAME).is_file():
-        raise BadInput(f"a decision published inside a host MkDocs site: verify its prefix folder {path.parent}, "
-                       "which its manifest covers", path)
+        raise BadInput(f"a decision published inside a host MkDocs site: verify its prefix folder {path.parent}, which its manifest covers", path)
     if not own:
         raise BadInput(
-            "nothing to verify: not a trial bundle (trial.json), a decision folder (decision.toml) "
-            "or a built site (manifest.json)",
+            "nothing to verify: not a trial bundle (trial.json), a decision folder (decision.toml) or a built site (manifest.json)",
             path,
         )
     return path, None
@@ -183,9 +180,7 @@ def published_root(path: Path) -> Path:
     return locate(path)[0]
 
 
-def verify_folder(
-    path: Path, pin: Pin = UNPINNED, *, allow_unpinned: bool = False, label: str | None = None
-) -> Report:
+def verify_folder(path: Path, pin: Pin = UNPINNED, *, allow_unpinned: bool = False, label: str | None = None) -> Report:
     """Run every check on ``path`` (a bundle, decision folder or site); raise :class:`BadInput` if unreadable.
 
     ``pin`` names the publisher's key; without one the report can at most show
@@ -198,5 +193,13 @@ def verify_folder(
     except OSError as err:
         raise BadInput(f"cannot list the folder ({err.strerror})", root) from None
     results = [run_check(name, check, ctx) for name, check in CHECKS]
-    return Report(target=ctx.label, results=results, pin=pin, authenticated=ctx.authenticated, signer=ctx.signer,
-                  allow_unpinned=allow_unpinned, not_rebuilt=ctx.not_rebuilt, host_site=ctx.host_site)
+    return Report(
+        target=ctx.label,
+        results=results,
+        pin=pin,
+        authenticated=ctx.authenticated,
+        signer=ctx.signer,
+        allow_unpinned=allow_unpinned,
+        not_rebuilt=ctx.not_rebuilt,
+        host_site=ctx.host_site,
+    )

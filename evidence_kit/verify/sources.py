@@ -49,8 +49,9 @@ def _excerpt(published: bytes, rebuilt: bytes) -> str:
     start = max(0, start - 10)
 
     def show(data: bytes) -> str:
-        text = data[start:start + 60].decode("utf-8", "replace")
+        text = data[start : start + 60].decode("utf-8", "replace")
         return repr(text) if text else "(end of file)"
+
     return f"published {show(published)}, rebuilt {show(rebuilt)}"
 
 
@@ -83,8 +84,7 @@ def _site_folder_problems(ctx: Context, site: Path, docs: dict[str, bytes], rebu
     problems: list[Problem] = []
     for entry in sorted(p.name for p in site.iterdir()):
         if entry not in OWNED:
-            problems.append(Problem(str(site / entry), "not written by evidence-kit build (a site folder holds only "
-                                                       "mkdocs.yml, site/ and public/)"))
+            problems.append(Problem(str(site / entry), "not written by evidence-kit build (a site folder holds only mkdocs.yml, site/ and public/)"))
     if "" not in ctx.manifests:
         problems.append(Problem(str(site / PUBLIC_DIR / MANIFEST_NAME), "missing: build writes it"))
     present = _on_disk(site, problems)
@@ -97,14 +97,11 @@ def _site_folder_problems(ctx: Context, site: Path, docs: dict[str, bytes], rebu
         elif rebuilding or not (rel.endswith(".md") or toolchain_bound(rel)):
             data = present[rel].read_bytes()
             if data != docs[rel]:
-                problems.append(Problem(f"{where}:{first_difference(data, docs[rel])}",
-                                        "differs from what build writes from the published evidence"))
+                problems.append(Problem(f"{where}:{first_difference(data, docs[rel])}", "differs from what build writes from the published evidence"))
         elif rel.endswith(".md"):
             config = docs[CONFIG_NAME]
-            found = page_mismatches(read_page(article_html(present[rel].read_bytes(), config)),
-                                    read_page(article_html(docs[rel], config)))
-            problems += [Problem(where, f"{figure}: published {published}, recomputed {recomputed}")
-                         for figure, published, recomputed in found]
+            found = page_mismatches(read_page(article_html(present[rel].read_bytes(), config)), read_page(article_html(docs[rel], config)))
+            problems += [Problem(where, f"{figure}: published {published}, recomputed {recomputed}") for figure, published, recomputed in found]
     return problems, len(present)
 
 
@@ -153,10 +150,12 @@ def _rebuild_problems(ctx: Context, docs: dict[str, bytes], dates: list[str]) ->
             compared += 1
             published, again = (ctx.root / rel).read_bytes(), rebuilt[rel]
             if published != again:
-                what = ("differs from the theme file MkDocs copies from the recorded mkdocs-material"
-                        if rel.startswith(THEME_DIRS) else "differs from what MkDocs builds from the evidence")
-                problems.append(Problem(ctx.where(rel, first_difference(published, again)),
-                                        f"{what}: {_excerpt(published, again)}"))
+                what = (
+                    "differs from the theme file MkDocs copies from the recorded mkdocs-material"
+                    if rel.startswith(THEME_DIRS)
+                    else "differs from what MkDocs builds from the evidence"
+                )
+                problems.append(Problem(ctx.where(rel, first_difference(published, again)), f"{what}: {_excerpt(published, again)}"))
     return problems, compared
 
 
@@ -181,15 +180,23 @@ def check_sources(ctx: Context) -> CheckResult:
     site = ctx.site
     sites = site_decisions(ctx)
     if site is None and embedded_decisions(ctx):
-        return CheckResult(name, "skip", "decisions published inside a host MkDocs site (the evidence-kit plugin): "
-                                         "the host's pages, theme and navigation are not rebuilt; each decision page's "
-                                         "article was checked by figures")
+        return CheckResult(
+            name,
+            "skip",
+            "decisions published inside a host MkDocs site (the evidence-kit plugin): "
+            "the host's pages, theme and navigation are not rebuilt; each decision page's "
+            "article was checked by figures",
+        )
     if site is None and not is_built_site(ctx):
         return CheckResult(name, "skip", "not a built site: nothing to rebuild (the figures check covers the evidence)")
     if not sites:
         where = str(site / PUBLIC_DIR) if site else ctx.label
-        return CheckResult(name, "fail", "nothing rebuilt", [Problem(where, "no decision evidence under "
-                           "decisions/<id>/evidence to rebuild the site from (see the contract check)")])
+        return CheckResult(
+            name,
+            "fail",
+            "nothing rebuilt",
+            [Problem(where, "no decision evidence under decisions/<id>/evidence to rebuild the site from (see the contract check)")],
+        )
     toolchain, ctx.not_rebuilt, problems = _toolchain(ctx)
     docs = site_docs(ctx)
     rebuilding = ctx.not_rebuilt is None and not problems
@@ -210,5 +217,6 @@ def check_sources(ctx: Context) -> CheckResult:
         return CheckResult(name, "skip", skipped)
     covered = "public/, mkdocs.yml and site/ are" if site is not None else "public/ is"
     tail = "; nothing else in the site folder" if site is not None else " (give SITE to cover mkdocs.yml and site/)"
-    return CheckResult(name, "pass", f"{compared} file(s) compared with a rebuild by {toolchain}: {covered} byte "
-                                     f"for byte what build writes from the evidence{tail}")
+    return CheckResult(
+        name, "pass", f"{compared} file(s) compared with a rebuild by {toolchain}: {covered} byte for byte what build writes from the evidence{tail}"
+    )

@@ -26,12 +26,25 @@ def real_trial(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # The original arm's engine writes what it received and answered (its ground truth, with bodies): what the
     # privacy test looks for in the bundle and the site. The session header is named like a credential.
     truth = root / "truth.jsonl"
-    arms = {"original": sim_arm("original", time_scale=100, extra=f"--ground-truth {truth} --ground-truth-bodies"),
-            "layout": sim_arm("layout-candidate", time_scale=100, extra="--fault http-500=0.2", label="Layout")}
-    plan = write_plan(root / "plan.toml", trial_id="chat", arms=arms, gates=[],
-                      workload={"concurrency": [2], "repetitions": 2, "requests_per_run": CONVERSATIONS,
-                                "max_tokens": 8, "turns": TURNS, "session_header": SESSION_HEADER,
-                                "warmup_requests": 0})
+    arms = {
+        "original": sim_arm("original", time_scale=100, extra=f"--ground-truth {truth} --ground-truth-bodies"),
+        "layout": sim_arm("layout-candidate", time_scale=100, extra="--fault http-500=0.2", label="Layout"),
+    }
+    plan = write_plan(
+        root / "plan.toml",
+        trial_id="chat",
+        arms=arms,
+        gates=[],
+        workload={
+            "concurrency": [2],
+            "repetitions": 2,
+            "requests_per_run": CONVERSATIONS,
+            "max_tokens": 8,
+            "turns": TURNS,
+            "session_header": SESSION_HEADER,
+            "warmup_requests": 0,
+        },
+    )
     collect_trial(plan, root / "raw" / "chat")
     return root / "raw" / "chat"
 

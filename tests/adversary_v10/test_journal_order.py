@@ -28,8 +28,7 @@ def _turn(records: list[Record], conversation: int, turn: int) -> Record:
 def test_the_real_journals_verify_and_hold_an_ended_conversation(real_trial: Path, run_cli) -> None:
     result = run_cli("verify", real_trial)
     assert "PASS contract" in result.out and "PASS figures" in result.out, result.out
-    errors = [json.loads(line).get("error") or "" for path in journals(real_trial)
-              for line in path.read_text().splitlines()]
+    errors = [json.loads(line).get("error") or "" for path in journals(real_trial) for line in path.read_text().splitlines()]
     assert any(e.startswith("not sent: turn ") for e in errors)  # the fault ended a conversation early
     # The candidate's pool lost long late turns with its failures (its median leans to the short first turns:
     # survivorship), but a trial whose planned turns did not all complete is blocked from promotion (every not-sent
@@ -44,15 +43,37 @@ def test_the_real_journals_verify_and_hold_an_ended_conversation(real_trial: Pat
 
 def _fail_first_turn(records: list[Record]) -> list[Record]:
     r = _turn(records, 1, 1)
-    r.update(ok=False, error="http 500: injected", http_status=500, e2e_s=None, ttft_s=None, ttft_content_s=None,
-             completion_tokens=None, finish_reason=None)
+    r.update(
+        ok=False,
+        error="http 500: injected",
+        http_status=500,
+        e2e_s=None,
+        ttft_s=None,
+        ttft_content_s=None,
+        completion_tokens=None,
+        finish_reason=None,
+    )
     return records
 
 
 def _unsend(r: Record, failed: int) -> None:
-    for k in ("t_send_s", "e2e_s", "ttft_s", "ttft_content_s", "last_token_s", "headers_s", "send_wait_s",
-              "http_status", "prompt_tokens", "completion_tokens", "reasoning_tokens", "finish_reason",
-              "token_events", "itl_us", "cached_tokens"):
+    for k in (
+        "t_send_s",
+        "e2e_s",
+        "ttft_s",
+        "ttft_content_s",
+        "last_token_s",
+        "headers_s",
+        "send_wait_s",
+        "http_status",
+        "prompt_tokens",
+        "completion_tokens",
+        "reasoning_tokens",
+        "finish_reason",
+        "token_events",
+        "itl_us",
+        "cached_tokens",
+    ):
         r.pop(k, None)
     r.update(ok=False, error=f"not sent: turn {failed} of its conversation failed")
 

@@ -23,8 +23,7 @@ def _texts(root: Path) -> dict[Path, str]:
     return {p: p.read_bytes().decode("utf-8", "replace") for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def test_no_answer_prompt_or_session_id_reaches_the_bundle_or_the_site(real_trial: Path, tmp_path: Path,
-                                                                         run_cli) -> None:
+def test_no_answer_prompt_or_session_id_reaches_the_bundle_or_the_site(real_trial: Path, tmp_path: Path, run_cli) -> None:
     truth = [json.loads(line) for line in (real_trial.parent.parent / "truth.jsonl").read_text().splitlines()]
     received = [t for t in truth if t.get("messages")]
     answers = {t["content"] for t in received if t.get("content")}
@@ -32,8 +31,7 @@ def test_no_answer_prompt_or_session_id_reaches_the_bundle_or_the_site(real_tria
     headers = {t["headers"].get(SESSION_HEADER.lower()) for t in received} - {None}
     assert not headers  # only x- headers are in the ground truth: compute the ids the collector sent instead
     trial = load_trial(real_trial)
-    ids = {session_id(trial.trial.workload.seed or 0, run.run, c) for arm in trial.arms for run in arm.runs
-           for c in range(CONVERSATIONS)}
+    ids = {session_id(trial.trial.workload.seed or 0, run.run, c) for arm in trial.arms for run in arm.runs for c in range(CONVERSATIONS)}
     assert answers and prompts and len(ids) == 2 * CONVERSATIONS
     # Long enough pieces to be the answers' and prompts' own words, not a word any file may hold.
     needles = {a[:40] for a in answers if len(a) >= 40} | {p[-60:] for p in prompts} | ids
@@ -53,8 +51,7 @@ def test_no_answer_prompt_or_session_id_reaches_the_bundle_or_the_site(real_tria
     assert SESSION_HEADER in (tmp_path / "decision" / "chat" / "trial.json").read_text()  # the name is public
 
 
-def test_the_per_turn_table_builds_the_same_bytes_and_verify_catches_its_rows_reordered(real_trial: Path,
-                                                                                      tmp_path: Path, run_cli) -> None:
+def test_the_per_turn_table_builds_the_same_bytes_and_verify_catches_its_rows_reordered(real_trial: Path, tmp_path: Path, run_cli) -> None:
     raw = tmp_path / "raw"
     shutil.copytree(real_trial, raw / "chat")
     (raw / "decision.toml").write_text('id = "2026-12-02-chat"\ndate = "2026-12-02"\ntitle = "Chat"\ntrials = ["chat"]\n')
@@ -72,8 +69,7 @@ def test_the_per_turn_table_builds_the_same_bytes_and_verify_catches_its_rows_re
     # Swap the turn numbers of turns 2 and 3 (their figures stay): a reader would read turn 2's times as turn 3's.
     rows = re.findall(r"<tr>\s*<td>~\d+/C2</td>\s*<td>([23])</td>", page)
     assert rows == ["2", "3"], rows
-    swapped = re.sub(r"(<tr>\s*<td>~\d+/C2</td>\s*<td>)([23])(</td>)",
-                     lambda m: m.group(1) + {"2": "3", "3": "2"}[m.group(2)] + m.group(3), page)
+    swapped = re.sub(r"(<tr>\s*<td>~\d+/C2</td>\s*<td>)([23])(</td>)", lambda m: m.group(1) + {"2": "3", "3": "2"}[m.group(2)] + m.group(3), page)
     html.write_text(swapped)
     result = run_cli("verify", public)
     assert result.code == 1 and "FAIL figures" in result.out, result.out

@@ -18,9 +18,19 @@ pytestmark = pytest.mark.slow
 
 
 def test_kill_9_inside_a_multiturn_arm_then_resume_loses_and_doubles_no_turn(tmp_path: Path, run_cli) -> None:
-    plan = write_plan(tmp_path / "plan.toml", gates=[],
-                      workload={"repetitions": 3, "requests_per_run": 2, "concurrency": [1, 2], "turns": 3, "max_tokens": 16,
-                                "session_header": "X-Session-Id", "warmup_requests": 0})
+    plan = write_plan(
+        tmp_path / "plan.toml",
+        gates=[],
+        workload={
+            "repetitions": 3,
+            "requests_per_run": 2,
+            "concurrency": [1, 2],
+            "turns": 3,
+            "max_tokens": 16,
+            "session_header": "X-Session-Id",
+            "warmup_requests": 0,
+        },
+    )
     out = tmp_path / "raw"
     journal = out / "journals" / "01-original-before.jsonl"
     kept = _kill_collector_mid_arm(plan, out, journal)
@@ -38,6 +48,7 @@ def test_kill_9_inside_a_multiturn_arm_then_resume_loses_and_doubles_no_turn(tmp
     before = evidence.arms[0]
     assert journal.read_bytes().startswith(committed) and sum(bool(run.resumed) for run in before.runs) == 1
     assert len(before.runs) == 6 > kept
+
     # The same conversations, histories grown alike: the resumed arm's prompts are the restored arm's, turn by turn
     # (the same engine profile, a fresh process).
     def lengths(arm) -> list[tuple[str, int | None, int | None, int | None]]:

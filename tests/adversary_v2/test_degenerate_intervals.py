@@ -19,16 +19,16 @@ from .bundle import G, write_bundle
 
 
 def test_one_request_per_arm_does_not_promote_under_bound(tmp_path: Path) -> None:
-    bundle = write_bundle(tmp_path, "t", "ABA", [{G: [[2.0]]}, {G: [[1.5]]}, {G: [[2.0]]}],
-                          rule={"min_improvement": 0.10, "confidence": "bound"})
+    bundle = write_bundle(tmp_path, "t", "ABA", [{G: [[2.0]]}, {G: [[1.5]]}, {G: [[2.0]]}], rule={"min_improvement": 0.10, "confidence": "bound"})
     trial = analyze(load_trial(bundle)).trials[0]
     assert trial.outcome == "no-promotion", (trial.groups[0].intervals, trial.groups[0].detectable_pct)
 
 
 def test_one_run_per_arm_has_no_run_level_interval(tmp_path: Path) -> None:
     runs = lambda v: [[v - 0.02, v - 0.01, v + 0.01, v + 0.02]]  # noqa: E731
-    bundle = write_bundle(tmp_path, "t", "ABA", [{G: runs(2.0)}, {G: runs(1.7)}, {G: runs(2.0)}],
-                          rule={"min_improvement": 0.10, "confidence": "significant"})
+    bundle = write_bundle(
+        tmp_path, "t", "ABA", [{G: runs(2.0)}, {G: runs(1.7)}, {G: runs(2.0)}], rule={"min_improvement": 0.10, "confidence": "significant"}
+    )
     group = analyze(load_trial(bundle)).trials[0].groups[0]
     assert all(i.low is None for i in group.intervals), group.intervals
 

@@ -15,8 +15,13 @@ def _refuse(constant: str) -> None:
 
 
 def test_a_subnormal_control_time_gives_no_infinity(run_cli, tmp_path: Path) -> None:
-    write_bundle(tmp_path, "t", "ABA", [flat(5e-324), flat(1.0), flat(5e-324)],
-                 rule={"min_improvement": 0.1, "guardrails": [{"metric": "ttft_s", "max_regression": 0.1}]})
+    write_bundle(
+        tmp_path,
+        "t",
+        "ABA",
+        [flat(5e-324), flat(1.0), flat(5e-324)],
+        rule={"min_improvement": 0.1, "guardrails": [{"metric": "ttft_s", "max_regression": 0.1}]},
+    )
     write_decision(tmp_path, ["t"])
     result = run_cli("analyze", "--json", tmp_path)
     assert result.code == 0 and result.err == ""

@@ -36,4 +36,3 @@ def test_the_reordered_runs_hold_the_same_requests() -> None:
 def test_reordering_a_run_s_request_lines_does_not_change_the_verdict(tmp_path: Path) -> None:
     # trial ids differ in the seed, so both bundles use the same id in their own folders
     assert _verdict(tmp_path / "a", "perm", CANDIDATE) == _verdict(tmp_path / "b", "perm", REORDERED)
-

@@ -24,11 +24,14 @@ def _with_rule(tmp_path: Path, edit) -> Path:
     return bundle
 
 
-@pytest.mark.parametrize("edit, field", [
-    (lambda r: r.update(confidance="bound"), "confidance"),
-    (lambda r: r.update({"promote-if": "all-groups"}), "promote-if"),
-    (lambda r: r.update(guardrails=[{"metric": "ttft_s", "statistc": "p99", "max_regression": 0.05}]), "statistc"),
-])
+@pytest.mark.parametrize(
+    "edit, field",
+    [
+        (lambda r: r.update(confidance="bound"), "confidance"),
+        (lambda r: r.update({"promote-if": "all-groups"}), "promote-if"),
+        (lambda r: r.update(guardrails=[{"metric": "ttft_s", "statistc": "p99", "max_regression": 0.05}]), "statistc"),
+    ],
+)
 def test_an_unknown_rule_field_in_trial_json_is_refused(run_cli, tmp_path: Path, edit, field: str) -> None:
     bundle = _with_rule(tmp_path, edit)
     result = run_cli("analyze", bundle)

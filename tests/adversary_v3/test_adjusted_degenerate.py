@@ -16,7 +16,7 @@ def test_negative_resampled_control_is_not_estimable() -> None:
     assert bootstrap_ratio_interval([[0.1, 0.1, 0.1], [10, 10, 10]], [[5, 5, 5], [5, 5, 6]], 1) is None
 
 
-@pytest.mark.parametrize("scale", [2.0 ** -1000, 1e-300, 1e-160, 1e300, 2.0 ** 1000])
+@pytest.mark.parametrize("scale", [2.0**-1000, 1e-300, 1e-160, 1e300, 2.0**1000])
 def test_interval_does_not_depend_on_the_scale(scale: float) -> None:
     cand, ctrl = [[10, 12], [11, 14]], [[10, 11], [13, 10]]
     plain = bootstrap_ratio_interval(cand, ctrl, 1)

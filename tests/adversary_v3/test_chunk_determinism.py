@@ -13,8 +13,7 @@ from evidence_kit.analyze import stats
 
 CAND = [[1.0, 1.2, 1.1, 1.3, 1.25], [2.0, 2.1], [1.5, 1.4, 1.6], [1.7]]
 CTRL = [[1.4, 1.5], [1.45, 1.6, 1.3], [1.5]]
-CODE = ("from evidence_kit.analyze import stats;"
-        f"print(stats.bootstrap_ratios({CAND}, {CTRL}, 7, resamples=333).tobytes().hex())")
+CODE = f"from evidence_kit.analyze import stats;print(stats.bootstrap_ratios({CAND}, {CTRL}, 7, resamples=333).tobytes().hex())"
 
 
 @pytest.mark.parametrize("method", [m for m in stats.METHODS if m != "run-t"])  # run-t: below

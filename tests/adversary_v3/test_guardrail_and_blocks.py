@@ -10,8 +10,12 @@ from evidence_kit.read import load_trial
 
 from ..adversary_v2.bundle import G, write_bundle
 
-RULE = {"metric": "e2e_s", "statistic": "median", "min_improvement": 0.10,
-        "guardrails": [{"metric": "ttft_content_s", "statistic": "p90", "max_regression": 0.05}]}
+RULE = {
+    "metric": "e2e_s",
+    "statistic": "median",
+    "min_improvement": 0.10,
+    "guardrails": [{"metric": "ttft_content_s", "statistic": "p90", "max_regression": 0.05}],
+}
 
 
 def _req(e2e: float, content: float | None) -> dict[str, Any]:
@@ -31,7 +35,8 @@ def test_blocked_by_names_the_block_of_a_failed_gate(tmp_path: Path) -> None:
     values = [{G: [[1.0 if c == "A" else 0.5] * 4 for _ in range(3)]} for c in "ABABA"]
     bundle = write_bundle(tmp_path, "t", "ABABA", values)
     journal = bundle / "journals" / "04-cand-candidate.jsonl"
-    journal.write_text(journal.read_text().replace('"name": "smoke", "target": "direct", "ok": true',
-                                                   '"name": "smoke", "target": "direct", "ok": false'))
+    journal.write_text(
+        journal.read_text().replace('"name": "smoke", "target": "direct", "ok": true', '"name": "smoke", "target": "direct", "ok": false')
+    )
     trial = analyze(load_trial(bundle)).trials[0]
     assert any("candidate 2:smoke" in reason for reason in trial.blocked_by), trial.blocked_by

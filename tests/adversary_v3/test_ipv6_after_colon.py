@@ -13,11 +13,14 @@ from evidence_kit.redact import redact_bundle
 from evidence_kit.redact.detectors import compile_detectors, find
 
 
-@pytest.mark.parametrize("line, address", [
-    ("peer:2001:db8:85a3::8a2e:370:7334", "8a2e:370:7334"),
-    ("x gpu-07.cluster.acme-corp.internal:fe80::1234:5678:9abc", "1234:5678:9abc"),
-    ("addr:2001:db8:85a3:0:0:8a2e:370:7334", "8a2e:370:7334"),
-])
+@pytest.mark.parametrize(
+    "line, address",
+    [
+        ("peer:2001:db8:85a3::8a2e:370:7334", "8a2e:370:7334"),
+        ("x gpu-07.cluster.acme-corp.internal:fe80::1234:5678:9abc", "1234:5678:9abc"),
+        ("addr:2001:db8:85a3:0:0:8a2e:370:7334", "8a2e:370:7334"),
+    ],
+)
 def test_ipv6_after_a_colon_is_redacted(tmp_path: Path, line: str, address: str) -> None:
     raw = write_trial_bundle(tmp_path / "raw", "t", REFERENCE_TRIALS["cache-layout"])
     (raw / "run.log").write_text(line + "\n")

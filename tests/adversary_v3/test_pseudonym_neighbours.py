@@ -17,9 +17,12 @@ def _redact(tmp_path: Path, line: str):
     return redact_bundle(bundle, tmp_path / "out")
 
 
-@pytest.mark.parametrize("line", [
-    "gpu-07.cluster.acme-corp.internal::1234:5678:9abc:def0",  # ::1234:5678:9abc:def0 is an address on its own
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "gpu-07.cluster.acme-corp.internal::1234:5678:9abc:def0",  # ::1234:5678:9abc:def0 is an address on its own
+    ],
+)
 def test_an_address_beside_a_pseudonym_is_still_refused(tmp_path: Path, line: str) -> None:
     result = _redact(tmp_path, line)
     published = (tmp_path / "out" / "run.log").read_text() if result.publishable else ""

@@ -18,8 +18,9 @@ def journals(bundle: Path) -> list[Path]:
     return sorted((bundle / "journals").glob("*.jsonl"))
 
 
-def add_histograms(bundle: Path, engine_less_s: float = 0.003,
-                   edit: Callable[[int, dict[str, Any], list[dict[str, Any]]], None] | None = None) -> None:
+def add_histograms(
+    bundle: Path, engine_less_s: float = 0.003, edit: Callable[[int, dict[str, Any], list[dict[str, Any]]], None] | None = None
+) -> None:
     """Give every run record counters whose histogram deltas say the engine saw each of the run's ok
     requests ``engine_less_s`` shorter than the client; ``edit(seq, run_record, requests)`` changes them."""
     for seq, path in enumerate(journals(bundle), start=1):
@@ -32,7 +33,8 @@ def add_histograms(bundle: Path, engine_less_s: float = 0.003,
             counters: dict[str, list[float]] = {
                 "requests": [100.0, 100.0 + len(ok)],
                 "prompt_tokens": [0.0, float(sum(r["prompt_tokens"] for r in ok))],
-                "generation_tokens": [0.0, float(sum(r["completion_tokens"] for r in ok))]}
+                "generation_tokens": [0.0, float(sum(r["completion_tokens"] for r in ok))],
+            }
             for metric, name in (("ttft_s", "ttft"), ("e2e_s", "e2e")):
                 have = [r[metric] for r in ok if r.get(metric) is not None]
                 counters[f"{name}_seconds_sum"] = [50.0, 50.0 + math.fsum(have) - engine_less_s * len(have)]

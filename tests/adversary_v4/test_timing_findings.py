@@ -117,7 +117,9 @@ def test_the_largest_gap_is_a_function_of_the_measurements_not_of_the_run_order(
     path.write_text("".join(head + run["r2-8192-c1"] + run["r1-8192-c1"] + [lines[-1]]))
     second = analyze(load_trial(bundle)).trials[0]
     assert first.arms[0].timing[1].largest_gap_ms == second.arms[0].timing[1].largest_gap_ms, (
-        first.arms[0].timing[1].largest_gap_ms, second.arms[0].timing[1].largest_gap_ms)
+        first.arms[0].timing[1].largest_gap_ms,
+        second.arms[0].timing[1].largest_gap_ms,
+    )
 
 
 def test_a_gap_beyond_the_bound_is_not_shown_as_the_bound_itself(tmp_path: Path) -> None:

@@ -53,6 +53,7 @@ def test_the_timing_site_verifies(run_cli, timing_site: Path, keypair) -> None:
 
 def test_a_resigned_gap_in_analysis_json_fails(run_cli, timing_site: Path, keypair, tmp_path: Path) -> None:
     import shutil
+
     site = Path(shutil.copytree(timing_site, tmp_path / "public"))
     path = site / DECISION / "analysis.json"
     doc = json.loads(path.read_text())
@@ -68,6 +69,7 @@ def test_a_resigned_gap_in_analysis_json_fails(run_cli, timing_site: Path, keypa
 
 def test_a_resigned_timing_cell_on_the_page_fails(run_cli, timing_site: Path, keypair, tmp_path: Path) -> None:
     import shutil
+
     site = Path(shutil.copytree(timing_site, tmp_path / "public"))
     pages = [p for p in site.rglob("*.html") if "+4.0 ms" in p.read_text()]
     assert pages

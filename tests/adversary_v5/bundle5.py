@@ -14,13 +14,25 @@ __all__ = ["process", "health_bundle", "refuse_constant"]
 
 def process(**fields: Any) -> dict[str, Any]:
     """A healthy process record (what a collector writes at concurrency 1), fields overridden."""
-    return {"cpu_s": 0.1, "loop_cpu_s": 0.1, "loop_lag_interval_s": 0.01, "loop_lag_samples": 100,
-            "loop_lag_p50_s": 0.001, "loop_lag_max_s": 0.01, **fields}
+    return {
+        "cpu_s": 0.1,
+        "loop_cpu_s": 0.1,
+        "loop_lag_interval_s": 0.01,
+        "loop_lag_samples": 100,
+        "loop_lag_p50_s": 0.001,
+        "loop_lag_max_s": 0.01,
+        **fields,
+    }
 
 
-def health_bundle(folder: Path, *, client: Callable[[int, dict[str, Any]], dict[str, Any] | None],
-                  request: Callable[[int, dict[str, Any]], None] | None = None,
-                  trial_client: dict[str, Any] | None = None, candidate_wins: bool = True) -> Path:
+def health_bundle(
+    folder: Path,
+    *,
+    client: Callable[[int, dict[str, Any]], dict[str, Any] | None],
+    request: Callable[[int, dict[str, Any]], None] | None = None,
+    trial_client: dict[str, Any] | None = None,
+    candidate_wins: bool = True,
+) -> Path:
     """A decision folder with one A/B/A trial ``t`` the candidate wins (20% faster, every run; its requests
     one at a time, as their concurrency 1 says), whose
     run records get ``client(seq, run_record)`` and whose requests are edited by ``request(seq, record)``."""

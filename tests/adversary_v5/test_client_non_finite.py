@@ -26,15 +26,14 @@ CASES = {
     # two processes' CPU seconds summed: runs[].client.cpu_s Infinity (and the run is judged healthy)
     "cpu-sum-overflow": dict(client=_every_run({"wall_s": 1.0, "processes": [process(cpu_s=1e308), process(cpu_s=1e308)]})),
     # a finite lag far over its bound: over_pct = (value / limit - 1) * 100 overflows
-    "lag-over-pct-overflow": dict(client=_every_run({"wall_s": 1.0, "processes": [process(loop_lag_p50_s=1e308,
-                                                                                        loop_lag_max_s=1e308)]})),
+    "lag-over-pct-overflow": dict(client=_every_run({"wall_s": 1.0, "processes": [process(loop_lag_p50_s=1e308, loop_lag_max_s=1e308)]})),
     # a tiny declared bound in trial.json (gt=0 accepts it) against an ordinary lag
-    "tiny-declared-bound": dict(client=_every_run({"wall_s": 1.0, "processes": [process()]}),
-                                trial_client={"max_loop_lag_s": 5e-324}),
+    "tiny-declared-bound": dict(client=_every_run({"wall_s": 1.0, "processes": [process()]}), trial_client={"max_loop_lag_s": 5e-324}),
     # achieved concurrency: a send time and an e2e near the float limit make the span inf, inf / inf = NaN
     "achieved-concurrency-nan": dict(
         client=_every_run({"wall_s": 1.0, "processes": [process()]}),
-        request=lambda seq, r: r.update(t_send_s=1e308, e2e_s=1e308) if r["index"] == 0 and seq == 1 else None),
+        request=lambda seq, r: r.update(t_send_s=1e308, e2e_s=1e308) if r["index"] == 0 and seq == 1 else None,
+    ),
 }
 
 

@@ -34,8 +34,9 @@ def test_concurrency_above_the_file_limit_is_refused_not_a_traceback(tmp_path: P
     port = probe.getsockname()[1]
     probe.close()
     # The engine in its own process, with the ordinary limit: only the collector is short of descriptors.
-    sim = subprocess.Popen([sys.executable, "-m", "evidence_kit", "sim", "--port", str(port), "--time-scale", "50"],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    sim = subprocess.Popen(
+        [sys.executable, "-m", "evidence_kit", "sim", "--port", str(port), "--time-scale", "50"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(300):
@@ -45,19 +46,25 @@ def test_concurrency_above_the_file_limit_is_refused_not_a_traceback(tmp_path: P
             except httpx.HTTPError:
                 time.sleep(0.05)
         arm = {"base_url": url, "model": MODEL, "keep_serving": True}
-        plan = write_plan(tmp_path / "plan.toml", arms={"original": arm, "layout": dict(arm)},
-                          workload={"concurrency": [300], "requests_per_run": 300, "repetitions": 1,
-                                    "max_tokens": 4, "warmup_requests": 0})
+        plan = write_plan(
+            tmp_path / "plan.toml",
+            arms={"original": arm, "layout": dict(arm)},
+            workload={"concurrency": [300], "requests_per_run": 300, "repetitions": 1, "max_tokens": 4, "warmup_requests": 0},
+        )
 
         def limit() -> None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (200, 200))
 
-        result = subprocess.run([sys.executable, "-m", "evidence_kit", "collect", str(plan), "--out",
-                                 str(tmp_path / "raw"), "--quiet"], capture_output=True, text=True, timeout=300,
-                                preexec_fn=limit, env={**os.environ, "PYTHONPATH": os.getcwd()})
+        result = subprocess.run(
+            [sys.executable, "-m", "evidence_kit", "collect", str(plan), "--out", str(tmp_path / "raw"), "--quiet"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            preexec_fn=limit,
+            env={**os.environ, "PYTHONPATH": os.getcwd()},
+        )
     finally:
         sim.terminate()
         sim.wait(timeout=10)
     assert "Traceback" not in result.stderr, result.stderr[-1500:]
-    assert result.returncode == 2 and "concurrency" in result.stderr, (result.returncode, result.stdout[-800:],
-                                                                       result.stderr[-800:])
+    assert result.returncode == 2 and "concurrency" in result.stderr, (result.returncode, result.stdout[-800:], result.stderr[-800:])

@@ -24,12 +24,13 @@ CASES: dict[str, dict[str, Any]] = {
     "cpu-in-zero-wall": {"wall_s": 0.0, "processes": [process(cpu_s=5.0, loop_cpu_s=5.0)]},
     # The run's requests span ~1 s, its wall time says 1000 s: a loop busy the whole run (0.95 s of CPU)
     # reads as a share of 0.00095.
-    "wall-longer-than-the-run": {"wall_s": 1000.0, "processes": [process(cpu_s=0.95, loop_cpu_s=0.95,
-                                                                          loop_lag_samples=99000)]},
+    "wall-longer-than-the-run": {"wall_s": 1000.0, "processes": [process(cpu_s=0.95, loop_cpu_s=0.95, loop_lag_samples=99000)]},
     # A sampler that wakes every 10 ms woke once in a 100 s run, 1 ms late: impossible unless the loop was
     # blocked (which would be one huge lag); a forger's way to a clean lag.
-    "one-wake-in-100-s": {"wall_s": 100.0, "processes": [process(cpu_s=0.5, loop_cpu_s=0.5, loop_lag_samples=1,
-                                                                  loop_lag_p50_s=0.001, loop_lag_max_s=0.001)]},
+    "one-wake-in-100-s": {
+        "wall_s": 100.0,
+        "processes": [process(cpu_s=0.5, loop_cpu_s=0.5, loop_lag_samples=1, loop_lag_p50_s=0.001, loop_lag_max_s=0.001)],
+    },
     # The loop's thread used more CPU than its whole process (health.py says it is never recorded so).
     "thread-above-process": {"wall_s": 1.0, "processes": [process(cpu_s=0.0, loop_cpu_s=0.5)]},
 }
@@ -38,12 +39,10 @@ CASES: dict[str, dict[str, Any]] = {
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_impossible_health_is_refused_or_judged(tmp_path: Path, case: str) -> None:
     health = CASES[case]
-    folder = health_bundle(tmp_path / "d", client=lambda seq, run: health if seq == 2 else
-                           {"wall_s": 1.0, "processes": [process()]})
+    folder = health_bundle(tmp_path / "d", client=lambda seq, run: health if seq == 2 else {"wall_s": 1.0, "processes": [process()]})
     try:
         trial = analyze(load_decision(folder)).trials[0]
     except BadInput as err:
         assert err.line is not None and "02-" in str(err.path), err  # located at the candidate's run record
         return
-    assert trial.outcome != "promote", (f"{case}: promoted; candidate run 1 judged "
-                                        f"{trial.runs[5].client}")
+    assert trial.outcome != "promote", f"{case}: promoted; candidate run 1 judged {trial.runs[5].client}"

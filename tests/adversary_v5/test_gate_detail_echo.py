@@ -21,8 +21,7 @@ MODEL = "acme-internal/secret-llama-70b"
 
 
 def test_a_failed_gate_does_not_echo_the_engine_error_body() -> None:
-    body = json.dumps({"object": "error", "message": f"The model `{MODEL}` does not exist.",
-                       "type": "NotFoundError", "code": 404}).encode()
+    body = json.dumps({"object": "error", "message": f"The model `{MODEL}` does not exist.", "type": "NotFoundError", "code": 404}).encode()
     url, server = _canned_server(_reply("404 Not Found", body))
 
     async def go() -> tuple[bool, str]:

@@ -21,20 +21,26 @@ from tests.collect.test_client import _canned_sse_server, stream
 CHUNK = {"id": "x", "object": "chat.completion.chunk", "model": "m"}
 
 
-@pytest.mark.parametrize("usage", [{"prompt_tokens": "12", "completion_tokens": 3},
-                                   {"prompt_tokens": -1, "completion_tokens": 3},
-                                   {"prompt_tokens": 12, "completion_tokens": 2.5},
-                                   {"prompt_tokens": 12, "completion_tokens": 3,
-                                    "completion_tokens_details": {"reasoning_tokens": "x"}}],
-                         ids=["string", "negative", "float", "reasoning-string"])
+@pytest.mark.parametrize(
+    "usage",
+    [
+        {"prompt_tokens": "12", "completion_tokens": 3},
+        {"prompt_tokens": -1, "completion_tokens": 3},
+        {"prompt_tokens": 12, "completion_tokens": 2.5},
+        {"prompt_tokens": 12, "completion_tokens": 3, "completion_tokens_details": {"reasoning_tokens": "x"}},
+    ],
+    ids=["string", "negative", "float", "reasoning-string"],
+)
 def test_a_stream_with_malformed_usage_is_a_failed_request_not_an_exception(tmp_path: Path, usage: dict) -> None:
-    events = [json.dumps({**CHUNK, "choices": [{"index": 0, "delta": {"content": "hi"}}]}),
-              json.dumps({**CHUNK, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
-              json.dumps({**CHUNK, "choices": [], "usage": usage}), "[DONE]"]
+    events = [
+        json.dumps({**CHUNK, "choices": [{"index": 0, "delta": {"content": "hi"}}]}),
+        json.dumps({**CHUNK, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+        json.dumps({**CHUNK, "choices": [], "usage": usage}),
+        "[DONE]",
+    ]
     url, server = _canned_sse_server(events)
     with server:
         out = stream(url)
-    record = request_record(out, run="r1-1-c1", repetition=1, input_nominal=1, concurrency=1, index=0,
-                            warmup=False, key="r1-1-c1/0", t0=0.0)
+    record = request_record(out, run="r1-1-c1", repetition=1, input_nominal=1, concurrency=1, index=0, warmup=False, key="r1-1-c1/0", t0=0.0)
     JournalWriter(tmp_path / "j.jsonl").add(record)  # raises BadInput today
     assert not out.ok and "usage" in (out.error or "")

@@ -68,12 +68,12 @@ def test_a_throttled_saturated_client_is_judged_saturated() -> None:
     (docs/analysis.md, client health: what the bounds cannot see)."""
     health = _throttled_health(0.3, period=0.5)
     [process] = health["processes"]
-    run = Run(type="run", run="r1-1-c5", repetition=1, input_nominal=1, concurrency=5, requests=5, ok=5,
-              client=health)
+    run = Run(type="run", run="r1-1-c5", repetition=1, input_nominal=1, concurrency=5, requests=5, ok=5, client=health)
     judged = run_client(run, [], ClientBounds())
     assert judged is not None
     # The loop never idled: its wakes were late (the saturation is real) ...
     assert process["loop_lag_p50_s"] > 0.001 and process["loop_lag_max_s"] > 0.3, health  # a healthy loop: ~0.0005
     # ... and the defaults must say so.
-    assert judged.saturated, (f"loop cpu share {judged.loop_cpu_share:.2f}, lag p50 {judged.loop_lag_p50_s:.3f} s, "
-                              f"max {judged.loop_lag_max_s:.3f} s: judged healthy")
+    assert judged.saturated, (
+        f"loop cpu share {judged.loop_cpu_share:.2f}, lag p50 {judged.loop_lag_p50_s:.3f} s, max {judged.loop_lag_max_s:.3f} s: judged healthy"
+    )

@@ -1,5 +1,6 @@
 """The signing key must never be published: the refusal checks docs_dir and site_dir by resolved path only,
 but MkDocs also publishes a theme custom_dir's files and follows symlinked folders inside docs/."""
+
 from __future__ import annotations
 
 import os

@@ -1,5 +1,6 @@
 """A decision whose id is 'methodology': its page methodology/index.md and the plugin's methodology.md
 are both published as PREFIX/methodology/index.html under MkDocs' default use_directory_urls."""
+
 from __future__ import annotations
 
 import re
@@ -15,6 +16,7 @@ pytestmark = pytest.mark.slow
 def test_decision_id_methodology(tmp_path: Path, run_cli, redacted_master: Path) -> None:
     from evidence_kit.examples.reference import write_reference_decision
     from evidence_kit.redact import redact_bundle
+
     raw = write_reference_decision(tmp_path / "raw")
     toml = raw / "decision.toml"
     toml.write_text(re.sub(r'(?m)^id\s*=\s*".*"', 'id = "methodology"', toml.read_text(), count=1))

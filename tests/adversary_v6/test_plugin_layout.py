@@ -1,4 +1,5 @@
 """Plugin inputs that build but publish what they should not, or that verify then cannot check."""
+
 from __future__ import annotations
 
 import json
@@ -53,8 +54,11 @@ def test_raw_decision_inside_docs_is_refused(tmp_path: Path) -> None:
     write_host(tmp_path, {"decisions": ["docs/raw"]})
     raw = write_reference_decision(tmp_path / "docs" / "raw")
     done = build_host(tmp_path / "mkdocs.yml")
-    leaked = sorted(p.relative_to(tmp_path / "site") for p in (tmp_path / "site").rglob("*.jsonl")
-                    if not str(p.relative_to(tmp_path / "site")).startswith("decisions/"))
+    leaked = sorted(
+        p.relative_to(tmp_path / "site")
+        for p in (tmp_path / "site").rglob("*.jsonl")
+        if not str(p.relative_to(tmp_path / "site")).startswith("decisions/")
+    )
     # Expected: a decision folder inside docs/ (or a raw one at all) fails the build; none of it is published.
     assert done.returncode != 0 or not leaked, (raw, leaked[:5], done.stderr[-500:])
 

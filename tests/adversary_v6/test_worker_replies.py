@@ -1,5 +1,6 @@
 """A worker process whose replies are malformed or forged: the collector must fail the run in one line
 (WorkerFailed naming the worker), never crash with another exception, never journal a short or relabelled run."""
+
 from __future__ import annotations
 
 import asyncio
@@ -30,17 +31,22 @@ def _fake(reply_for_index: str) -> str:
 
 async def _send(script: str, n: int = 3) -> list:
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", script, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE, limit=W.PROTOCOL_LIMIT)
+        sys.executable,
+        "-c",
+        script,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        limit=W.PROTOCOL_LIMIT,
+    )
     worker = W._Worker(0, process)
     try:
-        return await asyncio.wait_for(
-            W.WorkerPool([worker]).send_all("http://x", [{}] * n, concurrency=1, timeout=1.0), 60)
+        return await asyncio.wait_for(W.WorkerPool([worker]).send_all("http://x", [{}] * n, concurrency=1, timeout=1.0), 60)
     finally:
         await worker.close()
 
 
-@pytest.mark.parametrize("reply", ['[]', '"done"', '{"op":"done","index":[{i}]}'], ids=["list", "string", "unhashable-index"])
+@pytest.mark.parametrize("reply", ["[]", '"done"', '{"op":"done","index":[{i}]}'], ids=["list", "string", "unhashable-index"])
 def test_non_object_reply_is_a_worker_failure(reply: str) -> None:
     """Valid JSON that is not an object (or an unhashable index): TypeError escapes _read's except, and
     the failure then says the worker 'exited' while it is alive."""
@@ -65,8 +71,9 @@ def test_done_without_record_is_a_worker_failure() -> None:
 def test_null_record_is_not_silently_dropped() -> None:
     """{"record": null} for a request: send_all drops it, returns 2 records for 3 bodies, and
     measure_run then relabels them index 0,1 with keys run/0, run/1 (enumerate), losing request 2 unnoticed."""
-    script = _fake('{"op":"done","index":{i},"record":' + RECORD + '}').replace(
-        'str(m["index"])) + "\\n"', 'str(m["index"])).replace(' + repr(RECORD) + ', "null" if m["index"] == 1 else ' + repr(RECORD) + ') + "\\n"')
+    script = _fake('{"op":"done","index":{i},"record":' + RECORD + "}").replace(
+        'str(m["index"])) + "\\n"', 'str(m["index"])).replace(' + repr(RECORD) + ', "null" if m["index"] == 1 else ' + repr(RECORD) + ') + "\\n"'
+    )
     try:
         got = asyncio.run(_send(script))
     except W.WorkerFailed:
@@ -78,16 +85,23 @@ def test_null_record_is_not_silently_dropped() -> None:
 def test_worker_record_cannot_override_the_collectors_fields() -> None:
     """record_of spreads the worker's timing fields last: a worker record carrying index/key/run/warmup
     overrides what the collector assigned."""
-    rec = record_of({"t_send_s": 0.1, "ok": True, "index": 7, "warmup": True, "key": "other/7"},
-                    run="r", repetition=0, input_nominal=1, concurrency=1, index=0, warmup=False, key="r/0")
+    rec = record_of(
+        {"t_send_s": 0.1, "ok": True, "index": 7, "warmup": True, "key": "other/7"},
+        run="r",
+        repetition=0,
+        input_nominal=1,
+        concurrency=1,
+        index=0,
+        warmup=False,
+        key="r/0",
+    )
     # Expected: the collector's index, key and warmup win (or the reply is refused as malformed).
     assert (rec["index"], rec["warmup"], rec["key"]) == (0, False, "r/0"), rec
 
 
 def test_worker_exiting_0_mid_run_is_a_one_line_failure() -> None:
     """Held: a worker that exits 0 after its first reply fails the run, naming status 0."""
-    script = _fake('{"op":"done","index":{i},"record":' + RECORD + '}').replace(
-        "sys.stdout.flush()", "sys.stdout.flush(); sys.exit(0)")
+    script = _fake('{"op":"done","index":{i},"record":' + RECORD + "}").replace("sys.stdout.flush()", "sys.stdout.flush(); sys.exit(0)")
     with pytest.raises(W.WorkerFailed, match="exited with status 0"):
         asyncio.run(_send(script))
 

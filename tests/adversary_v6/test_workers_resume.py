@@ -1,4 +1,5 @@
 """Resume with a different N; idle workers (more workers than a run's concurrency); orphans after a failure."""
+
 from __future__ import annotations
 
 import signal

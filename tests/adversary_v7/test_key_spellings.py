@@ -43,7 +43,7 @@ def _rsa_b64() -> str:
 def _pieces(b64: str) -> list[str]:
     """The body in 24-character pieces: none of them may survive (24 chars = 18 bytes of key)."""
     flat = b64.replace("\n", "")
-    return [flat[i:i + 24] for i in range(0, len(flat) - 24, 12)]
+    return [flat[i : i + 24] for i in range(0, len(flat) - 24, 12)]
 
 
 def _leaked(out: Path, b64: str) -> list[str]:
@@ -112,8 +112,17 @@ def _rsa_jwk() -> dict[str, str]:
     def b64(n: int) -> str:
         return base64.urlsafe_b64encode(n.to_bytes((n.bit_length() + 7) // 8, "big")).decode().rstrip("=")
 
-    return {"kty": "RSA", "n": b64(numbers.public_numbers.n), "e": "AQAB", "d": b64(numbers.d), "p": b64(numbers.p),
-            "q": b64(numbers.q), "dp": b64(numbers.dmp1), "dq": b64(numbers.dmq1), "qi": b64(numbers.iqmp)}
+    return {
+        "kty": "RSA",
+        "n": b64(numbers.public_numbers.n),
+        "e": "AQAB",
+        "d": b64(numbers.d),
+        "p": b64(numbers.p),
+        "q": b64(numbers.q),
+        "dp": b64(numbers.dmp1),
+        "dq": b64(numbers.dmq1),
+        "qi": b64(numbers.iqmp),
+    }
 
 
 def _jwk_spellings() -> list[tuple[str, str, list[str]]]:
@@ -157,10 +166,13 @@ def test_short_members_and_public_halves_of_a_jwk_stay(tmp_path: Path) -> None:
     assert ed["x"] in out and "q: 3" in out and "d = 12.5 ms" in out and "p: abc" in out
 
 
-@pytest.mark.parametrize("rel, template", [
-    ("logs/keys.md", "| kty | OKP |\n| d | {d} |\n"),  # a Markdown table of the key's members
-    ("logs/form.html", '<input type="hidden" name="d" value="{d}">\n'),  # an HTML form field
-])
+@pytest.mark.parametrize(
+    "rel, template",
+    [
+        ("logs/keys.md", "| kty | OKP |\n| d | {d} |\n"),  # a Markdown table of the key's members
+        ("logs/form.html", '<input type="hidden" name="d" value="{d}">\n'),  # an HTML form field
+    ],
+)
 def test_a_jwk_member_in_a_table_or_a_form_field_is_redacted(tmp_path: Path, rel: str, template: str) -> None:
     """Found in the final attack of session 8: a member's value after a table's "|" or as a form field's value."""
     _, d = _jwk()

@@ -17,9 +17,23 @@ import pytest
 
 from evidence_kit.collect.workers import Handle, WorkerFailed, WorkerPool
 
-GOOD = {"ok": True, "error": None, "http_status": 200, "prompt_tokens": 10, "completion_tokens": 4,
-        "reasoning_tokens": None, "e2e_s": 0.02, "ttft_s": 0.01, "ttft_content_s": 0.01, "last_token_s": 0.02,
-        "headers_s": 0.005, "send_wait_s": 0.0, "finish_reason": "length", "token_events": 4, "itl_us": [1, 2, 3]}
+GOOD = {
+    "ok": True,
+    "error": None,
+    "http_status": 200,
+    "prompt_tokens": 10,
+    "completion_tokens": 4,
+    "reasoning_tokens": None,
+    "e2e_s": 0.02,
+    "ttft_s": 0.01,
+    "ttft_content_s": 0.01,
+    "last_token_s": 0.02,
+    "headers_s": 0.005,
+    "send_wait_s": 0.0,
+    "finish_reason": "length",
+    "token_events": 4,
+    "itl_us": [1, 2, 3],
+}
 
 
 class _Scripted(Handle):
@@ -39,6 +53,7 @@ def _send(record: dict[str, Any]) -> list[dict[str, Any]]:
     async def go() -> list[dict[str, Any]]:
         pool = WorkerPool([_Scripted(record)], t0=time.monotonic() - 1.0)  # the arm began a second ago
         return await pool.send_all("http://127.0.0.1:1/v1/chat/completions", [{}] * 3, concurrency=1, timeout=1.0)
+
     return asyncio.run(go())
 
 
@@ -70,13 +85,17 @@ def test_a_send_time_after_the_reply_came_is_a_malformed_reply() -> None:
         _send({**GOOD, "t_send_s": 1000.0})
 
 
-@pytest.mark.parametrize("record", [
-    {"t_send_s": 0.0},
-    {**GOOD, "t_send_s": 0.0, "e2e_s": math.nan},
-    {**GOOD, "t_send_s": 0.0, "e2e_s": -1.0},
-    {**GOOD, "t_send_s": 0.0, "ok": "yes"},
-    {**GOOD, "t_send_s": 0.0, "node_hostname": "gpu-node-17"},
-], ids=["no-fields", "nan-duration", "negative-duration", "ok-not-bool", "extra-field"])
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"t_send_s": 0.0},
+        {**GOOD, "t_send_s": 0.0, "e2e_s": math.nan},
+        {**GOOD, "t_send_s": 0.0, "e2e_s": -1.0},
+        {**GOOD, "t_send_s": 0.0, "ok": "yes"},
+        {**GOOD, "t_send_s": 0.0, "node_hostname": "gpu-node-17"},
+    ],
+    ids=["no-fields", "nan-duration", "negative-duration", "ok-not-bool", "extra-field"],
+)
 def test_a_record_not_of_the_journal_shape_is_a_malformed_reply(record: dict[str, Any]) -> None:
     """A record missing the fields every request record has (client_sums then raised KeyError: a traceback), with a
     duration no clock gives, or with a field local workers never write (a journal shape of its own, and a field
@@ -88,7 +107,9 @@ def test_a_record_not_of_the_journal_shape_is_a_malformed_reply(record: dict[str
 @pytest.mark.parametrize("opened", [{}, {"answered": "2"}, {"answered": 99}], ids=["missing", "string", "more-than-asked"])
 def test_an_open_reply_without_a_count_of_its_lanes_is_a_malformed_reply(opened: dict[str, Any]) -> None:
     """`int(reply["answered"])`: a KeyError (a traceback) or a count of connections the worker was never asked to open."""
+
     async def go() -> int:
         return await WorkerPool([_Scripted(opened=opened)]).open_connections("http://127.0.0.1:1", 2)
+
     with pytest.raises(WorkerFailed, match="malformed reply"):
         asyncio.run(go())

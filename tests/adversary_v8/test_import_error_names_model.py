@@ -35,10 +35,8 @@ def _published(root: Path) -> bytes:
     return b"".join(p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file())
 
 
-def test_a_server_message_naming_the_model_reaches_no_bundle_nor_site(tmp_path: Path,
-                                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    message = json.dumps({"object": "error", "message": f"The model `{MODEL}` does not exist.",
-                          "type": "NotFoundError", "param": None, "code": 404})
+def test_a_server_message_naming_the_model_reaches_no_bundle_nor_site(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    message = json.dumps({"object": "error", "message": f"The model `{MODEL}` does not exist.", "type": "NotFoundError", "param": None, "code": 404})
     cand = _with_message(tmp_path, message)
     files = {"before": [SAMPLES / "before.jsonl"], "candidate": [cand], "restored": [SAMPLES / "restored.jsonl"]}
     assert run_import(tmp_path, files) == 0

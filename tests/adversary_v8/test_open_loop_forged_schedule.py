@@ -13,19 +13,48 @@ from evidence_kit.collect.arrivals import schedule
 from evidence_kit.model import Request, Run
 from evidence_kit.model.trial import ClientBounds
 
-HEALTH = {"wall_s": 3.0, "processes": [{"cpu_s": 0.1, "loop_cpu_s": 0.1, "loop_lag_interval_s": 0.01,
-                                        "loop_lag_samples": 300, "loop_lag_p50_s": 0.001, "loop_lag_max_s": 0.004}]}
+HEALTH = {
+    "wall_s": 3.0,
+    "processes": [
+        {"cpu_s": 0.1, "loop_cpu_s": 0.1, "loop_lag_interval_s": 0.01, "loop_lag_samples": 300, "loop_lag_p50_s": 0.001, "loop_lag_max_s": 0.004}
+    ],
+}
 SEED, INPUT, RATE, N = 11, 256, 4.0, 8
 START = 10.0
 
 
 def _run(sends: list[float], due: list[float]) -> tuple[Run, list[Request]]:
-    requests = [Request(type="request", run="r1-256-rate4.0", repetition=1, input_nominal=INPUT, rate=RATE, index=i,
-                        warmup=False, ok=True, e2e_s=0.1, ttft_s=0.05, t_send_s=round(START + s, 6),
-                        scheduled_s=round(d, 6), send_wait_s=round(s - d, 6))
-                for i, (s, d) in enumerate(zip(sends, due))]
-    run = Run.model_validate({"type": "run", "run": "r1-256-rate4.0", "repetition": 1, "input_nominal": INPUT,
-                              "rate": RATE, "t_start_s": START, "requests": N, "ok": N, "client": HEALTH})
+    requests = [
+        Request(
+            type="request",
+            run="r1-256-rate4.0",
+            repetition=1,
+            input_nominal=INPUT,
+            rate=RATE,
+            index=i,
+            warmup=False,
+            ok=True,
+            e2e_s=0.1,
+            ttft_s=0.05,
+            t_send_s=round(START + s, 6),
+            scheduled_s=round(d, 6),
+            send_wait_s=round(s - d, 6),
+        )
+        for i, (s, d) in enumerate(zip(sends, due))
+    ]
+    run = Run.model_validate(
+        {
+            "type": "run",
+            "run": "r1-256-rate4.0",
+            "repetition": 1,
+            "input_nominal": INPUT,
+            "rate": RATE,
+            "t_start_s": START,
+            "requests": N,
+            "ok": N,
+            "client": HEALTH,
+        }
+    )
     return run, requests
 
 
@@ -53,9 +82,10 @@ def _trace_trial(candidate_due: list[float], candidate_sends: list[float], due: 
     from tests.synthetic import synthetic_arms
 
     trial, arms = synthetic_arms(
-        "trace", {"input_nominal": [INPUT], "rate": [RATE], "arrival": "trace", "repetitions": 1,
-                  "requests_per_run": N, "max_tokens": 64, "temperature": 0},
-        {"metric": "e2e_s", "min_improvement": 0.1})
+        "trace",
+        {"input_nominal": [INPUT], "rate": [RATE], "arrival": "trace", "repetitions": 1, "requests_per_run": N, "max_tokens": 64, "temperature": 0},
+        {"metric": "e2e_s", "min_improvement": 0.1},
+    )
     for arm in arms:
         ref = arm.ref
         sends, stated = (candidate_sends, candidate_due) if ref.phase == "candidate" else (due, due)

@@ -30,17 +30,17 @@ def test_tied_runs_in_one_arm_alone_are_not_estimable() -> None:
 
 def test_constant_arms_keep_their_exact_ratio() -> None:
     """Values with no spread at all (every request good) are no estimate failure: the ratio is exact."""
-    assert bootstrap_ratio_interval([[1.0] * 20] * 3, [[1.0] * 20] * 3, 7, method="run-t",
-                                    statistic_name="mean") == (1.0, 1.0)
+    assert bootstrap_ratio_interval([[1.0] * 20] * 3, [[1.0] * 20] * 3, 7, method="run-t", statistic_name="mean") == (1.0, 1.0)
 
 
 def test_goodput_rule_does_not_call_tied_runs_a_significant_win() -> None:
     ends = bootstrap_ratio_interval(CANDIDATE, CONTROL, 7, method="run-t", statistic_name="mean")
     low, high = ends if ends else (None, None)
     rule = DecisionRule(metric="goodput", statistic="share", min_improvement=0.05, confidence="significant")
-    comparisons = [Comparison(control=c, change_pct=5.56, improvement_pct=5.56, clears=True)
-                   for c in ("before", "restored")]
-    intervals = [Interval(control=c, statistic="share", method="run-t", ratio=19 / 18, low=low, high=high,
-                          resolvable=low is not None) for c in ("before", "restored")]
+    comparisons = [Comparison(control=c, change_pct=5.56, improvement_pct=5.56, clears=True) for c in ("before", "restored")]
+    intervals = [
+        Interval(control=c, statistic="share", method="run-t", ratio=19 / 18, low=low, high=high, resolvable=low is not None)
+        for c in ("before", "restored")
+    ]
     v = verdict_for(comparisons, intervals, rule, 0.0, drift_flagged=False, guardrails_held=True)
     assert v.verdict != "win"

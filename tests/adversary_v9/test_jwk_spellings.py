@@ -63,8 +63,19 @@ def _spelled(name: str, jwk: dict[str, str]) -> tuple[str, str]:
     return "logs/key.toml", "[jwk]\n" + "".join(f'{k} = "{v}"\n' for k, v in jwk.items())
 
 
-SPELLINGS = ["rails", "ruby34", "perl", "php", "k8s-secret", "k8s-secret-jwks", "u-escaped-key",
-             "url-encoded", "node-inspect", "spaced-colon", "toml"]
+SPELLINGS = [
+    "rails",
+    "ruby34",
+    "perl",
+    "php",
+    "k8s-secret",
+    "k8s-secret-jwks",
+    "u-escaped-key",
+    "url-encoded",
+    "node-inspect",
+    "spaced-colon",
+    "toml",
+]
 
 
 @pytest.mark.parametrize("name", SPELLINGS)
@@ -88,8 +99,9 @@ def test_base64_json_without_a_private_member_stays(tmp_path: Path) -> None:
     """A public JWK, a JWT's header and a DSSE-like payload in base64 are no secret: they are left byte for byte."""
     jwk = _jwk()
     public = base64.b64encode(json.dumps({"kty": "OKP", "crv": "Ed25519", "x": jwk["x"]}).encode()).decode()
-    statement = base64.b64encode(json.dumps({"_type": "https://in-toto.io/Statement/v1",
-                                             "subject": [{"name": "index.html", "digest": {"sha256": "ab" * 32}}]}).encode()).decode()
+    statement = base64.b64encode(
+        json.dumps({"_type": "https://in-toto.io/Statement/v1", "subject": [{"name": "index.html", "digest": {"sha256": "ab" * 32}}]}).encode()
+    ).decode()
     text = f"public {public}\npayload {statement}\n"
     raw = plant(corpus.make_raw_trial(tmp_path / "raw"), files={"logs/public.log": text})
     assert not [f for f in scan_tree(raw) if f.file == "logs/public.log"]

@@ -23,7 +23,7 @@ SECRET = "token-qzv81kdwpx"
 
 SPELLINGS = {
     "vllm-args": f"INFO 12-02 02:00:00 [api_server.py:1885] vLLM API server version 0.11.1\n"
-                 f"INFO 12-02 02:00:00 [utils.py:233] non-default args: {{'model': 'x', 'api_key': ['{SECRET}']}}\n",
+    f"INFO 12-02 02:00:00 [utils.py:233] non-default args: {{'model': 'x', 'api_key': ['{SECRET}']}}\n",
     "rails": f'Parameters: {{"api_key"=>"{SECRET}", "n"=>"1"}}\n',
     "ruby34": f'params: {{"api_key" => "{SECRET}"}}\n',
     "perl": f"$VAR1 = {{\n          'password' => '{SECRET}',\n        }};\n",
@@ -41,30 +41,48 @@ def test_a_labelled_secret_is_found_and_redacted_however_written(tmp_path: Path,
     assert SECRET not in _texts(result.out)
 
 
-@pytest.mark.parametrize(("text", "value"), [
-    ("password=[]", None),  # an empty list holds nothing
-    ("'api_key': [None]", None),  # a public word in a list, as before
-    ("api_key => abc", "abc"),
-    ("password: [redacted-by-ops]", "redacted-by-ops"),
-    ("[hostname] => c256", "c256"),
-    ("x = a[d] + b", None),  # no JWK member: a short value, and no separator after [d]
-])
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("password=[]", None),  # an empty list holds nothing
+        ("'api_key': [None]", None),  # a public word in a list, as before
+        ("api_key => abc", "abc"),
+        ("password: [redacted-by-ops]", "redacted-by-ops"),
+        ("[hostname] => c256", "c256"),
+        ("x = a[d] + b", None),  # no JWK member: a short value, and no separator after [d]
+    ],
+)
 def test_what_the_new_separators_take_and_leave(text: str, value: str | None) -> None:
     found = [text[a:b] for a, b, _ in find_labelled(text)]
     assert found == ([value] if value else [])
 
 
-@pytest.mark.parametrize(("rel", "content", "kept"), [
-    # kubectl get pod -o json: the engine's environment, a name and a value as two members of an object
-    ("logs/pod.json", json.dumps({"spec": {"containers": [{"env": [{"name": "VLLM_API_KEY", "value": SECRET},
-                                                                    {"name": "PORT", "value": "8000"}]}]}}, indent=2),
-     '"value": "8000"'),
-    # a browser's HAR export: a request header
-    ("logs/session.har", json.dumps({"log": {"entries": [{"request": {"headers": [
-        {"name": "X-Api-Key", "value": SECRET}, {"name": "Accept", "value": "application/json"}]}}]}}),
-     "application/json"),
-    ("logs/events.jsonl", json.dumps({"event": "env", "name": "OPENAI_API_KEY", "value": SECRET}) + "\n", '"event": "env"'),
-])
+@pytest.mark.parametrize(
+    ("rel", "content", "kept"),
+    [
+        # kubectl get pod -o json: the engine's environment, a name and a value as two members of an object
+        (
+            "logs/pod.json",
+            json.dumps({"spec": {"containers": [{"env": [{"name": "VLLM_API_KEY", "value": SECRET}, {"name": "PORT", "value": "8000"}]}]}}, indent=2),
+            '"value": "8000"',
+        ),
+        # a browser's HAR export: a request header
+        (
+            "logs/session.har",
+            json.dumps(
+                {
+                    "log": {
+                        "entries": [
+                            {"request": {"headers": [{"name": "X-Api-Key", "value": SECRET}, {"name": "Accept", "value": "application/json"}]}}
+                        ]
+                    }
+                }
+            ),
+            "application/json",
+        ),
+        ("logs/events.jsonl", json.dumps({"event": "env", "name": "OPENAI_API_KEY", "value": SECRET}) + "\n", '"event": "env"'),
+    ],
+)
 def test_a_secret_given_as_a_named_value_is_redacted(tmp_path: Path, rel: str, content: str, kept: str) -> None:
     raw = plant(corpus.make_raw_trial(tmp_path / "raw"), files={rel: content, "logs/client.log": f"key {SECRET}\n"})
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
@@ -92,8 +110,9 @@ def test_a_placeholder_after_a_label_is_no_secret_and_the_site_can_still_be_buil
     for rel, content in PLACEHOLDERS.items():
         assert (result.out / rel).read_text() == content
     known = known_values_from_raw(raw)
-    assert not [v for v in known if v.cls == "token" and v.value.strip("[]<>*").lower() in
-                {"empty", "filtered", "redacted", "placeholder", "hidden", ""}]
+    assert not [
+        v for v in known if v.cls == "token" and v.value.strip("[]<>*").lower() in {"empty", "filtered", "redacted", "placeholder", "hidden", ""}
+    ]
     page = tmp_path / "page"
     page.mkdir()
     (page / "extra.css").write_text(".md-typeset .ek-vega:empty { display: none; }\n")

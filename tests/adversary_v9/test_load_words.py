@@ -30,21 +30,39 @@ def _findings(tmp_path: Path, text: str) -> list[str]:
     return [f.cls for f in scan_tree(page, known_values=[KnownValue("host", NODE)])]
 
 
-@pytest.mark.parametrize("text", [
-    "| ~8K/C256 | r1-8192-c256 | 3.2 |\n", "Differences under 9.88% (~8K/C256) are not resolvable\n",
-    '{"group": "~8K/C256", "run": "r1-8192-c256"}\n', "~512/C256, ~131K/C256.\n", "~?/C256\n",
-    "| candidate | r1-8192-c256 | 8192/C256 | 4/4 | yes |\n", "dflash,~6K/C256,8192,\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "| ~8K/C256 | r1-8192-c256 | 3.2 |\n",
+        "Differences under 9.88% (~8K/C256) are not resolvable\n",
+        '{"group": "~8K/C256", "run": "r1-8192-c256"}\n',
+        "~512/C256, ~131K/C256.\n",
+        "~?/C256\n",
+        "| candidate | r1-8192-c256 | 8192/C256 | 4/4 | yes |\n",
+        "dflash,~6K/C256,8192,\n",
+    ],
+)
 def test_a_group_label_at_c256_is_no_finding_of_a_node_c256(tmp_path: Path, text: str) -> None:
     assert _findings(tmp_path, text) == []
 
 
-@pytest.mark.parametrize("text", [
-    "ssh c256 ok\n", "8K/C256\n", "~8K/ C256\n", "~8K/r1/C256\n", "~8K/C256.7\n", "under 8192/c256/x\n",
-    "rack 12/C256\n", "port 8192/c256 up\n", "~8K/c256\n",  # a label's load is in capitals, after 3 or more digits
-    # Longer than the window the matcher looks back over: no run id, only a token that ends like one.
-    "x.r1-" + "0" * 28 + "-c256\n", "r1-8192-c256-" + "0" * 40 + "\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ssh c256 ok\n",
+        "8K/C256\n",
+        "~8K/ C256\n",
+        "~8K/r1/C256\n",
+        "~8K/C256.7\n",
+        "under 8192/c256/x\n",
+        "rack 12/C256\n",
+        "port 8192/c256 up\n",
+        "~8K/c256\n",  # a label's load is in capitals, after 3 or more digits
+        # Longer than the window the matcher looks back over: no run id, only a token that ends like one.
+        "x.r1-" + "0" * 28 + "-c256\n",
+        "r1-8192-c256-" + "0" * 40 + "\n",
+    ],
+)
 def test_the_node_is_still_found_elsewhere(tmp_path: Path, text: str) -> None:
     assert _findings(tmp_path, text) == ["host"]
 
@@ -76,8 +94,14 @@ def test_a_trial_at_c256_on_node_c256_redacts_and_builds(tmp_path: Path, monkeyp
 
 
 def _runs(folder: Path) -> list[str]:
-    return sorted({json.loads(line)["run"] for path in sorted((folder / "journals").glob("*.jsonl"))
-                   for line in path.read_text().splitlines() if '"type": "run"' in line})
+    return sorted(
+        {
+            json.loads(line)["run"]
+            for path in sorted((folder / "journals").glob("*.jsonl"))
+            for line in path.read_text().splitlines()
+            if '"type": "run"' in line
+        }
+    )
 
 
 @pytest.mark.parametrize("folder", ["r1-8192-c4", "R1-8192-C4"])
@@ -86,8 +110,7 @@ def test_a_private_path_with_a_folder_named_for_a_run_does_not_rename_the_run(tm
     hunted alone as the path's component, and the journals' run ``r1-8192-c4`` came out as ``path-…``, in a
     bundle the redactor called publishable."""
     private = f"/scratch/zeta-lab/out/{folder}/trace.json"
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), private={"trace_path": private},
-                files={"logs/collect.log": f"wrote {private}\n"})
+    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), private={"trace_path": private}, files={"logs/collect.log": f"wrote {private}\n"})
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     assert result.publishable, [str(f) for f in result.findings]
     assert _runs(result.out) == _runs(raw)

@@ -34,7 +34,7 @@ def _example() -> str:
     """The worked example's section, heading to the next heading of its level."""
     start = DOC.index(HEADING)
     end = DOC.find("\n## ", start + len(HEADING))
-    return DOC[start:end if end != -1 else None]
+    return DOC[start : end if end != -1 else None]
 
 
 def _group(decision: Path) -> GroupResult:
@@ -57,12 +57,16 @@ def test_the_worked_example_is_what_analyze_computes(reference_decision: Path) -
     assert trial.rule.promote_if == "any-group"
     # The medians, from the before arm's twelve requests.
     before = next(arm for arm in evidence.trials[0].arms if arm.ref.phase == "before")
-    values = sorted(r.e2e_s for r in before.requests if not r.warmup and r.ok and r.input_nominal == 32768
-                    and r.concurrency == 4 and r.e2e_s is not None)
-    assert len(values) == 12 and len({r.run for r in before.requests if not r.warmup and r.input_nominal == 32768
-                                      and r.concurrency == 4}) == 3
-    _said(text, ", ".join(seconds(v) for v in values[:5]), ", ".join(seconds(v) for v in values[-5:]),
-          f"sixth and seventh are both {seconds(values[5])}")
+    values = sorted(
+        r.e2e_s for r in before.requests if not r.warmup and r.ok and r.input_nominal == 32768 and r.concurrency == 4 and r.e2e_s is not None
+    )
+    assert len(values) == 12 and len({r.run for r in before.requests if not r.warmup and r.input_nominal == 32768 and r.concurrency == 4}) == 3
+    _said(
+        text,
+        ", ".join(seconds(v) for v in values[:5]),
+        ", ".join(seconds(v) for v in values[-5:]),
+        f"sixth and seventh are both {seconds(values[5])}",
+    )
     assert values[5] == values[6]
     pooled = group.pooled["e2e_s"]
     _said(text, *(f"**{seconds(pooled[p].median)}**" for p in ("before", "candidate", "restored")))
@@ -83,9 +87,13 @@ def test_the_worked_example_is_what_analyze_computes(reference_decision: Path) -
     for control in ("before", "restored"):
         i = intervals[control]
         _said(text, f"({ratio(i.high)} − {ratio(i.low)}) / 2 = {(i.high - i.low) / 2:.4f}")
-    _said(text, f"({Z_LEVEL:.3f} + {Z_POWER:.3f}) / {Z_LEVEL:.3f} = {factor:.4f}",
-          "give " + " and ".join(percent((i.high - i.low) / 2 * factor * 100) for i in group.intervals),
-          f"**{detectable_text(group)}**", f"differences under {detectable_text(group)} are not resolvable")
+    _said(
+        text,
+        f"({Z_LEVEL:.3f} + {Z_POWER:.3f}) / {Z_LEVEL:.3f} = {factor:.4f}",
+        "give " + " and ".join(percent((i.high - i.low) / 2 * factor * 100) for i in group.intervals),
+        f"**{detectable_text(group)}**",
+        f"differences under {detectable_text(group)} are not resolvable",
+    )
     # The verdict, at the declared confidence, and the finding.
     floor = regression_floor_pct(trial.rule.min_improvement_pct)
     assert all(c.change_pct >= floor for c in group.comparisons["e2e_s"])
@@ -96,16 +104,19 @@ def test_the_worked_example_is_what_analyze_computes(reference_decision: Path) -
     tails = {(i.statistic, i.control): i for i in group.tail_intervals}
     for stat in ("p90", "p99"):
         i = tails[(stat, "before")]
-        _said(text, f"{stat} ratio against the original before is {ratio(i.ratio)}, in {interval_text(i)}"
-              if stat == "p90" else f"{stat} ratio {ratio(i.ratio)}, in {interval_text(i)}")
+        _said(
+            text,
+            f"{stat} ratio against the original before is {ratio(i.ratio)}, in {interval_text(i)}"
+            if stat == "p90"
+            else f"{stat} ratio {ratio(i.ratio)}, in {interval_text(i)}",
+        )
     # The row as the page prints it.
     row = next(r for r in comparison_rows(trial) if r[0] == "~25K/C4")
     _said(text, "| " + " | ".join(row) + " |")
 
 
 @pytest.mark.parametrize("confidence, verdict", [("significant", "regression"), ("bound", "no-win")])
-def test_the_worked_example_under_another_confidence(reference_decision: Path, confidence: str,
-                                                     verdict: str) -> None:
+def test_the_worked_example_under_another_confidence(reference_decision: Path, confidence: str, verdict: str) -> None:
     path = reference_decision / "cache-layout" / "trial.json"
     trial = json.loads(path.read_text())
     trial["decision_rule"]["confidence"] = confidence

@@ -21,8 +21,15 @@ WINNING = {**{g: (2.0, 2.0, 2.0) for g in GROUPS}, (8192, 4): (2.0, 1.7, 2.0)}  
 
 
 def _process(**fields: object) -> dict:
-    return {"cpu_s": 0.1, "loop_cpu_s": 0.1, "loop_lag_interval_s": 0.01, "loop_lag_samples": 100,
-            "loop_lag_p50_s": 0.001, "loop_lag_max_s": 0.01, **fields}
+    return {
+        "cpu_s": 0.1,
+        "loop_cpu_s": 0.1,
+        "loop_lag_interval_s": 0.01,
+        "loop_lag_samples": 100,
+        "loop_lag_p50_s": 0.001,
+        "loop_lag_max_s": 0.01,
+        **fields,
+    }
 
 
 def _edit(bundle: Path, journal: str, edit) -> None:
@@ -68,8 +75,7 @@ def test_one_saturated_run_blocks_promotion_and_is_named_with_its_bound(tmp_path
     _edit(bundle, "02-layout-candidate-candidate.jsonl", lagging)
     trial = analyze(load_trial(bundle)).trials[0]
     assert trial.wins == 1 and trial.outcome == "no-promotion"
-    assert trial.blocked_by == ["the client was saturated (a declared client bound exceeded) in 1 run(s): "
-                                "candidate r2-8192-c4"]
+    assert trial.blocked_by == ["the client was saturated (a declared client bound exceeded) in 1 run(s): candidate r2-8192-c4"]
     saturated = [f for f in trial.findings if f.kind == "client-saturated"]
     assert len(saturated) == 1 and trial.client_runs_saturated == 1
     values = saturated[0].values
@@ -98,22 +104,38 @@ def test_a_misspelt_bound_in_trial_json_is_refused(tmp_path: Path) -> None:
 
 
 def _run(client: dict | None) -> Run:
-    return Run(type="run", run="r1-1-c2", repetition=1, input_nominal=1, concurrency=2, requests=2, ok=2,
-               client=client)
+    return Run(type="run", run="r1-1-c2", repetition=1, input_nominal=1, concurrency=2, requests=2, ok=2, client=client)
 
 
 def _request(index: int, t_send: float | None, e2e: float | None, wait: float | None, ok: bool = True) -> Request:
-    return Request(type="request", run="r1-1-c2", repetition=1, input_nominal=1, concurrency=2, index=index,
-                   warmup=False, ok=ok, error=None if ok else "http 503", e2e_s=e2e if ok else None,
-                   t_send_s=t_send, send_wait_s=wait)
+    return Request(
+        type="request",
+        run="r1-1-c2",
+        repetition=1,
+        input_nominal=1,
+        concurrency=2,
+        index=index,
+        warmup=False,
+        ok=ok,
+        error=None if ok else "http 503",
+        e2e_s=e2e if ok else None,
+        t_send_s=t_send,
+        send_wait_s=wait,
+    )
 
 
 def test_processes_are_combined_as_their_bottleneck() -> None:
     # Two processes (the collector and a worker, as a later collector writes): CPU summed, the loop judged by
     # the busiest, the lag by the worst.
-    run = _run({"wall_s": 2.0, "processes": [
-        _process(cpu_s=0.5, loop_cpu_s=0.4, loop_lag_p50_s=0.001, loop_lag_max_s=0.05, loop_lag_samples=180),
-        _process(cpu_s=1.9, loop_cpu_s=1.9, loop_lag_p50_s=0.004, loop_lag_max_s=0.25, loop_lag_samples=150)]})
+    run = _run(
+        {
+            "wall_s": 2.0,
+            "processes": [
+                _process(cpu_s=0.5, loop_cpu_s=0.4, loop_lag_p50_s=0.001, loop_lag_max_s=0.05, loop_lag_samples=180),
+                _process(cpu_s=1.9, loop_cpu_s=1.9, loop_lag_p50_s=0.004, loop_lag_max_s=0.25, loop_lag_samples=150),
+            ],
+        }
+    )
     requests = [_request(0, 0.0, 1.0, 0.002), _request(1, 0.5, 1.0, 1.2)]
     health = run_client(run, requests, ClientBounds())
     assert health is not None
@@ -133,8 +155,7 @@ def test_a_value_on_its_bound_is_within_it() -> None:
 def test_what_cannot_be_derived_is_not_judged() -> None:
     # No lag sample (a run shorter than the interval), a wall time of 0 (clock rounding), every request failed
     # before it had an end: nothing to judge on lag or CPU, no achieved concurrency, and the send waits still count.
-    run = _run({"wall_s": 0.0, "processes": [_process(loop_lag_samples=0, loop_lag_p50_s=None, loop_lag_max_s=None,
-                                                      loop_cpu_s=0.001)]})
+    run = _run({"wall_s": 0.0, "processes": [_process(loop_lag_samples=0, loop_lag_p50_s=None, loop_lag_max_s=None, loop_cpu_s=0.001)]})
     failed = [_request(0, 0.0, None, 0.0, ok=False), _request(1, 0.0, None, 1.7, ok=False)]
     health = run_client(run, failed, ClientBounds())
     assert health is not None
@@ -156,8 +177,10 @@ def test_a_lag_summary_that_cannot_be_true_is_refused() -> None:
 
 def test_what_no_collector_writes_is_refused_at_its_run_record(tmp_path: Path) -> None:
     # More requests on the wire than the run's concurrency, and a wall time shorter than the requests' span.
-    for name, edit in (("concurrency", lambda r: r.update(t_send_s=0.0) if r["type"] == "request" else None),
-                       ("wall", lambda r: r["client"].update(wall_s=0.0005) if r["type"] == "run" else None)):
+    for name, edit in (
+        ("concurrency", lambda r: r.update(t_send_s=0.0) if r["type"] == "request" else None),
+        ("wall", lambda r: r["client"].update(wall_s=0.0005) if r["type"] == "run" else None),
+    ):
         bundle = _bundle(tmp_path / name)
 
         def apply(record: dict, edit=edit) -> dict:
@@ -174,8 +197,9 @@ def test_what_no_collector_writes_is_refused_at_its_run_record(tmp_path: Path) -
 
 
 def test_a_share_that_overflows_is_null_and_blocks_as_unjudged() -> None:
-    run = _run({"wall_s": 1e-320, "processes": [_process(cpu_s=0.0005, loop_cpu_s=0.0005, loop_lag_samples=0,
-                                                         loop_lag_p50_s=None, loop_lag_max_s=None)]})
+    run = _run(
+        {"wall_s": 1e-320, "processes": [_process(cpu_s=0.0005, loop_cpu_s=0.0005, loop_lag_samples=0, loop_lag_p50_s=None, loop_lag_max_s=None)]}
+    )
     health = run_client(run, [], ClientBounds(max_loop_lag_s=5e-324))
     assert health is not None and health.loop_cpu_share is None and health.unjudged == ["loop-cpu"]
     assert not health.saturated

@@ -18,8 +18,12 @@ EXACT = {"rel": 1e-12}
 
 def _trial(tmp_path: Path, design: str, medians: tuple[float, ...], slots: tuple[int, ...] | None = None):
     """Analyse a bundle whose every group has ``medians`` (one per arm, in run order) as its E2E block medians."""
-    spec = {**REFERENCE_TRIALS["cache-layout"], "title": f"{design} test", "e2e": {g: medians for g in GROUPS},
-            "slots": slots or tuple(100 if letter == "A" else 200 for letter in design)}
+    spec = {
+        **REFERENCE_TRIALS["cache-layout"],
+        "title": f"{design} test",
+        "e2e": {g: medians for g in GROUPS},
+        "slots": slots or tuple(100 if letter == "A" else 200 for letter in design),
+    }
     bundle = write_trial_bundle(tmp_path / design, "t", spec, design=design)
     return analyze(load_trial(bundle)).trials[0], bundle
 
@@ -31,16 +35,22 @@ def test_a_b_a_b_a_by_hand(tmp_path: Path) -> None:
     g = trial.groups[0]
     d = g.design
     assert [(b.seq, b.phase, b.block, b.median, b.n) for b in d.blocks] == [
-        (1, "before", 1, 2.0, 12), (2, "candidate", 1, 1.8, 12), (3, "restored", 1, 2.1, 12),
-        (4, "candidate", 2, 1.8, 12), (5, "restored", 2, 2.3, 12)]
+        (1, "before", 1, 2.0, 12),
+        (2, "candidate", 1, 1.8, 12),
+        (3, "restored", 1, 2.1, 12),
+        (4, "candidate", 2, 1.8, 12),
+        (5, "restored", 2, 2.3, 12),
+    ]
     # Least squares over x = 1, 3, 5: mean x 3, mean y 6.4/3; slope = (-2 x -0.1333 + 2 x 0.1667) / 8 = 0.075 s per arm.
     assert d.drift_pct_per_arm == pytest.approx(0.075 / 2.0 * 100, **EXACT)  # 3.75 % of the first control per arm
     assert d.corrected_at_seq == 3.0  # the mean of 2 and 4
     assert d.corrected_control == pytest.approx(6.4 / 3, **EXACT)
     assert d.change_vs_corrected_pct == pytest.approx((1.8 / (6.4 / 3) - 1) * 100, **EXACT)  # -15.625 %
     assert [(c.seq, c.change_pct) for c in d.vs_controls] == [
-        (1, pytest.approx(-10.0, **EXACT)), (3, pytest.approx((1.8 / 2.1 - 1) * 100, **EXACT)),
-        (5, pytest.approx((1.8 / 2.3 - 1) * 100, **EXACT))]
+        (1, pytest.approx(-10.0, **EXACT)),
+        (3, pytest.approx((1.8 / 2.1 - 1) * 100, **EXACT)),
+        (5, pytest.approx((1.8 / 2.3 - 1) * 100, **EXACT)),
+    ]
     # The rule's pooled figures: before the first control block, restored the LAST (the middle one is not pooled).
     pooled = g.pooled["e2e_s"]
     assert (pooled["before"].median, pooled["restored"].median) == (2.0, 2.3)
@@ -103,8 +113,11 @@ def test_a_missing_control_block_leaves_the_drift_unknown(tmp_path: Path) -> Non
     trial, bundle = _trial(tmp_path, "ABABA", (2.0, 1.8, 2.1, 1.8, 2.3))
     journal = bundle / "journals/03-original-restored.jsonl"
     records = [json.loads(line) for line in journal.read_text().splitlines()]
-    kept = [r for r in records if not (r["type"] in ("request", "run") and r.get("input_nominal") == 8192
-                                       and r.get("concurrency") == 1 and r.get("repetition"))]
+    kept = [
+        r
+        for r in records
+        if not (r["type"] in ("request", "run") and r.get("input_nominal") == 8192 and r.get("concurrency") == 1 and r.get("repetition"))
+    ]
     kept[-1]["requests"] = sum(r["type"] == "request" for r in kept)
     kept[-1]["timed_requests"] = sum(r["type"] == "request" and not r["warmup"] for r in kept)
     journal.write_text("".join(json.dumps(r) + "\n" for r in kept))
@@ -122,7 +135,6 @@ def test_restoration_covers_every_restored_block(tmp_path: Path) -> None:
     assert not trial.restored_ok  # the middle control block came back with other slots
 
 
-
 def test_the_run_level_interval_resamples_each_candidate_block_s_runs_apart(tmp_path: Path) -> None:
     # Two candidate blocks share run ids (r1-..., r2-..., r3-...): they are six runs, not three runs of eight
     # requests; merging them would hide the blocks' difference from the interval.
@@ -131,8 +143,7 @@ def test_the_run_level_interval_resamples_each_candidate_block_s_runs_apart(tmp_
     _, bundle = _trial(tmp_path, "ABABA", (2.0, 1.8, 2.0, 2.2, 2.0))
     evidence = load_trial(bundle)
     group = (GROUPS[0][0], GROUPS[0][1])
-    blocks = [[r for r in arm.timed if (r.input_nominal, r.concurrency) == group]
-              for arm in evidence.arms if arm.ref.phase == "candidate"]
+    blocks = [[r for r in arm.timed if (r.input_nominal, r.concurrency) == group] for arm in evidence.arms if arm.ref.phase == "candidate"]
     runs = run_values(blocks, "e2e_s")
     assert len(runs) == 6 and all(len(run) == 4 for run in runs)
     assert max(runs[0] + runs[1] + runs[2]) < min(runs[3] + runs[4] + runs[5])  # the 1.8 s block, then the 2.2 s block

@@ -15,8 +15,10 @@ from evidence_kit.text_report import render_text
 
 def _runs(repetitions: int, seed: int = 7) -> dict[str, list[list[float]]]:
     rng = np.random.default_rng(seed)
-    return {phase: [[float(5 * (0.8 if phase == "candidate" else 1.0) * rng.lognormal(0, 0.02)) for _ in range(4)]
-                    for _ in range(repetitions)] for phase in PHASES}
+    return {
+        phase: [[float(5 * (0.8 if phase == "candidate" else 1.0) * rng.lognormal(0, 0.02)) for _ in range(4)] for _ in range(repetitions)]
+        for phase in PHASES
+    }
 
 
 def _few(evidence):  # type: ignore[no-untyped-def]

@@ -43,5 +43,4 @@ def test_a_guardrail_whose_statistic_is_missing_blocks_the_promotion(tmp_path: P
     assert not any(r.checked for g in trial.groups for r in g.guardrails)
     assert not any(g.verdict.guardrails_held for g in trial.groups)
     assert any("could not be checked" in reason for reason in trial.blocked_by), trial.blocked_by
-    assert {row[-1] for row in guardrail_rows(trial)} == {
-        "NOT CHECKED: the guarded statistic is missing or zero in an arm; it blocks"}
+    assert {row[-1] for row in guardrail_rows(trial)} == {"NOT CHECKED: the guarded statistic is missing or zero in an arm; it blocks"}

@@ -14,18 +14,46 @@ from evidence_kit.model import Request, Run
 from evidence_kit.model.trial import ClientBounds
 from evidence_kit.read import JournalReader
 
-HEALTH = {"wall_s": 1.2, "processes": [{"cpu_s": 0.1, "loop_cpu_s": 0.1, "loop_lag_interval_s": 0.01,
-                                        "loop_lag_samples": 100, "loop_lag_p50_s": 0.001, "loop_lag_max_s": 0.004}]}
+HEALTH = {
+    "wall_s": 1.2,
+    "processes": [
+        {"cpu_s": 0.1, "loop_cpu_s": 0.1, "loop_lag_interval_s": 0.01, "loop_lag_samples": 100, "loop_lag_p50_s": 0.001, "loop_lag_max_s": 0.004}
+    ],
+}
 
 
 def _run(sends: list[float], due: list[float], start: float = 10.0) -> tuple[Run, list[Request]]:
-    requests = [Request(type="request", run="r1-256-rate4.0", repetition=1, input_nominal=256, rate=4.0, index=i,
-                        warmup=False, ok=True, e2e_s=0.1, ttft_s=0.05, t_send_s=start + s, scheduled_s=d,
-                        send_wait_s=round(s - d, 6))
-                for i, (s, d) in enumerate(zip(sends, due))]
-    run = Run.model_validate({"type": "run", "run": "r1-256-rate4.0", "repetition": 1, "input_nominal": 256,
-                              "rate": 4.0, "t_start_s": start, "requests": len(sends), "ok": len(sends),
-                              "client": HEALTH})
+    requests = [
+        Request(
+            type="request",
+            run="r1-256-rate4.0",
+            repetition=1,
+            input_nominal=256,
+            rate=4.0,
+            index=i,
+            warmup=False,
+            ok=True,
+            e2e_s=0.1,
+            ttft_s=0.05,
+            t_send_s=start + s,
+            scheduled_s=d,
+            send_wait_s=round(s - d, 6),
+        )
+        for i, (s, d) in enumerate(zip(sends, due))
+    ]
+    run = Run.model_validate(
+        {
+            "type": "run",
+            "run": "r1-256-rate4.0",
+            "repetition": 1,
+            "input_nominal": 256,
+            "rate": 4.0,
+            "t_start_s": start,
+            "requests": len(sends),
+            "ok": len(sends),
+            "client": HEALTH,
+        }
+    )
     return run, requests
 
 
@@ -56,10 +84,16 @@ def test_an_open_loop_run_without_its_schedule_is_unjudged_on_its_rate() -> None
 def _journal(tmp_path: Path, lag_shift: float) -> Path:
     run, requests = _run([0.001, 0.252, 0.503], [0.0, 0.25, 0.5])
     requests[1].send_wait_s = round(requests[1].send_wait_s + lag_shift, 6)  # type: ignore[operator]
-    header = {"type": "header", "schema": "evidence-kit/journal/v1", "trial_id": "t", "arm": "a", "phase": "before",
-              "seq": 1, "started_at": "2026-12-01T00:00:00Z"}
-    lines = [header, *(r.model_dump(mode="json", exclude_none=True) for r in requests),
-             run.model_dump(mode="json", exclude_none=True)]
+    header = {
+        "type": "header",
+        "schema": "evidence-kit/journal/v1",
+        "trial_id": "t",
+        "arm": "a",
+        "phase": "before",
+        "seq": 1,
+        "started_at": "2026-12-01T00:00:00Z",
+    }
+    lines = [header, *(r.model_dump(mode="json", exclude_none=True) for r in requests), run.model_dump(mode="json", exclude_none=True)]
     path = tmp_path / "j.jsonl"
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     return path

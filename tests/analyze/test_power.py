@@ -28,10 +28,10 @@ from evidence_kit.read import load_decision
 from tests.conftest import REPO
 
 
-def _lognormal_runs(rng: np.random.Generator, repetitions: int, requests: int, run_sd: float, request_sd: float,
-                    scale: float = 5.0) -> list[list[float]]:
-    return [list(scale * math.exp(rng.normal(0, run_sd)) * np.exp(rng.normal(0, request_sd, requests)))
-            for _ in range(repetitions)]
+def _lognormal_runs(
+    rng: np.random.Generator, repetitions: int, requests: int, run_sd: float, request_sd: float, scale: float = 5.0
+) -> list[list[float]]:
+    return [list(scale * math.exp(rng.normal(0, run_sd)) * np.exp(rng.normal(0, request_sd, requests))) for _ in range(repetitions)]
 
 
 def _trial(trial_id: str, run_sd: float, request_sd: float, repetitions: int = 6, requests: int = 4, seed: int = 1):
@@ -80,13 +80,21 @@ def test_run_to_run_noise_needs_more_repetitions() -> None:
     assert noisy.plans[2].repetitions is not None and noisy.plans[2].repetitions >= 0.6 * n
 
 
-@pytest.mark.parametrize(("seed", "run_sd", "request_sd", "effect"), [
-    (1, 0.05, 0.05, 0.03), (1, 0.05, 0.05, 0.05), (1, 0.05, 0.05, 0.10), (1, 0.05, 0.05, 0.20),
-    # Run-heavy pilots, where the first guesses miss: the search must still land on the smallest R.
-    (3, 0.08, 0.01, 0.05), (3, 0.08, 0.01, 0.08), (4, 0.08, 0.01, 0.05), (5, 0.08, 0.01, 0.08),
-])
-def test_a_plan_is_the_smallest_resolving_number_of_repetitions(seed: int, run_sd: float, request_sd: float,
-                                                                 effect: float) -> None:
+@pytest.mark.parametrize(
+    ("seed", "run_sd", "request_sd", "effect"),
+    [
+        (1, 0.05, 0.05, 0.03),
+        (1, 0.05, 0.05, 0.05),
+        (1, 0.05, 0.05, 0.10),
+        (1, 0.05, 0.05, 0.20),
+        # Run-heavy pilots, where the first guesses miss: the search must still land on the smallest R.
+        (3, 0.08, 0.01, 0.05),
+        (3, 0.08, 0.01, 0.08),
+        (4, 0.08, 0.01, 0.05),
+        (5, 0.08, 0.01, 0.08),
+    ],
+)
+def test_a_plan_is_the_smallest_resolving_number_of_repetitions(seed: int, run_sd: float, request_sd: float, effect: float) -> None:
     """Recomputed from the documented seed: the planned R resolves the effect and R - 1 does not."""
     evidence = _trial(f"search-{seed}", run_sd, request_sd, seed=seed)
     [group] = power_trial(evidence, effect).groups
@@ -121,8 +129,9 @@ def test_plans_are_deterministic_and_monotone(reference_decision: Path) -> None:
             assert plan.detectable_pct <= 10 + 1e-9
 
 
-@pytest.mark.parametrize(("run_sd", "request_sd", "repetitions", "requests"),
-                         [(0.04, 0.06, 5, 4), (0.04, 0.06, 5, 16), (0.0, 0.05, 8, 4), (0.06, 0.01, 4, 4)])
+@pytest.mark.parametrize(
+    ("run_sd", "request_sd", "repetitions", "requests"), [(0.04, 0.06, 5, 4), (0.04, 0.06, 5, 16), (0.0, 0.05, 8, 4), (0.06, 0.01, 4, 4)]
+)
 def test_standard_error_matches_brute_force(run_sd: float, request_sd: float, repetitions: int, requests: int) -> None:
     """The resampled standard error of a pilot (20 runs of 8 per control arm) is the spread of the log ratio
     of pooled medians that brute-force simulation gives for the noise the pilot estimates, at other shapes too."""
@@ -150,8 +159,16 @@ def test_a_small_pilot_still_shows_what_many_repetitions_buy(reference_decision:
     """Without run-to-run noise the standard error falls as 1/sqrt(R), even projected from 24 pilot values
     (a resample's median must not stick to the gaps between them)."""
     evidence = load_decision(reference_decision).trials[0]
-    noise = NoiseComponents([[[r.e2e_s for r in arm.timed if r.input_nominal == 8192 and r.concurrency == 1 and r.run == run]
-                              for run in sorted({r.run for r in arm.timed})] for arm in evidence.arms if arm.ref.role == "control"])
+    noise = NoiseComponents(
+        [
+            [
+                [r.e2e_s for r in arm.timed if r.input_nominal == 8192 and r.concurrency == 1 and r.run == run]
+                for run in sorted({r.run for r in arm.timed})
+            ]
+            for arm in evidence.arms
+            if arm.ref.role == "control"
+        ]
+    )
     assert noise.values == 24 and noise.between == 0
     ratio = standard_error(noise, 40, 4, seed=1) / standard_error(noise, 4, 4, seed=1)
     assert abs(ratio / math.sqrt(4 / 40) - 1) < 0.12, ratio

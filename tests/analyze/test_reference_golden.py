@@ -76,9 +76,7 @@ def test_notable_rows_are_called_out_by_name(reference_decision: Path) -> None:
     )
     regression = [f for f in layout.findings if f.kind == "regression"]
     assert [f.group for f in regression] == ["~25K/C4"]
-    assert "9.24% slower than the first control and 7.92% slower than the restored control" in finding_sentence(
-        regression[0], layout.candidate_label
-    )
+    assert "9.24% slower than the first control and 7.92% slower than the restored control" in finding_sentence(regression[0], layout.candidate_label)
     # Control drift: the DFlash ~6K/C4 controls disagree by 14.74 %.
     drift = [f for f in dflash.findings if f.kind == "control-drift"]
     assert [(f.group, percent(f.values.drift_pct)) for f in drift] == [("~6K/C4", "14.74%")]

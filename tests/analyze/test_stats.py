@@ -137,13 +137,17 @@ def _reference_ratios(cand_runs, ctrl_runs, seed, method, stat, resamples):
     return None if None in ratios else ratios
 
 
-runs_strategy = st.lists(st.lists(st.floats(min_value=0.01, max_value=100, allow_nan=False), min_size=1, max_size=7),
-                         min_size=1, max_size=5)
+runs_strategy = st.lists(st.lists(st.floats(min_value=0.01, max_value=100, allow_nan=False), min_size=1, max_size=7), min_size=1, max_size=5)
 
 
 @settings(max_examples=60, deadline=None)
-@given(runs_strategy, runs_strategy, st.integers(min_value=0, max_value=2**64 - 1),
-       st.sampled_from(["run", "run-plain", "request"]), st.sampled_from(["median", "p90", "p99"]))
+@given(
+    runs_strategy,
+    runs_strategy,
+    st.integers(min_value=0, max_value=2**64 - 1),
+    st.sampled_from(["run", "run-plain", "request"]),
+    st.sampled_from(["median", "p90", "p99"]),
+)
 def test_vectorised_bootstrap_is_the_documented_scalar_layout(cand, ctrl, seed, method, stat) -> None:
     got = bootstrap_ratios(cand, ctrl, seed, method=method, statistic_name=stat, resamples=40)
     if any(sum(map(len, arm)) < 2 or (method != "request" and len(arm) < 2) for arm in (cand, ctrl)):
@@ -309,8 +313,7 @@ def _reference_studentised(cand_runs, ctrl_runs, seed, stat, resamples):
 
 
 @settings(max_examples=40, deadline=None)
-@given(runs_strategy, runs_strategy, st.integers(min_value=0, max_value=2**64 - 1),
-       st.sampled_from(["median", "p90", "p99"]))
+@given(runs_strategy, runs_strategy, st.integers(min_value=0, max_value=2**64 - 1), st.sampled_from(["median", "p90", "p99"]))
 @example([[1.0], [1.0]], [[3.0], [1.0, 5.0]], 0, "median")  # the control's runs share one mean: CI found it
 @example([[1.0, 2.0], [1.5, 1.2]], [[3.0], [1.0, 5.0, 2.0]], 7, "p90")
 def test_studentised_interval_is_its_documented_definition(cand, ctrl, seed, stat) -> None:
@@ -330,10 +333,8 @@ def test_studentised_is_the_default_and_widens_with_few_runs_of_run_noise() -> N
     rng = np.random.default_rng(3)
     widths = {"run-t": 0.0, "run": 0.0}
     for index in range(12):
-        arms = [[list(5 * math.exp(rng.normal(0, 0.05)) * np.exp(rng.normal(0, 0.02, 4))) for _ in range(3)]
-                for _ in range(2)]
-        assert bootstrap_ratio_interval(*arms, seed_for("w", index)) == bootstrap_ratio_interval(
-            *arms, seed_for("w", index), method="run-t")
+        arms = [[list(5 * math.exp(rng.normal(0, 0.05)) * np.exp(rng.normal(0, 0.02, 4))) for _ in range(3)] for _ in range(2)]
+        assert bootstrap_ratio_interval(*arms, seed_for("w", index)) == bootstrap_ratio_interval(*arms, seed_for("w", index), method="run-t")
         for method in widths:
             low, high = bootstrap_ratio_interval(*arms, seed_for("w", index), method=method, resamples=500)
             widths[method] += high - low
@@ -354,8 +355,7 @@ def test_studentised_degenerate_arms() -> None:
     assert low < 1 < high and math.isclose(back_low, 1 / high, rel_tol=0.03) and math.isclose(back_high, 1 / low, rel_tol=0.03)
     # Units do not matter: the same runs in milliseconds give the same interval (power-of-two scaling is exact,
     # and the other factor only moves the last bits).
-    ms = bootstrap_ratio_interval([[v * 1024 for v in r] for r in cand], [[v * 1024 for v in r] for r in ctrl],
-                                  seed_for("swap"))
+    ms = bootstrap_ratio_interval([[v * 1024 for v in r] for r in cand], [[v * 1024 for v in r] for r in ctrl], seed_for("swap"))
     assert ms == (low, high)
     with pytest.raises(ValueError, match="unknown interval method"):
         bootstrap_ratios(cand, ctrl, 0, method="run-t")  # a studentised interval has no percentile ratios

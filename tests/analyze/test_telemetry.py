@@ -11,12 +11,22 @@ from evidence_kit.model.telemetry import TelemetrySample
 from evidence_kit.read import load_trial
 
 SAMPLES = [
-    {"type": "sample", "t_s": 0.0, "engine": {"running": 0.0, "waiting": 0.0, "kv_usage": 0.0},
-     "gpus": [{"memory_free": 4000.0, "memory_used": 90000.0, "power_draw": 210.5}],
-     "process": {"rss_bytes": 1000}, "cgroup": {"memory_bytes": 5000, "peak_memory_bytes": 6000, "oom_kills": 2}},
-    {"type": "sample", "t_s": 0.5, "engine": {"running": 4.0, "waiting": 1.0, "kv_usage": 0.42},
-     "gpus": [{"memory_free": 2143.0, "memory_used": 91857.0, "power_draw": 298.0}],
-     "process": {"rss_bytes": 3000}, "cgroup": {"memory_bytes": 7000, "peak_memory_bytes": 9000, "oom_kills": 3}},
+    {
+        "type": "sample",
+        "t_s": 0.0,
+        "engine": {"running": 0.0, "waiting": 0.0, "kv_usage": 0.0},
+        "gpus": [{"memory_free": 4000.0, "memory_used": 90000.0, "power_draw": 210.5}],
+        "process": {"rss_bytes": 1000},
+        "cgroup": {"memory_bytes": 5000, "peak_memory_bytes": 6000, "oom_kills": 2},
+    },
+    {
+        "type": "sample",
+        "t_s": 0.5,
+        "engine": {"running": 4.0, "waiting": 1.0, "kv_usage": 0.42},
+        "gpus": [{"memory_free": 2143.0, "memory_used": 91857.0, "power_draw": 298.0}],
+        "process": {"rss_bytes": 3000},
+        "cgroup": {"memory_bytes": 7000, "peak_memory_bytes": 9000, "oom_kills": 3},
+    },
     {"type": "sample", "t_s": 1.0, "engine": None, "gpus": None, "process": None, "cgroup": None},
 ]
 
@@ -29,9 +39,17 @@ def summary_of(samples: list[dict]) -> dict:
 def test_summary_extremes_and_absent_sources() -> None:
     summary = summary_of(SAMPLES)
     assert summary == {
-        "samples": 3, "max_running": 4.0, "max_waiting": 1.0, "max_kv_usage": 0.42, "gpu": "present",
-        "min_gpu_free_mib": 2143.0, "max_gpu_used_mib": 91857.0, "max_gpu_power_w": 298.0,
-        "max_process_rss_bytes": 3000, "max_cgroup_memory_bytes": 7000, "cgroup_peak_memory_bytes": 9000,
+        "samples": 3,
+        "max_running": 4.0,
+        "max_waiting": 1.0,
+        "max_kv_usage": 0.42,
+        "gpu": "present",
+        "min_gpu_free_mib": 2143.0,
+        "max_gpu_used_mib": 91857.0,
+        "max_gpu_power_w": 298.0,
+        "max_process_rss_bytes": 3000,
+        "max_cgroup_memory_bytes": 7000,
+        "cgroup_peak_memory_bytes": 9000,
         "oom_kills": 1,  # counted from the first sample that saw the cgroup
     }
     empty = summary_of([{"type": "sample", "t_s": 0.0, "engine": None, "gpus": None, "process": None, "cgroup": None}])
@@ -80,8 +98,7 @@ def test_a_sample_of_the_wrong_shape_names_file_line_and_field(reference_decisio
     _with_telemetry(bundle, summary_of(SAMPLES))
     path = bundle / "telemetry/02-layout-candidate-candidate.jsonl"
     bad = {**SAMPLES[0], "t_s": 2.0, "engine": {"running": "4"}}
-    path.write_text(path.read_text() + json.dumps({"type": "note", "text": "other lines are skipped"}) + "\n"
-                    + json.dumps(bad) + "\n")
+    path.write_text(path.read_text() + json.dumps({"type": "note", "text": "other lines are skipped"}) + "\n" + json.dumps(bad) + "\n")
     result = run_cli("analyze", bundle)
     assert result.code == 2
     assert result.err.startswith(f"evidence-kit: {path}:5: telemetry sample: field 'engine.running': must be a number")

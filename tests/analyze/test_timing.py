@@ -26,8 +26,12 @@ def _trial(bound_ms: float | None = None) -> TrialEvidence:
 
 def _histograms(ttft: tuple[float, float], e2e: tuple[float, float]) -> dict[str, list[float]]:
     """Counters whose deltas are ``(sum, count)`` for each histogram, on top of earlier traffic."""
-    return {"ttft_seconds_sum": [50.0, 50.0 + ttft[0]], "ttft_seconds_count": [100.0, 100.0 + ttft[1]],
-            "e2e_seconds_sum": [400.0, 400.0 + e2e[0]], "e2e_seconds_count": [100.0, 100.0 + e2e[1]]}
+    return {
+        "ttft_seconds_sum": [50.0, 50.0 + ttft[0]],
+        "ttft_seconds_count": [100.0, 100.0 + ttft[1]],
+        "e2e_seconds_sum": [400.0, 400.0 + e2e[0]],
+        "e2e_seconds_count": [100.0, 100.0 + e2e[1]],
+    }
 
 
 def _add_runs(evidence: TrialEvidence, engine_less_s: float = 0.003, **overrides: dict) -> None:
@@ -39,9 +43,18 @@ def _add_runs(evidence: TrialEvidence, engine_less_s: float = 0.003, **overrides
             ttft = math.fsum(r.ttft_s for r in requests) - engine_less_s * len(requests)
             e2e = math.fsum(r.e2e_s for r in requests) - engine_less_s * len(requests)
             counters = {**BASE, **_histograms((ttft, len(requests)), (e2e, len(requests)))}
-            fields = {"type": "run", "run": name, "repetition": repetition, "input_nominal": 8192, "concurrency": 4,
-                      "requests": len(requests), "ok": len(requests), "reconciled": True, "counters": counters,
-                      **overrides.get(f"{arm.ref.phase}/{name}", {})}
+            fields = {
+                "type": "run",
+                "run": name,
+                "repetition": repetition,
+                "input_nominal": 8192,
+                "concurrency": 4,
+                "requests": len(requests),
+                "ok": len(requests),
+                "reconciled": True,
+                "counters": counters,
+                **overrides.get(f"{arm.ref.phase}/{name}", {}),
+            }
             arm.runs.append(Run.model_validate_json(json.dumps(fields)))  # as the reader reads a line
 
 
@@ -70,8 +83,10 @@ def test_the_gap_is_the_client_mean_less_the_histogram_mean_recomputed_from_the_
     assert summary.mean_gap_ms == pytest.approx(3.0)
     assert not any(f.kind == "timing-gap" for f in analysis.findings) and analysis.blocked_by == []
     lines = timing_sentences(analysis)
-    assert lines[0] == ("Engine timing, before: client-side TTFT exceeds the engine's by 3.0 ms on average (2 runs); "
-                        "client-side end-to-end time exceeds the engine's by 3.0 ms on average (2 runs).")
+    assert lines[0] == (
+        "Engine timing, before: client-side TTFT exceeds the engine's by 3.0 ms on average (2 runs); "
+        "client-side end-to-end time exceeds the engine's by 3.0 ms on average (2 runs)."
+    )
     assert "network" in lines[-2] and "shown, not checked" in lines[-1]
 
 
@@ -82,7 +97,8 @@ def test_a_gap_beyond_the_declared_bound_either_way_is_a_finding_and_blocks_prom
     assert all(gap.beyond_bound for run in analysis.runs for gap in run.timing)
     gaps = [f for f in analysis.findings if f.kind == "timing-gap"]
     assert [(f.values.phase, f.values.metric, f.values.runs) for f in gaps] == [
-        (phase, metric, 2) for phase in ("before", "candidate", "restored") for metric in ("ttft_s", "e2e_s")]
+        (phase, metric, 2) for phase in ("before", "candidate", "restored") for metric in ("ttft_s", "e2e_s")
+    ]
     assert gaps[0].values.largest_gap_ms == pytest.approx(-2.5) and gaps[0].values.bound_ms == 2.0
     assert "−2.5 ms" in finding_sentence(gaps[0], "candidate") and "cannot be promoted" in finding_sentence(gaps[0], "x")
     assert analysis.outcome == "no-promotion"  # the candidate wins on medians: the gap alone blocks it
@@ -94,18 +110,22 @@ def test_a_gap_beyond_the_declared_bound_either_way_is_a_finding_and_blocks_prom
     assert analyze_trial(relaxed).outcome == "promote"
 
 
-@pytest.mark.parametrize(("override", "status"), [
-    ({"process_start_times_s": [1000.0, 2000.0]}, "engine-restarted"),
-    ({"counters": {**BASE, **_histograms((1.0, 2.0), (2.0, 2.0)), "ttft_seconds_count": [100.0, 3.0]}}, "counter-reset"),
-    ({"counters": {**BASE, **_histograms((1.0, 2.0), (2.0, 2.0)), "ttft_seconds_sum": [50.0, 10.0]}}, "counter-reset"),
-    ({"counters": {**BASE, **_histograms((1.0, 2.0), (2.0, 2.0)), "ttft_seconds_sum": [-1.7e308, 1.7e308]}},
-     "counter-reset"),  # finite readings whose delta overflows: no histogram gives them
-    ({"counters": {**BASE, **_histograms((1.0, 2.0), (2.0, 2.0)), "ttft_seconds_sum": [-3.0, -2.0]}}, "counter-reset"),
-    ({"counters": {**BASE, **_histograms((1.0, 3.0), (2.0, 3.0))}}, "count-mismatch"),
-    ({"counters": {k: v for k, v in {**BASE, **_histograms((1.0, 2.0), (2.0, 2.0))}.items()
-                   if k != "ttft_seconds_sum"}}, "no-histogram"),
-    ({"counters": None, "reconciled": None}, "no-counters"),
-])
+@pytest.mark.parametrize(
+    ("override", "status"),
+    [
+        ({"process_start_times_s": [1000.0, 2000.0]}, "engine-restarted"),
+        ({"counters": {**BASE, **_histograms((1.0, 2.0), (2.0, 2.0)), "ttft_seconds_count": [100.0, 3.0]}}, "counter-reset"),
+        ({"counters": {**BASE, **_histograms((1.0, 2.0), (2.0, 2.0)), "ttft_seconds_sum": [50.0, 10.0]}}, "counter-reset"),
+        (
+            {"counters": {**BASE, **_histograms((1.0, 2.0), (2.0, 2.0)), "ttft_seconds_sum": [-1.7e308, 1.7e308]}},
+            "counter-reset",
+        ),  # finite readings whose delta overflows: no histogram gives them
+        ({"counters": {**BASE, **_histograms((1.0, 2.0), (2.0, 2.0)), "ttft_seconds_sum": [-3.0, -2.0]}}, "counter-reset"),
+        ({"counters": {**BASE, **_histograms((1.0, 3.0), (2.0, 3.0))}}, "count-mismatch"),
+        ({"counters": {k: v for k, v in {**BASE, **_histograms((1.0, 2.0), (2.0, 2.0))}.items() if k != "ttft_seconds_sum"}}, "no-histogram"),
+        ({"counters": None, "reconciled": None}, "no-counters"),
+    ],
+)
 def test_what_cannot_be_compared_says_why(override: dict, status: str) -> None:
     evidence = _trial(bound_ms=0.001)
     _add_runs(evidence, **{"before/r1-8192-c4": override})
@@ -141,8 +161,8 @@ def test_journals_without_histograms_are_not_reconcilable_and_the_figures_stand(
     before, after = analyze_trial(old), analyze_trial(new)
     assert all(g.status == "no-histogram" for r in before.runs for g in r.timing)
     assert timing_sentences(before) == [
-        "Engine timing: not reconcilable: no timing histograms are in the journals (the counters recorded around "
-        "the runs hold none)."]
+        "Engine timing: not reconcilable: no timing histograms are in the journals (the counters recorded around the runs hold none)."
+    ]
     assert before.groups == after.groups and before.outcome == after.outcome
 
 
@@ -169,11 +189,11 @@ def test_a_declared_bound_is_checked_on_every_run_or_the_trial_does_not_promote(
     analysis = analyze_trial(evidence)
     assert [g.status for g in analysis.runs[3].timing] == ["count-mismatch", "compared"]
     assert analysis.outcome == "no-promotion"
-    assert any("timing bound could not be checked in 1 run(s)" in b and b.endswith(": 1 in candidate")
-               for b in analysis.blocked_by), analysis.blocked_by
+    assert any("timing bound could not be checked in 1 run(s)" in b and b.endswith(": 1 in candidate") for b in analysis.blocked_by), (
+        analysis.blocked_by
+    )
     unchecked = [f for f in analysis.findings if f.kind == "timing-unchecked"]
-    assert [(f.values.phase, f.values.metric, f.values.runs, f.values.not_comparable) for f in unchecked] == [
-        ("candidate", "ttft_s", 1, 1)]
+    assert [(f.values.phase, f.values.metric, f.values.runs, f.values.not_comparable) for f in unchecked] == [("candidate", "ttft_s", 1, 1)]
     said = finding_sentence(unchecked[0], "candidate")
     assert "could not be checked on the TTFT of 1 of 2 run(s) (1 not comparable)" in said
     cell = timing_run_rows(analysis)[3][2]
@@ -194,13 +214,14 @@ def test_a_declared_bound_with_no_counters_at_all_says_so_and_blocks() -> None:
     assert analysis.outcome == "no-promotion" and analysis.runs_without_counters == 6
     assert timing_sentences(analysis) == [
         "Engine timing: not reconcilable: no run has counters recorded around it, so no timing histograms either.",
-        "Declared bound: 5 ms either way per run; it could not be checked on any run, so the candidate cannot be "
-        "promoted."]
+        "Declared bound: 5 ms either way per run; it could not be checked on any run, so the candidate cannot be promoted.",
+    ]
     assert {f.kind for f in analysis.findings} >= {"timing-unchecked", "not-reconcilable"}
 
 
 def test_gaps_beyond_a_float_are_not_comparable_and_every_mean_is_finite() -> None:
     from evidence_kit.analyze.timing import _weighted_mean
+
     assert _weighted_mean([(1e308, 1)] * 4) == 1e308
     assert _weighted_mean([(1.7e308, 3), (-1.7e308, 1)]) == pytest.approx(0.85e308)
     assert _weighted_mean([(float.fromhex("0x1.fffffffffffffp+1023"), 3)]) == float.fromhex("0x1.fffffffffffffp+1023")
@@ -219,6 +240,7 @@ def test_gaps_beyond_a_float_are_not_comparable_and_every_mean_is_finite() -> No
 
 def test_beside_the_bound_a_gap_never_rounds_onto_or_across_it() -> None:
     from evidence_kit.present import milliseconds
+
     assert milliseconds(50.04, 50) == "+50.04 ms" and milliseconds(-50.04, 50) == "\u221250.04 ms"
     assert milliseconds(49.96, 50) == "+49.96 ms" and milliseconds(50.0, 50) == "+50.0 ms"
     assert milliseconds(50.0000000000001, 50) == "+50.0000000000001 ms"

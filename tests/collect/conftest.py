@@ -33,20 +33,48 @@ def sim_arm(profile: str, *, extra: str = "", time_scale: float = 50, **fields: 
     }
 
 
-def write_plan(path: Path, *, arms: dict[str, dict[str, Any]] | None = None, workload: dict[str, Any] | None = None,
-               gates: list[str] | None = None, sequence: list[str] | None = None, telemetry_interval_s: float = 0.2,
-               **top: Any) -> Path:
+def write_plan(
+    path: Path,
+    *,
+    arms: dict[str, dict[str, Any]] | None = None,
+    workload: dict[str, Any] | None = None,
+    gates: list[str] | None = None,
+    sequence: list[str] | None = None,
+    telemetry_interval_s: float = 0.2,
+    **top: Any,
+) -> Path:
     """Write a small, valid simulator plan; keyword arguments override its parts."""
     arms = arms or {"original": sim_arm("original"), "layout": sim_arm("layout-candidate", label="Layout")}
-    wl = {"input_nominal": [256], "concurrency": [1, 3], "repetitions": 2, "requests_per_run": 3,
-          "max_tokens": 48, "temperature": 0, "warmup_requests": 1, "seed": 7, **(workload or {})}
-    lines = [f"{k} = {_toml(v)}" for k, v in {
-        "trial_id": "t-small", "title": "Small simulated trial", "engine_kind": "simulated",
-        "sequence": sequence or [next(iter(arms)), list(arms)[1], next(iter(arms))], **top}.items()]
+    wl = {
+        "input_nominal": [256],
+        "concurrency": [1, 3],
+        "repetitions": 2,
+        "requests_per_run": 3,
+        "max_tokens": 48,
+        "temperature": 0,
+        "warmup_requests": 1,
+        "seed": 7,
+        **(workload or {}),
+    }
+    lines = [
+        f"{k} = {_toml(v)}"
+        for k, v in {
+            "trial_id": "t-small",
+            "title": "Small simulated trial",
+            "engine_kind": "simulated",
+            "sequence": sequence or [next(iter(arms)), list(arms)[1], next(iter(arms))],
+            **top,
+        }.items()
+    ]
     lines += ["[decision_rule]", "min_improvement = 0.1", "[workload]"]
     lines += [f"{k} = {_toml(v)}" for k, v in wl.items()]
-    lines += ["[gates]", f"run = {_toml(gates if gates is not None else ['smoke'])}", "timeout_s = 20",
-              "[telemetry]", f"interval_s = {telemetry_interval_s!r}"]
+    lines += [
+        "[gates]",
+        f"run = {_toml(gates if gates is not None else ['smoke'])}",
+        "timeout_s = 20",
+        "[telemetry]",
+        f"interval_s = {telemetry_interval_s!r}",
+    ]
     for name, fields in arms.items():
         lines.append(f"[arms.{name}]")
         lines += [f"{k} = {_toml(v)}" for k, v in fields.items()]

@@ -93,14 +93,30 @@ def ray_head(cpus: int = 2, own_session: bool = True) -> Iterator[RayHead]:
     port = _free_port()
     # Short: Ray's sockets live under it, and a Unix socket path is at most 107 bytes.
     temp_dir = Path(tempfile.mkdtemp(prefix="ekray", dir="/tmp"))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p),
-           "RAY_USAGE_STATS_ENABLED": "0"}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p), "RAY_USAGE_STATS_ENABLED": "0"}
     ray = str(Path(sys.executable).with_name("ray"))
     starter = subprocess.Popen(
-        [ray, "start", "--head", "--node-ip-address", "127.0.0.1", "--port", str(port), "--num-cpus", str(cpus),
-         "--include-dashboard=false", "--disable-usage-stats", "--temp-dir", str(temp_dir)],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        **({"start_new_session": True} if own_session else {"process_group": 0}))
+        [
+            ray,
+            "start",
+            "--head",
+            "--node-ip-address",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--num-cpus",
+            str(cpus),
+            "--include-dashboard=false",
+            "--disable-usage-stats",
+            "--temp-dir",
+            str(temp_dir),
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        **({"start_new_session": True} if own_session else {"process_group": 0}),
+    )
     head = RayHead(f"127.0.0.1:{port}", starter.pid, temp_dir, own_session)
     try:
         out, _ = starter.communicate(timeout=120)

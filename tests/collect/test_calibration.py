@@ -40,11 +40,9 @@ class _ShortContextEngine(BaseHTTPRequestHandler):
         if prompt + body.get("max_tokens", 16) > CONTEXT:
             return self._reply(400, {"error": {"message": f"maximum context length is {CONTEXT} tokens"}})
         if not body.get("stream"):
-            return self._reply(200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"},
-                                                  "finish_reason": "length"}]})
+            return self._reply(200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "length"}]})
         usage = {"prompt_tokens": prompt, "completion_tokens": 1, "total_tokens": prompt + 1}
-        events = [{"choices": [{"index": 0, "delta": {"content": "ok"}, "finish_reason": "length"}]},
-                  {"choices": [], "usage": usage}]
+        events = [{"choices": [{"index": 0, "delta": {"content": "ok"}, "finish_reason": "length"}]}, {"choices": [], "usage": usage}]
         data = "".join(f"data: {json.dumps(e)}\n\n" for e in events).encode() + b"data: [DONE]\n\n"
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")

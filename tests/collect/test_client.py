@@ -17,15 +17,21 @@ from evidence_kit.engine_sim.profile import load_profile
 from evidence_kit.engine_sim.server import running_simulator
 
 MODEL = "sim-org/sim-model-7b-simulated"
-BODY = {"model": MODEL, "messages": [{"role": "user", "content": "Summarise the notes."}], "max_tokens": 300,
-        "temperature": 0, "seed": 3, "reasoning_effort": "low"}
+BODY = {
+    "model": MODEL,
+    "messages": [{"role": "user", "content": "Summarise the notes."}],
+    "max_tokens": 300,
+    "temperature": 0,
+    "seed": 3,
+    "reasoning_effort": "low",
+}
 
 
 def stream(url: str, body: dict = BODY, *, headers: dict | None = None, timeout: float = 20.0):
     async def go():
         async with httpx.AsyncClient(headers=headers or {}) as client:
-            return await stream_chat(client, f"{url}/v1/chat/completions", body, clock=time.monotonic,
-                                     timeout=timeout)
+            return await stream_chat(client, f"{url}/v1/chat/completions", body, clock=time.monotonic, timeout=timeout)
+
     return asyncio.run(go())
 
 
@@ -72,12 +78,15 @@ def test_role_only_first_chunk_is_not_a_token(tmp_path: Path) -> None:
     assert out.record()["token_events"] == kinds.count("delta")
 
 
-@pytest.mark.parametrize("fault, expect", [
-    ("http-500", "http 500"),
-    ("http-503", "http 503"),
-    ("malformed", "malformed stream"),
-    ("drop", "disconnected"),
-])
+@pytest.mark.parametrize(
+    "fault, expect",
+    [
+        ("http-500", "http 500"),
+        ("http-503", "http 503"),
+        ("malformed", "malformed stream"),
+        ("drop", "disconnected"),
+    ],
+)
 def test_every_fault_is_a_failed_outcome_with_its_reason(sim, fault: str, expect: str) -> None:
     url, _ = sim
     out = stream(url, headers={"X-Sim-Fault": fault})
@@ -94,6 +103,7 @@ def test_a_stall_times_out_as_a_failed_outcome(sim) -> None:
 def _closed_port_url() -> str:
     """A local URL nothing listens on (a port just bound and released)."""
     import socket
+
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return f"http://127.0.0.1:{sock.getsockname()[1]}"
@@ -111,9 +121,9 @@ def test_time_waiting_inside_the_client_is_not_charged_to_the_engine() -> None:
     async def go(url: str):
         limits = httpx.Limits(max_connections=1)
         async with httpx.AsyncClient(limits=limits) as client:
-            return await asyncio.gather(*(
-                stream_chat(client, f"{url}/v1/chat/completions", BODY, clock=time.monotonic,
-                            timeout=20.0) for _ in range(2)))
+            return await asyncio.gather(
+                *(stream_chat(client, f"{url}/v1/chat/completions", BODY, clock=time.monotonic, timeout=20.0) for _ in range(2))
+            )
 
     # Time scale 5, not the module's 50: a stream of ~75 ms, so a loaded machine's scheduling jitter
     # (a few ms) cannot make one engine latency look 1.5 times the other (seen at ~8 ms streams).
@@ -145,8 +155,7 @@ def _canned_server(reply: bytes | None):
             while b"\r\n\r\n" not in data:
                 data += conn.recv(65536)
             header, rest = data.split(b"\r\n\r\n", 1)
-            length = int(next(line.split(b":")[1] for line in header.split(b"\r\n")
-                              if line.lower().startswith(b"content-length")))
+            length = int(next(line.split(b":")[1] for line in header.split(b"\r\n") if line.lower().startswith(b"content-length")))
             while len(rest) < length:
                 rest += conn.recv(65536)
             if reply is None:
@@ -160,8 +169,10 @@ def _canned_server(reply: bytes | None):
 
 def _reply(status: str, body: bytes, *, length: int | None = None) -> bytes:
     """An HTTP/1.1 reply; ``length`` other than the body's announces bytes that never come."""
-    return (f"HTTP/1.1 {status}\r\ncontent-type: text/event-stream\r\nconnection: close\r\n"
-            f"content-length: {len(body) if length is None else length}\r\n\r\n").encode() + body
+    return (
+        f"HTTP/1.1 {status}\r\ncontent-type: text/event-stream\r\nconnection: close\r\n"
+        f"content-length: {len(body) if length is None else length}\r\n\r\n"
+    ).encode() + body
 
 
 def _sse(events: list[str]) -> bytes:
@@ -176,10 +187,12 @@ def _canned_sse_server(events: list[str]):
 @pytest.mark.parametrize("reason", ["abort", "error"])
 def test_a_stream_the_engine_finished_as_aborted_is_a_failed_outcome(reason: str) -> None:
     chunk = {"id": "x", "object": "chat.completion.chunk", "model": MODEL}
-    events = [json.dumps({**chunk, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}),
-              json.dumps({**chunk, "choices": [{"index": 0, "delta": {"content": "Half an"}}]}),
-              json.dumps({**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": reason}]}),
-              "[DONE]"]
+    events = [
+        json.dumps({**chunk, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}),
+        json.dumps({**chunk, "choices": [{"index": 0, "delta": {"content": "Half an"}}]}),
+        json.dumps({**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": reason}]}),
+        "[DONE]",
+    ]
     url, server = _canned_sse_server(events)
     with server:
         out = stream(url)
@@ -187,8 +200,7 @@ def test_a_stream_the_engine_finished_as_aborted_is_a_failed_outcome(reason: str
     assert not out.ok and reason in out.error and out.record()["e2e_s"] is None
 
 
-@pytest.mark.parametrize("event", ['{"choices": [1]}', '{"choices": 5}', '{"choices": [], "usage": [3]}',
-                                   '{"choices": [{"delta": {"content": 7}}]}'])
+@pytest.mark.parametrize("event", ['{"choices": [1]}', '{"choices": 5}', '{"choices": [], "usage": [3]}', '{"choices": [{"delta": {"content": 7}}]}'])
 def test_json_of_the_wrong_shape_is_a_failed_outcome_not_a_crash(event: str) -> None:
     url, server = _canned_sse_server([event, "[DONE]"])
     with server:
@@ -211,21 +223,22 @@ _CHUNK = {"id": "x", "object": "chat.completion.chunk", "model": MODEL}
 _TOKEN = json.dumps({**_CHUNK, "choices": [{"index": 0, "delta": {"content": "Half an"}}]})
 
 
-@pytest.mark.parametrize("reply, reason", [
-    ("closed port", "transport: ConnectError"),
-    (_reply("503 Service Unavailable", b"overloaded"), "http 503: overloaded"),
-    (_reply("200 OK", _sse(["{not json", "[DONE]"])), "malformed stream: not JSON: '{not json'"),
-    (_reply("200 OK", _sse(['{"error": {"message": "no KV space"}}', "[DONE]"])),
-     'error event: {"message": "no KV space"}'),
-    (_reply("200 OK", _sse(["[1, 2]", "[DONE]"])), "malformed stream: an event is not a JSON object"),
-    (None, "timeout"),
-    (_reply("200 OK", _sse([_TOKEN])), "stream ended without [DONE]"),
-    (_reply("200 OK", _sse([_TOKEN, "[DONE]"])), "stream ended without a finish_reason"),
-    (_reply("200 OK", _sse([_TOKEN]), length=4096), "disconnected: RemoteProtocolError"),
-], ids=["connect", "http-status", "not-json", "error-event", "not-an-object", "timeout", "no-done",
-        "no-finish-reason", "cut-off"])
-def test_each_failed_stream_is_one_failed_request_in_the_journal_with_its_reason(
-        tmp_path: Path, reply: bytes | str | None, reason: str) -> None:
+@pytest.mark.parametrize(
+    "reply, reason",
+    [
+        ("closed port", "transport: ConnectError"),
+        (_reply("503 Service Unavailable", b"overloaded"), "http 503: overloaded"),
+        (_reply("200 OK", _sse(["{not json", "[DONE]"])), "malformed stream: not JSON: '{not json'"),
+        (_reply("200 OK", _sse(['{"error": {"message": "no KV space"}}', "[DONE]"])), 'error event: {"message": "no KV space"}'),
+        (_reply("200 OK", _sse(["[1, 2]", "[DONE]"])), "malformed stream: an event is not a JSON object"),
+        (None, "timeout"),
+        (_reply("200 OK", _sse([_TOKEN])), "stream ended without [DONE]"),
+        (_reply("200 OK", _sse([_TOKEN, "[DONE]"])), "stream ended without a finish_reason"),
+        (_reply("200 OK", _sse([_TOKEN]), length=4096), "disconnected: RemoteProtocolError"),
+    ],
+    ids=["connect", "http-status", "not-json", "error-event", "not-an-object", "timeout", "no-done", "no-finish-reason", "cut-off"],
+)
+def test_each_failed_stream_is_one_failed_request_in_the_journal_with_its_reason(tmp_path: Path, reply: bytes | str | None, reason: str) -> None:
     if reply == "closed port":
         out = stream(_closed_port_url(), timeout=5.0)
     else:
@@ -233,8 +246,7 @@ def test_each_failed_stream_is_one_failed_request_in_the_journal_with_its_reason
         with server:
             out = stream(url, timeout=0.5 if reply is None else 5.0)
     writer = JournalWriter(tmp_path / "journal.jsonl")
-    writer.add(request_record(out, run="r1-256-c1", repetition=1, input_nominal=256, concurrency=1, index=0,
-                              warmup=False, key="r1-256-c1/0", t0=0.0))
+    writer.add(request_record(out, run="r1-256-c1", repetition=1, input_nominal=256, concurrency=1, index=0, warmup=False, key="r1-256-c1/0", t0=0.0))
     writer.commit()
     lines = (tmp_path / "journal.jsonl").read_text().splitlines()
     assert len(lines) == 1

@@ -70,10 +70,12 @@ def _check_derived(evidence, analysis) -> None:
             span = max(ends) - min(r.t_send_s for r in requests)
             assert got.achieved_concurrency == pytest.approx(sum(r.e2e_s for r in requests) / span, rel=1e-12)
             bounds = trial.client_bounds
-            measured = {"loop-lag": (got.loop_lag_max_s, bounds.max_loop_lag_s),
-                        "loop-lag-p50": (got.loop_lag_p50_s, bounds.max_loop_lag_p50_s),
-                        "send-wait": (got.send_wait_max_s, bounds.max_send_wait_s),
-                        "loop-cpu": (got.loop_cpu_share, bounds.max_cpu_share)}
+            measured = {
+                "loop-lag": (got.loop_lag_max_s, bounds.max_loop_lag_s),
+                "loop-lag-p50": (got.loop_lag_p50_s, bounds.max_loop_lag_p50_s),
+                "send-wait": (got.send_wait_max_s, bounds.max_send_wait_s),
+                "loop-cpu": (got.loop_cpu_share, bounds.max_cpu_share),
+            }
             exceeded = {name: value is not None and value > bound for name, (value, bound) in measured.items()}
             assert [e.bound for e in got.exceeded] == [name for name, over in exceeded.items() if over]
 
@@ -84,8 +86,7 @@ def test_a_healthy_trial_journals_its_client_and_nothing_fires(tmp_path: Path) -
     assert result.ok
     evidence = load_trial(tmp_path / "raw")
     trial_json = json.loads((tmp_path / "raw" / "trial.json").read_text())
-    assert trial_json["client"] == {"max_loop_lag_s": 0.2, "max_loop_lag_p50_s": 0.025, "max_send_wait_s": 1.0,
-                                    "max_cpu_share": 0.9}
+    assert trial_json["client"] == {"max_loop_lag_s": 0.2, "max_loop_lag_p50_s": 0.025, "max_send_wait_s": 1.0, "max_cpu_share": 0.9}
     for arm in evidence.arms:
         assert len(arm.runs) == 4
         for run in arm.runs:
@@ -104,8 +105,7 @@ def test_a_healthy_trial_journals_its_client_and_nothing_fires(tmp_path: Path) -
 
 
 @pytest.mark.slow
-def test_a_loop_blocked_in_a_run_fires_client_saturated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                        run_cli) -> None:
+def test_a_loop_blocked_in_a_run_fires_client_saturated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_cli) -> None:
     # The collector's own event loop blocked in one run of the candidate arm, after its requests came back,
     # just before the run closes: the worst place for a sampler, which cannot run while the loop is blocked.
     sent = timed_runs.send_all

@@ -34,10 +34,14 @@ def checks(arm) -> dict[str, bool]:
 
 
 def test_a_b_a_trial_is_valid_reconciled_and_checked(tmp_path: Path, run_cli) -> None:
-    plan = write_plan(tmp_path / "plan.toml", arms={
-        "original": sim_arm("original", routed_url="{base_url}", label="Original"),
-        "dflash": sim_arm("dflash-candidate", speculative=True, label="DFlash"),
-    }, gates=["smoke", "json", "tools", "streaming-tools", "tool-result"])
+    plan = write_plan(
+        tmp_path / "plan.toml",
+        arms={
+            "original": sim_arm("original", routed_url="{base_url}", label="Original"),
+            "dflash": sim_arm("dflash-candidate", speculative=True, label="DFlash"),
+        },
+        gates=["smoke", "json", "tools", "streaming-tools", "tool-result"],
+    )
     out = tmp_path / "raw"
     result = run_cli("collect", plan, "--out", out, "-q")
     assert result.code == 0, result.out + result.err
@@ -105,10 +109,13 @@ def test_a_candidate_someone_else_runs_and_leaves_serving_is_a_warning(tmp_path:
 
 
 def test_wrong_usage_is_caught_and_faults_become_failed_records(tmp_path: Path) -> None:
-    plan = write_plan(tmp_path / "plan.toml", arms={
-        "original": sim_arm("original"),
-        "faulty": sim_arm("layout-candidate", extra="--fault wrong-usage=0.25 --fault drop=0.15", stop="exit 4"),
-    })
+    plan = write_plan(
+        tmp_path / "plan.toml",
+        arms={
+            "original": sim_arm("original"),
+            "faulty": sim_arm("layout-candidate", extra="--fault wrong-usage=0.25 --fault drop=0.15", stop="exit 4"),
+        },
+    )
     notes = Notes()
     result = collect_trial(plan, tmp_path / "raw", progress=notes)
     evidence = load_trial(tmp_path / "raw")
@@ -123,8 +130,7 @@ def test_wrong_usage_is_caught_and_faults_become_failed_records(tmp_path: Path) 
     mismatches = [m for run in candidate.runs for m in getattr(run, "mismatches", None) or []]
     assert not [m for m in mismatches if m.startswith("requests:")]
     with_drops = {r.run for r in dropped if not r.warmup}
-    assert with_drops and all(any("failed" in m for m in run.mismatches) for run in candidate.runs
-                              if run.run in with_drops)
+    assert with_drops and all(any("failed" in m for m in run.mismatches) for run in candidate.runs if run.run in with_drops)
     assert len(candidate.timed) == 12
     stop = next(c for c in candidate.checks if c.name == "stop")  # the plan's stop command failed: on record
     assert not stop.ok and stop.level == "warning" and stop.detail == "stop command exited with status 4"
@@ -135,7 +141,8 @@ def test_wrong_usage_is_caught_and_faults_become_failed_records(tmp_path: Path) 
     assert not [line for line in notes.lines if "FAILED" in line]
     summary = collected_text(collected_arms(evidence))
     assert [line for line in summary if line.startswith("warning:")] == [
-        "warning: 02 faulty (candidate): check stop did not pass (recorded; the arm stands)"]
+        "warning: 02 faulty (candidate): check stop did not pass (recorded; the arm stands)"
+    ]
     row = next(line for line in summary if line.startswith("| 02 faulty (candidate)"))
     failed = sum(not r.ok for r in candidate.timed)
     assert failed and [c.strip() for c in row.strip("|").split("|")][1:3] == [f"{12 - failed}/12", str(failed)]
@@ -145,10 +152,14 @@ def test_a_flaky_metrics_endpoint_still_reconciles_every_run(tmp_path: Path) -> 
     # Every second /metrics scrape of the candidate answers 503. The telemetry sampler scrapes
     # only at the arm's start and end (a long interval), so the run's own scrapes alternate
     # failing and answering: one retry before and after each run is enough to reconcile it.
-    plan = write_plan(tmp_path / "plan.toml", telemetry_interval_s=1000.0, arms={
-        "original": sim_arm("original"),
-        "flaky": sim_arm("layout-candidate", extra="--fault metrics-503=0.5"),
-    })
+    plan = write_plan(
+        tmp_path / "plan.toml",
+        telemetry_interval_s=1000.0,
+        arms={
+            "original": sim_arm("original"),
+            "flaky": sim_arm("layout-candidate", extra="--fault metrics-503=0.5"),
+        },
+    )
     result = collect_trial(plan, tmp_path / "raw")
     candidate = load_trial(tmp_path / "raw").arms[1]
     assert len(candidate.runs) == 4 and all(run.reconciled is True for run in candidate.runs)
@@ -170,10 +181,13 @@ def test_a_simulator_declared_as_vllm_runs_no_timed_work(tmp_path: Path) -> None
 
 
 def test_failed_start_and_failed_gate_are_recorded_and_fail_the_trial(tmp_path: Path, run_cli) -> None:
-    plan = write_plan(tmp_path / "plan.toml", arms={
-        "original": sim_arm("original"),
-        "broken": {**sim_arm("original"), "start": "echo 'cannot load /models/secret' >&2; exit 3"},
-    })
+    plan = write_plan(
+        tmp_path / "plan.toml",
+        arms={
+            "original": sim_arm("original"),
+            "broken": {**sim_arm("original"), "start": "echo 'cannot load /models/secret' >&2; exit 3"},
+        },
+    )
     out = tmp_path / "raw"
     result = run_cli("collect", plan, "--out", out, "-q")
     assert result.code == 1 and "check ready failed" in result.out
@@ -185,10 +199,13 @@ def test_failed_start_and_failed_gate_are_recorded_and_fail_the_trial(tmp_path: 
     assert "/models/secret" in ready.private["log_tail"]
     assert len(evidence.arms[2].timed) == 12  # the original is still restored and measured
 
-    closed = write_plan(tmp_path / "gated.toml", arms={
-        "original": sim_arm("original", routed_url="http://127.0.0.1:9"),
-        "layout": sim_arm("layout-candidate"),
-    })
+    closed = write_plan(
+        tmp_path / "gated.toml",
+        arms={
+            "original": sim_arm("original", routed_url="http://127.0.0.1:9"),
+            "layout": sim_arm("layout-candidate"),
+        },
+    )
     summary = collect_trial(load_plan(closed), tmp_path / "gated")
     before = load_trial(tmp_path / "gated").arms[0]
     assert not summary.ok and not before.timed

@@ -69,8 +69,9 @@ class Recorder:
 
 
 @contextlib.contextmanager
-def recorded_engine(profile: str = "original", *, keep_alive_s: float = 5.0, models: bool = True,
-                    close: bool = False) -> Iterator[tuple[str, Recorder]]:
+def recorded_engine(
+    profile: str = "original", *, keep_alive_s: float = 5.0, models: bool = True, close: bool = False
+) -> Iterator[tuple[str, Recorder]]:
     recorder = Recorder(create_app(configure_profile(profile), time_scale=50), models=models, close=close)
     config = uvicorn.Config(recorder, log_level="error", lifespan="on", timeout_keep_alive=keep_alive_s)  # type: ignore[arg-type]
     server = uvicorn.Server(config)
@@ -88,19 +89,21 @@ def recorded_engine(profile: str = "original", *, keep_alive_s: float = 5.0, mod
 
 
 def bodies(n: int) -> list[dict[str, Any]]:
-    return [{"model": MODEL, "messages": [{"role": "user", "content": f"Note {i}."}], "max_tokens": 8, "seed": i}
-            for i in range(n)]
+    return [{"model": MODEL, "messages": [{"role": "user", "content": f"Note {i}."}], "max_tokens": 8, "seed": i} for i in range(n)]
 
 
 def run(url: str, concurrency: int, *, opened: bool = True, pause_s: float = 0.0) -> tuple[int, list[bool]]:
     """Open ``concurrency`` lanes (unless not ``opened``), wait ``pause_s``, send a run of twice that many."""
+
     async def go() -> tuple[int, list[bool]]:
         async with arm_client(30) as client:
             count = await open_connections(client, url, concurrency) if opened else 0
             await asyncio.sleep(pause_s)
-            outcomes = await send_all(client, f"{url}/v1/chat/completions", bodies(2 * concurrency),
-                                      concurrency=concurrency, clock=time.monotonic, timeout=30)
+            outcomes = await send_all(
+                client, f"{url}/v1/chat/completions", bodies(2 * concurrency), concurrency=concurrency, clock=time.monotonic, timeout=30
+            )
         return count, [o.ok for o in outcomes]
+
     return asyncio.run(go())
 
 
@@ -154,15 +157,18 @@ def test_an_endpoint_that_refuses_connections_opens_none_and_raises_nothing() ->
     async def go() -> int:
         async with arm_client(5) as client:
             return await open_connections(client, f"http://127.0.0.1:{port}", 4)
+
     assert asyncio.run(go()) == 0
 
 
 @pytest.mark.slow
 def test_every_timed_run_of_a_trial_finds_its_connections_open(tmp_path: Path) -> None:
     with recorded_engine("original") as (original, log_a), recorded_engine("layout-candidate") as (layout, log_b):
-        plan = write_plan(tmp_path / "plan.toml", arms={"original": {"base_url": original, "model": MODEL},
-                                                        "layout": {"base_url": layout, "model": MODEL}},
-                          workload={"concurrency": [1, 3, 5], "requests_per_run": 5})
+        plan = write_plan(
+            tmp_path / "plan.toml",
+            arms={"original": {"base_url": original, "model": MODEL}, "layout": {"base_url": layout, "model": MODEL}},
+            workload={"concurrency": [1, 3, 5], "requests_per_run": 5},
+        )
         result = collect_trial(plan, tmp_path / "raw")
     assert result.ok, result.problems
     evidence = load_trial(tmp_path / "raw")
@@ -175,8 +181,8 @@ def test_every_timed_run_of_a_trial_finds_its_connections_open(tmp_path: Path) -
             seeds = {PromptBook.request_seed(wl.seed, r.key) for r in arm.timed if r.run == run_record.run}
             at = [i for i, e in enumerate(log) if e["seed"] in seeds and e["path"] == "/v1/chat/completions"]
             # The before and restored arms share one engine and send the same prompts: each takes its own.
-            at = at[-len(seeds):] if arm.ref.phase == "restored" else at[:len(seeds)]
+            at = at[-len(seeds) :] if arm.ref.phase == "restored" else at[: len(seeds)]
             assert len(seeds) == wl.requests_per_run
             ports = {log[i]["port"] for i in at}
             assert len(ports) == run_record.concurrency
-            assert ports <= {e["port"] for e in log[:min(at)]}, run_record.run  # no connection opened during the run
+            assert ports <= {e["port"] for e in log[: min(at)]}, run_record.run  # no connection opened during the run

@@ -22,8 +22,7 @@ from .conftest import sim_arm, write_plan
 pytestmark = pytest.mark.slow
 
 DECISION = "2026-12-24-designs"
-WORKLOAD = {"input_nominal": [128, 256], "concurrency": [1, 2], "repetitions": 2, "requests_per_run": 2,
-            "warmup_requests": 1, "max_tokens": 24}
+WORKLOAD = {"input_nominal": [128, 256], "concurrency": [1, 2], "repetitions": 2, "requests_per_run": 2, "warmup_requests": 1, "max_tokens": 24}
 
 
 def _arms() -> dict[str, dict]:
@@ -37,17 +36,21 @@ def decision(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     raw = base / "raw"
     raw.mkdir()
     plans = {
-        "ababa": write_plan(base / "ababa.toml", trial_id="ababa", arms=_arms(),
-                            workload={**WORKLOAD, "order": "randomised", "seed": 11},
-                            sequence=["original", "layout", "original", "layout", "original"]),
-        "abba": write_plan(base / "abba.toml", trial_id="abba", arms=_arms(), workload=WORKLOAD,
-                           sequence=["original", "layout", "layout", "original"]),
+        "ababa": write_plan(
+            base / "ababa.toml",
+            trial_id="ababa",
+            arms=_arms(),
+            workload={**WORKLOAD, "order": "randomised", "seed": 11},
+            sequence=["original", "layout", "original", "layout", "original"],
+        ),
+        "abba": write_plan(
+            base / "abba.toml", trial_id="abba", arms=_arms(), workload=WORKLOAD, sequence=["original", "layout", "layout", "original"]
+        ),
     }
     for name, plan in plans.items():
         result = collect_trial(plan, raw / name)
         assert result.ok, result.problems
-    (raw / "decision.toml").write_text(
-        f'id = "{DECISION}"\ndate = "2026-12-24"\ntitle = "Designs on the simulator"\ntrials = ["ababa", "abba"]\n')
+    (raw / "decision.toml").write_text(f'id = "{DECISION}"\ndate = "2026-12-24"\ntitle = "Designs on the simulator"\ntrials = ["ababa", "abba"]\n')
     redacted = redact_bundle(raw, base / "decision", key=b"designs-test-key-0123456789abcdef")
     assert redacted.publishable
     return raw, redacted.out
@@ -55,18 +58,15 @@ def decision(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 def _block_medians(evidence) -> list[float]:
     """Each arm's median E2E of group (128, 1), from its journal's ok timed requests."""
-    return [statistics.median(r.e2e_s for r in arm.timed if r.ok and (r.input_nominal, r.concurrency) == (128, 1))
-            for arm in evidence.arms]
+    return [statistics.median(r.e2e_s for r in arm.timed if r.ok and (r.input_nominal, r.concurrency) == (128, 1)) for arm in evidence.arms]
 
 
 def test_both_designs_collect_every_arm_and_every_run_in_order(decision) -> None:
     raw, _ = decision
     evidence = {t.trial.trial_id: t for t in load_decision(raw).trials}
     ababa, abba = evidence["ababa"], evidence["abba"]
-    assert [(a.ref.phase, a.ref.block) for a in ababa.arms] == [
-        ("before", 1), ("candidate", 1), ("restored", 1), ("candidate", 2), ("restored", 2)]
-    assert [(a.ref.phase, a.ref.block) for a in abba.arms] == [
-        ("before", 1), ("candidate", 1), ("candidate", 2), ("restored", 1)]
+    assert [(a.ref.phase, a.ref.block) for a in ababa.arms] == [("before", 1), ("candidate", 1), ("restored", 1), ("candidate", 2), ("restored", 2)]
+    assert [(a.ref.phase, a.ref.block) for a in abba.arms] == [("before", 1), ("candidate", 1), ("candidate", 2), ("restored", 1)]
     trial_json = json.loads((raw / "ababa" / "trial.json").read_text())
     assert trial_json["workload"]["order"] == "randomised" and trial_json["workload"]["seed"] == 11
     assert "order" not in json.loads((raw / "abba" / "trial.json").read_text())["workload"]
@@ -102,13 +102,12 @@ def test_the_analysis_reads_every_block(decision) -> None:
     # line at the candidate's mean position (3) is the mean of the three.
     assert g.design.drift_pct_per_arm == pytest.approx((y[4] - y[0]) / 4 / y[0] * 100, rel=1e-9)
     assert g.design.corrected_control == pytest.approx((y[0] + y[2] + y[4]) / 3, rel=1e-9)
-    candidate = statistics.median(r.e2e_s for seq in (1, 3) for r in evidence["ababa"].arms[seq].timed
-                                  if r.ok and (r.input_nominal, r.concurrency) == (128, 1))
+    candidate = statistics.median(
+        r.e2e_s for seq in (1, 3) for r in evidence["ababa"].arms[seq].timed if r.ok and (r.input_nominal, r.concurrency) == (128, 1)
+    )
     assert g.pooled["e2e_s"]["candidate"].median == pytest.approx(candidate)
-    assert g.design.change_vs_corrected_pct == pytest.approx((candidate / ((y[0] + y[2] + y[4]) / 3) - 1) * 100,
-                                                             rel=1e-9)
-    assert [c.change_pct for c in g.design.vs_controls] == [
-        pytest.approx((candidate / y[s] - 1) * 100, rel=1e-9) for s in (0, 2, 4)]
+    assert g.design.change_vs_corrected_pct == pytest.approx((candidate / ((y[0] + y[2] + y[4]) / 3) - 1) * 100, rel=1e-9)
+    assert [c.change_pct for c in g.design.vs_controls] == [pytest.approx((candidate / y[s] - 1) * 100, rel=1e-9) for s in (0, 2, 4)]
     assert (g.pooled["e2e_s"]["before"].median, g.pooled["e2e_s"]["restored"].median) == (y[0], y[4])
 
     z = _block_medians(evidence["abba"])  # controls at seq 1 and 4, the candidate at 2 and 3
@@ -127,8 +126,11 @@ def test_built_site_verifies_and_a_hand_edited_drift_figure_fails(decision, tmp_
     assert "Design A/B/A/B/A, block by block." in page and "Design A/B/B/A, block by block." in page
     assert "| Group | Original before | Original restored 1 | Original restored 2 | Control drift per arm |" in page
     assert "in an order shuffled from the plan's seed" in page
-    assert re.search(r"Sampled engine occupancy: at most \d+ running requests before, \d+ in candidate 1, \d+ in "
-                     r"restored 1, \d+ in candidate 2 and \d+ in restored 2 \(recomputed", page)
+    assert re.search(
+        r"Sampled engine occupancy: at most \d+ running requests before, \d+ in candidate 1, \d+ in "
+        r"restored 1, \d+ in candidate 2 and \d+ in restored 2 \(recomputed",
+        page,
+    )
     assert "FAILED" not in page and "restoration held" in page
     per_run = (site / "site" / "decisions" / DECISION / "ababa" / "summary.md").read_text()
     assert "| Layout 2 |" in per_run and "| Original restored 1 |" in per_run
@@ -155,8 +157,12 @@ def test_a_randomised_trial_resumed_after_kill_9_loses_and_doubles_nothing(tmp_p
 
     from .test_resume import _kill_collector_mid_arm
 
-    plan = write_plan(tmp_path / "plan.toml", arms=_arms(), workload={**WORKLOAD, "order": "randomised", "seed": 11},
-                      sequence=["original", "layout", "layout", "original"])
+    plan = write_plan(
+        tmp_path / "plan.toml",
+        arms=_arms(),
+        workload={**WORKLOAD, "order": "randomised", "seed": 11},
+        sequence=["original", "layout", "layout", "original"],
+    )
     out = tmp_path / "raw"
     kept = _kill_collector_mid_arm(plan, out, out / "journals" / "01-original-before.jsonl")
     result = collect_trial(plan, out, resume=True)

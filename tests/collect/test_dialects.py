@@ -25,8 +25,14 @@ def fixture(name: str) -> str:
 
 def names(dialect: str) -> set[str]:
     d = DIALECTS[dialect]
-    return {part for table in (d.counters, d.gauges) for found in table.values() for name in found
-            for part in name.split("+") if not part.startswith("process_")}
+    return {
+        part
+        for table in (d.counters, d.gauges)
+        for found in table.values()
+        for name in found
+        for part in name.split("+")
+        if not part.startswith("process_")
+    }
 
 
 @pytest.mark.parametrize("dialect, scrape", [("sglang", "sglang-metrics.txt"), ("llama.cpp", "llamacpp-metrics.txt")])
@@ -37,9 +43,16 @@ def test_every_name_of_a_dialect_is_in_its_engines_scrape(dialect: str, scrape: 
 
 def test_sglang_scrape_reads_as_the_journals_words() -> None:
     scraped = parse_metrics(fixture("sglang-metrics.txt"), DIALECTS["sglang"])
-    assert scraped.counters() == {"requests": 3, "prompt_tokens": 300, "generation_tokens": 60, "prefix_cache_hits": 30,
-                                  "ttft_seconds_sum": 0.9, "ttft_seconds_count": 3, "e2e_seconds_sum": 4.5,
-                                  "e2e_seconds_count": 3}
+    assert scraped.counters() == {
+        "requests": 3,
+        "prompt_tokens": 300,
+        "generation_tokens": 60,
+        "prefix_cache_hits": 30,
+        "ttft_seconds_sum": 0.9,
+        "ttft_seconds_count": 3,
+        "e2e_seconds_sum": 4.5,
+        "e2e_seconds_count": 3,
+    }
     assert scraped.gauges() == {"running": 2, "waiting": 1, "kv_usage": 0.25}
     assert kv_token_slots(scraped) == 123456 and scraped.speaks()
 
@@ -49,13 +62,18 @@ def test_llamacpp_real_scrape_adds_cached_prompt_tokens_and_has_no_request_count
     counters = scraped.counters()
     # The real server's three requests (the fixture's header): their usage reported 1919 prompt tokens,
     # 1209 of them cached, and 60 generated; its counters split the prompt into 710 computed and 1209 reused.
-    assert counters == {"prompt_tokens": 1919, "generation_tokens": 60, "prefix_cache_hits": 1209,
-                        "spec_decode_drafts": 0, "spec_decode_draft_tokens": 0, "spec_decode_accepted_tokens": 0}
+    assert counters == {
+        "prompt_tokens": 1919,
+        "generation_tokens": 60,
+        "prefix_cache_hits": 1209,
+        "spec_decode_drafts": 0,
+        "spec_decode_draft_tokens": 0,
+        "spec_decode_accepted_tokens": 0,
+    }
     assert scraped.gauges() == {"running": 0, "waiting": 0} and kv_token_slots(scraped) is None
     # No request counter: requests are not compared, so a run reconciles on the tokens alone.
     zero = {k: 0.0 for k in counters}
-    verdict, record, problems = reconcile(zero, counters, {"requests": 3, "prompt_tokens": 1919, "generation_tokens": 60,
-                                                           "prefix_cache_hits": 1209})
+    verdict, record, problems = reconcile(zero, counters, {"requests": 3, "prompt_tokens": 1919, "generation_tokens": 60, "prefix_cache_hits": 1209})
     assert verdict is True and "requests" not in record and problems == []
     verdict, _, problems = reconcile(zero, counters, {"requests": 3, "prompt_tokens": 710, "generation_tokens": 60})
     assert verdict is False and problems == ["prompt_tokens: engine +1919, client 710"]
@@ -76,18 +94,23 @@ def test_a_dialect_reads_only_its_own_names() -> None:
     assert not parse_metrics(sglang, DIALECTS["llama.cpp"]).speaks()
 
 
-@pytest.mark.parametrize("dialect, line, slots", [
-    ("vllm", "INFO GPU KV cache size: 1,330,576 tokens", 1330576),
-    ("sglang", "[2026-01-01] max_total_num_tokens=412345, chunked_prefill_size=8192, max_prefill_tokens=16384", 412345),
-    # llama-server at its default verbosity: 2 slots of 2048 cells each; unified, the 4096 cells all slots share.
-    ("llama.cpp", "0.00.031.835 I srv    load_model: initializing, n_slots = 2, n_ctx_slot = 2048, kv_unified = 'false'",
-     4096),
-    ("llama.cpp", "0.00.016.997 I srv    load_model: initializing, n_slots = 2, n_ctx_slot = 4096, kv_unified = 'true'",
-     4096),
-    # An older server's libllama line; the slots' own "n_ctx = 2048" lines after it are not the capacity.
-    ("llama.cpp", "llama_context: n_ctx                 = 8192\nllama_context: n_ctx_seq             = 4096\n"
-                  "slot   load_model: id  0 | task -1 | new slot, n_ctx = 4096", 8192),
-])
+@pytest.mark.parametrize(
+    "dialect, line, slots",
+    [
+        ("vllm", "INFO GPU KV cache size: 1,330,576 tokens", 1330576),
+        ("sglang", "[2026-01-01] max_total_num_tokens=412345, chunked_prefill_size=8192, max_prefill_tokens=16384", 412345),
+        # llama-server at its default verbosity: 2 slots of 2048 cells each; unified, the 4096 cells all slots share.
+        ("llama.cpp", "0.00.031.835 I srv    load_model: initializing, n_slots = 2, n_ctx_slot = 2048, kv_unified = 'false'", 4096),
+        ("llama.cpp", "0.00.016.997 I srv    load_model: initializing, n_slots = 2, n_ctx_slot = 4096, kv_unified = 'true'", 4096),
+        # An older server's libllama line; the slots' own "n_ctx = 2048" lines after it are not the capacity.
+        (
+            "llama.cpp",
+            "llama_context: n_ctx                 = 8192\nllama_context: n_ctx_seq             = 4096\n"
+            "slot   load_model: id  0 | task -1 | new slot, n_ctx = 4096",
+            8192,
+        ),
+    ],
+)
 def test_each_dialect_reads_its_capacity_line(tmp_path: Path, dialect: str, line: str, slots: int) -> None:
     log = tmp_path / "engine.log"
     log.write_text(f"something else\n{line}\n")
@@ -104,8 +127,10 @@ def test_engine_kind_selects_the_dialect() -> None:
 
 @pytest.mark.slow
 def test_an_sglang_dialect_trial_reconciles_against_the_simulator_speaking_sglang(tmp_path: Path) -> None:
-    arms = {"original": sim_arm("original", extra="--dialect sglang"),
-            "layout": sim_arm("layout-candidate", extra="--dialect sglang", label="Layout")}
+    arms = {
+        "original": sim_arm("original", extra="--dialect sglang"),
+        "layout": sim_arm("layout-candidate", extra="--dialect sglang", label="Layout"),
+    }
     plan = write_plan(tmp_path / "plan.toml", arms=arms, dialect="sglang")
     result = collect_trial(plan, tmp_path / "raw")
     evidence = load_trial(tmp_path / "raw")
@@ -131,11 +156,14 @@ def test_a_dialect_the_engine_does_not_speak_is_not_reconcilable_and_said(tmp_pa
         assert not kind.ok and kind.level == "warning" and "no sglang: series" in kind.detail
 
 
-@pytest.mark.parametrize("top, said", [
-    ({"engine_kind": "tgi"}, "engine_kind"),
-    ({"engine_kind": "vllm", "dialect": "sglang"}, 'dialect is for engine_kind "simulated"'),
-    ({"dialect": "trt"}, "dialect"),
-])
+@pytest.mark.parametrize(
+    "top, said",
+    [
+        ({"engine_kind": "tgi"}, "engine_kind"),
+        ({"engine_kind": "vllm", "dialect": "sglang"}, 'dialect is for engine_kind "simulated"'),
+        ({"dialect": "trt"}, "dialect"),
+    ],
+)
 def test_an_unknown_engine_kind_or_a_misplaced_dialect_is_one_located_line(tmp_path: Path, run_cli, top, said) -> None:
     plan = write_plan(tmp_path / "plan.toml", **top)
     key = "dialect" if "dialect" in top else "engine_kind"
@@ -147,14 +175,14 @@ def test_an_unknown_engine_kind_or_a_misplaced_dialect_is_one_located_line(tmp_p
 
 @pytest.mark.slow
 def test_a_llamacpp_dialect_trial_reconciles_its_tokens_and_leaves_requests_unreconcilable(tmp_path: Path) -> None:
-    arms = {"original": sim_arm("original", extra="--dialect llama.cpp"),
-            "layout": sim_arm("layout-candidate", extra="--dialect llama.cpp", label="Layout")}
-    plan = write_plan(tmp_path / "plan.toml", arms=arms, dialect="llama.cpp",
-                      workload={"concurrency": [1], "repetitions": 1})
+    arms = {
+        "original": sim_arm("original", extra="--dialect llama.cpp"),
+        "layout": sim_arm("layout-candidate", extra="--dialect llama.cpp", label="Layout"),
+    }
+    plan = write_plan(tmp_path / "plan.toml", arms=arms, dialect="llama.cpp", workload={"concurrency": [1], "repetitions": 1})
     assert collect_trial(plan, tmp_path / "raw").ok
     for arm in load_trial(tmp_path / "raw").arms:
         assert arm.runs and all(run.reconciled is True for run in arm.runs)
-        assert all(set(run.counters or {}) >= {"prompt_tokens", "generation_tokens"} and "requests" not in (run.counters or {})
-                   for run in arm.runs)
+        assert all(set(run.counters or {}) >= {"prompt_tokens", "generation_tokens"} and "requests" not in (run.counters or {}) for run in arm.runs)
         # No capacity in llama.cpp's /metrics: the server's "n_slots = S, n_ctx_slot = C" log line gives it.
         assert arm.header.engine.kv_token_slots == load_profile("original" if arm.ref.arm == "original" else "layout-candidate").token_slots

@@ -10,20 +10,50 @@ from evidence_kit.collect.journal_writer import JournalWriter, encode_record, op
 from evidence_kit.errors import BadInput
 from evidence_kit.read import JournalReader
 
-HEADER = {"type": "header", "schema": "evidence-kit/journal/v1", "trial_id": "t", "arm": "a", "phase": "before",
-          "seq": 1, "started_at": "2026-01-01T00:00:00Z", "private": {"endpoint": "http://fabricated.invalid"}}
+HEADER = {
+    "type": "header",
+    "schema": "evidence-kit/journal/v1",
+    "trial_id": "t",
+    "arm": "a",
+    "phase": "before",
+    "seq": 1,
+    "started_at": "2026-01-01T00:00:00Z",
+    "private": {"endpoint": "http://fabricated.invalid"},
+}
 
 
 def request(run: str, index: int, *, warmup: bool = False) -> dict:
-    return {"type": "request", "run": run, "repetition": 0 if warmup else 1, "input_nominal": 256,
-            "concurrency": 2, "index": index, "warmup": warmup, "ok": True, "error": None,
-            "prompt_tokens": 250, "completion_tokens": 10, "e2e_s": 0.5, "ttft_s": 0.1, "ttft_content_s": 0.2,
-            "finish_reason": "stop"}
+    return {
+        "type": "request",
+        "run": run,
+        "repetition": 0 if warmup else 1,
+        "input_nominal": 256,
+        "concurrency": 2,
+        "index": index,
+        "warmup": warmup,
+        "ok": True,
+        "error": None,
+        "prompt_tokens": 250,
+        "completion_tokens": 10,
+        "e2e_s": 0.5,
+        "ttft_s": 0.1,
+        "ttft_content_s": 0.2,
+        "finish_reason": "stop",
+    }
 
 
 def run_record(run: str, n: int = 2) -> dict:
-    return {"type": "run", "run": run, "repetition": 1, "input_nominal": 256, "concurrency": 2, "requests": n,
-            "ok": n, "reconciled": True, "counters": {"requests": [0, n]}}
+    return {
+        "type": "run",
+        "run": run,
+        "repetition": 1,
+        "input_nominal": 256,
+        "concurrency": 2,
+        "requests": n,
+        "ok": n,
+        "reconciled": True,
+        "counters": {"requests": [0, n]},
+    }
 
 
 def write_journal(path: Path, runs: int) -> JournalWriter:
@@ -71,7 +101,7 @@ def test_resume_cuts_a_torn_line_and_an_unclosed_run(tmp_path: Path) -> None:
     write_journal(path, 2)
     complete = path.read_bytes()
     with path.open("ab") as handle:
-        handle.write(encode_record(request("r1-256-c3", 0)))   # a run that never closed
+        handle.write(encode_record(request("r1-256-c3", 0)))  # a run that never closed
         handle.write(encode_record(request("r1-256-c3", 1))[:40])  # torn mid-line
     point = open_for_resume(path)
     assert path.read_bytes() == complete

@@ -18,9 +18,11 @@ pytestmark = pytest.mark.slow
 
 
 def test_an_engine_kept_serving_is_not_reaped_by_a_later_resume(tmp_path: Path) -> None:
-    plan = write_plan(tmp_path / "plan.toml", arms={"original": sim_arm("original", keep_serving=True),
-                                                    "layout": sim_arm("layout-candidate")},
-                      workload={"repetitions": 1})
+    plan = write_plan(
+        tmp_path / "plan.toml",
+        arms={"original": sim_arm("original", keep_serving=True), "layout": sim_arm("layout-candidate")},
+        workload={"repetitions": 1},
+    )
     out = tmp_path / "raw"
     assert collect_trial(plan, out).ok
     pgid = load_trial(out).arms[2].header.private["engine_pid"]

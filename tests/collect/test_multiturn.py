@@ -34,21 +34,23 @@ def _workload(tmp_path: Path, **fields: Any):
     return load_plan(write_plan(tmp_path / "plan.toml", workload=wl)).workload
 
 
-@pytest.mark.parametrize(("workload", "key", "said"), [
-    ({"turns": 0}, "turns", "greater than or equal to 1"),
-    ({"turns": -2}, "turns", "greater than or equal to 1"),
-    ({"turns": 2.5}, "turns", "valid integer"),
-    ({"turns": 2.0}, "turns", "valid integer"),  # strict: a float is no turn count, whole or not
-    ({"turns": "3"}, "turns", "valid integer"),
-    ({"turns": True}, "turns", "valid integer"),
-    ({"turns": 2, "session_header": "X Session"}, "session_header", "is not an HTTP header name"),
-    ({"turns": 2, "session_header": "X-Sessi\u00f6n"}, "session_header", "is not an HTTP header name"),
-    ({"turns": 2, "session_header": "Content-Type"}, "session_header", "the collector or HTTP itself sets"),
-    ({"session_header": HEADER}, "session_header", "without turns above 1"),
-    ({"turns": 3, "prefix_tokens": 128, "prefixes": 2}, "turns", "with prefix_tokens is not supported"),
-])
-def test_bad_multiturn_plans_exit_2_with_file_and_line(tmp_path: Path, run_cli, workload: dict, key: str,
-                                                        said: str) -> None:
+@pytest.mark.parametrize(
+    ("workload", "key", "said"),
+    [
+        ({"turns": 0}, "turns", "greater than or equal to 1"),
+        ({"turns": -2}, "turns", "greater than or equal to 1"),
+        ({"turns": 2.5}, "turns", "valid integer"),
+        ({"turns": 2.0}, "turns", "valid integer"),  # strict: a float is no turn count, whole or not
+        ({"turns": "3"}, "turns", "valid integer"),
+        ({"turns": True}, "turns", "valid integer"),
+        ({"turns": 2, "session_header": "X Session"}, "session_header", "is not an HTTP header name"),
+        ({"turns": 2, "session_header": "X-Sessi\u00f6n"}, "session_header", "is not an HTTP header name"),
+        ({"turns": 2, "session_header": "Content-Type"}, "session_header", "the collector or HTTP itself sets"),
+        ({"session_header": HEADER}, "session_header", "without turns above 1"),
+        ({"turns": 3, "prefix_tokens": 128, "prefixes": 2}, "turns", "with prefix_tokens is not supported"),
+    ],
+)
+def test_bad_multiturn_plans_exit_2_with_file_and_line(tmp_path: Path, run_cli, workload: dict, key: str, said: str) -> None:
     plan = write_plan(tmp_path / "plan.toml", workload=workload)
     lines = plan.read_text().splitlines()
     at = next(i for i, line in enumerate(lines, 1) if line.startswith(key + " ="))
@@ -89,17 +91,16 @@ def test_a_multiturn_plan_reaches_trial_json_and_a_single_turn_one_is_unchanged(
 
 def test_conversations_and_session_ids_are_the_same_in_every_arm_and_move_with_the_seed(tmp_path: Path) -> None:
     wl = _workload(tmp_path)
-    arms = [run_conversations(wl, MODEL, PromptBook("Summarise.", wl.seed, CALIBRATION), "r1-256-c2", 256)
-            for _ in range(2)]  # two arms: two prompt books, as two collector processes hold
+    arms = [
+        run_conversations(wl, MODEL, PromptBook("Summarise.", wl.seed, CALIBRATION), "r1-256-c2", 256) for _ in range(2)
+    ]  # two arms: two prompt books, as two collector processes hold
 
     def shape(conversations: list[Conversation]) -> list[Any]:
-        return [(c.keys, c.first, c.headers, [c.user(k) for k in (2, 3)], [c.seed(k) for k in (2, 3)])
-                for c in conversations]
+        return [(c.keys, c.first, c.headers, [c.user(k) for k in (2, 3)], [c.seed(k) for k in (2, 3)]) for c in conversations]
 
     assert shape(arms[0]) == shape(arms[1])
     first = arms[0]
-    assert [c.keys for c in first] == [[f"r1-256-c2/{c}", f"r1-256-c2/{c}/turn2", f"r1-256-c2/{c}/turn3"]
-                                       for c in range(3)]
+    assert [c.keys for c in first] == [[f"r1-256-c2/{c}", f"r1-256-c2/{c}/turn2", f"r1-256-c2/{c}/turn3"] for c in range(3)]
     ids = [c.headers[HEADER] for c in first]
     assert len(set(ids)) == 3 and ids[0] == session_id(wl.seed, "r1-256-c2", 0)
     # Turn 1 is the single-turn run's request for the same key; each later user message is new and as long.
@@ -107,8 +108,7 @@ def test_conversations_and_session_ids_are_the_same_in_every_arm_and_move_with_t
     assert first[0].first["messages"] == single
     words = {len(m["content"].split()) for c in first for m in (c.first["messages"][0], c.user(2), c.user(3))}
     assert len(words) == 1 and first[0].user(2) != first[0].user(3) != first[1].user(2)
-    other = run_conversations(_workload(tmp_path, seed=8), MODEL, PromptBook("Summarise.", 8, CALIBRATION),
-                              "r1-256-c2", 256)
+    other = run_conversations(_workload(tmp_path, seed=8), MODEL, PromptBook("Summarise.", 8, CALIBRATION), "r1-256-c2", 256)
     assert [c.headers[HEADER] for c in other] != ids and other[0].user(2) != first[0].user(2)
 
 
@@ -135,8 +135,7 @@ def _assert_histories_grow_exactly(conversations: list[Conversation], received: 
         for k in range(1, len(turns)):
             before, answer = turns[k - 1], turns[k - 1]["content"]
             assert answer  # the simulator answered with content, which the next turn re-sends as received
-            assert turns[k]["messages"] == [*before["messages"], {"role": "assistant", "content": answer},
-                                            conversation.user(k + 1)]
+            assert turns[k]["messages"] == [*before["messages"], {"role": "assistant", "content": answer}, conversation.user(k + 1)]
             assert turns[k]["prompt_tokens"] > before["prompt_tokens"] + before["completion_tokens"]
 
 
@@ -145,8 +144,7 @@ async def _local(url: str, conversations: list[Conversation], concurrency: int) 
         t0 = time.monotonic()
 
         async def send(lane: int, index: int, body: dict[str, Any], headers: dict[str, str]):
-            outcome = await stream_chat(client, url + "/v1/chat/completions", body, clock=time.monotonic,
-                                        timeout=30, lane=lane, headers=headers)
+            outcome = await stream_chat(client, url + "/v1/chat/completions", body, clock=time.monotonic, timeout=30, lane=lane, headers=headers)
             return timing_fields(outcome, t0), outcome.text
 
         return await send_conversations(send, conversations, concurrency=concurrency)
@@ -155,8 +153,7 @@ async def _local(url: str, conversations: list[Conversation], concurrency: int) 
 def test_histories_grow_exactly_as_the_engine_received_them_and_later_turns_hit_its_cache(tmp_path: Path) -> None:
     wl = _workload(tmp_path)
     truth = tmp_path / "truth.jsonl"
-    server = start_simulator(configure_profile("original", prefix_caching=True), time_scale=50, ground_truth=truth,
-                             ground_truth_bodies=True)
+    server = start_simulator(configure_profile("original", prefix_caching=True), time_scale=50, ground_truth=truth, ground_truth_bodies=True)
     try:
         conversations = run_conversations(wl, MODEL, PromptBook("Summarise.", wl.seed, CALIBRATION), "r1-256-c2", 256)
         timings = asyncio.run(_local(server.url, conversations, concurrency=2))
@@ -175,8 +172,7 @@ def test_a_failed_turn_ends_its_conversation_and_its_later_turns_are_journalled_
     wl = _workload(tmp_path, requests_per_run=2, concurrency=[1])
     truth = tmp_path / "truth.jsonl"
     # One request in five fails (the fifth, counted from 0: request 4): conversation 1's second turn.
-    server = start_simulator("original", time_scale=50, ground_truth=truth, ground_truth_bodies=True,
-                             faults=["http-500=0.2"])
+    server = start_simulator("original", time_scale=50, ground_truth=truth, ground_truth_bodies=True, faults=["http-500=0.2"])
     try:
         conversations = run_conversations(wl, MODEL, PromptBook("Summarise.", wl.seed, CALIBRATION), "r1-256-c1", 256)
         timings = asyncio.run(_local(server.url, conversations, concurrency=1))
@@ -221,34 +217,79 @@ def test_worker_processes_send_the_turns_the_collector_builds_from_their_answers
 def _bundle(root: Path, turns: int | None, edit: Any = None) -> Path:
     """A minimal A/B/A bundle of one run of two conversations (of ``turns`` turns, or single requests), its
     second conversation's first request (its journal's fourth line, or third) passed through ``edit``."""
-    workload: dict[str, Any] = {"input_nominal": [256], "concurrency": [2], "repetitions": 1, "requests_per_run": 2,
-                                "max_tokens": 8, "temperature": 0}
+    workload: dict[str, Any] = {
+        "input_nominal": [256],
+        "concurrency": [2],
+        "repetitions": 1,
+        "requests_per_run": 2,
+        "max_tokens": 8,
+        "temperature": 0,
+    }
     if turns is not None:
         workload["turns"] = turns
     phases = [("original", "control", "before"), ("layout", "candidate", "candidate"), ("original", "control", "restored")]
-    arms = [{"seq": i, "arm": a, "role": r, "phase": p, "journal": f"journals/0{i}-{a}-{p}.jsonl"}
-            for i, (a, r, p) in enumerate(phases, 1)]
-    trial = {"schema": "evidence-kit/trial/v1", "trial_id": "chat", "title": "Chat", "engine_kind": "simulated",
-             "decision_rule": {"min_improvement": 0.1}, "workload": workload, "arms": arms}
+    arms = [{"seq": i, "arm": a, "role": r, "phase": p, "journal": f"journals/0{i}-{a}-{p}.jsonl"} for i, (a, r, p) in enumerate(phases, 1)]
+    trial = {
+        "schema": "evidence-kit/trial/v1",
+        "trial_id": "chat",
+        "title": "Chat",
+        "engine_kind": "simulated",
+        "decision_rule": {"min_improvement": 0.1},
+        "workload": workload,
+        "arms": arms,
+    }
     (root / "journals").mkdir(parents=True)
     (root / "trial.json").write_text(json.dumps(trial))
     per = turns or 1
     for arm in arms:
-        records = [{"type": "header", "schema": "evidence-kit/journal/v1", "trial_id": "chat", "arm": arm["arm"],
-                    "phase": arm["phase"], "seq": arm["seq"], "started_at": "2026-12-26T00:00:00Z", "engine": {},
-                    "private": {}}]
+        records = [
+            {
+                "type": "header",
+                "schema": "evidence-kit/journal/v1",
+                "trial_id": "chat",
+                "arm": arm["arm"],
+                "phase": arm["phase"],
+                "seq": arm["seq"],
+                "started_at": "2026-12-26T00:00:00Z",
+                "engine": {},
+                "private": {},
+            }
+        ]
         for i in range(2 * per):
-            request = {"type": "request", "run": "r1-256-c2", "repetition": 1, "input_nominal": 256, "concurrency": 2,
-                       "index": i, "warmup": False, "ok": True, "error": None, "prompt_tokens": 300 * (i % per + 1),
-                       "completion_tokens": 8, "e2e_s": 0.1 + i / 100, "ttft_s": 0.01, "ttft_content_s": 0.01,
-                       "finish_reason": "length"}
+            request = {
+                "type": "request",
+                "run": "r1-256-c2",
+                "repetition": 1,
+                "input_nominal": 256,
+                "concurrency": 2,
+                "index": i,
+                "warmup": False,
+                "ok": True,
+                "error": None,
+                "prompt_tokens": 300 * (i % per + 1),
+                "completion_tokens": 8,
+                "e2e_s": 0.1 + i / 100,
+                "ttft_s": 0.01,
+                "ttft_content_s": 0.01,
+                "finish_reason": "length",
+            }
             if turns is not None:
                 request |= {"conversation": i // per, "turn": i % per + 1}
             records.append(edit(request) if edit is not None and i == per else request)
-        records += [{"type": "run", "run": "r1-256-c2", "repetition": 1, "input_nominal": 256, "concurrency": 2,
-                     "requests": 2 * per, "ok": 2 * per, "reconciled": None, "counters": None},
-                    {"type": "footer", "ended_at": "2026-12-26T00:01:00Z", "requests": 2 * per,
-                     "timed_requests": 2 * per}]
+        records += [
+            {
+                "type": "run",
+                "run": "r1-256-c2",
+                "repetition": 1,
+                "input_nominal": 256,
+                "concurrency": 2,
+                "requests": 2 * per,
+                "ok": 2 * per,
+                "reconciled": None,
+                "counters": None,
+            },
+            {"type": "footer", "ended_at": "2026-12-26T00:01:00Z", "requests": 2 * per, "timed_requests": 2 * per},
+        ]
         (root / arm["journal"]).write_text("".join(json.dumps(r) + "\n" for r in records))
     return root
 
@@ -263,11 +304,13 @@ def test_the_reader_takes_a_multiturn_journal_and_refuses_turns_that_do_not_belo
     assert group.turns is not None and [t.input_tokens_min for t in group.turns] == [300, 600, 900]
     assert group.input_tokens_max == 300  # the group is its conversations' first turns
     assert "turns" not in analyze(load_trial(_bundle(tmp_path / "one", None))).trials[0].groups[0].model_dump()
-    cases = [(3, lambda r: {k: v for k, v in r.items() if k not in ("conversation", "turn")}, "without its conversation"),
-             (3, lambda r: {**r, "turn": 4}, "outside the workload's 2 conversations of 3 turns"),
-             (3, lambda r: {**r, "conversation": 2}, "outside the workload's 2 conversations"),
-             (3, lambda r: {**r, "turn": None}, "conversation and turn come together"),
-             (None, lambda r: {**r, "conversation": 1, "turn": 1}, "in a trial whose workload is single-turn")]
+    cases = [
+        (3, lambda r: {k: v for k, v in r.items() if k not in ("conversation", "turn")}, "without its conversation"),
+        (3, lambda r: {**r, "turn": 4}, "outside the workload's 2 conversations of 3 turns"),
+        (3, lambda r: {**r, "conversation": 2}, "outside the workload's 2 conversations"),
+        (3, lambda r: {**r, "turn": None}, "conversation and turn come together"),
+        (None, lambda r: {**r, "conversation": 1, "turn": 1}, "in a trial whose workload is single-turn"),
+    ]
     for n, (turns, edit, said) in enumerate(cases):
         bundle = _bundle(tmp_path / f"bad{n}", turns, edit)
         with pytest.raises(BadInput) as caught:

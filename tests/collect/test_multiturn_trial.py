@@ -28,11 +28,20 @@ TURNS, CONVERSATIONS = 3, 2
 
 def test_a_multiturn_trial_reconciles_publishes_and_verifies(tmp_path: Path, run_cli) -> None:
     caching = "--prefix-caching"
-    arms = {"original": sim_arm("original", extra=caching, label="Original"),
-            "layout": sim_arm("layout-candidate", extra=caching, label="Layout")}
-    plan = write_plan(tmp_path / "plan.toml", trial_id="chat", arms=arms,
-                      workload={"concurrency": [2], "repetitions": 2, "requests_per_run": CONVERSATIONS,
-                                "max_tokens": 24, "turns": TURNS, "session_header": "X-Session-Id"})
+    arms = {"original": sim_arm("original", extra=caching, label="Original"), "layout": sim_arm("layout-candidate", extra=caching, label="Layout")}
+    plan = write_plan(
+        tmp_path / "plan.toml",
+        trial_id="chat",
+        arms=arms,
+        workload={
+            "concurrency": [2],
+            "repetitions": 2,
+            "requests_per_run": CONVERSATIONS,
+            "max_tokens": 24,
+            "turns": TURNS,
+            "session_header": "X-Session-Id",
+        },
+    )
     raw = tmp_path / "raw"
     result = collect_trial(plan, raw / "chat")
     assert result.ok, result.problems
@@ -43,13 +52,13 @@ def test_a_multiturn_trial_reconciles_publishes_and_verifies(tmp_path: Path, run
         assert len(arm.runs) == 2 and all(run.reconciled is True for run in arm.runs)  # every turn counted
         assert all(run.requests == run.ok == CONVERSATIONS * TURNS for run in arm.runs)
         timed = arm.timed
-        assert [(r.conversation, r.turn) for r in timed if r.run == arm.runs[0].run] == \
-            [(c, t) for c in range(CONVERSATIONS) for t in range(1, TURNS + 1)]
+        assert [(r.conversation, r.turn) for r in timed if r.run == arm.runs[0].run] == [
+            (c, t) for c in range(CONVERSATIONS) for t in range(1, TURNS + 1)
+        ]
         keys.append([r.key for r in timed])
         for r in timed:  # each later turn's prompt holds its history, which the fresh engine cached in this arm
             if r.turn > 1:
-                earlier = next(q for q in timed if q.run == r.run and q.conversation == r.conversation
-                               and q.turn == r.turn - 1)
+                earlier = next(q for q in timed if q.run == r.run and q.conversation == r.conversation and q.turn == r.turn - 1)
                 assert r.prompt_tokens > earlier.prompt_tokens + earlier.completion_tokens
                 assert r.cached_tokens >= earlier.prompt_tokens // 2
         check = next(c for c in arm.checks if c.name == "prefix-cache")
@@ -75,8 +84,7 @@ def test_a_multiturn_trial_reconciles_publishes_and_verifies(tmp_path: Path, run
     assert group.input_tokens_max == group.turns[0].input_tokens_max < group.turns[2].input_tokens_min
     assert group.pooled["e2e_s"]["before"].n == 2 * CONVERSATIONS * TURNS
 
-    (raw / "decision.toml").write_text(
-        f'id = "{DECISION}"\ndate = "2026-12-26"\ntitle = "Multi-turn on the simulator"\ntrials = ["chat"]\n')
+    (raw / "decision.toml").write_text(f'id = "{DECISION}"\ndate = "2026-12-26"\ntitle = "Multi-turn on the simulator"\ntrials = ["chat"]\n')
     redacted = redact_bundle(raw, tmp_path / "decision", key=b"multi-turn-test-key-0123456789abc").out
     assert load_decision(redacted).trials[0].arms[0].timed[5].turn == 3
     assert run_cli("keygen", "--out", tmp_path / "keys").code == 0
@@ -96,7 +104,7 @@ def test_a_multiturn_trial_reconciles_publishes_and_verifies(tmp_path: Path, run
     original = html.read_text()
     row = re.search(r"<td>~\d+/C2</td>\s*<td>3</td>\s*<td>[^<]*</td>\s*<td>([0-9.]+)</td>", original)
     assert row, "no per-turn row for turn 3 on the page"
-    edited = original[:row.start(1)] + "0.000001" + original[row.end(1):]
+    edited = original[: row.start(1)] + "0.000001" + original[row.end(1) :]
     html.write_text(edited)
     bad = run_cli("verify", public, *key)  # the recomputation catches it, not only the signature
     assert bad.code == 1 and f"published 0.000001, recomputed {row.group(1)}" in bad.out, bad.out
@@ -107,6 +115,5 @@ def test_a_multiturn_trial_reconciles_publishes_and_verifies(tmp_path: Path, run
     doc["trials"][0]["groups"][0]["turns"][2]["pooled"]["ttft_s"]["candidate"]["median"] *= 0.5
     path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
     bad = run_cli("verify", public, *key)
-    assert bad.code == 1 and "trials[0].groups[0].turns[2].pooled.ttft_s.candidate.median: published" in bad.out, \
-        bad.out
+    assert bad.code == 1 and "trials[0].groups[0].turns[2].pooled.ttft_s.candidate.median: published" in bad.out, bad.out
     shutil.rmtree(site)

@@ -22,10 +22,14 @@ class CannedServer:
 
     def __init__(self, reply: Any, *, events: list[Any] | None = None):
         kind = b"application/json" if events is None else b"text/event-stream"
-        body = json.dumps(reply).encode() if events is None else b"".join(
-            b"data: " + (e.encode() if isinstance(e, str) else json.dumps(e).encode()) + b"\n\n" for e in events)
-        self.response = (b"HTTP/1.1 200 OK\r\ncontent-type: " + kind + b"\r\nconnection: close\r\n"
-                         b"content-length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+        body = (
+            json.dumps(reply).encode()
+            if events is None
+            else b"".join(b"data: " + (e.encode() if isinstance(e, str) else json.dumps(e).encode()) + b"\n\n" for e in events)
+        )
+        self.response = (
+            b"HTTP/1.1 200 OK\r\ncontent-type: " + kind + b"\r\nconnection: close\r\ncontent-length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+        )
         self.sock = socket.create_server(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
         threading.Thread(target=self._serve, daemon=True).start()
@@ -41,8 +45,7 @@ class CannedServer:
                 while b"\r\n\r\n" not in data:
                     data += conn.recv(65536)
                 head, rest = data.split(b"\r\n\r\n", 1)
-                length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                               if line.lower().startswith(b"content-length")), 0)
+                length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")), 0)
                 while len(rest) < length:
                     rest += conn.recv(65536)
                 conn.sendall(self.response)
@@ -58,14 +61,18 @@ def _run(coro_fn):
     async def go():
         async with httpx.AsyncClient() as client:
             return await coro_fn(client)
+
     return asyncio.run(go())
 
 
 @pytest.mark.parametrize("gate", ["smoke", "tool-result"])
 @pytest.mark.parametrize("finish", ["abort", "error"])
 def test_a_gate_reply_the_engine_finished_as_aborted_fails_the_gate(gate: str, finish: str) -> None:
-    events = [{"choices": [{"index": 0, "delta": {"role": "assistant", "content": "Half a sen"}}]},
-              {"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}, "[DONE]"]
+    events = [
+        {"choices": [{"index": 0, "delta": {"role": "assistant", "content": "Half a sen"}}]},
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]},
+        "[DONE]",
+    ]
     opts = {"timeout_s": 10, "max_tokens": 16, "needle_words": 64, "seed": 1}
     with CannedServer(None, events=events) as server:
         ok, detail = _run(lambda client: run_gate(gate, client, server.url, "m", opts))

@@ -21,9 +21,11 @@ def test_the_same_group_gets_the_same_schedule_bit_for_bit_and_another_group_ano
     assert one == schedule(200, 4.0, "poisson", seed=7, input_nominal=256)
     assert [x.hex() for x in one] == [x.hex() for x in schedule(200, 4.0, "poisson", seed=7, input_nominal=256)]
     assert one[0] == 0.0 and all(b > a for a, b in zip(one, one[1:]))
-    for other in (schedule(200, 4.0, "poisson", seed=8, input_nominal=256),
-                  schedule(200, 4.5, "poisson", seed=7, input_nominal=256),
-                  schedule(200, 4.0, "poisson", seed=7, input_nominal=512)):
+    for other in (
+        schedule(200, 4.0, "poisson", seed=8, input_nominal=256),
+        schedule(200, 4.5, "poisson", seed=7, input_nominal=256),
+        schedule(200, 4.0, "poisson", seed=7, input_nominal=512),
+    ):
         assert other != one
     # A run of fewer requests is the longer schedule's beginning: the draw does not depend on the count.
     assert schedule(10, 4.0, "poisson", seed=7, input_nominal=256) == one[:10]
@@ -109,8 +111,10 @@ def test_an_open_loop_plan_loads_into_trial_json_with_its_schedule_settings(tmp_
     assert trial.slo is not None and trial.slo.ttft_ms == 500 and trial.slo.tpot_ms is None
 
 
-@pytest.mark.parametrize("case", ["both", "neither", "negative rate", "unknown arrival", "arrival closed loop",
-                                  "unknown slo", "empty slo", "goodput without slo", "one request"])
+@pytest.mark.parametrize(
+    "case",
+    ["both", "neither", "negative rate", "unknown arrival", "arrival closed loop", "unknown slo", "empty slo", "goodput without slo", "one request"],
+)
 def test_a_bad_open_loop_plan_is_refused_at_its_line(tmp_path: Path, case: str) -> None:
     if case == "both":
         text = write_plan(tmp_path / "p.toml", workload={"rate": [2.0]}).read_text()
@@ -144,8 +148,7 @@ def test_a_bad_open_loop_plan_is_refused_at_its_line(tmp_path: Path, case: str) 
     assert err.line == _line(text, at), (err.line, err.message)
 
 
-def test_the_cli_refuses_a_plan_with_rate_and_concurrency_in_one_line_exit_2_writing_nothing(
-        tmp_path: Path, run_cli) -> None:
+def test_the_cli_refuses_a_plan_with_rate_and_concurrency_in_one_line_exit_2_writing_nothing(tmp_path: Path, run_cli) -> None:
     plan = write_plan(tmp_path / "plan.toml", workload={"rate": [2.0]})
     out = tmp_path / "raw"
     result = run_cli("collect", plan, "--out", out, "-q")

@@ -29,9 +29,20 @@ SLO = {"ttft_ms": 400.0, "e2e_ms": 1500.0}
 
 def _plan(path: Path, workers: int) -> Path:
     arms = {"original": sim_arm("original", label="Original"), "layout": sim_arm("layout-candidate", label="Layout")}
-    plan = write_plan(path, trial_id="open", arms=arms,
-                      workload={"rate": [RATE], "repetitions": 2, "requests_per_run": PER_RUN, "warmup_requests": 1,
-                                "max_tokens": 24, "seed": SEED, "workers": workers})
+    plan = write_plan(
+        path,
+        trial_id="open",
+        arms=arms,
+        workload={
+            "rate": [RATE],
+            "repetitions": 2,
+            "requests_per_run": PER_RUN,
+            "warmup_requests": 1,
+            "max_tokens": 24,
+            "seed": SEED,
+            "workers": workers,
+        },
+    )
     text = "\n".join(line for line in plan.read_text().splitlines() if not line.startswith("concurrency ="))
     text = text.replace("[decision_rule]\n", '[decision_rule]\nmetric = "goodput"\n')
     plan.write_text(text + "\n[slo]\n" + "".join(f"{k} = {v!r}\n" for k, v in SLO.items()))
@@ -86,8 +97,7 @@ def test_achieved_rates_and_goodput_are_what_the_journals_give(collected) -> Non
         assert run.client is not None and run.rate == RATE
         assert run.client.achieved_rate_per_s == pytest.approx((len(sends) - 1) / (max(sends) - min(sends)), rel=1e-12)
         assert run.client.scheduled_rate_per_s == pytest.approx((len(due) - 1) / (max(due) - min(due)), rel=1e-12)
-        assert run.client.rate_shortfall == pytest.approx(
-            1 - run.client.achieved_rate_per_s / run.client.scheduled_rate_per_s, abs=1e-12)
+        assert run.client.rate_shortfall == pytest.approx(1 - run.client.achieved_rate_per_s / run.client.scheduled_rate_per_s, abs=1e-12)
     assert group.load is not None
     for phase, arms in (("before", [0]), ("candidate", [1]), ("restored", [2])):
         timed = [r for i in arms for r in evidence.arms[i].timed]
@@ -112,13 +122,11 @@ def test_achieved_rates_and_goodput_are_what_the_journals_give(collected) -> Non
     assert trial.client_runs_recorded == trial.runs_total == 6
 
 
-def test_the_open_loop_trial_builds_and_verifies_and_a_hand_edited_goodput_fails(
-        collected, tmp_path: Path, run_cli) -> None:
+def test_the_open_loop_trial_builds_and_verifies_and_a_hand_edited_goodput_fails(collected, tmp_path: Path, run_cli) -> None:
     raw = tmp_path / "raw"
     raw.mkdir()
     shutil.copytree(collected[1], raw / "open")
-    (raw / "decision.toml").write_text(
-        f'id = "{DECISION}"\ndate = "2026-12-25"\ntitle = "Open loop on the simulator"\ntrials = ["open"]\n')
+    (raw / "decision.toml").write_text(f'id = "{DECISION}"\ndate = "2026-12-25"\ntitle = "Open loop on the simulator"\ntrials = ["open"]\n')
     redacted = redact_bundle(raw, tmp_path / "decision", key=b"open-loop-test-key-0123456789abcd").out
     assert len(load_decision(redacted).trials) == 1
     site = tmp_path / "site"

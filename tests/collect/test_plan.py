@@ -72,8 +72,9 @@ def test_extra_body_cannot_override_the_collector(tmp_path: Path) -> None:
 
 
 def test_sequence_naming_a_missing_arm(tmp_path: Path) -> None:
-    text = write_plan(tmp_path / "p.toml", arms={"original": sim_arm("original"), "b": sim_arm("original")},
-                      sequence=["original", "c", "original"]).read_text()
+    text = write_plan(
+        tmp_path / "p.toml", arms={"original": sim_arm("original"), "b": sim_arm("original")}, sequence=["original", "c", "original"]
+    ).read_text()
     err = _error(tmp_path, text)
     assert "has no [arms.c] table" in err.message
     assert err.line == next(i for i, line in enumerate(text.splitlines(), 1) if line.startswith("sequence ="))
@@ -89,14 +90,16 @@ def test_cli_bad_plan_is_one_line_exit_2_and_writes_nothing(tmp_path: Path, run_
     assert not out.exists()
 
 
-@pytest.mark.parametrize("workload, said", [
-    ({"concurrency": [1, 3, 3]}, "concurrency lists 3 more than once"),
-    ({"input_nominal": [256, 256]}, "input_nominal lists 256 more than once"),
-    ({"concurrency": [1, 8], "requests_per_run": 4}, "requests_per_run (4) is below concurrency 8"),
-    ({"extra_body": {"n": 2}}, "extra_body may not set n"),
-])
-def test_a_matrix_that_cannot_run_as_labelled_is_refused_at_the_workload_table(
-        tmp_path: Path, workload: dict, said: str) -> None:
+@pytest.mark.parametrize(
+    "workload, said",
+    [
+        ({"concurrency": [1, 3, 3]}, "concurrency lists 3 more than once"),
+        ({"input_nominal": [256, 256]}, "input_nominal lists 256 more than once"),
+        ({"concurrency": [1, 8], "requests_per_run": 4}, "requests_per_run (4) is below concurrency 8"),
+        ({"extra_body": {"n": 2}}, "extra_body may not set n"),
+    ],
+)
+def test_a_matrix_that_cannot_run_as_labelled_is_refused_at_the_workload_table(tmp_path: Path, workload: dict, said: str) -> None:
     text = write_plan(tmp_path / "p.toml", workload=workload).read_text()
     err = _error(tmp_path, text)
     assert said in err.message and err.line == text.splitlines().index("[workload]") + 1
@@ -109,8 +112,9 @@ def test_warmup_input_is_not_a_setting_that_silently_does_nothing(tmp_path: Path
 
 
 def test_routed_model_without_a_routed_endpoint_is_refused_at_its_arm(tmp_path: Path) -> None:
-    text = write_plan(tmp_path / "p.toml", arms={"original": sim_arm("original"),
-                                                  "layout": sim_arm("layout-candidate", routed_model="m")}).read_text()
+    text = write_plan(
+        tmp_path / "p.toml", arms={"original": sim_arm("original"), "layout": sim_arm("layout-candidate", routed_model="m")}
+    ).read_text()
     err = _error(tmp_path, text)
     assert "routed_model is set without routed_url" in err.message
     assert err.line == text.splitlines().index("[arms.layout]") + 1
@@ -121,14 +125,17 @@ def _with_rule(tmp_path: Path, rule_lines: str) -> str:
     return text.replace("[decision_rule]\nmin_improvement = 0.1\n", "[decision_rule]\nmin_improvement = 0.1\n" + rule_lines)
 
 
-@pytest.mark.parametrize(("rule_lines", "said"), [
-    ('confidense = "significant"\n', "confidense"),
-    ('confidence = "sure"\n', "confidence"),
-    ('[[decision_rule.guardrails]]\nmetric = "ttft_s"\nstatistic = "p90"\n', "exactly one of max_regression and max_change"),
-    ('[[decision_rule.guardrails]]\nmetric = "ttft_s"\nmax_regression = 0.1\nmax_change = 0.1\n', "exactly one"),
-    ('[[decision_rule.guardrails]]\nmetric = "ttft_s"\nmax_regresion = 0.1\n', "max_regresion"),
-    ('[[decision_rule.guardrails]]\nmetric = "tokens"\nmax_change = 0.1\n', "metric"),
-])
+@pytest.mark.parametrize(
+    ("rule_lines", "said"),
+    [
+        ('confidense = "significant"\n', "confidense"),
+        ('confidence = "sure"\n', "confidence"),
+        ('[[decision_rule.guardrails]]\nmetric = "ttft_s"\nstatistic = "p90"\n', "exactly one of max_regression and max_change"),
+        ('[[decision_rule.guardrails]]\nmetric = "ttft_s"\nmax_regression = 0.1\nmax_change = 0.1\n', "exactly one"),
+        ('[[decision_rule.guardrails]]\nmetric = "ttft_s"\nmax_regresion = 0.1\n', "max_regresion"),
+        ('[[decision_rule.guardrails]]\nmetric = "tokens"\nmax_change = 0.1\n', "metric"),
+    ],
+)
 def test_a_rule_that_would_not_say_what_was_declared_is_refused_at_its_line(tmp_path: Path, rule_lines: str, said: str) -> None:
     # A misspelt key must never leave the rule at its default: the trial would be judged by a rule nobody declared.
     text = _with_rule(tmp_path, rule_lines)
@@ -156,8 +163,7 @@ def test_a_timing_bound_reaches_trial_json_and_none_leaves_it_out(tmp_path: Path
 
 
 def test_confidence_and_guardrails_reach_trial_json(tmp_path: Path) -> None:
-    text = _with_rule(tmp_path, 'confidence = "bound"\n[[decision_rule.guardrails]]\nmetric = "ttft_s"\n'
-                                'statistic = "p90"\nmax_regression = 0.1\n')
+    text = _with_rule(tmp_path, 'confidence = "bound"\n[[decision_rule.guardrails]]\nmetric = "ttft_s"\nstatistic = "p90"\nmax_regression = 0.1\n')
     path = tmp_path / "plan.toml"
     path.write_text(text)
     rule = load_plan(path).trial().decision_rule
@@ -165,12 +171,14 @@ def test_confidence_and_guardrails_reach_trial_json(tmp_path: Path) -> None:
     assert [(g.metric, g.statistic, g.max_regression, g.max_change) for g in rule.guardrails] == [("ttft_s", "p90", 0.1, None)]
 
 
-@pytest.mark.parametrize(("sequence", "phases", "blocks"), [
-    ("ABABA", ["before", "candidate", "restored", "candidate", "restored"], [1, 1, 1, 2, 2]),
-    ("ABBA", ["before", "candidate", "candidate", "restored"], [1, 1, 2, 1]),
-    ("ABBAABBA", ["before", "candidate", "candidate", "restored", "restored", "candidate", "candidate", "restored"],
-     [1, 1, 2, 1, 2, 3, 4, 3]),
-])
+@pytest.mark.parametrize(
+    ("sequence", "phases", "blocks"),
+    [
+        ("ABABA", ["before", "candidate", "restored", "candidate", "restored"], [1, 1, 1, 2, 2]),
+        ("ABBA", ["before", "candidate", "candidate", "restored"], [1, 1, 2, 1]),
+        ("ABBAABBA", ["before", "candidate", "candidate", "restored", "restored", "candidate", "candidate", "restored"], [1, 1, 2, 1, 2, 3, 4, 3]),
+    ],
+)
 def test_longer_designs_are_plans(tmp_path: Path, sequence: str, phases: list[str], blocks: list[int]) -> None:
     names = ["original" if letter == "A" else "layout" for letter in sequence]
     trial = load_plan(write_plan(tmp_path / "p.toml", sequence=names)).trial()
@@ -187,14 +195,17 @@ def test_a_b_a_trial_json_names_no_block_and_no_order(tmp_path: Path) -> None:
     assert '"block"' not in text and '"order"' not in text
 
 
-@pytest.mark.parametrize(("sequence", "message"), [
-    (["original", "layout", "original", "layout"], "must end with the arm it starts with"),
-    (["original", "layout", "other", "original"], "alternates two arms"),
-    (["original", "original", "original"], "names no candidate arm"),
-    (["original", "layout"], "at least 3"),
-    (["layout", "original", "layout", "nowhere"], "must end with the arm it starts with"),
-    (["original", "original", "layout", "original"], "must run the candidate second"),
-])
+@pytest.mark.parametrize(
+    ("sequence", "message"),
+    [
+        (["original", "layout", "original", "layout"], "must end with the arm it starts with"),
+        (["original", "layout", "other", "original"], "alternates two arms"),
+        (["original", "original", "original"], "names no candidate arm"),
+        (["original", "layout"], "at least 3"),
+        (["layout", "original", "layout", "nowhere"], "must end with the arm it starts with"),
+        (["original", "original", "layout", "original"], "must run the candidate second"),
+    ],
+)
 def test_invalid_sequences_exit_2_with_file_and_line(tmp_path: Path, run_cli, sequence: list[str], message: str) -> None:
     arms = {"original": sim_arm("original"), "layout": sim_arm("layout-candidate"), "other": sim_arm("original")}
     plan = write_plan(tmp_path / "p.toml", arms=arms, sequence=sequence)
@@ -216,25 +227,31 @@ def test_randomised_order_is_recorded_and_needs_nothing_else(tmp_path: Path) -> 
 
 def test_a_guardrail_error_names_the_line_in_its_own_table(tmp_path: Path) -> None:
     # The second guardrail's bad metric is at its own line, not at [decision_rule].
-    text = _with_rule(tmp_path, '[[decision_rule.guardrails]]\nmetric = "ttft_s"\nmax_regression = 0.1\n'
-                                '[[decision_rule.guardrails]]\nmetric = "tokens"\nmax_change = 0.1\n')
+    text = _with_rule(
+        tmp_path,
+        '[[decision_rule.guardrails]]\nmetric = "ttft_s"\nmax_regression = 0.1\n[[decision_rule.guardrails]]\nmetric = "tokens"\nmax_change = 0.1\n',
+    )
     err = _error(tmp_path, text)
     assert err.line == text.splitlines().index('metric = "tokens"') + 1, (err.line, err.message)
     # A guardrail with no bound: its table's header line.
-    text = _with_rule(tmp_path, '[[decision_rule.guardrails]]\nmetric = "ttft_s"\nmax_regression = 0.1\n'
-                                '[[decision_rule.guardrails]]\nmetric = "e2e_s"\n')
+    text = _with_rule(
+        tmp_path, '[[decision_rule.guardrails]]\nmetric = "ttft_s"\nmax_regression = 0.1\n[[decision_rule.guardrails]]\nmetric = "e2e_s"\n'
+    )
     err = _error(tmp_path, text)
     lines = text.splitlines()
     second = lines.index("[[decision_rule.guardrails]]", lines.index("[[decision_rule.guardrails]]") + 1)
     assert err.line == second + 1, (err.line, err.message)
 
 
-@pytest.mark.parametrize("line, said", [
-    ("max_cpu_share = 2", "max_cpu_share"),
-    ("max_loop_lag_s = 0", "max_loop_lag_s"),
-    ("max_send_wait_s = \"1s\"", "max_send_wait_s"),
-    ("max_loop_lag = 0.5", "max_loop_lag"),
-])
+@pytest.mark.parametrize(
+    "line, said",
+    [
+        ("max_cpu_share = 2", "max_cpu_share"),
+        ("max_loop_lag_s = 0", "max_loop_lag_s"),
+        ('max_send_wait_s = "1s"', "max_send_wait_s"),
+        ("max_loop_lag = 0.5", "max_loop_lag"),
+    ],
+)
 def test_a_bad_client_bound_is_one_line_exit_2_naming_its_line(tmp_path: Path, run_cli, line: str, said: str) -> None:
     text = write_plan(tmp_path / "p.toml").read_text() + f"[client]\n# declared in advance\n{line}\n"
     plan = tmp_path / "plan.toml"

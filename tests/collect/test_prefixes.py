@@ -32,8 +32,7 @@ def test_prefix_assignment_is_the_same_in_every_arm_and_moves_with_the_seed() ->
     # Two prompt books of one trial (two arms, two collector processes) assign and write alike.
     first, second = book(), book()
     assert [first.prefix_of(k) for k in KEYS] == [second.prefix_of(k) for k in KEYS]
-    assert [first.messages(k, 640, first.prefix_of(k)) for k in KEYS] == \
-        [second.messages(k, 640, second.prefix_of(k)) for k in KEYS]
+    assert [first.messages(k, 640, first.prefix_of(k)) for k in KEYS] == [second.messages(k, 640, second.prefix_of(k)) for k in KEYS]
     assert {first.prefix_of(k) for k in KEYS} == {0, 1, 2, 3}  # every prefix is used
     # Another seed is another assignment (and other prefix texts), the same for each of its arms too.
     other = book(seed=8)
@@ -55,8 +54,7 @@ def test_prompts_of_one_prefix_share_exactly_it_and_are_sized_as_unique_ones() -
 
 def test_cached_tokens_are_read_from_the_usage_and_absent_stays_absent() -> None:
     reported, silent = Outcome(t_send=0.0), Outcome(t_send=0.0)
-    _absorb(reported, {"usage": {"prompt_tokens": 640, "completion_tokens": 3,
-                                 "prompt_tokens_details": {"cached_tokens": 368}}}, 0.0)
+    _absorb(reported, {"usage": {"prompt_tokens": 640, "completion_tokens": 3, "prompt_tokens_details": {"cached_tokens": 368}}}, 0.0)
     _absorb(silent, {"usage": {"prompt_tokens": 640, "completion_tokens": 3, "prompt_tokens_details": None}}, 0.0)
     assert reported.record()["cached_tokens"] == 368
     assert "cached_tokens" not in silent.record()  # not 0: the engine said nothing
@@ -66,10 +64,8 @@ def test_the_prefix_cache_reconciles_only_when_every_request_reported() -> None:
     records = [{"ok": True, "prompt_tokens": 640, "completion_tokens": 3, "cached_tokens": c} for c in (368, 0)]
     sums = client_sums(records)
     assert sums["prefix_cache_hits"] == 368 and sums["prefix_cache_queries"] == 1280
-    before = {"requests": 0, "prompt_tokens": 0, "generation_tokens": 0, "prefix_cache_hits": 0,
-              "prefix_cache_queries": 0}
-    after = {"requests": 2, "prompt_tokens": 1280, "generation_tokens": 6, "prefix_cache_hits": 368,
-             "prefix_cache_queries": 1280}
+    before = {"requests": 0, "prompt_tokens": 0, "generation_tokens": 0, "prefix_cache_hits": 0, "prefix_cache_queries": 0}
+    after = {"requests": 2, "prompt_tokens": 1280, "generation_tokens": 6, "prefix_cache_hits": 368, "prefix_cache_queries": 1280}
     assert reconcile(before, after, sums)[0] is True
     verdict, _, problems = reconcile(before, {**after, "prefix_cache_hits": 352}, sums)
     assert verdict is False and problems == ["prefix_cache_hits: engine +352, client 368"]
@@ -81,18 +77,20 @@ def test_the_prefix_cache_reconciles_only_when_every_request_reported() -> None:
     assert reconcile(before, {**after, "prefix_cache_queries": 0}, sums)[0] is True
 
 
-@pytest.mark.parametrize(("workload", "key", "said"), [
-    ({"prefix_tokens": 384}, "[workload]", "prefix_tokens is set without prefixes"),
-    ({"prefixes": 4}, "prefixes", "prefixes is set without prefix_tokens"),
-    ({"prime_prefixes": False}, "prime_prefixes", "prime_prefixes is set without prefix_tokens"),
-    ({"prefix_tokens": 1024, "prefixes": 4}, "prefix_tokens", "is not below any input_nominal"),
-    ({"prefix_tokens": 384, "prefixes": 4}, "[workload]", "is not below input_nominal 256"),
-    ({"prefix_tokens": 384, "prefixes": 4, "prefix_inputs": [512]}, "prefix_inputs", "not in input_nominal"),
-    ({"prefix_tokens": 384, "prefixes": 4, "prefix_inputs": [256]}, "prefix_inputs", "not above prefix_tokens"),
-    ({"prefix_tokens": 384, "prefixes": 0}, "prefixes", "greater than 0"),
-])
-def test_inconsistent_prefix_plans_exit_2_with_file_and_line(tmp_path: Path, run_cli, workload: dict, key: str,
-                                                            said: str) -> None:
+@pytest.mark.parametrize(
+    ("workload", "key", "said"),
+    [
+        ({"prefix_tokens": 384}, "[workload]", "prefix_tokens is set without prefixes"),
+        ({"prefixes": 4}, "prefixes", "prefixes is set without prefix_tokens"),
+        ({"prime_prefixes": False}, "prime_prefixes", "prime_prefixes is set without prefix_tokens"),
+        ({"prefix_tokens": 1024, "prefixes": 4}, "prefix_tokens", "is not below any input_nominal"),
+        ({"prefix_tokens": 384, "prefixes": 4}, "[workload]", "is not below input_nominal 256"),
+        ({"prefix_tokens": 384, "prefixes": 4, "prefix_inputs": [512]}, "prefix_inputs", "not in input_nominal"),
+        ({"prefix_tokens": 384, "prefixes": 4, "prefix_inputs": [256]}, "prefix_inputs", "not above prefix_tokens"),
+        ({"prefix_tokens": 384, "prefixes": 0}, "prefixes", "greater than 0"),
+    ],
+)
+def test_inconsistent_prefix_plans_exit_2_with_file_and_line(tmp_path: Path, run_cli, workload: dict, key: str, said: str) -> None:
     plan = write_plan(tmp_path / "plan.toml", workload={"input_nominal": [256, 640], **workload})
     lines = plan.read_text().splitlines()
     at = next(i for i, line in enumerate(lines, 1) if line.startswith(key if key.startswith("[") else key + " ="))
@@ -105,8 +103,9 @@ def test_inconsistent_prefix_plans_exit_2_with_file_and_line(tmp_path: Path, run
 
 
 def test_a_prefix_plan_reaches_trial_json_and_a_plain_one_is_unchanged(tmp_path: Path) -> None:
-    plan = load_plan(write_plan(tmp_path / "p.toml", workload={"input_nominal": [256, 640], "prefix_tokens": 384,
-                                                                 "prefixes": 4, "prefix_inputs": [640]}))
+    plan = load_plan(
+        write_plan(tmp_path / "p.toml", workload={"input_nominal": [256, 640], "prefix_tokens": 384, "prefixes": 4, "prefix_inputs": [640]})
+    )
     wl = plan.trial().workload
     assert (wl.prefix_tokens, wl.prefixes, wl.prefix_inputs, wl.prime_prefixes) == (384, 4, [640], True)
     assert wl.prefixed(640) and not wl.prefixed(256)
@@ -121,11 +120,22 @@ def _requests(journal: Path) -> list[dict]:
 @pytest.mark.slow
 def test_a_shared_prefix_trial_reconciles_its_cache_and_a_miscounting_engine_fails_loudly(tmp_path: Path) -> None:
     caching = "--prefix-caching"
-    plan = write_plan(tmp_path / "plan.toml", arms={
-        "original": sim_arm("original", extra=caching),
-        "faulty": sim_arm("layout-candidate", extra=f"{caching} --fault wrong-cached=0.5"),
-    }, workload={"input_nominal": [256, 640], "concurrency": [2], "repetitions": 1, "requests_per_run": 4,
-                 "prefix_tokens": 384, "prefixes": 2, "prefix_inputs": [640]})
+    plan = write_plan(
+        tmp_path / "plan.toml",
+        arms={
+            "original": sim_arm("original", extra=caching),
+            "faulty": sim_arm("layout-candidate", extra=f"{caching} --fault wrong-cached=0.5"),
+        },
+        workload={
+            "input_nominal": [256, 640],
+            "concurrency": [2],
+            "repetitions": 1,
+            "requests_per_run": 4,
+            "prefix_tokens": 384,
+            "prefixes": 2,
+            "prefix_inputs": [640],
+        },
+    )
     collect_trial(plan, tmp_path / "raw")
     evidence = load_trial(tmp_path / "raw")
     before, candidate, restored = evidence.arms
@@ -166,14 +176,15 @@ def test_later_arms_on_an_engine_that_kept_the_prompts_are_flagged(tmp_path: Pat
     server = start_simulator(configure_profile("original", prefix_caching=True), time_scale=50)
     try:
         arm = {"base_url": server.url, "model": "sim-org/sim-model-7b-simulated", "ready_url": server.url + "/health"}
-        plan = write_plan(tmp_path / "plan.toml", arms={"original": arm, "same": arm},
-                          workload={"input_nominal": [640], "concurrency": [2], "repetitions": 1, "requests_per_run": 2,
-                                    "prefix_tokens": 384, "prefixes": 2})
+        plan = write_plan(
+            tmp_path / "plan.toml",
+            arms={"original": arm, "same": arm},
+            workload={"input_nominal": [640], "concurrency": [2], "repetitions": 1, "requests_per_run": 2, "prefix_tokens": 384, "prefixes": 2},
+        )
         collect_trial(plan, tmp_path / "raw")
     finally:
         server.stop()
     checks = [next(c for c in arm.checks if c.name == "prefix-cache") for arm in load_trial(tmp_path / "raw").arms]
     assert checks[0].ok and "0 of 2 shared-prefix request(s)" in checks[0].detail
     for later in checks[1:]:
-        assert not later.ok and later.level == "warning" and "2 of 2 shared-prefix request(s) hit the cache beyond " \
-            "their prefix" in later.detail
+        assert not later.ok and later.level == "warning" and "2 of 2 shared-prefix request(s) hit the cache beyond their prefix" in later.detail

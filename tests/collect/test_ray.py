@@ -42,8 +42,7 @@ def _shapes_without_private(out: Path) -> list[list[tuple[object, ...]]]:
 
 
 @pytest.mark.slow
-def test_a_trial_through_a_local_ray_cluster_is_the_trial_local_workers_collect_and_it_verifies(
-        tmp_path: Path, head: RayHead) -> None:
+def test_a_trial_through_a_local_ray_cluster_is_the_trial_local_workers_collect_and_it_verifies(tmp_path: Path, head: RayHead) -> None:
     shapes = {}
     for how in ("local", "ray"):
         plan = write_plan(tmp_path / f"plan-{how}.toml", workload={"workers": 2, "repetitions": 1})
@@ -71,8 +70,9 @@ def test_a_trial_through_a_local_ray_cluster_is_the_trial_local_workers_collect_
     # The node's identities are private: harvested, pseudonymised, and found by the scan in no published file.
     raw = tmp_path / "ray"
     (raw / "decision.toml").write_text('id = "ray-trial"\ndate = "2026-12-01"\ntitle = "Through Ray"\ntrials = ["t-small"]\n')
-    node = json.loads(next(line for line in (raw / "t-small/journals/01-original-before.jsonl").read_text().splitlines()
-                           if '"type":"run"' in line))["private"]["ray_nodes"][0]
+    node = json.loads(next(line for line in (raw / "t-small/journals/01-original-before.jsonl").read_text().splitlines() if '"type":"run"' in line))[
+        "private"
+    ]["ray_nodes"][0]
     known = {k.value: k.cls for k in known_values_from_raw(raw / "t-small")}
     assert known.get(node["node_ip"]) == "ip" and known.get(node["ray_node_id"]) == "hex"
     bundle, private_map = tmp_path / "bundle", tmp_path / "map.json"
@@ -81,21 +81,25 @@ def test_a_trial_through_a_local_ray_cluster_is_the_trial_local_workers_collect_
     hunted = [node["ray_node_id"], node["ray_node_id"][:12]] + ([node["node_ip"]] if not node["node_ip"].startswith("127.") else [])
     assert survivors(bundle, hunted) == []
     assert _cli("keygen", "--out", str(tmp_path / "keys")).returncode == 0
-    built = _cli("build", str(bundle), "--out", str(tmp_path / "site"), "--known-values", str(private_map),
-                 "--sign", str(tmp_path / "keys/signing.key"))
+    built = _cli(
+        "build", str(bundle), "--out", str(tmp_path / "site"), "--known-values", str(private_map), "--sign", str(tmp_path / "keys/signing.key")
+    )
     assert built.returncode == 0, built.stderr[-2000:]
     verified = _cli("verify", str(tmp_path / "site"), "--key", str(tmp_path / "keys/signing.pub"))
     assert verified.returncode == 0, verified.stdout[-2000:]
 
 
 @pytest.mark.slow
-def test_an_actor_killed_mid_run_is_one_line_and_resume_through_ray_loses_and_doubles_nothing(
-        tmp_path: Path, head: RayHead) -> None:
+def test_an_actor_killed_mid_run_is_one_line_and_resume_through_ray_loses_and_doubles_nothing(tmp_path: Path, head: RayHead) -> None:
     plan = write_plan(tmp_path / "plan.toml", workload={"repetitions": 3, "workers": 2})
     out = tmp_path / "raw"
     journal = out / "journals" / "01-original-before.jsonl"
-    collector = subprocess.Popen([sys.executable, "-m", "evidence_kit", "collect", str(plan), "--out", str(out), "-q",
-                                  "--ray", head.address], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    collector = subprocess.Popen(
+        [sys.executable, "-m", "evidence_kit", "collect", str(plan), "--out", str(out), "-q", "--ray", head.address],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     _wait_for_runs(journal, 1, collector)
     actors = head.actors()
     assert len(actors) == 2, actors
@@ -151,8 +155,12 @@ sys.exit(main(sys.argv[1:]))
 
 def test_without_ray_installed_ray_is_one_line_exit_2(tmp_path: Path) -> None:
     plan = write_plan(tmp_path / "plan.toml")
-    done = subprocess.run([sys.executable, "-c", _WITHOUT_RAY, "collect", str(plan), "--out", str(tmp_path / "raw"),
-                           "--ray", "auto"], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_RAY, "collect", str(plan), "--out", str(tmp_path / "raw"), "--ray", "auto"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert "pip install 'evidence-kit[ray]'" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "raw").exists()
@@ -162,13 +170,11 @@ def test_the_kuberay_manifest_runs_the_ray_version_the_collector_pins() -> None:
     import yaml
 
     repo = Path(__file__).resolve().parents[2]
-    pinned = next(line.split("==")[1] for line in (repo / "constraints.txt").read_text().splitlines()
-                  if line.startswith("ray=="))
+    pinned = next(line.split("==")[1] for line in (repo / "constraints.txt").read_text().splitlines() if line.startswith("ray=="))
     cluster = yaml.safe_load((repo / "examples/kubernetes/raycluster.yaml").read_text())
     assert cluster["apiVersion"] == "ray.io/v1" and cluster["kind"] == "RayCluster"
     assert cluster["spec"]["rayVersion"] == pinned == ray.__version__
-    pods = [cluster["spec"]["headGroupSpec"]["template"]["spec"]] + \
-        [group["template"]["spec"] for group in cluster["spec"]["workerGroupSpecs"]]
+    pods = [cluster["spec"]["headGroupSpec"]["template"]["spec"]] + [group["template"]["spec"] for group in cluster["spec"]["workerGroupSpecs"]]
     for pod in pods:
         for container in pod["containers"] + pod["initContainers"]:
             assert container["image"] == f"rayproject/ray:{pinned}-py311"

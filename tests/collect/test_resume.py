@@ -37,8 +37,9 @@ def _committed_runs(path: Path) -> int:
 
 def _kill_collector_mid_arm(plan: Path, out: Path, journal: Path) -> int:
     """Start ``collect``, SIGKILL it once the arm committed two runs; the runs it committed."""
-    collector = subprocess.Popen([sys.executable, "-m", "evidence_kit", "collect", str(plan), "--out", str(out), "-q"],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    collector = subprocess.Popen(
+        [sys.executable, "-m", "evidence_kit", "collect", str(plan), "--out", str(out), "-q"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     deadline = time.monotonic() + 60
     while _runs_in(journal) < 2 and time.monotonic() < deadline and collector.poll() is None:
         time.sleep(0.01)
@@ -126,8 +127,7 @@ def test_a_resume_on_the_same_engine_process_still_says_stable(tmp_path: Path) -
     with running_simulator("original", time_scale=50) as url:
         # An endpoint the plan does not start: it outlives the killed collector, unchanged.
         original = {"base_url": url, "model": "sim-org/sim-model-7b-simulated"}
-        plan = write_plan(tmp_path / "plan.toml", arms={"original": original, "layout": sim_arm("layout-candidate")},
-                          workload={"repetitions": 3})
+        plan = write_plan(tmp_path / "plan.toml", arms={"original": original, "layout": sim_arm("layout-candidate")}, workload={"repetitions": 3})
         out = tmp_path / "raw"
         journal = out / "journals" / "01-original-before.jsonl"
         kept = _kill_collector_mid_arm(plan, out, journal)
@@ -136,8 +136,7 @@ def test_a_resume_on_the_same_engine_process_still_says_stable(tmp_path: Path) -
     before = load_trial(out).arms[0]
     stable = next(c for c in before.checks if c.name == "process-stable")
     assert stable.ok and stable.level == "error"
-    assert stable.detail == ("the engine's reported process start time never changed, "
-                             f"across the resume at run {kept + 1}")
+    assert stable.detail == (f"the engine's reported process start time never changed, across the resume at run {kept + 1}")
     assert {t for run in before.runs for t in run.process_start_times_s or ()} == {start}
 
 
@@ -145,8 +144,12 @@ def test_ctrl_c_stops_cleanly_and_leaves_a_resumable_journal(tmp_path: Path) -> 
     plan = write_plan(tmp_path / "plan.toml", workload={"repetitions": 3})
     out = tmp_path / "raw"
     journal = out / "journals" / "02-layout-candidate.jsonl"
-    collector = subprocess.Popen([sys.executable, "-m", "evidence_kit", "collect", str(plan), "--out", str(out), "-q"],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    collector = subprocess.Popen(
+        [sys.executable, "-m", "evidence_kit", "collect", str(plan), "--out", str(out), "-q"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 90
     while _runs_in(journal) < 1 and time.monotonic() < deadline and collector.poll() is None:
         time.sleep(0.01)
@@ -184,8 +187,7 @@ def test_a_resumed_restored_arm_judges_the_candidate_as_the_uninterrupted_one_di
         # The plan stops this candidate (a stop command), so it is the plan's to remove:
         # still serving afterwards is a failure, resumed or not.
         candidate = {"base_url": url, "model": "sim-org/sim-model-7b-simulated", "stop": "true"}
-        plan = write_plan(tmp_path / "plan.toml", arms={"original": sim_arm("original"), "layout": candidate},
-                          workload={"repetitions": 1})
+        plan = write_plan(tmp_path / "plan.toml", arms={"original": sim_arm("original"), "layout": candidate}, workload={"repetitions": 1})
         out = tmp_path / "raw"
         collect_trial(plan, out)
         (out / "journals" / "03-original-restored.jsonl").unlink()  # interrupted before the restored arm

@@ -27,11 +27,11 @@ echo "1, 80000, 3001, 97871, [N/A], 97"
 def sample_twice(url: str, path: Path, *, nvidia_smi: bool, pgid: int | None) -> TelemetrySummary:
     async def go() -> TelemetrySummary:
         async with httpx.AsyncClient() as client:
-            sampler = TelemetrySampler(client, url, path, interval_s=0.05, clock=time.monotonic,
-                                       nvidia_smi=nvidia_smi, pgid=pgid, cgroup=None)
+            sampler = TelemetrySampler(client, url, path, interval_s=0.05, clock=time.monotonic, nvidia_smi=nvidia_smi, pgid=pgid, cgroup=None)
             sampler.start()
             await asyncio.sleep(0.2)
             return await sampler.stop()
+
     return asyncio.run(go())
 
 
@@ -53,11 +53,9 @@ def test_gpu_rows_and_minimum_free_memory(tmp_path: Path, sim_url: str, monkeypa
     assert summary.samples >= 2 and summary.samples == len((tmp_path / "t.jsonl").read_text().splitlines())
 
 
-def test_no_gpu_is_recorded_as_absent_and_engine_memory_is_read(tmp_path: Path, sim_url: str,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_gpu_is_recorded_as_absent_and_engine_memory_is_read(tmp_path: Path, sim_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))  # no nvidia-smi anywhere
-    child = subprocess.Popen([sys.executable, "-c", "import time; x = bytearray(30 << 20); time.sleep(30)"],
-                             start_new_session=True)
+    child = subprocess.Popen([sys.executable, "-c", "import time; x = bytearray(30 << 20); time.sleep(30)"], start_new_session=True)
     try:
         time.sleep(0.5)
         summary = sample_twice(sim_url, tmp_path / "t.jsonl", nvidia_smi=True, pgid=child.pid)
@@ -94,8 +92,12 @@ def test_samples_and_footer_summaries_are_written_as_they_always_were() -> None:
 
     root = Path(__file__).resolve().parents[2] / "evidence"
     samples = [line for path in sorted(root.glob("*/*/telemetry/*.jsonl")) for line in path.read_text().splitlines()]
-    footers = [line for path in sorted(root.glob("*/*/journals/*.jsonl"))
-               for line in path.read_text().splitlines() if '"telemetry"' in line and '"footer"' in line]
+    footers = [
+        line
+        for path in sorted(root.glob("*/*/journals/*.jsonl"))
+        for line in path.read_text().splitlines()
+        if '"telemetry"' in line and '"footer"' in line
+    ]
     assert samples and footers
     for line in samples:
         sample = TelemetrySample.model_validate(json.loads(line))

@@ -19,8 +19,9 @@ pytestmark = pytest.mark.slow
 
 
 def test_the_engine_timings_are_journalled_and_every_gap_recomputes_from_them(tmp_path: Path, run_cli) -> None:
-    plan = write_plan(tmp_path / "plan.toml", arms={
-        "original": sim_arm("original"), "faulty": sim_arm("layout-candidate", extra="--fault drop=0.25")})
+    plan = write_plan(
+        tmp_path / "plan.toml", arms={"original": sim_arm("original"), "faulty": sim_arm("layout-candidate", extra="--fault drop=0.25")}
+    )
     plan.write_text(plan.read_text().replace("min_improvement = 0.1\n", "min_improvement = 0.1\nmax_timing_gap_ms = 5000\n"))
     out = tmp_path / "raw"
     assert run_cli("collect", plan, "--out", out, "-q").code == 0
@@ -62,5 +63,4 @@ def test_the_engine_timings_are_journalled_and_every_gap_recomputes_from_them(tm
     strict = analyze_trial(evidence)
     beyond = sum(any(g.beyond_bound for g in run.timing) for run in strict.runs)
     assert beyond == len(strict.runs) and strict.outcome == "no-promotion"
-    assert [f.values.phase for f in strict.findings if f.kind == "timing-gap" and f.values.metric == "e2e_s"] == [
-        "before", "candidate", "restored"]
+    assert [f.values.phase for f in strict.findings if f.kind == "timing-gap" and f.values.metric == "e2e_s"] == ["before", "candidate", "restored"]

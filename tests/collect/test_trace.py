@@ -19,8 +19,10 @@ from evidence_kit.redact import redact_bundle
 
 from .conftest import write_plan
 
-LINES = [{"timestamp": 1000 + 150 * i + (37 if i % 3 == 0 else 0), "input_length": 200 + 40 * i,
-          "output_length": 8 + 2 * i, "hash_ids": [i, i + 1]} for i in range(6)]
+LINES = [
+    {"timestamp": 1000 + 150 * i + (37 if i % 3 == 0 else 0), "input_length": 200 + 40 * i, "output_length": 8 + 2 * i, "hash_ids": [i, i + 1]}
+    for i in range(6)
+]
 
 
 def _trace(folder: Path, lines: list[dict] | None = None, raw: bytes | None = None) -> Path:
@@ -49,9 +51,22 @@ def test_the_trace_sets_the_inputs_the_rate_and_the_schedule(tmp_path: Path) -> 
     assert plan.trace.requests[2].hash_ids == (2, 3)  # read and checked, not used
 
 
-@pytest.mark.parametrize("case", ["not json", "not an object", "missing", "unknown field", "negative timestamp",
-                                  "decreasing", "zero input", "fractional output", "boolean input", "bad hash_ids",
-                                  "non-utf8"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "not json",
+        "not an object",
+        "missing",
+        "unknown field",
+        "negative timestamp",
+        "decreasing",
+        "zero input",
+        "fractional output",
+        "boolean input",
+        "bad hash_ids",
+        "non-utf8",
+    ],
+)
 def test_an_inconsistent_trace_line_is_refused_with_the_trace_file_and_its_line(tmp_path: Path, case: str) -> None:
     lines = [json.dumps(x).encode() for x in LINES]
     bad = {
@@ -90,14 +105,17 @@ def test_the_cli_names_the_trace_file_and_line_of_a_non_utf8_line_exit_2(tmp_pat
     assert result.err.count("\n") == 1 and "Traceback" not in result.err and not (tmp_path / "raw").exists()
 
 
-@pytest.mark.parametrize("extra, said", [
-    ('trace = "trace.jsonl"\nrate = [2.0]\n', "with trace sets no rate"),
-    ('trace = "trace.jsonl"\ninput_nominal = [256]\n', "with trace sets no input_nominal"),
-    ("trace_time_scale = 2.0\ninput_nominal = [256]\nconcurrency = [1]\n", "trace_time_scale scales a trace"),
-    ('input_nominal = [256]\nrate = [2.0]\narrival = "trace"\n', "'poisson' or 'constant'"),
-    ('trace = "trace.jsonl"\ntrace_time_scale = 0\n', "greater than 0"),
-    ('trace = "trace.jsonl"\nprefix_tokens = 64\nprefixes = 2\n', "with trace sets no prefix_tokens"),
-])
+@pytest.mark.parametrize(
+    "extra, said",
+    [
+        ('trace = "trace.jsonl"\nrate = [2.0]\n', "with trace sets no rate"),
+        ('trace = "trace.jsonl"\ninput_nominal = [256]\n', "with trace sets no input_nominal"),
+        ("trace_time_scale = 2.0\ninput_nominal = [256]\nconcurrency = [1]\n", "trace_time_scale scales a trace"),
+        ('input_nominal = [256]\nrate = [2.0]\narrival = "trace"\n', "'poisson' or 'constant'"),
+        ('trace = "trace.jsonl"\ntrace_time_scale = 0\n', "greater than 0"),
+        ('trace = "trace.jsonl"\nprefix_tokens = 64\nprefixes = 2\n', "with trace sets no prefix_tokens"),
+    ],
+)
 def test_a_plan_whose_trace_settings_contradict_is_refused_at_its_line(tmp_path: Path, extra: str, said: str) -> None:
     _trace(tmp_path)
     plan = _plan(tmp_path, extra)
@@ -124,13 +142,11 @@ def test_a_replayed_trace_offers_its_arrivals_in_every_arm_and_stays_out_of_the_
             # Each request capped at its line's output length (the simulator stops there) and sized near its
             # input length (the calibrated prompts are approximate).
             assert [r.completion_tokens for r in requests] == [x["output_length"] for x in LINES]
-            assert all(0.7 * x["input_length"] <= (r.prompt_tokens or 0) <= 1.3 * x["input_length"]
-                       for r, x in zip(requests, LINES))
+            assert all(0.7 * x["input_length"] <= (r.prompt_tokens or 0) <= 1.3 * x["input_length"] for r, x in zip(requests, LINES))
             assert all(abs(r.send_wait_s - (r.t_send_s - run.t_start_s - r.scheduled_s)) <= 3e-6 for r in requests)
     trial = analyze(evidence).trials[0]
     assert trial.groups[0].label.endswith(f"/R{evidence.trial.workload.rate[0]!r}") and trial.runs_total == 6
-    (tmp_path / "raw" / "decision.toml").write_text(
-        'id = "2026-12-26-trace"\ndate = "2026-12-26"\ntitle = "Trace"\ntrials = ["t-small"]\n')
+    (tmp_path / "raw" / "decision.toml").write_text('id = "2026-12-26-trace"\ndate = "2026-12-26"\ntitle = "Trace"\ntrials = ["t-small"]\n')
     redacted = redact_bundle(tmp_path / "raw", tmp_path / "public", key=b"trace-test-key-0123456789abcdefgh").out
     published = b"".join(p.read_bytes() for p in redacted.rglob("*") if p.is_file())
     assert digest.encode() not in published and b"hash_ids" not in published and b"trace.jsonl" not in published

@@ -20,20 +20,23 @@ class Engine:
     def handle(self, request: httpx.Request) -> httpx.Response:
         if not self.up:
             return httpx.Response(503, text="metrics unavailable\n")
-        return httpx.Response(200, text=(
-            f'vllm:request_success_total{{finished_reason="stop"}} {self.served}\n'
-            f"vllm:prompt_tokens_total {self.served * 10}\n"
-            f"vllm:generation_tokens_total {self.served * 5}\n"
-            f"vllm:prefix_cache_hits_total {self.hits}\n"
-            f"process_start_time_seconds {self.start}\n"))
+        return httpx.Response(
+            200,
+            text=(
+                f'vllm:request_success_total{{finished_reason="stop"}} {self.served}\n'
+                f"vllm:prompt_tokens_total {self.served * 10}\n"
+                f"vllm:generation_tokens_total {self.served * 5}\n"
+                f"vllm:prefix_cache_hits_total {self.hits}\n"
+                f"process_start_time_seconds {self.start}\n"
+            ),
+        )
 
 
 def _records(n: int) -> list[dict]:
     return [{"ok": True, "prompt_tokens": 10, "completion_tokens": 5}] * n
 
 
-async def _run(watch: EngineWatch, client: httpx.AsyncClient, engine: Engine, run: str, *, up_after: bool = True,
-               hits: float = 0.0):
+async def _run(watch: EngineWatch, client: httpx.AsyncClient, engine: Engine, run: str, *, up_after: bool = True, hits: float = 0.0):
     before = await watch.before_run(client, BASE)
     engine.served += 2
     engine.hits += hits
@@ -47,6 +50,7 @@ def _watch_runs(watch: EngineWatch, engine: Engine, plan: list[dict]) -> list:
     async def go():
         async with httpx.AsyncClient(transport=httpx.MockTransport(engine.handle)) as client:
             return [await _run(watch, client, engine, f"r{i}", **kw) for i, kw in enumerate(plan, 1)]
+
     return asyncio.run(go())
 
 

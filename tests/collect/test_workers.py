@@ -52,8 +52,7 @@ def _records(out: Path) -> list[list[tuple[str, str, int | None, str | None, tup
     shapes = []
     for journal in sorted((out / "journals").glob("*.jsonl")):
         rows = [json.loads(line) for line in journal.read_text().splitlines()]
-        shapes.append([(r["type"], r.get("run"), r.get("index"), r.get("key"), tuple(r)) for r in rows
-                       if r["type"] in ("request", "run")])
+        shapes.append([(r["type"], r.get("run"), r.get("index"), r.get("key"), tuple(r)) for r in rows if r["type"] in ("request", "run")])
     return shapes
 
 
@@ -97,8 +96,12 @@ def test_analyze_sums_every_process_and_takes_the_busiest_loop(tmp_path: Path) -
 
 
 def _collect(plan: Path, out: Path, *extra: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "evidence_kit", "collect", str(plan), "--out", str(out), "-q",
-                             *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "evidence_kit", "collect", str(plan), "--out", str(out), "-q", *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _wait_for_runs(journal: Path, runs: int, collector: subprocess.Popen[str]) -> None:
@@ -164,8 +167,13 @@ def test_ctrl_c_with_workers_stops_cleanly(tmp_path: Path) -> None:
     plan = write_plan(tmp_path / "plan.toml", workload={"repetitions": 3, "workers": 2})
     out = tmp_path / "raw"
     # In its own session, so Ctrl-C can go to its whole process group, as a terminal sends it.
-    collector = subprocess.Popen([sys.executable, "-m", "evidence_kit", "collect", str(plan), "--out", str(out), "-q"],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    collector = subprocess.Popen(
+        [sys.executable, "-m", "evidence_kit", "collect", str(plan), "--out", str(out), "-q"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     _wait_for_runs(out / "journals" / "01-original-before.jsonl", 1, collector)
     workers = _workers_of(collector.pid)
     os.killpg(collector.pid, signal.SIGINT)
@@ -183,8 +191,12 @@ def test_a_bad_workers_value_names_the_file_and_line(tmp_path: Path, value: str)
 def test_bad_workers_option_exits_2_with_one_line(tmp_path: Path) -> None:
     plan = write_plan(tmp_path / "plan.toml")
     for value in ("0", "many", "9"):
-        done = subprocess.run([sys.executable, "-m", "evidence_kit", "collect", str(plan), "--out",
-                               str(tmp_path / "raw"), "--workers", value], capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            [sys.executable, "-m", "evidence_kit", "collect", str(plan), "--out", str(tmp_path / "raw"), "--workers", value],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
         assert "--workers" in done.stderr and "Traceback" not in done.stderr
         assert not (tmp_path / "raw").exists()

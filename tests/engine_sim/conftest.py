@@ -27,10 +27,9 @@ def chat_body(text: str = "Summarise the trial in one line.", **extra: object) -
 
 def stream_events(url: str, body: dict, headers: dict | None = None, timeout: float = 30.0) -> list[str]:
     """The ``data:`` payloads of one streamed request, in order."""
-    with httpx.stream("POST", url + "/v1/chat/completions", json={**body, "stream": True},
-                      headers=headers, timeout=timeout) as response:
+    with httpx.stream("POST", url + "/v1/chat/completions", json={**body, "stream": True}, headers=headers, timeout=timeout) as response:
         response.raise_for_status()
-        return [line[len("data: "):] for line in response.iter_lines() if line.startswith("data: ")]
+        return [line[len("data: ") :] for line in response.iter_lines() if line.startswith("data: ")]
 
 
 def parse_chunks(events: list[str]) -> list[dict]:

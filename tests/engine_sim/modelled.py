@@ -67,8 +67,13 @@ def _served(seq: Sequence) -> Served:
     sent = 0
     while not seq.outbox.empty():
         sent += seq.outbox.get_nowait() or 0
-    return Served(ttft=seq.first_token_at - seq.arrival, e2e=seq.finished_at - seq.arrival,
-                  queued=seq.admitted_at - seq.arrival, tokens=sent, planned=len(seq.plan))
+    return Served(
+        ttft=seq.first_token_at - seq.arrival,
+        e2e=seq.finished_at - seq.arrival,
+        queued=seq.admitted_at - seq.arrival,
+        tokens=sent,
+        planned=len(seq.plan),
+    )
 
 
 def median(values: list[float]) -> float:

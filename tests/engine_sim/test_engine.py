@@ -58,8 +58,7 @@ def test_requests_wait_when_the_kv_pool_is_full(tmp_path):
     prompt = " ".join(["cache"] * 2500)
     truth = tmp_path / "truth.jsonl"
     with running_simulator(profile, time_scale=FAST, ground_truth=truth) as url:
-        replies = asyncio.run(_concurrent(url, [chat_body(prompt + f" {i}", max_tokens=50, ignore_eos=True)
-                                                for i in range(3)]))
+        replies = asyncio.run(_concurrent(url, [chat_body(prompt + f" {i}", max_tokens=50, ignore_eos=True) for i in range(3)]))
     assert all(r["usage"]["completion_tokens"] == 50 for r in replies)
     records = sorted(_truth(truth), key=lambda r: r["admitted"])
     for earlier, later in zip(records, records[1:]):
@@ -69,15 +68,22 @@ def test_requests_wait_when_the_kv_pool_is_full(tmp_path):
 def test_waiting_gauge_shows_the_queue_while_it_exists():
     profile = _with("original", scheduler={"max_num_seqs": 1})
     with running_simulator(profile, time_scale=1) as url:  # real time: each request takes ~0.5 s
+
         async def scenario() -> list[float]:
             async with httpx.AsyncClient(base_url=url, timeout=60) as client:
-                tasks = [asyncio.create_task(client.post("/v1/chat/completions", json=chat_body(f"w{i}", max_tokens=100, ignore_eos=True)))
-                         for i in range(3)]
+                tasks = [
+                    asyncio.create_task(client.post("/v1/chat/completions", json=chat_body(f"w{i}", max_tokens=100, ignore_eos=True)))
+                    for i in range(3)
+                ]
                 await asyncio.sleep(0.2)
                 text = (await client.get("/metrics")).text
                 await asyncio.gather(*tasks)
-            return [float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
-                    if line.startswith(("vllm:num_requests_waiting{", "vllm:num_requests_running{"))]
+            return [
+                float(line.rsplit(" ", 1)[1])
+                for line in text.splitlines()
+                if line.startswith(("vllm:num_requests_waiting{", "vllm:num_requests_running{"))
+            ]
+
         running, waiting = asyncio.run(scenario())
     assert running == 1 and waiting == 2
 
@@ -97,8 +103,11 @@ def test_profiles_show_the_reference_slot_changes():
 
 
 def test_same_seed_same_output_and_prompt_changes_it():
-    bodies = [chat_body("alpha", reasoning_effort="low"), chat_body("beta", reasoning_effort="low"),
-              chat_body("alpha", reasoning_effort="low", seed=7)]
+    bodies = [
+        chat_body("alpha", reasoning_effort="low"),
+        chat_body("beta", reasoning_effort="low"),
+        chat_body("alpha", reasoning_effort="low", seed=7),
+    ]
     runs = []
     for _ in range(2):
         with running_simulator("dflash-candidate", time_scale=FAST) as url:
@@ -109,8 +118,7 @@ def test_same_seed_same_output_and_prompt_changes_it():
 
 
 def test_min_tokens_and_natural_lengths_vary_by_prompt(sim):
-    natural = {httpx.post(sim.url + "/v1/chat/completions", json=chat_body(f"p{i}")).json()["usage"]["completion_tokens"]
-               for i in range(8)}
+    natural = {httpx.post(sim.url + "/v1/chat/completions", json=chat_body(f"p{i}")).json()["usage"]["completion_tokens"] for i in range(8)}
     assert len(natural) > 3, "natural output length depends on the prompt"
     fixed = httpx.post(sim.url + "/v1/chat/completions", json=chat_body("p0", min_tokens=300, max_tokens=900)).json()
     assert fixed["usage"]["completion_tokens"] == 300 and fixed["choices"][0]["finish_reason"] == "stop"
@@ -119,8 +127,9 @@ def test_min_tokens_and_natural_lengths_vary_by_prompt(sim):
 def test_ground_truth_events_match_the_stream(tmp_path):
     truth = tmp_path / "truth.jsonl"
     with running_simulator("original", time_scale=FAST, ground_truth=truth) as url:
-        with httpx.stream("POST", url + "/v1/chat/completions",
-                          json=chat_body(stream=True, reasoning_effort="low", stream_options={"include_usage": True})) as r:
+        with httpx.stream(
+            "POST", url + "/v1/chat/completions", json=chat_body(stream=True, reasoning_effort="low", stream_options={"include_usage": True})
+        ) as r:
             events = [line for line in r.iter_lines() if line.startswith("data: ")]
     (record,) = _truth(truth)
     kinds = [kind for _, kind, _ in record["events"]]

@@ -43,8 +43,9 @@ def test_drop_cuts_the_stream_mid_response(faulty):
     aborted, finished = _aborted(faulty.url), _finished(faulty.url)
     received: list[str] = []
     with pytest.raises(httpx.RemoteProtocolError):
-        with httpx.stream("POST", faulty.url + "/v1/chat/completions", headers={"X-Sim-Fault": "drop"},
-                          json=chat_body(stream=True, max_tokens=60, ignore_eos=True)) as response:
+        with httpx.stream(
+            "POST", faulty.url + "/v1/chat/completions", headers={"X-Sim-Fault": "drop"}, json=chat_body(stream=True, max_tokens=60, ignore_eos=True)
+        ) as response:
             assert response.status_code == 200
             for line in response.iter_lines():
                 received.append(line)
@@ -57,12 +58,12 @@ def test_drop_cuts_the_stream_mid_response(faulty):
 def test_an_abandoned_request_is_timed_to_its_first_token_but_has_no_end_to_end_time(faulty):
     # vLLM observes TTFT at a request's first token and its end-to-end time only when it finishes in the
     # engine (an abort records no finished-request stats): the collector's counts must see the same.
-    names = ("vllm:time_to_first_token_seconds_count", "vllm:e2e_request_latency_seconds_count",
-             "vllm:request_generation_tokens_count")
+    names = ("vllm:time_to_first_token_seconds_count", "vllm:e2e_request_latency_seconds_count", "vllm:request_generation_tokens_count")
     before = scrape(faulty.url)
     with pytest.raises(httpx.RemoteProtocolError):
-        with httpx.stream("POST", faulty.url + "/v1/chat/completions", headers={"X-Sim-Fault": "drop"},
-                          json=chat_body(stream=True, max_tokens=60, ignore_eos=True)) as response:
+        with httpx.stream(
+            "POST", faulty.url + "/v1/chat/completions", headers={"X-Sim-Fault": "drop"}, json=chat_body(stream=True, max_tokens=60, ignore_eos=True)
+        ) as response:
             for _ in response.iter_lines():
                 pass
     after = scrape(faulty.url)
@@ -80,8 +81,7 @@ def test_drop_cuts_a_non_streamed_body(faulty):
 def test_stall_outlasts_the_client_timeout_and_the_server_aborts(faulty):
     aborted = _aborted(faulty.url)
     with pytest.raises(httpx.ReadTimeout):
-        stream_events(faulty.url, chat_body(max_tokens=40, ignore_eos=True), headers={"X-Sim-Fault": "stall"},
-                      timeout=0.5)
+        stream_events(faulty.url, chat_body(max_tokens=40, ignore_eos=True), headers={"X-Sim-Fault": "stall"}, timeout=0.5)
     deadline = __import__("time").monotonic() + 10
     while _aborted(faulty.url) == aborted and __import__("time").monotonic() < deadline:
         __import__("time").sleep(0.05)
@@ -89,8 +89,7 @@ def test_stall_outlasts_the_client_timeout_and_the_server_aborts(faulty):
 
 
 def test_malformed_event_is_exactly_one_unparseable_event(faulty):
-    events = stream_events(faulty.url, chat_body(stream_options={"include_usage": True}),
-                           headers={"X-Sim-Fault": "malformed"})
+    events = stream_events(faulty.url, chat_body(stream_options={"include_usage": True}), headers={"X-Sim-Fault": "malformed"})
     bad = []
     good = []
     for event in events[:-1]:
@@ -112,8 +111,7 @@ def test_malformed_non_streamed_body_is_not_json(faulty):
 
 def test_wrong_usage_disagrees_with_tokens_sent_and_counters(faulty):
     before = total(scrape(faulty.url), "vllm:generation_tokens_total")
-    events = stream_events(faulty.url, chat_body(stream_options={"include_usage": True}),
-                           headers={"X-Sim-Fault": "wrong-usage"})
+    events = stream_events(faulty.url, chat_body(stream_options={"include_usage": True}), headers={"X-Sim-Fault": "wrong-usage"})
     chunks = [json.loads(e) for e in events[:-1]]
     text = "".join(c["choices"][0]["delta"].get("content", "") for c in chunks if c["choices"])
     generated = total(scrape(faulty.url), "vllm:generation_tokens_total") - before
@@ -126,15 +124,17 @@ def test_unknown_fault_header_is_a_bad_request(faulty):
     assert response.status_code == 400 and "meteor" in response.json()["error"]["message"]
 
 
-@pytest.mark.parametrize("kind, rate, n, failing", [
-    ("http-500", 0.25, 20, {3, 7, 11, 15, 19}),
-    ("http-503", 0.1, 20, {9, 19}),
-])
+@pytest.mark.parametrize(
+    "kind, rate, n, failing",
+    [
+        ("http-500", 0.25, 20, {3, 7, 11, 15, 19}),
+        ("http-503", 0.1, 20, {9, 19}),
+    ],
+)
 def test_rates_inject_exactly_floor_n_times_rate_evenly(kind, rate, n, failing):
     server = start_simulator("original", time_scale=FAST, faults=[f"{kind}={rate}"])
     try:
-        statuses = [httpx.post(server.url + "/v1/chat/completions", json=chat_body(max_tokens=2)).status_code
-                    for _ in range(n)]
+        statuses = [httpx.post(server.url + "/v1/chat/completions", json=chat_body(max_tokens=2)).status_code for _ in range(n)]
         stats = httpx.get(server.url + "/sim/stats").json()
     finally:
         server.stop()

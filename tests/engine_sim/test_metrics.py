@@ -18,8 +18,7 @@ MODEL = "sim-org/sim-model-7b-simulated"
 def scrape(url: str) -> dict[tuple[str, tuple], float]:
     """Every sample of /metrics keyed by (sample name, sorted labels)."""
     text = httpx.get(url + "/metrics").text
-    return {(s.name, tuple(sorted(s.labels.items()))): s.value
-            for family in text_string_to_metric_families(text) for s in family.samples}
+    return {(s.name, tuple(sorted(s.labels.items()))): s.value for family in text_string_to_metric_families(text) for s in family.samples}
 
 
 def total(samples: dict, name: str, **labels: str) -> float:
@@ -35,6 +34,7 @@ async def _one(client: httpx.AsyncClient, i: int) -> dict:
             async for line in response.aiter_lines():
                 if line.startswith("data: {") and '"usage":{' in line:
                     import json
+
                     usage = json.loads(line[6:])["usage"]
         return usage
     if i % 3 == 1:

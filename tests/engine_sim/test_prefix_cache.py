@@ -45,8 +45,7 @@ def test_free_blocks_are_evicted_least_recently_used_the_tail_first() -> None:
     assert cache.hit(old, 48) == 1 and cache.hit(new, 48) == 0 and cache.in_use == 1
 
 
-def _modelled_hit_rate(profile: Profile, *, prefix: int, suffix: int, prefixes: int, concurrency: int,
-                       requests: int) -> float:
+def _modelled_hit_rate(profile: Profile, *, prefix: int, suffix: int, prefixes: int, concurrency: int, requests: int) -> float:
     """Closed loop in modelled time over requests that open with one of ``prefixes`` shared prefixes."""
     now = [0.0]
     engine = Engine(profile, clock=lambda: now[0])

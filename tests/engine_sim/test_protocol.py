@@ -12,10 +12,14 @@ from evidence_kit.engine_sim import TOKENIZER
 
 from .conftest import chat_body, parse_chunks, stream_events
 
-WEATHER_TOOL = {"type": "function", "function": {
-    "name": "get_weather", "description": "Weather for a city",
-    "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
-                   "required": ["city"]}}}
+WEATHER_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Weather for a city",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}, "required": ["city"]},
+    },
+}
 
 
 def test_health_models_version_name_the_simulated_model(sim):
@@ -69,8 +73,12 @@ def test_prompt_tokens_match_tokenize_of_the_same_messages(sim):
 def test_openai_client_streams_reasoning_and_content(sim):
     client = openai.OpenAI(base_url=sim.openai_base_url, api_key="sim")
     stream = client.chat.completions.create(
-        model="sim-org/sim-model-7b-simulated", messages=[{"role": "user", "content": "Think, then answer."}],
-        stream=True, stream_options={"include_usage": True}, reasoning_effort="medium")
+        model="sim-org/sim-model-7b-simulated",
+        messages=[{"role": "user", "content": "Think, then answer."}],
+        stream=True,
+        stream_options={"include_usage": True},
+        reasoning_effort="medium",
+    )
     reasoning, content, usage, finish = "", "", None, None
     for chunk in stream:
         if chunk.usage is not None:
@@ -86,13 +94,12 @@ def test_openai_client_streams_reasoning_and_content(sim):
 
 def test_openai_client_non_streamed_chat_and_completion(sim):
     client = openai.OpenAI(base_url=sim.openai_base_url, api_key="sim")
-    reply = client.chat.completions.create(model="sim-org/sim-model-7b-simulated",
-                                           messages=[{"role": "user", "content": "One line."}], max_tokens=12,
-                                           extra_body={"ignore_eos": True})
+    reply = client.chat.completions.create(
+        model="sim-org/sim-model-7b-simulated", messages=[{"role": "user", "content": "One line."}], max_tokens=12, extra_body={"ignore_eos": True}
+    )
     assert reply.choices[0].finish_reason == "length" and reply.usage.completion_tokens == 12
     assert TOKENIZER.count(reply.choices[0].message.content) == 12
-    completion = client.completions.create(model="sim-org/sim-model-7b-simulated", prompt="Once upon", max_tokens=7,
-                                           extra_body={"ignore_eos": True})
+    completion = client.completions.create(model="sim-org/sim-model-7b-simulated", prompt="Once upon", max_tokens=7, extra_body={"ignore_eos": True})
     assert completion.object == "text_completion" and completion.usage.completion_tokens == 7
     assert completion.usage.prompt_tokens == TOKENIZER.count("Once upon")
 
@@ -100,8 +107,9 @@ def test_openai_client_non_streamed_chat_and_completion(sim):
 def test_openai_client_streamed_completion_with_usage(sim):
     client = openai.OpenAI(base_url=sim.openai_base_url, api_key="sim")
     text, usage = "", None
-    for chunk in client.completions.create(model="sim-org/sim-model-7b-simulated", prompt="Tell me", stream=True,
-                                           stream_options={"include_usage": True}):
+    for chunk in client.completions.create(
+        model="sim-org/sim-model-7b-simulated", prompt="Tell me", stream=True, stream_options={"include_usage": True}
+    ):
         usage = chunk.usage or usage
         text += "".join(c.text for c in chunk.choices)
     assert text and usage.completion_tokens == TOKENIZER.count(text)
@@ -110,16 +118,13 @@ def test_openai_client_streamed_completion_with_usage(sim):
 def test_tools_non_streamed_then_tool_result_answered_in_content(sim):
     client = openai.OpenAI(base_url=sim.openai_base_url, api_key="sim")
     messages = [{"role": "user", "content": "Weather in Oslo?"}]
-    first = client.chat.completions.create(model="sim-org/sim-model-7b-simulated", messages=messages,
-                                           tools=[WEATHER_TOOL])
+    first = client.chat.completions.create(model="sim-org/sim-model-7b-simulated", messages=messages, tools=[WEATHER_TOOL])
     call = first.choices[0].message.tool_calls[0]
     assert first.choices[0].finish_reason == "tool_calls" and call.function.name == "get_weather"
     arguments = json.loads(call.function.arguments)
     assert isinstance(arguments["city"], str) and isinstance(arguments["days"], int)
-    messages += [first.choices[0].message.model_dump(exclude_none=True),
-                 {"role": "tool", "tool_call_id": call.id, "content": '{"temp_c": 4}'}]
-    second = client.chat.completions.create(model="sim-org/sim-model-7b-simulated", messages=messages,
-                                            tools=[WEATHER_TOOL])
+    messages += [first.choices[0].message.model_dump(exclude_none=True), {"role": "tool", "tool_call_id": call.id, "content": '{"temp_c": 4}'}]
+    second = client.chat.completions.create(model="sim-org/sim-model-7b-simulated", messages=messages, tools=[WEATHER_TOOL])
     assert second.choices[0].finish_reason == "stop" and second.choices[0].message.content
     assert not second.choices[0].message.tool_calls
 
@@ -127,9 +132,13 @@ def test_tools_non_streamed_then_tool_result_answered_in_content(sim):
 def test_tools_streamed_as_deltas_assemble_to_valid_arguments(sim):
     client = openai.OpenAI(base_url=sim.openai_base_url, api_key="sim")
     name, arguments, ids, finish = "", "", set(), None
-    for chunk in client.chat.completions.create(model="sim-org/sim-model-7b-simulated", stream=True,
-                                                messages=[{"role": "user", "content": "Weather?"}],
-                                                tools=[WEATHER_TOOL], tool_choice="required"):
+    for chunk in client.chat.completions.create(
+        model="sim-org/sim-model-7b-simulated",
+        stream=True,
+        messages=[{"role": "user", "content": "Weather?"}],
+        tools=[WEATHER_TOOL],
+        tool_choice="required",
+    ):
         for choice in chunk.choices:
             for call in choice.delta.tool_calls or []:
                 assert call.index == 0
@@ -141,16 +150,28 @@ def test_tools_streamed_as_deltas_assemble_to_valid_arguments(sim):
     assert set(json.loads(arguments)) == {"city", "days"}
 
 
-@pytest.mark.parametrize("fmt", [
-    {"type": "json_object"},
-    {"type": "json_schema", "json_schema": {"name": "verdict", "schema": {
-        "type": "object", "properties": {"promote": {"type": "boolean"}, "reason": {"type": "string"},
-                                         "score": {"type": "number"}}, "required": ["promote"]}}},
-])
+@pytest.mark.parametrize(
+    "fmt",
+    [
+        {"type": "json_object"},
+        {
+            "type": "json_schema",
+            "json_schema": {
+                "name": "verdict",
+                "schema": {
+                    "type": "object",
+                    "properties": {"promote": {"type": "boolean"}, "reason": {"type": "string"}, "score": {"type": "number"}},
+                    "required": ["promote"],
+                },
+            },
+        },
+    ],
+)
 def test_json_mode_returns_valid_json(sim, fmt):
     client = openai.OpenAI(base_url=sim.openai_base_url, api_key="sim")
-    reply = client.chat.completions.create(model="sim-org/sim-model-7b-simulated", response_format=fmt,
-                                           messages=[{"role": "user", "content": "Answer in JSON."}])
+    reply = client.chat.completions.create(
+        model="sim-org/sim-model-7b-simulated", response_format=fmt, messages=[{"role": "user", "content": "Answer in JSON."}]
+    )
     value = json.loads(reply.choices[0].message.content)
     assert isinstance(value, dict)
     if fmt["type"] == "json_schema":
@@ -168,12 +189,15 @@ def test_reasoning_content_field_by_profile():
     assert "reasoning_content" in fields and "reasoning" not in fields
 
 
-@pytest.mark.parametrize("body, status", [
-    (chat_body(model="someone-else/model"), 404),
-    (chat_body(max_tokens=20000), 400),
-    ({"messages": []}, 400),
-    (chat_body(n=2), 400),
-])
+@pytest.mark.parametrize(
+    "body, status",
+    [
+        (chat_body(model="someone-else/model"), 404),
+        (chat_body(max_tokens=20000), 400),
+        ({"messages": []}, 400),
+        (chat_body(n=2), 400),
+    ],
+)
 def test_bad_requests_get_vllm_error_bodies(sim, body, status):
     response = httpx.post(sim.url + "/v1/chat/completions", json=body)
     assert response.status_code == status

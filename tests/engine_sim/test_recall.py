@@ -30,8 +30,7 @@ def test_the_server_recalls_and_otherwise_talks_freely(sim) -> None:
 def test_process_start_time_is_exposed_and_stable(sim) -> None:
     def start() -> float:
         text = httpx.get(sim.url + "/metrics", timeout=10).text
-        samples = [s for f in text_string_to_metric_families(text) for s in f.samples
-                   if s.name == "process_start_time_seconds"]
+        samples = [s for f in text_string_to_metric_families(text) for s in f.samples if s.name == "process_start_time_seconds"]
         assert len(samples) == 1
         return samples[0].value
 

@@ -14,8 +14,14 @@ from .conftest import chat_body
 
 def test_sim_subprocess_prints_url_logs_pool_and_serves(tmp_path):
     log = (tmp_path / "sim.log").open("w")
-    extra = ["--identity", "served_model_name=canary/sub-5e1f", "--identity", "gpu_uuids=GPU-canary-1,GPU-canary-2",
-             "--ground-truth", str(tmp_path / "truth.jsonl")]
+    extra = [
+        "--identity",
+        "served_model_name=canary/sub-5e1f",
+        "--identity",
+        "gpu_uuids=GPU-canary-1,GPU-canary-2",
+        "--ground-truth",
+        str(tmp_path / "truth.jsonl"),
+    ]
     with simulator_process("layout-candidate", time_scale=50, extra=extra, log=log) as url:
         assert url.startswith("http://127.0.0.1:")
         assert httpx.get(url + "/v1/models").json()["data"][0]["id"] == "canary/sub-5e1f"
@@ -29,8 +35,7 @@ def test_sim_subprocess_prints_url_logs_pool_and_serves(tmp_path):
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "evidence_kit", "sim", *args], capture_output=True, text=True,
-                          timeout=60)
+    return subprocess.run([sys.executable, "-m", "evidence_kit", "sim", *args], capture_output=True, text=True, timeout=60)
 
 
 def test_bad_profile_file_exits_2_with_one_located_line(tmp_path):
@@ -47,8 +52,7 @@ def test_bad_profile_file_exits_2_with_one_located_line(tmp_path):
 
 def test_profile_whose_pool_cannot_hold_one_full_request_is_refused(tmp_path):
     small = tmp_path / "small.toml"
-    small.write_text('name = "small"\n[scheduler]\nmax_model_len = 4096\n[kv_cache]\nbudget_bytes = 8192000\n'
-                     'bytes_per_token = 8192\n')
+    small.write_text('name = "small"\n[scheduler]\nmax_model_len = 4096\n[kv_cache]\nbudget_bytes = 8192000\nbytes_per_token = 8192\n')
     result = _run("--profile", str(small))
     assert result.returncode == 2 and "KV pool holds 992 tokens" in result.stderr and result.stderr.count("\n") == 1
 

@@ -129,6 +129,7 @@ def test_drift_is_small_seeded_and_changes_by_busy_period():
     assert len(set(factors)) == 200 and factors == [drift_factor(profile, period) for period in range(200)]
     assert drift_factor(_drifting("dflash-candidate", 0.03), 0) != factors[0]  # another profile drifts its own way
     assert drift_factor(still, 5) == 1.0
+
     # Identical requests one at a time, without speculation so nothing else varies: without drift each
     # takes exactly as long; with it they differ by less than 3%, the same way each time the profile runs.
     def plain(p: Profile) -> Profile:
@@ -149,8 +150,7 @@ async def _complete(url: str, bodies: list[dict]) -> list[tuple[dict, dict]]:
 
 def test_speculation_does_not_change_what_is_produced():
     # Temperature 0: drafting changes when tokens come out, never which tokens.
-    bodies = [chat_body(f"Describe run {i} of the trial.", reasoning_effort="high", max_tokens=256, temperature=0, seed=i)
-              for i in range(6)]
+    bodies = [chat_body(f"Describe run {i} of the trial.", reasoning_effort="high", max_tokens=256, temperature=0, seed=i) for i in range(6)]
     outputs = {}
     for name in ("original", "dflash-candidate", "layout-candidate"):
         with running_simulator(name, time_scale=FAST) as url:

@@ -100,7 +100,7 @@ def test_a_formula_like_text_opens_as_text() -> None:
     arm.requests[0] = Request.model_validate(failed.model_dump(by_alias=True))
     [requests, *_] = evidence_tables(evidence)
     text = table_csv(requests).decode()
-    assert "'=HYPERLINK" in text and ',=HYPERLINK' not in text and ',"=HYPERLINK' not in text
+    assert "'=HYPERLINK" in text and ",=HYPERLINK" not in text and ',"=HYPERLINK' not in text
 
 
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path: Path, run_cli) -> None:

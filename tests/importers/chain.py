@@ -30,15 +30,13 @@ def redact_build_verify(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> P
     evidence, site, private = tmp_path / "evidence", tmp_path / "site", tmp_path / "private.json"
     assert main(["redact", str(tmp_path / "raw"), "--out", str(evidence), "--map", str(private)]) == 0
     assert main(["keygen", "--out", str(tmp_path / "key")]) == 0
-    assert main(["build", str(evidence), "--out", str(site), "--sign", str(tmp_path / "key" / "signing.key"),
-                 "--known-values", str(private)]) == 0
+    assert main(["build", str(evidence), "--out", str(site), "--sign", str(tmp_path / "key" / "signing.key"), "--known-values", str(private)]) == 0
     capsys.readouterr()
     assert main(["verify", str(site), "--key", str(tmp_path / "key" / "signing.pub")]) == 0
     return site
 
 
-def refused_candidate(tmp_path: Path, capsys: pytest.CaptureFixture[str], samples: Path, ext: str, data: bytes,
-                      name: str = "") -> str:
+def refused_candidate(tmp_path: Path, capsys: pytest.CaptureFixture[str], samples: Path, ext: str, data: bytes, name: str = "") -> str:
     """``data`` as the candidate file between the real before and restored samples: refused (as :func:`refused`)."""
     bad = tmp_path / (name or f"bad.{ext}")
     bad.write_bytes(data)

@@ -46,8 +46,7 @@ def test_each_file_reproduces_aiperfs_own_summary(name: str) -> None:
     assert len(timed) == profiling["requests"]
     assert len(timed) - len(ok) == (summary.get("error_request_count") or {}).get("avg", 0)
     # AIPerf's summaries are over the successful profiling requests, in ms; p50 interpolates (numpy).
-    for metric, field in (("request_latency", "e2e_s"), ("time_to_first_token", "ttft_s"),
-                          ("time_to_first_output_token", "ttft_content_s")):
+    for metric, field in (("request_latency", "e2e_s"), ("time_to_first_token", "ttft_s"), ("time_to_first_output_token", "ttft_content_s")):
         values = [getattr(r, field) * 1000 for r in ok]
         assert statistics.mean(values) == pytest.approx(summary[metric]["avg"], rel=1e-6)
         assert statistics.median(values) == pytest.approx(summary[metric]["p50"], rel=1e-6)
@@ -97,8 +96,9 @@ def test_bad_records_are_refused_with_the_file_and_line(tmp_path: Path, capsys: 
     # A record whose chunk gaps outlast its stream (the first record's last gap a second long) contradicts itself.
     outlasting = [json.loads(line) for line in lines]
     first = next(i for i, r in enumerate(outlasting) if isinstance(r["metrics"].get("inter_chunk_latency"), dict))
-    outlasting[first]["metrics"]["inter_chunk_latency"]["value"][-1] += 1e9 if outlasting[first]["metrics"][
-        "inter_chunk_latency"].get("unit") == "ns" else 1e3
+    outlasting[first]["metrics"]["inter_chunk_latency"]["value"][-1] += (
+        1e9 if outlasting[first]["metrics"]["inter_chunk_latency"].get("unit") == "ns" else 1e3
+    )
     said = _bad(tmp_path, capsys, b"".join(json.dumps(r).encode() + b"\n" for r in outlasting))
     assert f"bad.jsonl:{first + 1}:" in said and "cannot outlast the stream" in said, said
 

@@ -45,12 +45,9 @@ def test_each_benchmark_reproduces_the_reports_own_summary(name: str) -> None:
         assert len(group.requests) - len(ok) == m["request_totals"]["errored"] + m["request_totals"]["incomplete"]
         # GuideLLM's distribution summaries are over the successful requests, and its median is the
         # nearest-rank one (the smallest value whose share reaches one half: the lower middle of an even count).
-        assert _nearest_rank_median([r.e2e_s for r in ok]) == pytest.approx(
-            m["request_latency"]["successful"]["median"], rel=1e-6)
-        assert _nearest_rank_median([r.ttft_s for r in ok]) * 1000 == pytest.approx(
-            m["time_to_first_token_ms"]["successful"]["median"], rel=1e-6)
-        assert statistics.mean(r.ttft_s for r in ok) * 1000 == pytest.approx(
-            m["time_to_first_token_ms"]["successful"]["mean"], rel=1e-6)
+        assert _nearest_rank_median([r.e2e_s for r in ok]) == pytest.approx(m["request_latency"]["successful"]["median"], rel=1e-6)
+        assert _nearest_rank_median([r.ttft_s for r in ok]) * 1000 == pytest.approx(m["time_to_first_token_ms"]["successful"]["median"], rel=1e-6)
+        assert statistics.mean(r.ttft_s for r in ok) * 1000 == pytest.approx(m["time_to_first_token_ms"]["successful"]["mean"], rel=1e-6)
         assert _nearest_rank_median([r.prompt_tokens for r in ok]) == m["prompt_token_count"]["successful"]["median"]
         assert sum(r.completion_tokens for r in ok) == pytest.approx(m["output_token_count"]["successful"]["total_sum"])
         assert all(r.ttft_s <= r.ttft_content_s <= r.e2e_s for r in ok)
@@ -85,8 +82,7 @@ def _bad(tmp_path: Path, capsys: pytest.CaptureFixture[str], data: bytes) -> str
     return refused_candidate(tmp_path, capsys, SAMPLES, "json", data)
 
 
-def test_bad_reports_are_refused_with_the_file_and_what_is_wrong(tmp_path: Path,
-                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_reports_are_refused_with_the_file_and_what_is_wrong(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     sample = (SAMPLES / "candidate.json").read_bytes()
     assert "truncated JSON" in _bad(tmp_path, capsys, sample[: len(sample) // 3])
     doc = json.loads(sample)

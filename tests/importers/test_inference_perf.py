@@ -67,8 +67,7 @@ def test_a_report_records_no_date_so_the_decision_needs_one(tmp_path: Path, caps
     assert trial.trial.workload.concurrency == [_summary("before")["load_summary"]["concurrency"]]
 
 
-def test_a_declared_concurrency_is_checked_against_the_files(tmp_path: Path,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_declared_concurrency_is_checked_against_the_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert _import(tmp_path, None, "--date", "2026-12-01", "--concurrency", "1") == 2
     assert "more than --concurrency 1" in capsys.readouterr().err
     assert _import(tmp_path, None, "--date", "2026-12-01", "--concurrency", "3") == 0
@@ -80,8 +79,7 @@ def _bad(tmp_path: Path, capsys: pytest.CaptureFixture[str], data: bytes) -> str
     return refused_candidate(tmp_path, capsys, SAMPLES, "json", data)
 
 
-def test_bad_reports_are_refused_with_the_file_and_what_is_wrong(tmp_path: Path,
-                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_reports_are_refused_with_the_file_and_what_is_wrong(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     sample = (SAMPLES / "candidate.json").read_bytes()
     assert "truncated JSON" in _bad(tmp_path, capsys, sample[: len(sample) // 2])
     doc = json.loads(sample)
@@ -93,8 +91,7 @@ def test_bad_reports_are_refused_with_the_file_and_what_is_wrong(tmp_path: Path,
 
 
 @pytest.mark.slow
-def test_an_imported_inference_perf_trial_builds_signs_and_verifies(tmp_path: Path,
-                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_imported_inference_perf_trial_builds_signs_and_verifies(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert _import(tmp_path, None, "--date", "2026-12-01") == 0
     site = redact_build_verify(tmp_path, capsys)
     page = next(p for p in (site / "public").rglob("index.html") if "decisions" in p.parts).read_text()

@@ -82,17 +82,16 @@ def test_import_writes_a_decision_folder_the_reader_accepts(tmp_path: Path) -> N
     assert w.concurrency == [2] and w.repetitions == 1
 
 
-def test_the_analysis_names_what_was_imported_and_claims_no_restoration(tmp_path: Path,
-                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_analysis_names_what_was_imported_and_claims_no_restoration(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert _import(tmp_path) == 0
     capsys.readouterr()
     assert main(["analyze", str(tmp_path / "raw"), "--json"]) == 0
     (trial,) = json.loads(capsys.readouterr().out)["trials"]
     (imported,) = [f for f in trial["findings"] if f["kind"] == "imported"]
-    assert imported["values"] == {"tool": "vllm-bench-serve", "versions": [],
-                                  "not_recorded": read_file(SAMPLES / "before.json").not_recorded}
+    assert imported["values"] == {"tool": "vllm-bench-serve", "versions": [], "not_recorded": read_file(SAMPLES / "before.json").not_recorded}
     assert [a["imported"]["files"][0]["sha256"] for a in trial["arms"]] == [
-        hashlib.sha256((SAMPLES / f"{p}.json").read_bytes()).hexdigest() for p in PHASES]
+        hashlib.sha256((SAMPLES / f"{p}.json").read_bytes()).hexdigest() for p in PHASES
+    ]
     # No gate or lifecycle check ran in an imported arm: restoration is not shown, never "held".
     assert trial["restored_ok"] is False and all(a["gates_total"] == 0 and a["checks"] == {} for a in trial["arms"])
     assert trial["client_runs_recorded"] == 0 and trial["runs_unreconcilable"] == trial["runs_total"]
@@ -136,22 +135,19 @@ def test_bad_files_are_refused_with_the_file_and_what_is_wrong(tmp_path: Path, c
 
 
 def test_mixed_phases_and_shapes_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    files = {"before": [SAMPLES / "before.json"] * 2, "candidate": [SAMPLES / "candidate.json"],
-             "restored": [SAMPLES / "restored.json"]}
+    files = {"before": [SAMPLES / "before.json"] * 2, "candidate": [SAMPLES / "candidate.json"], "restored": [SAMPLES / "restored.json"]}
     assert _import(tmp_path, files=files) == 2
     assert "same bytes as" in capsys.readouterr().err  # one file given twice: its requests counted twice
     files["before"] = [SAMPLES / "before.json", SAMPLES / "faults.json"]
     assert _import(tmp_path, files=files) == 2
     assert "same number of files" in capsys.readouterr().err
-    files = {"before": [SAMPLES / "before.json"], "candidate": [SAMPLES / "candidate.json"],
-             "restored": [SAMPLES / "before.json"]}
+    files = {"before": [SAMPLES / "before.json"], "candidate": [SAMPLES / "candidate.json"], "restored": [SAMPLES / "before.json"]}
     assert _import(tmp_path, files=files) == 2
     assert "same bytes as" in capsys.readouterr().err
     other = json.loads((SAMPLES / "candidate.json").read_text())
     other["max_concurrency"] = 4
     (tmp_path / "c4.json").write_text(json.dumps(other))
-    files = {"before": [SAMPLES / "before.json"], "candidate": [tmp_path / "c4.json"],
-             "restored": [SAMPLES / "restored.json"]}
+    files = {"before": [SAMPLES / "before.json"], "candidate": [tmp_path / "c4.json"], "restored": [SAMPLES / "restored.json"]}
     assert _import(tmp_path, files=files) == 2
     assert "concurrency levels [4]" in capsys.readouterr().err
     (tmp_path / "raw").mkdir()
@@ -175,8 +171,7 @@ def test_an_imported_trial_redacts_builds_signs_and_verifies(tmp_path: Path, cap
     assert any(sha.encode() in p.read_bytes() for p in published if p.suffix == ".jsonl")
 
 
-def test_the_redactor_replaces_the_files_identities_and_the_scan_finds_one_left(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_redactor_replaces_the_files_identities_and_the_scan_finds_one_left(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert _import(tmp_path) == 0
     raw, evidence = tmp_path / "raw", tmp_path / "evidence"
     model = _doc("before")["model_id"]

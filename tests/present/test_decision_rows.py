@@ -49,8 +49,11 @@ def test_pooled_sizes_say_one_number_or_a_range(analysis: Analysis) -> None:
 
 def test_setup_rows_match_keys_however_the_operator_spells_them(reference_decision: Path) -> None:
     path = reference_decision / "decision.toml"
-    path.write_text(path.read_text().replace("[narrative]", '[setup]\nHardware = "Two toy GPUs"\n'
-                                             '"Measurement path" = "direct"\nmodel = "private target"\n\n[narrative]'))
+    path.write_text(
+        path.read_text().replace(
+            "[narrative]", '[setup]\nHardware = "Two toy GPUs"\n"Measurement path" = "direct"\nmodel = "private target"\n\n[narrative]'
+        )
+    )
     evidence = load_decision(reference_decision)
     rows = setup_rows(evidence, analyze(evidence), [])
     names = [name for name, _ in rows]
@@ -61,6 +64,5 @@ def test_setup_rows_match_keys_however_the_operator_spells_them(reference_decisi
 def test_an_unnamed_model_is_withheld_or_not_recorded(reference_decision: Path) -> None:
     evidence = load_decision(reference_decision)
     analysis = analyze(evidence)
-    assert dict(setup_rows(evidence, analysis, ["endpoint", "model"]))["Model"] == (
-        "Withheld by redaction (classes withheld: endpoint, model)")
+    assert dict(setup_rows(evidence, analysis, ["endpoint", "model"]))["Model"] == ("Withheld by redaction (classes withheld: endpoint, model)")
     assert dict(setup_rows(evidence, analysis, []))["Model"] == "Not recorded in decision.toml"

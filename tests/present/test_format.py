@@ -6,8 +6,7 @@ from evidence_kit.present.format import count, faster_slower, percent, seconds, 
 
 
 def test_seconds_keep_three_significant_digits() -> None:
-    assert [seconds(v) for v in (11.355, 1.735, 0.412, 0.0512, 0.007, None)] == [
-        "11.355", "1.735", "0.412", "0.0512", "0.00700", "\u2014"]
+    assert [seconds(v) for v in (11.355, 1.735, 0.412, 0.0512, 0.007, None)] == ["11.355", "1.735", "0.412", "0.0512", "0.00700", "\u2014"]
 
 
 def test_percent_words_and_signs() -> None:

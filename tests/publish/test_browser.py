@@ -18,8 +18,14 @@ pytestmark = [
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (scripts/setup --browser installs it)"),
 ]
 FLAGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
 ]
 
 
@@ -28,7 +34,9 @@ def served(built_site: Path) -> Iterator[str]:
     """`evidence-kit serve SITE --port 0` as a real subprocess; yields its base URL."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "evidence_kit", "serve", str(built_site), "--port", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         line = proc.stdout.readline()  # type: ignore[union-attr]
@@ -46,7 +54,10 @@ def browser(tmp_path_factory: pytest.TempPathFactory):
 
     with sync_playwright() as p:
         context = p.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=str(CHROMIUM), headless=True, args=FLAGS,
+            str(tmp_path_factory.mktemp("chromium-profile")),
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=FLAGS,
         )
         yield context
         context.close()

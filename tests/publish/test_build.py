@@ -25,8 +25,7 @@ HOSTILE_LABEL = "<b onmouseover=alert(2)>Cand</b>|pipe**x**"
 
 
 def _tree(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 def test_two_builds_are_byte_identical(built_site: Path, reference_bundle: Path, tmp_path: Path, run_cli) -> None:

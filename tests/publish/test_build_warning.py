@@ -21,8 +21,15 @@ def test_build_without_a_map_warns_in_one_line(run_cli, reference_bundle: Path, 
 
 def test_build_with_a_map_does_not_warn(run_cli, reference_bundle: Path, tmp_path: Path) -> None:
     private_map = tmp_path / "map.json"
-    private_map.write_text(json.dumps({"schema": "evidence-kit/redaction-map/v1", "key_id": "none", "entries": [
-        {"pseudonym": "host-1", "class": "host", "values": ["gpu-node-17.acme-labs.internal"]}]}))
+    private_map.write_text(
+        json.dumps(
+            {
+                "schema": "evidence-kit/redaction-map/v1",
+                "key_id": "none",
+                "entries": [{"pseudonym": "host-1", "class": "host", "values": ["gpu-node-17.acme-labs.internal"]}],
+            }
+        )
+    )
     result = run_cli("build", reference_bundle, "--out", tmp_path / "site", "--known-values", private_map)
     assert result.code == 0, result.err
     assert WARNING not in result.err

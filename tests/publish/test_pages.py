@@ -32,8 +32,10 @@ def test_reference_figures_on_the_decision_page(built_site: Path) -> None:
     assert "| DFlash2 K3 token slots | \u221240.63% |" in page
     assert "| Original configuration restored | Both trials |" in page
     assert "At ~25K/C4 the Layout candidate was 9.24% slower than the first control and 7.92% slower than the restored control." in page
-    assert ("The ~6K/C4 result improved 14.55% against the restored control but only 1.96% against the first control. "
-            "It therefore fails the predeclared requirement to improve against both.") in page
+    assert (
+        "The ~6K/C4 result improved 14.55% against the restored control but only 1.96% against the first control. "
+        "It therefore fails the predeclared requirement to improve against both."
+    ) in page
     assert "| ~25K | 4 | 11.355 | 12.404 | 11.494 |" in page
     assert "| ~6K | 4 | 5.061 | 4.962 | 5.807 |" in page
     assert "6,065–6,068 (~6K) and 25,279–25,281 (~25K) actual input tokens" in page
@@ -100,10 +102,20 @@ def test_recorded_telemetry_summary_reaches_the_pages(tmp_path: Path) -> None:
     def add_telemetry(raw: Path) -> None:
         for seq, journal in enumerate(sorted((raw / "dflash" / "journals").glob("*.jsonl")), start=1):
             cap = [4, 4, 3][seq - 1]
-            samples = [{"type": "sample", "t_s": t, "engine": {"running": min(t, cap), "waiting": 0, "kv_usage": 0.25 * seq},
-                        "gpus": [{"index": 0.0, "memory_free": 2143.0 + 10 * t, "power_draw": 280.5 + t},
-                                 {"index": 1.0, "memory_free": 4000.0, "power_draw": None}],
-                        "process": None, "cgroup": None} for t in range(5)]
+            samples = [
+                {
+                    "type": "sample",
+                    "t_s": t,
+                    "engine": {"running": min(t, cap), "waiting": 0, "kv_usage": 0.25 * seq},
+                    "gpus": [
+                        {"index": 0.0, "memory_free": 2143.0 + 10 * t, "power_draw": 280.5 + t},
+                        {"index": 1.0, "memory_free": 4000.0, "power_draw": None},
+                    ],
+                    "process": None,
+                    "cgroup": None,
+                }
+                for t in range(5)
+            ]
             (raw / "dflash" / "telemetry").mkdir(exist_ok=True)
             (raw / "dflash" / "telemetry" / journal.name).write_text("".join(json.dumps(x) + "\n" for x in samples))
             lines = journal.read_text().splitlines()
@@ -152,15 +164,21 @@ def test_a_win_a_guardrail_blocks_on_the_decision_page(tmp_path: Path) -> None:
     folder = f"site/decisions/{GUARDED_ID}"
     page = files[f"{folder}/index.md"].decode()
     assert GUARDRAIL_TITLE in page
-    assert ("| p90 time to first token must not regress by more than 10% | ~6K/C4 | 23.28% higher | 37.62% higher "
-            "| 1.152–1.319 | 1.290–1.468 | BREACHED |") in page
-    assert ("| median output tokens must not change by more than 5% | ~6K/C1 | 9.91% higher | 9.91% higher "
-            "| 0.793–1.540 (n.s.) | 0.776–1.576 (n.s.) | BREACHED (within the noise: an interval includes no change; "
-            "it still blocks) |") in page
+    assert (
+        "| p90 time to first token must not regress by more than 10% | ~6K/C4 | 23.28% higher | 37.62% higher "
+        "| 1.152–1.319 | 1.290–1.468 | BREACHED |"
+    ) in page
+    assert (
+        "| median output tokens must not change by more than 5% | ~6K/C1 | 9.91% higher | 9.91% higher "
+        "| 0.793–1.540 (n.s.) | 0.776–1.576 (n.s.) | BREACHED (within the noise: an interval includes no change; "
+        "it still blocks) |"
+    ) in page
     assert "Cannot promote: guardrails breached at ~6K/C1, ~6K/C4, ~25K/C1, ~25K/C4." in page
     assert "Material latency wins: 2/4 workload groups. Trial outcome: no-promotion" in page
-    assert ("| ~25K/C1 | 10.39% faster | 12.11% faster | 0.683–1.113 (n.s.) | 0.638–1.125 (n.s.) | 34.83% "
-            "| win (point estimates only: an interval includes no change); guardrail breached |") in page
+    assert (
+        "| ~25K/C1 | 10.39% faster | 12.11% faster | 0.683–1.113 (n.s.) | 0.638–1.125 (n.s.) | 34.83% "
+        "| win (point estimates only: an interval includes no change); guardrail breached |"
+    ) in page
     assert "within the noise of this data." in page
     assert "| Group verdicts | 2 win, 0 no-win, 1 regression, 1 inconclusive |" in page
     trial = analysis.trials[0]
@@ -168,10 +186,12 @@ def test_a_win_a_guardrail_blocks_on_the_decision_page(tmp_path: Path) -> None:
     datasets = list(spec["datasets"].values())
     lines = next(rows for rows in datasets if "line" in rows[0])
     assert [(row["ratio"], row["line"]) for row in lines] == [
-        (trial.rule.threshold_low_ratio, "10% faster"), (1.0, "no change"), (trial.rule.threshold_high_ratio, "10% slower")]
+        (trial.rule.threshold_low_ratio, "10% faster"),
+        (1.0, "no change"),
+        (trial.rule.threshold_high_ratio, "10% slower"),
+    ]
     points = next(rows for rows in datasets if "verdict" in rows[0])
-    assert [(row["group"], row["verdict"]) for row in points] == [
-        (g.label, g.verdict.verdict) for g in trial.groups for _ in g.intervals]
+    assert [(row["group"], row["verdict"]) for row in points] == [(g.label, g.verdict.verdict) for g in trial.groups for _ in g.intervals]
     for name, data in files.items():
         if name.startswith(folder) and name.endswith(".md"):
             assert '!!! warning "Simulated evidence"' in data.decode(), name

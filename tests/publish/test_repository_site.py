@@ -33,7 +33,11 @@ def test_repository_mkdocs_builds_strict(tmp_path: Path) -> None:
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     proc = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "public")],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "public" / "decisions").is_dir()

@@ -20,8 +20,9 @@ def test_serve_answers_files_and_refuses_symbolic_links(tmp_path: Path) -> None:
     (site / "decisions" / "page.html").write_text("<p>page</p>\n")
     (site / "leak.txt").symlink_to(secret)
     (site / "linked").symlink_to(secret.parent, target_is_directory=True)
-    proc = subprocess.Popen([sys.executable, "-m", "evidence_kit", "serve", str(site.parent), "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "evidence_kit", "serve", str(site.parent), "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         line = proc.stdout.readline()  # type: ignore[union-attr]
         match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)

@@ -141,24 +141,21 @@ def _first_token_after_the_end(lines):
     i = _first(lines, "request") + 3
     end = json.loads(lines[i])["e2e_s"]
     _edit(lines, i, ttft_s=end + 0.25, ttft_content_s=None)
-    return i + 1, (f"ttft_s {end + 0.25!r} is greater than e2e_s {end!r}: "
-                   "the first token cannot come after the end of the request")
+    return i + 1, (f"ttft_s {end + 0.25!r} is greater than e2e_s {end!r}: the first token cannot come after the end of the request")
 
 
 def _content_before_the_first_token(lines):
     i = _first(lines, "request") + 3
     first = json.loads(lines[i])["ttft_s"]
     _edit(lines, i, ttft_content_s=first / 2)
-    return i + 1, (f"ttft_s {first!r} is greater than ttft_content_s {first / 2!r}: "
-                   "the first token cannot come after the first visible content")
+    return i + 1, (f"ttft_s {first!r} is greater than ttft_content_s {first / 2!r}: the first token cannot come after the first visible content")
 
 
 def _content_after_the_end(lines):
     i = _first(lines, "request") + 3
     end = json.loads(lines[i])["e2e_s"]
     _edit(lines, i, ttft_content_s=end * 2)
-    return i + 1, (f"ttft_content_s {end * 2!r} is greater than e2e_s {end!r}: "
-                   "the first visible content cannot come after the end of the request")
+    return i + 1, (f"ttft_content_s {end * 2!r} is greater than e2e_s {end!r}: the first visible content cannot come after the end of the request")
 
 
 def _gaps_past_the_end(lines):
@@ -167,8 +164,9 @@ def _gaps_past_the_end(lines):
     span = round((record["e2e_s"] - record["ttft_s"]) * 1e6)
     gaps = [span // 4] * 4 + [1000]  # a forged stream: its token gaps outlast it by a millisecond
     _edit(lines, i, itl_us=gaps, last_token_s=None)
-    return i + 1, (f"itl_us sums to {sum(gaps)} us, more than the {span} us from ttft_s to e2e_s: "
-                   "the gaps between token events cannot outlast the stream")
+    return i + 1, (
+        f"itl_us sums to {sum(gaps)} us, more than the {span} us from ttft_s to e2e_s: the gaps between token events cannot outlast the stream"
+    )
 
 
 CASES = {
@@ -246,7 +244,7 @@ def test_decision_toml_errors(reference_decision: Path, run_cli) -> None:
     result = run_cli("analyze", reference_decision)
     assert result.code == 2
     assert result.err.startswith(f"evidence-kit: {path}:2: field 'date': String should match pattern")
-    path.write_text(original.replace('trials = [', 'trials = [ "missing",'))
+    path.write_text(original.replace("trials = [", 'trials = [ "missing",'))
     result = run_cli("analyze", reference_decision)
     assert result.err.startswith(f"evidence-kit: {path}: trial 'missing' is named but")
     path.write_text(original + "\nthis is = not toml =\n")
@@ -281,9 +279,7 @@ def test_console_script_exit_code_without_traceback(reference_decision: Path) ->
     lines = _lines(bundle)
     _unknown_type(lines)
     _write(bundle, lines)
-    proc = subprocess.run(
-        [sys.executable, "-m", "evidence_kit", "analyze", str(reference_decision)], capture_output=True, text=True
-    )
+    proc = subprocess.run([sys.executable, "-m", "evidence_kit", "analyze", str(reference_decision)], capture_output=True, text=True)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and "unknown record type 'batch'" in proc.stderr
 
@@ -301,9 +297,20 @@ def test_times_equal_to_each_other_are_in_order(reference_decision: Path, run_cl
 def test_a_failed_request_without_an_end_compares_no_time_with_it() -> None:
     from evidence_kit.read import parse_record
 
-    failed = {"type": "request", "run": "r1-8192-c1", "repetition": 1, "input_nominal": 8192, "concurrency": 1,
-              "index": 0, "warmup": False, "ok": False, "error": "timeout after 600 s", "e2e_s": None,
-              "ttft_s": 599.0, "ttft_content_s": None}
+    failed = {
+        "type": "request",
+        "run": "r1-8192-c1",
+        "repetition": 1,
+        "input_nominal": 8192,
+        "concurrency": 1,
+        "index": 0,
+        "warmup": False,
+        "ok": False,
+        "error": "timeout after 600 s",
+        "e2e_s": None,
+        "ttft_s": 599.0,
+        "ttft_content_s": None,
+    }
     assert parse_record(json.dumps(failed).encode()).ttft_s == 599.0
 
 

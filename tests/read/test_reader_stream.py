@@ -12,15 +12,35 @@ from hypothesis import strategies as st
 from evidence_kit.errors import BadInput
 from evidence_kit.read import JournalReader
 
-HEADER = {"type": "header", "schema": "evidence-kit/journal/v1", "trial_id": "t", "arm": "a",
-          "phase": "before", "seq": 1, "started_at": "2026-11-01T00:00:00Z"}
+HEADER = {
+    "type": "header",
+    "schema": "evidence-kit/journal/v1",
+    "trial_id": "t",
+    "arm": "a",
+    "phase": "before",
+    "seq": 1,
+    "started_at": "2026-11-01T00:00:00Z",
+}
 
 
 def _request(run: str, rep: int, i: int) -> dict:
-    return {"type": "request", "run": run, "repetition": rep, "input_nominal": 8192, "concurrency": 4,
-            "index": i, "warmup": False, "ok": True, "error": None, "prompt_tokens": 6066,
-            "completion_tokens": 812, "e2e_s": 4.958, "ttft_s": 0.412, "ttft_content_s": 3.107,
-            "finish_reason": "stop"}
+    return {
+        "type": "request",
+        "run": run,
+        "repetition": rep,
+        "input_nominal": 8192,
+        "concurrency": 4,
+        "index": i,
+        "warmup": False,
+        "ok": True,
+        "error": None,
+        "prompt_tokens": 6066,
+        "completion_tokens": 812,
+        "e2e_s": 4.958,
+        "ttft_s": 0.412,
+        "ttft_content_s": 3.107,
+        "finish_reason": "stop",
+    }
 
 
 def _write_journal(path: Path, runs: int, per_run: int = 100) -> None:
@@ -30,10 +50,13 @@ def _write_journal(path: Path, runs: int, per_run: int = 100) -> None:
             run = f"r{r + 1}-8192-c4"
             for i in range(per_run):
                 handle.write(json.dumps(_request(run, r + 1, i)) + "\n")
-            handle.write(json.dumps({"type": "run", "run": run, "repetition": r + 1, "input_nominal": 8192,
-                                     "concurrency": 4, "requests": per_run, "ok": per_run}) + "\n")
-        handle.write(json.dumps({"type": "footer", "ended_at": "x", "requests": runs * per_run,
-                                 "timed_requests": runs * per_run}) + "\n")
+            handle.write(
+                json.dumps(
+                    {"type": "run", "run": run, "repetition": r + 1, "input_nominal": 8192, "concurrency": 4, "requests": per_run, "ok": per_run}
+                )
+                + "\n"
+            )
+        handle.write(json.dumps({"type": "footer", "ended_at": "x", "requests": runs * per_run, "timed_requests": runs * per_run}) + "\n")
 
 
 def _peak_while_reading(path: Path) -> int:

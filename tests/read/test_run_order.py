@@ -16,16 +16,26 @@ from evidence_kit.read import load_trial
 
 
 def _workload(**fields) -> Workload:
-    base = {"input_nominal": [256, 1024, 4096], "concurrency": [1, 2, 4], "repetitions": 3, "requests_per_run": 4,
-            "max_tokens": 16, "temperature": 0.0, "seed": 7, "order": "randomised"}
+    base = {
+        "input_nominal": [256, 1024, 4096],
+        "concurrency": [1, 2, 4],
+        "repetitions": 3,
+        "requests_per_run": 4,
+        "max_tokens": 16,
+        "temperature": 0.0,
+        "seed": 7,
+        "order": "randomised",
+    }
     return Workload.model_validate({**base, **fields})
 
 
 def _by_hand(seed: int, repetition: int, groups: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """The documented order: sorted by sha256 of evidence-kit/order/v1, seed, repetition, input, concurrency (U+001F)."""
+
     def key(group: tuple[int, int]) -> str:
         text = "\x1f".join(["evidence-kit/order/v1", str(seed), str(repetition), str(group[0]), str(group[1])])
         return hashlib.sha256(text.encode()).hexdigest()
+
     return sorted(groups, key=key)
 
 
@@ -94,8 +104,7 @@ def test_a_journal_out_of_the_recorded_order_is_refused_with_its_line(tmp_path: 
     swapped = [order[1], order[0], *order[2:]]  # the first two runs of repetition 1 trade places
     _reorder(journal, swapped)
     lines = journal.read_text().splitlines()
-    line = next(n for n, text in enumerate(lines, 1) if json.loads(text)["type"] == "run"
-                and json.loads(text)["run"] == order[0])
+    line = next(n for n, text in enumerate(lines, 1) if json.loads(text)["type"] == "run" and json.loads(text)["run"] == order[0])
     with pytest.raises(BadInput) as caught:
         load_trial(bundle)
     assert caught.value.path == str(journal) and caught.value.line == line

@@ -61,13 +61,44 @@ PRIVATE = {
 
 # Every spelling that must not survive anywhere (content or file names, any case, any escape).
 CANARIES = (
-    MODEL, "models--acme-labs--falcon-secret-70b", "falcon-secret-70b", "acme-labs", SERVED, REVISION,
-    REVISION[:7], REVISION[:12], HOST, "gpu-node-17", "lab.acme-corp.internal", ENDPOINT,
-    "registry.acme-corp.internal", "vllm-fork", "v0.11.1-acme3", *GPUS, *(g[4:] for g in GPUS),
-    CONTAINER, CONTAINER[:12], FINGERPRINT, MODEL_PATH, USER, SERIAL, TOKEN, EMAIL, LAN_IP,
-    "10-20-30-40", IPV6, MAC,
-    str(GPU_SERIAL), "Bluebird", "ckpt-falcon-secret", "gpu-07", "cluster.acme-corp.internal", RACK, PEER_IP,
-    "010.020.030.041", "0x0a.0x14.0x1e.0x29",
+    MODEL,
+    "models--acme-labs--falcon-secret-70b",
+    "falcon-secret-70b",
+    "acme-labs",
+    SERVED,
+    REVISION,
+    REVISION[:7],
+    REVISION[:12],
+    HOST,
+    "gpu-node-17",
+    "lab.acme-corp.internal",
+    ENDPOINT,
+    "registry.acme-corp.internal",
+    "vllm-fork",
+    "v0.11.1-acme3",
+    *GPUS,
+    *(g[4:] for g in GPUS),
+    CONTAINER,
+    CONTAINER[:12],
+    FINGERPRINT,
+    MODEL_PATH,
+    USER,
+    SERIAL,
+    TOKEN,
+    EMAIL,
+    LAN_IP,
+    "10-20-30-40",
+    IPV6,
+    MAC,
+    str(GPU_SERIAL),
+    "Bluebird",
+    "ckpt-falcon-secret",
+    "gpu-07",
+    "cluster.acme-corp.internal",
+    RACK,
+    PEER_IP,
+    "010.020.030.041",
+    "0x0a.0x14.0x1e.0x29",
 )
 
 # Public words that must survive (false-positive guards).
@@ -84,9 +115,17 @@ def _jsonl(records: list[object]) -> str:
 
 def _journal(trial: Trial, ref: ArmRef, scale: float, extra_private: dict[str, object]) -> str:
     private = PRIVATE | extra_private
-    header = Header(type="header", schema="evidence-kit/journal/v1", trial_id=trial.trial_id, arm=ref.arm,
-                    phase=ref.phase, seq=ref.seq, started_at=f"2026-11-01T0{ref.seq}:00:00Z",
-                    engine={"kv_token_slots": 1330579}, private=private)
+    header = Header(
+        type="header",
+        schema="evidence-kit/journal/v1",
+        trial_id=trial.trial_id,
+        arm=ref.arm,
+        phase=ref.phase,
+        seq=ref.seq,
+        started_at=f"2026-11-01T0{ref.seq}:00:00Z",
+        engine={"kv_token_slots": 1330579},
+        private=private,
+    )
     records: list[object] = [header]
     total = timed = 0
     for group, (size, conc) in enumerate(trial.workload.groups()):
@@ -96,73 +135,113 @@ def _journal(trial: Trial, ref: ArmRef, scale: float, extra_private: dict[str, o
             for index in range(trial.workload.requests_per_run):
                 failed = group == 1 and rep == 2 and index == 0 and ref.phase == "candidate"
                 e2e = round(scale * (1.0 + 0.37 * group + 0.011 * index + 0.003 * rep), 6)
-                records.append(Request(
-                    type="request", run=run, repetition=rep, input_nominal=size, concurrency=conc, index=index,
-                    warmup=False, ok=not failed,
-                    error=f"connection reset by {ENDPOINT}/chat/completions" if failed else None,
-                    prompt_tokens=6066 + index, completion_tokens=812 + 3 * index,
-                    e2e_s=None if failed else e2e, ttft_s=round(e2e / 9, 6), ttft_content_s=round(e2e / 3, 6),
-                    finish_reason="stop"))
+                records.append(
+                    Request(
+                        type="request",
+                        run=run,
+                        repetition=rep,
+                        input_nominal=size,
+                        concurrency=conc,
+                        index=index,
+                        warmup=False,
+                        ok=not failed,
+                        error=f"connection reset by {ENDPOINT}/chat/completions" if failed else None,
+                        prompt_tokens=6066 + index,
+                        completion_tokens=812 + 3 * index,
+                        e2e_s=None if failed else e2e,
+                        ttft_s=round(e2e / 9, 6),
+                        ttft_content_s=round(e2e / 3, 6),
+                        finish_reason="stop",
+                    )
+                )
                 ok += not failed
                 total += 1
                 timed += 1
-            records.append(Run(type="run", run=run, repetition=rep, input_nominal=size, concurrency=conc,
-                               requests=trial.workload.requests_per_run, ok=ok, reconciled=True,
-                               counters={"requests": (120.0, 124.0), "prompt_tokens": (700000.0, 724264.0)}))
+            records.append(
+                Run(
+                    type="run",
+                    run=run,
+                    repetition=rep,
+                    input_nominal=size,
+                    concurrency=conc,
+                    requests=trial.workload.requests_per_run,
+                    ok=ok,
+                    reconciled=True,
+                    counters={"requests": (120.0, 124.0), "prompt_tokens": (700000.0, 724264.0)},
+                )
+            )
     records.append(Footer(type="footer", ended_at="2026-11-01T09:20:00Z", requests=total, timed_requests=timed))
     return _jsonl(records)
 
 
 def engine_log() -> str:
-    return "\n".join([
-        "INFO 11-01 09:00:01 api_server.py:585] vLLM API server version 0.11.1",
-        f"INFO 11-01 09:00:01 api_server.py:586] args: Namespace(model='{MODEL_PATH}', served_model_name=['{SERVED}'], host='{HOST}', port=8123)",
-        "INFO 11-01 09:00:02 config.py:1020] Resolved architecture: LlamaForCausalLM; attention backend flash_attn",
-        f"INFO 11-01 09:00:03 model_runner.py:1071] Loading weights from {MODEL_PATH}/model-00001-of-00004.safetensors",
-        f"INFO 11-01 09:00:04 worker.py:266] Using {GPUS[0]} on {HOST.split('.')[0]} (bf16)",
-        "INFO 11-01 09:00:05 gpu_executor.py:122] KV cache size: 1330579 tokens, ~1.234567e+16 bytes budget",
-        f"INFO 11-01 09:00:06 launcher.py:28] Route: http://router.internal/route?model={quote(MODEL, safe='')}&x=1",
-        f"INFO 11-01 09:00:07 launcher.py:29] Uvicorn running on http://{LAN_IP}:8123 (container {CONTAINER[:12]})",
-        f"INFO 11-01 09:00:08 launcher.py:30] peer ip-10-20-30-40.ec2.internal at {IPV6}%eth0, mac {MAC}",
-        f"INFO 11-01 09:00:09 auth.py:12] token={TOKEN} Authorization: Bearer sk-live-0123456789abcdefABCDEF",
-        f"WARNING 11-01 09:00:10 notice.py:3] mail {EMAIL}; image {IMAGE}; commit {REVISION[:7]} on Qwen3 tests",
-        f"INFO 11-01 09:00:11 cache.py:9] HF cache /home/{USER}/.cache/huggingface/hub at C:\\Users\\{USER}\\models",
-        f"INFO 11-01 09:00:12 upper.py:1] {MODEL.upper()} served as {SERVED.upper()}",
-        f"INFO 11-01 09:00:13 ops.py:1] board serial {GPU_SERIAL}; ssh gpu-07 nvidia-smi; {RACK} up",
-        "INFO 11-01 09:00:14 ckpt.py:2] loading Bluebird/ckpt-falcon-secret from /srv/projects/Project\\ Bluebird",
-        "INFO 11-01 09:00:15 hidden.py:3] node gpu\u200b-node-17 on \uff41\uff43\uff4d\uff45-labs/falcon-se\u00adcret-70b",
-        "INFO 11-01 09:00:16 peer.py:4] peer 010.020.030.041 (0x0a.0x14.0x1e.0x29), PTR 41.30.20.10.in-addr.arpa",
-        f"INFO 11-01 09:00:17 secret.py:5] k8s data: {base64.b64encode(('endpoint=' + ENDPOINT).encode()).decode()}",
-    ]) + "\n"
+    return (
+        "\n".join(
+            [
+                "INFO 11-01 09:00:01 api_server.py:585] vLLM API server version 0.11.1",
+                f"INFO 11-01 09:00:01 api_server.py:586] args: Namespace(model='{MODEL_PATH}', "
+                f"served_model_name=['{SERVED}'], host='{HOST}', port=8123)",
+                "INFO 11-01 09:00:02 config.py:1020] Resolved architecture: LlamaForCausalLM; attention backend flash_attn",
+                f"INFO 11-01 09:00:03 model_runner.py:1071] Loading weights from {MODEL_PATH}/model-00001-of-00004.safetensors",
+                f"INFO 11-01 09:00:04 worker.py:266] Using {GPUS[0]} on {HOST.split('.')[0]} (bf16)",
+                "INFO 11-01 09:00:05 gpu_executor.py:122] KV cache size: 1330579 tokens, ~1.234567e+16 bytes budget",
+                f"INFO 11-01 09:00:06 launcher.py:28] Route: http://router.internal/route?model={quote(MODEL, safe='')}&x=1",
+                f"INFO 11-01 09:00:07 launcher.py:29] Uvicorn running on http://{LAN_IP}:8123 (container {CONTAINER[:12]})",
+                f"INFO 11-01 09:00:08 launcher.py:30] peer ip-10-20-30-40.ec2.internal at {IPV6}%eth0, mac {MAC}",
+                f"INFO 11-01 09:00:09 auth.py:12] token={TOKEN} Authorization: Bearer sk-live-0123456789abcdefABCDEF",
+                f"WARNING 11-01 09:00:10 notice.py:3] mail {EMAIL}; image {IMAGE}; commit {REVISION[:7]} on Qwen3 tests",
+                f"INFO 11-01 09:00:11 cache.py:9] HF cache /home/{USER}/.cache/huggingface/hub at C:\\Users\\{USER}\\models",
+                f"INFO 11-01 09:00:12 upper.py:1] {MODEL.upper()} served as {SERVED.upper()}",
+                f"INFO 11-01 09:00:13 ops.py:1] board serial {GPU_SERIAL}; ssh gpu-07 nvidia-smi; {RACK} up",
+                "INFO 11-01 09:00:14 ckpt.py:2] loading Bluebird/ckpt-falcon-secret from /srv/projects/Project\\ Bluebird",
+                "INFO 11-01 09:00:15 hidden.py:3] node gpu\u200b-node-17 on \uff41\uff43\uff4d\uff45-labs/falcon-se\u00adcret-70b",
+                "INFO 11-01 09:00:16 peer.py:4] peer 010.020.030.041 (0x0a.0x14.0x1e.0x29), PTR 41.30.20.10.in-addr.arpa",
+                f"INFO 11-01 09:00:17 secret.py:5] k8s data: {base64.b64encode(('endpoint=' + ENDPOINT).encode()).decode()}",
+            ]
+        )
+        + "\n"
+    )
 
 
 def nvidia_smi() -> str:
     blocks = []
     for index, gpu in enumerate(GPUS):
-        blocks.append("\n".join([
-            f"GPU 00000000:0{index + 1}:00.0",
-            "    Product Name                          : NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition",
-            f"    Serial Number                         : {int(SERIAL) + index}",
-            f"    GPU UUID                              : {gpu}",
-            "    Minor Number                          : 0",
-            "    VBIOS Version                         : 98.02.2E.00.05",
-            f"    Bus Id                                : 00000000:0{index + 1}:00.0",
-        ]))
+        blocks.append(
+            "\n".join(
+                [
+                    f"GPU 00000000:0{index + 1}:00.0",
+                    "    Product Name                          : NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition",
+                    f"    Serial Number                         : {int(SERIAL) + index}",
+                    f"    GPU UUID                              : {gpu}",
+                    "    Minor Number                          : 0",
+                    "    VBIOS Version                         : 98.02.2E.00.05",
+                    f"    Bus Id                                : 00000000:0{index + 1}:00.0",
+                ]
+            )
+        )
     return "==============NVSMI LOG==============\n\nDriver Version : 580.82.07\n\n" + "\n\n".join(blocks) + "\n"
 
 
 def docker_inspect() -> str:
-    return json.dumps([{
-        "Id": CONTAINER,
-        "Created": "2026-11-01T08:59:00.123456789Z",
-        "Path": "python3",
-        "Args": ["-m", "vllm.entrypoints.openai.api_server", "--model", MODEL_PATH],
-        "Image": "sha256:" + FINGERPRINT,
-        "Name": "/vllm-falcon-secret-70b",
-        "Config": {"Hostname": CONTAINER[:12], "Image": IMAGE, "Env": [f"HF_TOKEN={TOKEN}", "CUDA_VISIBLE_DEVICES=0,1"]},
-        "Mounts": [{"Source": f"/home/{USER}/models", "Destination": "/models"}],
-        "NetworkSettings": {"IPAddress": LAN_IP, "MacAddress": MAC, "GlobalIPv6Address": IPV6},
-    }], indent=2) + "\n"
+    return (
+        json.dumps(
+            [
+                {
+                    "Id": CONTAINER,
+                    "Created": "2026-11-01T08:59:00.123456789Z",
+                    "Path": "python3",
+                    "Args": ["-m", "vllm.entrypoints.openai.api_server", "--model", MODEL_PATH],
+                    "Image": "sha256:" + FINGERPRINT,
+                    "Name": "/vllm-falcon-secret-70b",
+                    "Config": {"Hostname": CONTAINER[:12], "Image": IMAGE, "Env": [f"HF_TOKEN={TOKEN}", "CUDA_VISIBLE_DEVICES=0,1"]},
+                    "Mounts": [{"Source": f"/home/{USER}/models", "Destination": "/models"}],
+                    "NetworkSettings": {"IPAddress": LAN_IP, "MacAddress": MAC, "GlobalIPv6Address": IPV6},
+                }
+            ],
+            indent=2,
+        )
+        + "\n"
+    )
 
 
 def telemetry() -> str:
@@ -182,11 +261,17 @@ def make_trial(trial_id: str = "cache-layout") -> Trial:
         ArmRef(seq=2, arm="candidate", role="candidate", phase="candidate", journal="journals/02-candidate-candidate.jsonl"),
         ArmRef(seq=3, arm="original", role="control", phase="restored", journal="journals/03-original-restored.jsonl"),
     ]
-    return Trial(schema="evidence-kit/trial/v1", trial_id=trial_id, title="Cache-layout trial", engine_kind="vllm",
-                 decision_rule=DecisionRule(min_improvement=0.10),
-                 workload=Workload(input_nominal=[8192, 32768], concurrency=[1, 4], repetitions=3,
-                                   requests_per_run=4, max_tokens=4096, temperature=0.0, warmup_requests=0),
-                 arms=arms)
+    return Trial(
+        schema="evidence-kit/trial/v1",
+        trial_id=trial_id,
+        title="Cache-layout trial",
+        engine_kind="vllm",
+        decision_rule=DecisionRule(min_improvement=0.10),
+        workload=Workload(
+            input_nominal=[8192, 32768], concurrency=[1, 4], repetitions=3, requests_per_run=4, max_tokens=4096, temperature=0.0, warmup_requests=0
+        ),
+        arms=arms,
+    )
 
 
 def make_raw_trial(root: Path, trial_id: str = "cache-layout") -> Path:

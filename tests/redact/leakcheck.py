@@ -18,8 +18,7 @@ from urllib.parse import unquote
 
 
 def _decoded(text: str) -> list[str]:
-    unescaped = re.sub(r"\\u([0-9a-fA-F]{4})|\\U([0-9a-fA-F]{8})",
-                       lambda m: chr(int(m.group(1) or m.group(2), 16)), text).replace("\\/", "/")
+    unescaped = re.sub(r"\\u([0-9a-fA-F]{4})|\\U([0-9a-fA-F]{8})", lambda m: chr(int(m.group(1) or m.group(2), 16)), text).replace("\\/", "/")
     shown = [text, unescaped, unquote(text), unquote(unescaped)]
     return shown + [unicodedata.normalize("NFKC", re.sub("[\u00ad\u200b-\u200f\u2060\ufeff]", "", t)) for t in shown]
 

@@ -36,6 +36,7 @@ def _published(result, canaries) -> list[tuple[str, str]]:
 
 # -- leaks -----------------------------------------------------------------------------------
 
+
 def test_a_labelled_host_spelled_like_a_pseudonym_is_redacted_and_never_shares_a_pseudonym(tmp_path):
     # A real host called gpu-2 (a common naming scheme) after a private label. The labelled-value
     # detector finds it, but a hit spelled like a pseudonym is "allowed", so it stays; with counter
@@ -48,11 +49,10 @@ def test_a_labelled_host_spelled_like_a_pseudonym_is_redacted_and_never_shares_a
 def test_a_stray_receipt_in_raw_evidence_does_not_exempt_real_values_spelled_like_pseudonyms(tmp_path):
     # A raw trial folder holding a receipt.json (copied in by mistake, or planted) switches the
     # whole run to "already redacted": every private value spelled like a pseudonym is left as it is.
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), {"jump": "gpu-3", "ssh_host": "host-12"},
-                {"logs/ssh.txt": "ssh gpu-3; ssh host-12\n"})
-    (raw / "receipt.json").write_text(json.dumps({
-        "schema": "evidence-kit/receipt/v1", "tool_version": "0", "key_id": "none", "counts": {},
-        "policy_digest": "sha256:" + "0" * 64}))
+    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), {"jump": "gpu-3", "ssh_host": "host-12"}, {"logs/ssh.txt": "ssh gpu-3; ssh host-12\n"})
+    (raw / "receipt.json").write_text(
+        json.dumps({"schema": "evidence-kit/receipt/v1", "tool_version": "0", "key_id": "none", "counts": {}, "policy_digest": "sha256:" + "0" * 64})
+    )
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     assert _published(result, ["gpu-3", "host-12"]) == []
 
@@ -61,8 +61,7 @@ def test_a_host_under_a_known_domain_keeps_no_label_of_its_own(tmp_path):
     # The corpus declares gpu-node-17.lab.acme-corp.internal. A sibling host of the same domain,
     # never declared, is exactly what the host detector finds -- but the known parent domain is
     # masked first, so the detector sees nothing and the output reads "gpu-node-18.domain-…".
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"),
-                files={"logs/peers.txt": "peer gpu-node-18.lab.acme-corp.internal up\n"})
+    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), files={"logs/peers.txt": "peer gpu-node-18.lab.acme-corp.internal up\n"})
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     assert _published(result, ["gpu-node-18"]) == []
 
@@ -71,25 +70,27 @@ def test_a_host_name_under_a_key_that_names_no_class_still_has_its_short_name_hu
     # "server" (or "bastion", "login", "peer"…) is not one of the key hints, so the FQDN is a plain
     # "value": only the whole name is hunted, and being known masks it from the host detector,
     # which would otherwise have learnt it as a host. Declaring it protects it *less*.
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), {"server": "zeta-node-5.lab.zeta-corp.internal"},
-                {"logs/ssh.txt": "ssh zeta-node-5 uptime\n"})
+    raw = plant(
+        corpus.make_raw_trial(tmp_path / "raw"), {"server": "zeta-node-5.lab.zeta-corp.internal"}, {"logs/ssh.txt": "ssh zeta-node-5 uptime\n"}
+    )
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     assert _published(result, ["zeta-node-5"]) == []
 
 
 def test_an_endpoint_without_a_scheme_has_its_host_hunted(tmp_path):
     # "host:port" under `endpoint` is read as one opaque "ip" value; its host alone is not hunted.
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), {"endpoint": "zeta-node-6:8123"},
-                {"logs/ssh.txt": "ssh zeta-node-6\n"})
+    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), {"endpoint": "zeta-node-6:8123"}, {"logs/ssh.txt": "ssh zeta-node-6\n"})
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     assert _published(result, ["zeta-node-6"]) == []
 
 
 def test_the_password_of_a_private_url_is_hunted_on_its_own(tmp_path):
     # The user of an endpoint URL is a variant; its password is not.
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"),
-                {"endpoint": "https://svc:Sup3rS3cretPw@api.zeta-corp.internal/v1"},
-                {"logs/auth.txt": "retrying with Sup3rS3cretPw\n"})
+    raw = plant(
+        corpus.make_raw_trial(tmp_path / "raw"),
+        {"endpoint": "https://svc:Sup3rS3cretPw@api.zeta-corp.internal/v1"},
+        {"logs/auth.txt": "retrying with Sup3rS3cretPw\n"},
+    )
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     assert _published(result, ["Sup3rS3cretPw"]) == []
 
@@ -136,8 +137,7 @@ def test_an_identifying_number_written_as_a_float_under_private_is_redacted(tmp_
 
 def test_a_number_under_a_serial_num_key_is_private(tmp_path):
     # "serial_num" names a serial; the quantity pattern matches its "_num" and calls it a count.
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), {"gpu_serial_num": 9988776655443},
-                {"logs/smi.txt": "serial 9988776655443\n"})
+    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), {"gpu_serial_num": 9988776655443}, {"logs/smi.txt": "serial 9988776655443\n"})
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     assert _published(result, ["9988776655443"]) == []
 
@@ -154,8 +154,7 @@ def test_combining_marks_do_not_hide_a_known_value(tmp_path):
 
 def test_a_labelled_value_in_single_quotes_is_found(tmp_path):
     # hostname='…' (shell, .env files, Python reprs, YAML) is as labelled as hostname="…".
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"),
-                files={"conf/node.env": "HOSTNAME='zeta-rack-8'\nAPI_KEY='Zq7xWv2Lr9Tt'\n"})
+    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), files={"conf/node.env": "HOSTNAME='zeta-rack-8'\nAPI_KEY='Zq7xWv2Lr9Tt'\n"})
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     assert _published(result, ["zeta-rack-8", "Zq7xWv2Lr9Tt"]) == []
 
@@ -163,8 +162,7 @@ def test_a_labelled_value_in_single_quotes_is_found(tmp_path):
 def test_an_ipv6_address_starting_with_a_double_colon_is_detected(tmp_path):
     # The ip detector needs a group before "::": ::ffff:a14:1e28 (10.20.30.40, the corpus's private
     # LAN address, as an IPv4-mapped address) and ::1:2:3:4 style addresses pass untouched.
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"),
-                files={"logs/v6.txt": "peer ::ffff:a14:1e28 and ::ffff:0a14:1e29 and ::dead:beef:1:2\n"})
+    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), files={"logs/v6.txt": "peer ::ffff:a14:1e28 and ::ffff:0a14:1e29 and ::dead:beef:1:2\n"})
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     text = (result.out / "logs" / "v6.txt").read_text()
     assert not result.publishable or ("a14:1e28" not in text and "dead:beef" not in text)
@@ -172,11 +170,14 @@ def test_an_ipv6_address_starting_with_a_double_colon_is_detected(tmp_path):
 
 # -- one value, one pseudonym ----------------------------------------------------------------
 
+
 def test_one_ipv6_address_in_its_compressed_and_full_forms_gets_one_pseudonym(tmp_path):
     # fe80::1c2d:3e4f:5a6b:7c8d (the corpus's IPv6) written in full, or with one zero group kept,
     # is the same address; each spelling gets a pseudonym of its own.
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), files={"logs/v6.txt": (
-        "a fe80::1c2d:3e4f:5a6b:7c8d\nb FE80:0000:0000:0000:1C2D:3E4F:5A6B:7C8D\nc fe80:0:0:0:1c2d:3e4f:5a6b:7c8d\n")})
+    raw = plant(
+        corpus.make_raw_trial(tmp_path / "raw"),
+        files={"logs/v6.txt": ("a fe80::1c2d:3e4f:5a6b:7c8d\nb FE80:0000:0000:0000:1C2D:3E4F:5A6B:7C8D\nc fe80:0:0:0:1c2d:3e4f:5a6b:7c8d\n")},
+    )
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     names = {line.split()[1] for line in (result.out / "logs" / "v6.txt").read_text().splitlines()}
     assert len(names) == 1, names
@@ -184,12 +185,12 @@ def test_one_ipv6_address_in_its_compressed_and_full_forms_gets_one_pseudonym(tm
 
 # -- numbers outside `private` ---------------------------------------------------------------
 
+
 def test_a_digit_key_under_a_quantity_key_is_not_private(tmp_path):
     # The rule: a string of digits under a key naming a quantity (…_pid) is never private, so it can
     # never rewrite a timing. Keys skip that rule: {"per_pid": {"204857": …}} makes 204857 private,
     # and a latency of 204857 µs in a CSV becomes a pseudonym.
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), {"per_pid": {"204857": {"rss_bytes": 1}}},
-                {"logs/latency.csv": "t,latency_us\n0,204857\n"})
+    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), {"per_pid": {"204857": {"rss_bytes": 1}}}, {"logs/latency.csv": "t,latency_us\n0,204857\n"})
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     assert (result.out / "logs" / "latency.csv").read_text() == "t,latency_us\n0,204857\n"
 
@@ -198,8 +199,11 @@ def test_numbers_under_a_plural_quantity_key_are_not_private(tmp_path):
     # "start_times", "worker_pids", "ports": the quantity pattern knows "time", "pid" and "port"
     # but not their plurals, so epoch seconds under `private` become serials and every equal
     # timestamp in a log or CSV outside `private` is rewritten.
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), {"start_times": [1730451600], "worker_pids": ["204858"]},
-                {"logs/events.csv": "ts,pid\n1730451600,204858\n"})
+    raw = plant(
+        corpus.make_raw_trial(tmp_path / "raw"),
+        {"start_times": [1730451600], "worker_pids": ["204858"]},
+        {"logs/events.csv": "ts,pid\n1730451600,204858\n"},
+    )
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     assert (result.out / "logs" / "events.csv").read_text() == "ts,pid\n1730451600,204858\n"
 
@@ -215,6 +219,7 @@ def test_a_negative_identifying_number_under_private_leaves_valid_json(tmp_path)
 
 
 # -- crashes ---------------------------------------------------------------------------------
+
 
 def test_deeply_nested_toml_is_bad_input_not_a_traceback(tmp_path):
     raw = plant(corpus.make_raw_trial(tmp_path / "raw"), files={"conf/deep.toml": "a = " + "[" * 2000 + "]" * 2000 + "\n"})
@@ -239,6 +244,7 @@ def test_many_private_values_each_a_prefix_of_the_next_do_not_crash(tmp_path):
 
 
 # -- the scan --------------------------------------------------------------------------------
+
 
 def test_scan_does_not_pass_a_folder_holding_a_symbolic_link(tmp_path):
     # `scan DIR` skips symbolic links silently, name and target: a published site or bundle folder
@@ -269,10 +275,15 @@ def test_a_model_in_the_collectors_own_models_list_has_every_model_spelling_hunt
     # capture_identity writes private["models"] = [{"id", "root", "parent", "max_model_len", "owned_by"}]
     # from /v1/models. "id" and "root" name no class, so an org/name model there is a plain "value":
     # its base name and its Hugging Face cache folder are not hunted.
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), {"models": [{
-        "id": "zeta-labs/owl-secret-9b", "root": "zeta-labs/owl-secret-9b", "parent": None,
-        "max_model_len": 131072, "owned_by": "vllm"}]},
-        {"logs/engine.log": "loaded owl-secret-9b from models--zeta-labs--owl-secret-9b\n"})
+    raw = plant(
+        corpus.make_raw_trial(tmp_path / "raw"),
+        {
+            "models": [
+                {"id": "zeta-labs/owl-secret-9b", "root": "zeta-labs/owl-secret-9b", "parent": None, "max_model_len": 131072, "owned_by": "vllm"}
+            ]
+        },
+        {"logs/engine.log": "loaded owl-secret-9b from models--zeta-labs--owl-secret-9b\n"},
+    )
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     assert _published(result, ["owl-secret-9b", "zeta-labs"]) == []
 
@@ -281,14 +292,17 @@ def test_the_paths_in_a_start_command_are_hunted_as_paths(tmp_path):
     # The collector's private["start_command"] usually starts with "vllm" or "python", so it is a
     # "value", never read as a command line: a quoted path with a space in it is hunted only as part
     # of the whole command, and the path detector stops at the space.
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"),
-                {"start_command": "vllm serve '/srv/work/Project Kestrel/ckpt-owl' --port 8000"},
-                {"logs/engine.log": "loading /srv/work/Project Kestrel/ckpt-owl now\n"})
+    raw = plant(
+        corpus.make_raw_trial(tmp_path / "raw"),
+        {"start_command": "vllm serve '/srv/work/Project Kestrel/ckpt-owl' --port 8000"},
+        {"logs/engine.log": "loading /srv/work/Project Kestrel/ckpt-owl now\n"},
+    )
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     assert _published(result, ["Kestrel"]) == []
 
 
 # -- fails closed, but on valid input ----------------------------------------------------------
+
 
 def test_a_trial_folder_named_after_a_private_host_gets_its_receipt_and_manifest_under_the_redacted_name(tmp_path):
     # Files are written under the redacted folder name, but receipt.json and manifest.json go to
@@ -304,6 +318,7 @@ def test_a_trial_folder_named_after_a_private_host_gets_its_receipt_and_manifest
 
 
 # -- one value, two pseudonyms (continued) -----------------------------------------------------
+
 
 def test_the_model_listed_in_models_before_model_gets_one_pseudonym(tmp_path):
     # The collector writes private = {"endpoint", "models": [{"id": …}], …, "model": …}: the model
@@ -335,8 +350,11 @@ def test_a_yaml_line_continuation_is_caught_even_when_a_later_document_does_not_
 def test_a_private_value_holding_a_dotted_capital_i_is_hunted(tmp_path):
     # "İ" (U+0130, Turkish) lowercases to two characters; Matcher._add drops every variant whose
     # lowercase changes length, so such a value (a name, a site) is silently never hunted at all.
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), {"operator_name": "İlker Yıldız", "site": "İZMİR-gpu-01"},
-                {"logs/run.log": "run by İlker Yıldız on İZMİR-gpu-01\n"})
+    raw = plant(
+        corpus.make_raw_trial(tmp_path / "raw"),
+        {"operator_name": "İlker Yıldız", "site": "İZMİR-gpu-01"},
+        {"logs/run.log": "run by İlker Yıldız on İZMİR-gpu-01\n"},
+    )
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     text = (result.out / "logs" / "run.log").read_text()
     assert not result.publishable or ("Yıldız" not in text and "İZMİR" not in text), text
@@ -349,8 +367,7 @@ def test_a_private_value_in_decomposed_unicode_is_hunted(tmp_path):
     import unicodedata
 
     nfd = unicodedata.normalize("NFD", "renée-lab")
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), {"ssh_user": "renée-lab"},
-                {"logs/login.log": f"user {nfd} ok\n", f"logs/{nfd}.txt": "x\n"})
+    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), {"ssh_user": "renée-lab"}, {"logs/login.log": f"user {nfd} ok\n", f"logs/{nfd}.txt": "x\n"})
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     seen = "\n".join([(result.out / "logs" / "login.log").read_text(), *(p.name for p in (result.out / "logs").iterdir())])
     assert not result.publishable or "renée" not in unicodedata.normalize("NFC", seen), seen
@@ -361,8 +378,10 @@ def test_the_short_form_of_a_private_revision_in_git_describe_output_is_redacted
     # 0.11.1.dev3+g3f9c2a7.d20251101: how vLLM reports a fork's version). Spellings under 8
     # characters match only as whole words, and the "g" glued on makes it no word.
     short = corpus.REVISION[:7]
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"),
-                files={"logs/version.log": f"vLLM version 0.11.1.dev3+g{short}.d20251101\nbuilt from v0.11.1-3-g{short}\n"})
+    raw = plant(
+        corpus.make_raw_trial(tmp_path / "raw"),
+        files={"logs/version.log": f"vLLM version 0.11.1.dev3+g{short}.d20251101\nbuilt from v0.11.1-3-g{short}\n"},
+    )
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     assert _published(result, [short]) == []
 
@@ -370,10 +389,11 @@ def test_the_short_form_of_a_private_revision_in_git_describe_output_is_redacted
 def test_the_path_of_a_private_url_is_hunted(tmp_path):
     # A URL's variants are itself, its host and user: its path is not. A model given as its Hugging
     # Face URL or an s3:// URI (shape beats the "model" key) leaves org/name and the name alone unhunted.
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"),
-                {"draft_model": "https://huggingface.co/zeta-labs/owl-secret-9b",
-                 "model_uri": "s3://zeta-weights/ckpts/kestrel-secret-3b/step-1200"},
-                {"logs/engine.log": "loaded zeta-labs/owl-secret-9b; ckpts/kestrel-secret-3b/step-1200\n"})
+    raw = plant(
+        corpus.make_raw_trial(tmp_path / "raw"),
+        {"draft_model": "https://huggingface.co/zeta-labs/owl-secret-9b", "model_uri": "s3://zeta-weights/ckpts/kestrel-secret-3b/step-1200"},
+        {"logs/engine.log": "loaded zeta-labs/owl-secret-9b; ckpts/kestrel-secret-3b/step-1200\n"},
+    )
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     assert _published(result, ["owl-secret-9b", "kestrel-secret-3b"]) == []
 
@@ -381,8 +401,10 @@ def test_the_path_of_a_private_url_is_hunted(tmp_path):
 def test_one_mac_address_in_its_usual_spellings_gets_one_pseudonym_and_none_survives(tmp_path):
     # The corpus's MAC, 02:42:ac:11:00:03, as ip link, Windows and Cisco print it and bare: colon and
     # dash forms get two different mac pseudonyms, the bare one a hex pseudonym, the Cisco one survives.
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), files={"logs/mac.log": (
-        "a 02:42:ac:11:00:03\nb 02-42-AC-11-00-03\nc 0242.ac11.0003\nd 0242ac110003\n")})
+    raw = plant(
+        corpus.make_raw_trial(tmp_path / "raw"),
+        files={"logs/mac.log": ("a 02:42:ac:11:00:03\nb 02-42-AC-11-00-03\nc 0242.ac11.0003\nd 0242ac110003\n")},
+    )
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     names = {line.split()[1] for line in (result.out / "logs" / "mac.log").read_text().splitlines()}
     assert len(names) == 1, names
@@ -418,9 +440,13 @@ def test_a_labelled_value_in_a_json_or_jsonl_file_is_found(tmp_path):
     # .jsonl are examined one string literal at a time: the key and its value are never seen together,
     # so {"Hostname": …, "password": …, "serial_number": …} (docker inspect, nvidia-smi -x, a node
     # inventory) passes untouched.
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), files={
-        "logs/node.json": json.dumps({"Hostname": "zeta-box7", "password": "Zq7xWv2Lr9Tt", "serial_number": "PX9921XQ"}) + "\n",
-        "logs/node.jsonl": json.dumps({"hostname": "zeta-box6"}) + "\n"})
+    raw = plant(
+        corpus.make_raw_trial(tmp_path / "raw"),
+        files={
+            "logs/node.json": json.dumps({"Hostname": "zeta-box7", "password": "Zq7xWv2Lr9Tt", "serial_number": "PX9921XQ"}) + "\n",
+            "logs/node.jsonl": json.dumps({"hostname": "zeta-box6"}) + "\n",
+        },
+    )
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     assert _published(result, ["zeta-box7", "Zq7xWv2Lr9Tt", "PX9921XQ", "zeta-box6"]) == []
 
@@ -451,8 +477,12 @@ def test_one_long_private_string_does_not_exhaust_memory(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     done = subprocess.run(
         [sys.executable, "-m", "evidence_kit", "redact", str(raw), "--out", str(tmp_path / "out")],
-        capture_output=True, text=True, env=env, timeout=300,
-        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (1_500_000_000, 1_500_000_000)))
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (1_500_000_000, 1_500_000_000)),
+    )
     assert done.returncode in (0, 1) and "Traceback" not in done.stderr, done.stderr[-300:]
 
 

@@ -18,6 +18,7 @@ from .test_leak_classes import plant
 
 # -- the ledger: the rewrite copies a batch on what discovery noted ----------------------------
 
+
 def test_a_jsonl_file_that_changes_while_it_is_redacted_is_not_published_unredacted(tmp_path):
     # The rewrite takes the literals discovery noted for a JSONL batch "by place" (same index, same
     # line count, no digest) and copies the batch as it is when they were all clean. A file that is
@@ -44,9 +45,12 @@ def test_a_value_glued_to_a_word_of_hex_digits_is_redacted_whole_not_refused(tmp
     # known value glued to a word of hex digits (ckpt-falcon-secreta00000) came out as path-1a00000,
     # which the scan read as a fingerprint: a clean input was refused. The hex word now goes with
     # the value, as digits always did; a glued word that is not all hex digits stays (model-1band).
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), files={
-        "logs/run.txt": "ckpt /srv/projects/Project Bluebird/ckpt-falcon-secreta00000 ok\n"
-                        "host gpu-node-17.lab.acme-corp.internalab12345 ok\n"})
+    raw = plant(
+        corpus.make_raw_trial(tmp_path / "raw"),
+        files={
+            "logs/run.txt": "ckpt /srv/projects/Project Bluebird/ckpt-falcon-secreta00000 ok\nhost gpu-node-17.lab.acme-corp.internalab12345 ok\n"
+        },
+    )
     for key in (None, KEY):
         result = redact_bundle(raw, tmp_path / f"out-{key is None}", key=key)
         assert result.publishable, [str(f) for f in result.findings]
@@ -57,8 +61,9 @@ def test_a_padded_or_hex_dotted_address_glued_to_other_characters_is_hunted(tmp_
     # Found by the hypothesis property: the view that reads 010.020.030.040 and 0x0a.0x14.0x1e.0x28
     # as 10.20.30.40 wanted no digit around the address, so glued to a counter (9010.…, …0409) or to
     # a hex word (00a00x0a.…) the private address was published as written.
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), files={
-        "logs/run.txt": "a 00a00x0a.0x14.0x1e.0x28 b 9010.020.030.040 c 010.020.030.0409 d\n"})
+    raw = plant(
+        corpus.make_raw_trial(tmp_path / "raw"), files={"logs/run.txt": "a 00a00x0a.0x14.0x1e.0x28 b 9010.020.030.040 c 010.020.030.0409 d\n"}
+    )
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     assert result.publishable, [str(f) for f in result.findings]
     published = "".join(p.read_text() for p in result.out.rglob("*.txt")).lower()
@@ -71,8 +76,7 @@ def test_a_value_glued_after_a_value_widened_over_a_hex_word_keeps_its_hit(tmp_p
     # then the declared codename "Deadbeef Bazooka" started inside that widened run and was skipped,
     # so "Bazooka" was published and the scan (which sees "host-… Bazooka") agreed.
     for line in ("ckpt gpu-node-17Deadbeef Bazooka done\n", "m acme-labs/falcon-secret-70bdeadbeef Bazooka\n"):
-        raw = plant(corpus.make_raw_trial(tmp_path / f"raw{len(line)}"), {"codename": "Deadbeef Bazooka"},
-                    {"logs/run.txt": line})
+        raw = plant(corpus.make_raw_trial(tmp_path / f"raw{len(line)}"), {"codename": "Deadbeef Bazooka"}, {"logs/run.txt": line})
         result = redact_bundle(raw, tmp_path / f"out{len(line)}", key=KEY)
         assert result.publishable, [str(f) for f in result.findings]
         assert survivors(result.out, ["Bazooka", "gpu-node-17", "falcon-secret"]) == []

@@ -162,13 +162,12 @@ def test_a_known_value_inside_a_longer_value_does_not_lend_it_its_pseudonym(know
     assert scanner.leaks(other) and scanner.leaks(other)[0].cls == known.cls
 
 
-
 @pytest.mark.parametrize("host", ["nas.home.arpa", "gpu-box.corp.test", "node7.example", "sim-host-01.simulated.invalid"])
 def test_special_use_domains_are_hosts(host):
     matcher = Redactor()
     text = f"connected to {host} at 09:00"
     hits = matcher.leaks(text)
-    assert [(text[h.start:h.end], h.cls) for h in hits] == [(host, "host")]
+    assert [(text[h.start : h.end], h.cls) for h in hits] == [(host, "host")]
     out, _ = matcher.redact(text)
     assert host not in out and "arpa" not in out and matcher.leaks(out) == []
 

@@ -28,17 +28,55 @@ from evidence_kit.redact.walkers import _LITERAL as PATTERN_LITERAL
 from evidence_kit.redact.walkers import labelled_pairs, plain_literals
 
 PLANTED = (
-    "GPU-5b1c2d3e-4f5a-6b7c-8d9e-0f1a2b3c4d5e", "MIG-GPU-5b1c2d3e-4f5a-6b7c-8d9e-0f1a2b3c4d5e/1/0",
-    "123e4567-e89b-12d3-a456-426614174000", "02:42:ac:11:00:03", "02-42-ac-11-00-03", "10.20.30.40",
-    "fe80::1c2d:3e4f:5a6b:7c8d", "2001:0db8:85a3:0000:0000:8a2e:0370:7334", "12::30", "/home/jdoe/models/x",
-    "/data7/ckpt/run-1", "/var/lib/docker/overlay2", "~/secrets/key", "$HOME/.cache", "C:\\Users\\jdoe\\x",
-    "\\\\fileserver\\share\\x", "http://gpu-node-17.lab.acme-corp.internal:8123/v1", "s3://bucket/key).",
-    "jdoe@acme-corp.com", "gpu-node-17.lab.acme-corp.internal", "node7.CORP", "box.co.\u212a", "x.\u017fe",
-    "a.\u0131o", "Bearer abcdefgh12345", "sk-abcdefghijklmnop1234", "hf_QzXwVbNmLkJhGfDsAqWe", "ghp_" + "a1" * 11,
-    "AKIAABCDEFGHIJKLMNOP", "xoxb-1234567890-abc", "eyJhbGciOi.eyJzdWIiOi.SflKxwRJSM", "3f9c2a7d4e1b8c6a0f5d",
-    "deadbeef", "1.234567e+16", "c0ffee5", "Serial Number : 1652020012345", "hostname=box7", "\u017ferial: X9Y8Z7",
-    "Serial Number .......... : ABC123", "api_key: \"k3y\"", "IMAGE=vllm/vllm-openai:latest", "localhost",
-    "127.0.0.1", "0.11.1", "engine.py:102]", "tokens/s", "45.6%", "%2Fhome%2Fjdoe", "&#47;home&#47;jdoe",
+    "GPU-5b1c2d3e-4f5a-6b7c-8d9e-0f1a2b3c4d5e",
+    "MIG-GPU-5b1c2d3e-4f5a-6b7c-8d9e-0f1a2b3c4d5e/1/0",
+    "123e4567-e89b-12d3-a456-426614174000",
+    "02:42:ac:11:00:03",
+    "02-42-ac-11-00-03",
+    "10.20.30.40",
+    "fe80::1c2d:3e4f:5a6b:7c8d",
+    "2001:0db8:85a3:0000:0000:8a2e:0370:7334",
+    "12::30",
+    "/home/jdoe/models/x",
+    "/data7/ckpt/run-1",
+    "/var/lib/docker/overlay2",
+    "~/secrets/key",
+    "$HOME/.cache",
+    "C:\\Users\\jdoe\\x",
+    "\\\\fileserver\\share\\x",
+    "http://gpu-node-17.lab.acme-corp.internal:8123/v1",
+    "s3://bucket/key).",
+    "jdoe@acme-corp.com",
+    "gpu-node-17.lab.acme-corp.internal",
+    "node7.CORP",
+    "box.co.\u212a",
+    "x.\u017fe",
+    "a.\u0131o",
+    "Bearer abcdefgh12345",
+    "sk-abcdefghijklmnop1234",
+    "hf_QzXwVbNmLkJhGfDsAqWe",
+    "ghp_" + "a1" * 11,
+    "AKIAABCDEFGHIJKLMNOP",
+    "xoxb-1234567890-abc",
+    "eyJhbGciOi.eyJzdWIiOi.SflKxwRJSM",
+    "3f9c2a7d4e1b8c6a0f5d",
+    "deadbeef",
+    "1.234567e+16",
+    "c0ffee5",
+    "Serial Number : 1652020012345",
+    "hostname=box7",
+    "\u017ferial: X9Y8Z7",
+    "Serial Number .......... : ABC123",
+    'api_key: "k3y"',
+    "IMAGE=vllm/vllm-openai:latest",
+    "localhost",
+    "127.0.0.1",
+    "0.11.1",
+    "engine.py:102]",
+    "tokens/s",
+    "45.6%",
+    "%2Fhome%2Fjdoe",
+    "&#47;home&#47;jdoe",
 )
 ALPHABET = st.sampled_from(list("abcdefxyzABCDEFKS0123456789 .:-/\\~_@%=\"'()[]{}\t\u212a\u017f\u0131\u0130\u00e9"))
 texts = st.lists(st.one_of(st.text(ALPHABET, max_size=12), st.sampled_from(PLANTED)), max_size=8).map("".join)
@@ -61,16 +99,14 @@ def _every_label(text: str) -> list[tuple[int, int, str]]:
     from evidence_kit.redact import detectors as d
 
     def secret(value: str) -> bool:
-        return (len(value) >= 3 and not is_public(value) and not (value.isdigit() and len(value) < 6)
-                and not d._PLACEHOLDER.fullmatch(value))
+        return len(value) >= 3 and not is_public(value) and not (value.isdigit() and len(value) < 6) and not d._PLACEHOLDER.fullmatch(value)
 
     found = []
     for m in _LABEL_TEXT.finditer(text):
         group = next(g for g in (2, 3, 4) if m.group(g) is not None)
         if secret(m.group(group)):
             found.append((m.start(group), m.end(group), label_class(m.group(1))))
-    found += [(m.start(1), m.end(1), "token") for pattern in (d._JWK_TEXT, d._JWK_FIELD, d._JWK_FLAT)
-              for m in pattern.finditer(text)]
+    found += [(m.start(1), m.end(1), "token") for pattern in (d._JWK_TEXT, d._JWK_FIELD, d._JWK_FLAT) for m in pattern.finditer(text)]
     found += [(m.start(2), m.end(2), "token") for m in d._XML_KEY.finditer(text)]
     found += [(m.start(), m.end(), "token") for m in d._BASE64_JSON.finditer(text) if d._jwk_inside(m.group())]
     return found + [(m.start(2), m.end(2), "token") for m in d._FLAG_TEXT.finditer(text) if secret(m.group(2))]
@@ -115,8 +151,9 @@ IPS = ("10.1.2.3", "10.1.2.33", "192.168.7.9")
 
 # -- string literals found by splitting at quotes --------------------------------------------------
 
-json_ish = st.lists(st.one_of(st.sampled_from(['"', '\\', '\n', '\r', '\\"', '": "', '{"a": "', '"}']),
-                              st.text(ALPHABET, max_size=6)), max_size=12).map("".join)
+json_ish = st.lists(
+    st.one_of(st.sampled_from(['"', "\\", "\n", "\r", '\\"', '": "', '{"a": "', '"}']), st.text(ALPHABET, max_size=6)), max_size=12
+).map("".join)
 
 
 @settings(max_examples=1500, deadline=None)
@@ -130,16 +167,21 @@ def test_split_literals_are_the_pattern_literals(text: str) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.dictionaries(st.sampled_from(["k", "host", "msg"]),
-                                st.one_of(st.integers(), st.sampled_from(HOSTS + IPS + PLANTED), st.text(max_size=8)),
-                                max_size=4), min_size=1, max_size=6))
+@given(
+    st.lists(
+        st.dictionaries(
+            st.sampled_from(["k", "host", "msg"]), st.one_of(st.integers(), st.sampled_from(HOSTS + IPS + PLANTED), st.text(max_size=8)), max_size=4
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
 def test_clean_line_shortcut_keeps_every_hit(records: list[dict[str, object]]) -> None:
     """A line is passed over only when each of its literals was found clean: same hits as literal by literal."""
     matcher = Matcher([KnownValue("host", HOSTS[0])])
     lines = [json.dumps(record) + "\n" for record in records]
     for line in lines + lines:  # the second time round, clean literals are remembered
-        expected = [h for raw in PATTERN_LITERAL.findall(line)
-                    for h in matcher.leaks(json.loads(raw))]
+        expected = [h for raw in PATTERN_LITERAL.findall(line) for h in matcher.leaks(json.loads(raw))]
         expected += [h for pair in labelled_pairs(line) for h in matcher.leaks(pair)]
         assert _line_hits(matcher, line, True, True) == expected
 
@@ -149,11 +191,15 @@ def _every_view(text: str) -> list[str]:
     from evidence_kit.redact import views as module
 
     def every(view: View) -> list[View | None]:
-        return [module._substitute(view, module._BACKSLASH, module._unbackslash),
-                module._substitute(view, module._PERCENT, module._unpercent),
-                module._substitute(view, module._ENTITY, module._unentity),
-                module._substitute(view, module._ADDRESS, module._unpad), module._normalised(view),
-                module._without_marks(view), module._git_describe(view)]
+        return [
+            module._substitute(view, module._BACKSLASH, module._unbackslash),
+            module._substitute(view, module._PERCENT, module._unpercent),
+            module._substitute(view, module._ENTITY, module._unentity),
+            module._substitute(view, module._ADDRESS, module._unpad),
+            module._normalised(view),
+            module._without_marks(view),
+            module._git_describe(view),
+        ]
 
     seen, found, frontier = {text}, [], [module._identity(text)]
     for _ in range(module.DEPTH):
@@ -169,20 +215,54 @@ def _every_view(text: str) -> list[str]:
 
 
 @settings(max_examples=1500, deadline=None)
-@given(st.lists(st.one_of(st.text(ALPHABET, max_size=6),
-                          st.sampled_from(["%", "%2F", "%2f", "%zz", "%e9", "%C3%A9", "%ff", "%4", "&amp;", "\\u0041", "\\/",
-                                           "\\U0000002D", "\\x2d", "\\ ", "\u200b", "\u00ad", "\uff47",
-                                           "010.020.030.040", "0x0a.0x14.1.2", "1.2.3.4", "09.1", "e\u0301",
-                                           "\u0332", "-g3f9c2a7", "+g3f9c2a7d"])),
-                max_size=10).map("".join))
+@given(
+    st.lists(
+        st.one_of(
+            st.text(ALPHABET, max_size=6),
+            st.sampled_from(
+                [
+                    "%",
+                    "%2F",
+                    "%2f",
+                    "%zz",
+                    "%e9",
+                    "%C3%A9",
+                    "%ff",
+                    "%4",
+                    "&amp;",
+                    "\\u0041",
+                    "\\/",
+                    "\\U0000002D",
+                    "\\x2d",
+                    "\\ ",
+                    "\u200b",
+                    "\u00ad",
+                    "\uff47",
+                    "010.020.030.040",
+                    "0x0a.0x14.1.2",
+                    "1.2.3.4",
+                    "09.1",
+                    "e\u0301",
+                    "\u0332",
+                    "-g3f9c2a7",
+                    "+g3f9c2a7d",
+                ]
+            ),
+        ),
+        max_size=10,
+    ).map("".join)
+)
 def test_views_skip_no_decoding(text: str) -> None:
     assert [view.text for view in views(text)] == _every_view(text)
 
 
 @settings(max_examples=800, deadline=None)
-@given(st.lists(st.one_of(st.text(ALPHABET, max_size=6),
-                          st.sampled_from(["%2F", "%C3%A9", "&amp;", "&#45;", "\\u002d", "\\/", "\\ ", "\u200b", "\uff47"])),
-                max_size=10).map("".join))
+@given(
+    st.lists(
+        st.one_of(st.text(ALPHABET, max_size=6), st.sampled_from(["%2F", "%C3%A9", "&amp;", "&#45;", "\\u002d", "\\/", "\\ ", "\u200b", "\uff47"])),
+        max_size=10,
+    ).map("".join)
+)
 def test_each_view_character_maps_back_to_where_it_came_from(text: str) -> None:
     """Decoding a view's span of the original again gives the view's characters (no span is off by one)."""
     for view in views(text):
@@ -199,8 +279,7 @@ SPELLING_CHARS = st.sampled_from(list("ab1290.-:"))
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.lists(st.text(SPELLING_CHARS, min_size=1, max_size=9), min_size=1, max_size=12),
-       st.text(st.sampled_from(list("ab1290.-: x")), max_size=60))
+@given(st.lists(st.text(SPELLING_CHARS, min_size=1, max_size=9), min_size=1, max_size=12), st.text(st.sampled_from(list("ab1290.-: x")), max_size=60))
 def test_spellings_match_as_their_alternation_would(spellings: list[str], text: str) -> None:
     from evidence_kit.redact.spellings import compile_spellings
 
@@ -225,8 +304,9 @@ def test_literal_led_hints_answer_as_the_alternations_did(text: str) -> None:
     from evidence_kit.redact.views import _ADDRESS_HINTS
 
     hexa = "[0-9a-fA-F]"
-    mac = re.compile(f":{hexa}{{2}}:{hexa}{{2}}:{hexa}{{2}}:{hexa}{{2}}:|-{hexa}{{2}}-{hexa}{{2}}-{hexa}{{2}}-{hexa}{{2}}-"
-                     f"|{hexa}{{4}}\\.{hexa}{{4}}\\.")
+    mac = re.compile(
+        f":{hexa}{{2}}:{hexa}{{2}}:{hexa}{{2}}:{hexa}{{2}}:|-{hexa}{{2}}-{hexa}{{2}}-{hexa}{{2}}-{hexa}{{2}}-|{hexa}{{4}}\\.{hexa}{{4}}\\."
+    )
     address = re.compile(r"(?<!\.)0[0-9xX][0-9a-fA-F]{0,2}\.|\.0[0-9xX]")
     assert bool(address.search(text)) == any(hint.search(text) for hint in _ADDRESS_HINTS)
     # The Cisco hint is looser (a dot need not follow four hex digits): it must never say no where the old said yes.
@@ -235,10 +315,13 @@ def test_literal_led_hints_answer_as_the_alternations_did(text: str) -> None:
 
 # -- discovery: one search over many texts joined ---------------------------------------------------
 
+
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.one_of(st.text(ALPHABET, max_size=10), st.sampled_from(HOSTS + IPS + PLANTED[:12])), max_size=30),
-       st.lists(st.sampled_from(HOSTS + IPS + ("alice", "10.1.2", "gamma")), min_size=1, max_size=4),
-       st.integers(min_value=1, max_value=7))
+@given(
+    st.lists(st.one_of(st.text(ALPHABET, max_size=10), st.sampled_from(HOSTS + IPS + PLANTED[:12])), max_size=30),
+    st.lists(st.sampled_from(HOSTS + IPS + ("alice", "10.1.2", "gamma")), min_size=1, max_size=4),
+    st.integers(min_value=1, max_value=7),
+)
 def test_joined_search_flags_exactly_the_texts_a_search_each_would(texts: list[str], spellings: list[str], chunk: int) -> None:
     from evidence_kit.redact.discover import _mentioning
     from evidence_kit.redact.matcher import lowered
@@ -256,12 +339,20 @@ def test_joined_search_flags_exactly_the_texts_a_search_each_would(texts: list[s
 
 # -- the JSONL rewrite: a line whose literals are all clean is copied --------------------------------
 
+
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.dictionaries(st.sampled_from(["k", "host", "msg", "private"]),
-                                st.one_of(st.integers(), st.sampled_from(HOSTS + IPS + PLANTED), st.text(max_size=8)),
-                                max_size=4), min_size=1, max_size=12))
-def test_copied_jsonl_lines_are_the_lines_redone(tmp_path_factory: pytest.TempPathFactory,
-                                                  records: list[dict[str, object]]) -> None:
+@given(
+    st.lists(
+        st.dictionaries(
+            st.sampled_from(["k", "host", "msg", "private"]),
+            st.one_of(st.integers(), st.sampled_from(HOSTS + IPS + PLANTED), st.text(max_size=8)),
+            max_size=4,
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_copied_jsonl_lines_are_the_lines_redone(tmp_path_factory: pytest.TempPathFactory, records: list[dict[str, object]]) -> None:
     from collections import Counter
 
     from evidence_kit.redact.ledger import Ledger
@@ -287,15 +378,25 @@ def test_copied_jsonl_lines_are_the_lines_redone(tmp_path_factory: pytest.TempPa
 
 # -- the ledger: a batch read again byte for byte is the batch discovery listed ------------------
 
+
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.dictionaries(st.sampled_from(["k", "host", "msg", "n"]),
-                                st.one_of(st.integers(), st.sampled_from(("clean", "run-1", "stop", "clean") + HOSTS[:1])),
-                                max_size=4), min_size=1, max_size=20),
-       st.integers(min_value=0, max_value=40), st.sampled_from(["", HOSTS[0], '"x": "' + HOSTS[1] + '"', "\\"]),
-       st.integers(min_value=16, max_value=200))
-def test_scan_with_the_ledger_finds_what_it_finds_without(tmp_path_factory: pytest.TempPathFactory,
-                                                          records: list[dict[str, object]], where: int,
-                                                          planted: str, batch: int) -> None:
+@given(
+    st.lists(
+        st.dictionaries(
+            st.sampled_from(["k", "host", "msg", "n"]),
+            st.one_of(st.integers(), st.sampled_from(("clean", "run-1", "stop", "clean") + HOSTS[:1])),
+            max_size=4,
+        ),
+        min_size=1,
+        max_size=20,
+    ),
+    st.integers(min_value=0, max_value=40),
+    st.sampled_from(["", HOSTS[0], '"x": "' + HOSTS[1] + '"', "\\"]),
+    st.integers(min_value=16, max_value=200),
+)
+def test_scan_with_the_ledger_finds_what_it_finds_without(
+    tmp_path_factory: pytest.TempPathFactory, records: list[dict[str, object]], where: int, planted: str, batch: int
+) -> None:
     from unittest import mock
 
     from evidence_kit.redact import walkers
@@ -328,16 +429,22 @@ def test_scan_with_the_ledger_finds_what_it_finds_without(tmp_path_factory: pyte
 
 # -- JSONL a batch at a time ----------------------------------------------------------------------
 
-jsonl_records = st.lists(st.dictionaries(st.sampled_from(["k", "host", "msg", "Hostname", "n"]),
-                                         st.one_of(st.integers(), st.sampled_from(HOSTS + IPS + PLANTED[:10]),
-                                                   st.sampled_from(["ok", "stop", "x\\y"])),
-                                         max_size=4), min_size=1, max_size=30)
+jsonl_records = st.lists(
+    st.dictionaries(
+        st.sampled_from(["k", "host", "msg", "Hostname", "n"]),
+        st.one_of(st.integers(), st.sampled_from(HOSTS + IPS + PLANTED[:10]), st.sampled_from(["ok", "stop", "x\\y"])),
+        max_size=4,
+    ),
+    min_size=1,
+    max_size=30,
+)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(jsonl_records, st.integers(min_value=16, max_value=400))
-def test_batched_jsonl_scan_rewrite_and_texts_equal_line_by_line(tmp_path_factory: pytest.TempPathFactory,
-                                                                  records: list[dict[str, object]], batch: int) -> None:
+def test_batched_jsonl_scan_rewrite_and_texts_equal_line_by_line(
+    tmp_path_factory: pytest.TempPathFactory, records: list[dict[str, object]], batch: int
+) -> None:
     from evidence_kit.redact import scanner, walkers
     from evidence_kit.redact.pseudonyms import Pseudonyms
 

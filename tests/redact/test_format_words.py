@@ -50,9 +50,14 @@ def _add_structure(root: Path, command: str) -> None:
         ]
         body = [json.dumps(header)] + [json.dumps(r) for r in records] + lines[1:]
         path.write_text("\n".join(body) + "\n")
-        sample = {"type": "sample", "t_s": 0.5, "engine": {"running": 1.0, "waiting": 0.0, "kv_usage": 0.25},
-                  "gpus": None, "process": {"rss_bytes": 1000, "peak_rss_bytes": 1200, "processes": 2},
-                  "cgroup": None}
+        sample = {
+            "type": "sample",
+            "t_s": 0.5,
+            "engine": {"running": 1.0, "waiting": 0.0, "kv_usage": 0.25},
+            "gpus": None,
+            "process": {"rss_bytes": 1000, "peak_rss_bytes": 1200, "processes": 2},
+            "cgroup": None,
+        }
         (root / "telemetry" / Path(ref.journal).name).write_text(json.dumps(sample) + "\n")
 
 
@@ -84,9 +89,32 @@ def test_a_private_path_of_format_words_keeps_the_evidence_readable(tmp_path: Pa
 
 def test_format_words_cover_every_record_type_key_and_telemetry_key() -> None:
     words = format_words()
-    for word in ("header", "request", "run", "gate", "check", "footer", "warning", "before", "candidate",
-                 "restored", "control", "phase", "seq", "ttft_s", "engine", "gpus", "cgroup", "sample",
-                 "kv_usage", "oom_kills", "memory_free", "power_draw", "prefix_cache_hits", "generation"):
+    for word in (
+        "header",
+        "request",
+        "run",
+        "gate",
+        "check",
+        "footer",
+        "warning",
+        "before",
+        "candidate",
+        "restored",
+        "control",
+        "phase",
+        "seq",
+        "ttft_s",
+        "engine",
+        "gpus",
+        "cgroup",
+        "sample",
+        "kv_usage",
+        "oom_kills",
+        "memory_free",
+        "power_draw",
+        "prefix_cache_hits",
+        "generation",
+    ):
         assert word in words, word
 
 
@@ -116,11 +144,20 @@ def test_every_field_of_every_contract_model_is_a_format_word() -> None:
     # Read off the models, not the schemas format_words() is built from: a field added to a
     # model (a telemetry source, a finding's value, a journal record's field) is public with
     # no list to update, or this fails.
-    roots = (TelemetrySample, TelemetrySummary, Trial, Header, Request, Run, Gate, Check, Footer, Decision,
-             Manifest, Receipt, Analysis)
+    roots = (TelemetrySample, TelemetrySummary, Trial, Header, Request, Run, Gate, Check, Footer, Decision, Manifest, Receipt, Analysis)
     names = _field_names(*roots)
-    assert {"engine", "gpus", "process", "cgroup", "memory_free", "oom_kills", "spec_decode_drafts",
-            "max_gpu_power_w", "drift_pct", "kv_token_slots"} <= names
+    assert {
+        "engine",
+        "gpus",
+        "process",
+        "cgroup",
+        "memory_free",
+        "oom_kills",
+        "spec_decode_drafts",
+        "max_gpu_power_w",
+        "drift_pct",
+        "kv_token_slots",
+    } <= names
     assert names <= format_words(), sorted(names - format_words())
 
 

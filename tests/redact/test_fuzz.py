@@ -20,7 +20,9 @@ SPELLINGS = [corpus.MODEL, corpus.MODEL.upper(), "models--acme-labs--falcon-secr
 
 canary_text = st.builds(
     lambda before, canary, after: before + canary + after,
-    st.text(max_size=8), st.sampled_from(SPELLINGS), st.text(max_size=8),
+    st.text(max_size=8),
+    st.sampled_from(SPELLINGS),
+    st.text(max_size=8),
 )
 strings = st.one_of(st.text(max_size=20), canary_text)
 scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False), strings)

@@ -55,12 +55,16 @@ def _map(tmp_path: Path) -> list[dict[str, object]]:
 
 # 1 ------------------------------------------------------------------------------------------
 
+
 def test_an_identifying_number_under_private_is_hunted_and_a_small_setting_is_not(tmp_path):
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"),
-                {"gpu_serial": 1322021012345, "board": {"ids": [7654321]}, "tensor_parallel_size": 2,
-                 "max_model_len": 131072},
-                {"logs/serials.csv": "gpu,serial,tp\n0,1322021012345,2\n1,7654321,2\n",
-                 "logs/dmesg.txt": "board 7654321 online; SN1322021012345; took 0.1322021012345 s; tp=2\n"})
+    raw = plant(
+        corpus.make_raw_trial(tmp_path / "raw"),
+        {"gpu_serial": 1322021012345, "board": {"ids": [7654321]}, "tensor_parallel_size": 2, "max_model_len": 131072},
+        {
+            "logs/serials.csv": "gpu,serial,tp\n0,1322021012345,2\n1,7654321,2\n",
+            "logs/dmesg.txt": "board 7654321 online; SN1322021012345; took 0.1322021012345 s; tp=2\n",
+        },
+    )
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     assert result.publishable, [str(f) for f in result.findings]
     assert survivors(result.out, ["1322021012345", "7654321"]) == []  # the survivor check skips decimal fractions too
@@ -72,19 +76,24 @@ def test_an_identifying_number_under_private_is_hunted_and_a_small_setting_is_no
     assert ",2\n" in (result.out / "logs" / "serials.csv").read_text()
     before, after = load_trial(raw), load_trial(result.out)
     for old, new in zip(before.arms, after.arms, strict=True):
-        assert [r.model_dump(exclude={"error"}) for r in old.requests] == \
-               [r.model_dump(exclude={"error"}) for r in new.requests]
+        assert [r.model_dump(exclude={"error"}) for r in old.requests] == [r.model_dump(exclude={"error"}) for r in new.requests]
 
 
 # 2 ------------------------------------------------------------------------------------------
 
+
 def test_a_path_with_a_space_is_a_path_and_its_parts_are_hunted(tmp_path):
     path = "/srv/projects/Project Bluebird/ckpt-falcon-secret"
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), {"checkpoint_dir": path},
-                {"logs/train.log": "loading Bluebird/ckpt-falcon-secret\n"
-                                   "cd /srv/projects/Project\\ Bluebird/ckpt-falcon-secret && ls\n"
-                                   f"python eval.py --ckpt '{path}'\n"
-                                   "see Project%20Bluebird/ckpt-falcon-secret\n"})
+    raw = plant(
+        corpus.make_raw_trial(tmp_path / "raw"),
+        {"checkpoint_dir": path},
+        {
+            "logs/train.log": "loading Bluebird/ckpt-falcon-secret\n"
+            "cd /srv/projects/Project\\ Bluebird/ckpt-falcon-secret && ls\n"
+            f"python eval.py --ckpt '{path}'\n"
+            "see Project%20Bluebird/ckpt-falcon-secret\n"
+        },
+    )
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     assert result.publishable, [str(f) for f in result.findings]
     assert survivors(result.out, ["Bluebird", "ckpt-falcon-secret"]) == []
@@ -92,10 +101,13 @@ def test_a_path_with_a_space_is_a_path_and_its_parts_are_hunted(tmp_path):
 
 # 3 ------------------------------------------------------------------------------------------
 
+
 def test_a_short_host_name_shaped_like_a_pseudonym_is_hunted_and_never_handed_out(tmp_path):
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"),
-                {"hosts": ["gpu-07.cluster.acme-corp.internal", "host-2.acme-corp.internal"]},
-                {"logs/cluster.log": "ssh gpu-07 nvidia-smi\nssh host-2 uptime\nGPU-7 ok\n"})
+    raw = plant(
+        corpus.make_raw_trial(tmp_path / "raw"),
+        {"hosts": ["gpu-07.cluster.acme-corp.internal", "host-2.acme-corp.internal"]},
+        {"logs/cluster.log": "ssh gpu-07 nvidia-smi\nssh host-2 uptime\nGPU-7 ok\n"},
+    )
     for key in (KEY, None):
         out = tmp_path / f"out-{key is None}"
         result = redact_bundle(raw, out, key=key, map_out=tmp_path / "map.json")
@@ -108,10 +120,13 @@ def test_a_short_host_name_shaped_like_a_pseudonym_is_hunted_and_never_handed_ou
 
 # 4 ------------------------------------------------------------------------------------------
 
+
 def test_a_host_used_as_a_key_under_private_is_hunted(tmp_path):
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"),
-                {"per_host": {"dgx-b200-rack4": {"gpus": 8, "Rack7-spare": True}}},
-                {"logs/cluster.log": "dgx-b200-rack4 joined; rack7-spare idle\n"})
+    raw = plant(
+        corpus.make_raw_trial(tmp_path / "raw"),
+        {"per_host": {"dgx-b200-rack4": {"gpus": 8, "Rack7-spare": True}}},
+        {"logs/cluster.log": "dgx-b200-rack4 joined; rack7-spare idle\n"},
+    )
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     assert result.publishable, [str(f) for f in result.findings]
     assert survivors(result.out, ["dgx-b200-rack4", "rack7-spare"]) == []
@@ -122,12 +137,15 @@ def test_a_host_used_as_a_key_under_private_is_hunted(tmp_path):
 
 # 5 ------------------------------------------------------------------------------------------
 
+
 def test_toml_escapes_and_line_continuations_are_decoded_before_matching(tmp_path):
     raw = corpus.make_raw_decision(tmp_path / "raw")
     toml = (raw / "decision.toml").read_text()
-    toml = toml.replace('title = "Cache-layout and DFlash scouts: retain the current configuration"',
-                        'title = "Scouts on gpu\\U0000002Dnode\\u002D17 (acme\\u002Dlabs/falcon-secret\\u002D70b)"\n'
-                        'summary = """Served from gpu-node\\\n    -17 by acme-labs/falcon-sec\\\n  ret-70b."""')
+    toml = toml.replace(
+        'title = "Cache-layout and DFlash scouts: retain the current configuration"',
+        'title = "Scouts on gpu\\U0000002Dnode\\u002D17 (acme\\u002Dlabs/falcon-secret\\u002D70b)"\n'
+        'summary = """Served from gpu-node\\\n    -17 by acme-labs/falcon-sec\\\n  ret-70b."""',
+    )
     (raw / "decision.toml").write_text(toml)
     tomllib.loads(toml)  # the planted file is valid TOML
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
@@ -141,9 +159,12 @@ def test_toml_escapes_and_line_continuations_are_decoded_before_matching(tmp_pat
 
 # 6 ------------------------------------------------------------------------------------------
 
+
 def test_partly_escaped_spellings_give_one_pseudonym_and_no_relearning(tmp_path):
-    line = ("weights at \\/data\\/hf\\/hub\\/models--acme-labs--falcon\\u002dsecret\\u002d70b "
-            "route ?m=acme-labs%2Ffalcon%2Dsecret%2D70b served as acme-labs/falcon-secret-70b\n")
+    line = (
+        "weights at \\/data\\/hf\\/hub\\/models--acme-labs--falcon\\u002dsecret\\u002d70b "
+        "route ?m=acme-labs%2Ffalcon%2Dsecret%2D70b served as acme-labs/falcon-secret-70b\n"
+    )
     raw = plant(corpus.make_raw_trial(tmp_path / "raw"), files={"logs/mixed.log": line})
     result = redact_bundle(raw, tmp_path / "out", key=KEY, map_out=tmp_path / "map.json")
     assert result.publishable, [str(f) for f in result.findings]
@@ -157,13 +178,15 @@ def test_partly_escaped_spellings_give_one_pseudonym_and_no_relearning(tmp_path)
 
 # 7 ------------------------------------------------------------------------------------------
 
+
 def test_bytes_that_are_not_utf8_are_bad_input_with_file_and_line(tmp_path):
-    for rel, content in (("telemetry/gpus.jsonl", b'{"t": 1.0}\n{"t": 2.0, "note": "\xff\xfe"}\n'),
-                         ("logs/engine.log", b"ok\nstill ok\nbad \xc3\x28 byte\n")):
+    for rel, content in (
+        ("telemetry/gpus.jsonl", b'{"t": 1.0}\n{"t": 2.0, "note": "\xff\xfe"}\n'),
+        ("logs/engine.log", b"ok\nstill ok\nbad \xc3\x28 byte\n"),
+    ):
         raw = plant(corpus.make_raw_trial(tmp_path / rel.replace("/", "-")), files={rel: content})
         out = tmp_path / (rel.replace("/", "-") + "-out")
-        proc = subprocess.run([sys.executable, "-m", "evidence_kit", "redact", str(raw), "--out", str(out)],
-                              capture_output=True, text=True)
+        proc = subprocess.run([sys.executable, "-m", "evidence_kit", "redact", str(raw), "--out", str(out)], capture_output=True, text=True)
         assert proc.returncode == 2, proc.stderr
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
@@ -175,6 +198,7 @@ def test_bytes_that_are_not_utf8_are_bad_input_with_file_and_line(tmp_path):
 
 
 # 8 ------------------------------------------------------------------------------------------
+
 
 def test_hidden_letters_padded_and_hex_addresses_and_base64_are_hunted(tmp_path):
     host, ip = corpus.HOST, "10.20.30.40"
@@ -191,8 +215,7 @@ def test_hidden_letters_padded_and_hex_addresses_and_base64_are_hunted(tmp_path)
     assert result.publishable, [str(f) for f in result.findings]
     text = (result.out / "logs" / "hidden.log").read_text()
     plain = normalise(text).lower()
-    for value in ("gpu-node-17", "falcon-secret-70b", "acme-labs", ip, "010.020.030.040",
-                  "0x0a.0x14.0x1e.0x28", "0x0a141e28"):
+    for value in ("gpu-node-17", "falcon-secret-70b", "acme-labs", ip, "010.020.030.040", "0x0a.0x14.0x1e.0x28", "0x0a141e28"):
         assert value not in plain, value
     for token in text.split():
         for start in range(4):
@@ -213,9 +236,12 @@ def test_a_value_split_across_two_lines_is_the_documented_limit(tmp_path):
 
 # 9 ------------------------------------------------------------------------------------------
 
+
 def test_in_addr_arpa_is_public_and_a_reverse_name_is_its_address(tmp_path):
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"),
-                files={"logs/dns.log": "PTR 40.30.20.10.in-addr.arpa -> peer\nzone in-addr.arpa served by 10.20.30.40\n"})
+    raw = plant(
+        corpus.make_raw_trial(tmp_path / "raw"),
+        files={"logs/dns.log": "PTR 40.30.20.10.in-addr.arpa -> peer\nzone in-addr.arpa served by 10.20.30.40\n"},
+    )
     result = redact_bundle(raw, tmp_path / "out", key=KEY, map_out=tmp_path / "map.json")
     assert result.publishable, [str(f) for f in result.findings]
     lines = (result.out / "logs" / "dns.log").read_text().splitlines()
@@ -232,8 +258,12 @@ def test_a_serial_written_as_a_float_or_an_exponent_is_still_a_serial(tmp_path):
     lines = path.read_text().splitlines(keepends=True)
     header = json.loads(lines[0])
     header["private"] = {"endpoint": corpus.ENDPOINT}  # no other number that identifies
-    lines[0] = json.dumps(header).replace('"private": {', '"private": {"board_serial": 7654321.0, '
-                                          '"gpu_serial": 1.322021012345e12, "offset": -12, "ratio": 0.5, ', 1) + "\n"
+    lines[0] = (
+        json.dumps(header).replace(
+            '"private": {', '"private": {"board_serial": 7654321.0, "gpu_serial": 1.322021012345e12, "offset": -12, "ratio": 0.5, ', 1
+        )
+        + "\n"
+    )
     path.write_text("".join(lines))
     plant(raw, files={"logs/boards.txt": "board 7654321, gpu 1322021012345\n"})
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
@@ -246,18 +276,26 @@ def test_a_serial_written_as_a_float_or_an_exponent_is_still_a_serial(tmp_path):
 
 def test_a_stray_receipt_in_raw_evidence_earns_no_trust_for_pseudonym_shaped_values(tmp_path):
     """Values spelled like pseudonyms are left alone only in a bundle this tool wrote (receipt and a matching manifest)."""
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), {"hosts": ["host-7.acme-corp.internal"]},
-                {"logs/cluster.log": "ssh host-7 uptime\n",
-                 "receipt.json": json.dumps({"schema": "evidence-kit/receipt/v1", "tool_version": "0.1.0", "key_id": "none",
-                                             "policy_digest": "sha256:" + "0" * 64, "counts": {}}) + "\n"})
+    raw = plant(
+        corpus.make_raw_trial(tmp_path / "raw"),
+        {"hosts": ["host-7.acme-corp.internal"]},
+        {
+            "logs/cluster.log": "ssh host-7 uptime\n",
+            "receipt.json": json.dumps(
+                {"schema": "evidence-kit/receipt/v1", "tool_version": "0.1.0", "key_id": "none", "policy_digest": "sha256:" + "0" * 64, "counts": {}}
+            )
+            + "\n",
+        },
+    )
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     assert "ssh host-7 " not in (result.out / "logs" / "cluster.log").read_text()
 
 
 def test_a_two_letter_host_name_is_hunted_as_a_whole_word(tmp_path):
     """The collector records socket.gethostname(); a machine called `vm` was published as is."""
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), {"collector_host": "vm"},
-                {"logs/cluster.log": "collected on vm; vmstat and kvm are words\n"})
+    raw = plant(
+        corpus.make_raw_trial(tmp_path / "raw"), {"collector_host": "vm"}, {"logs/cluster.log": "collected on vm; vmstat and kvm are words\n"}
+    )
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     assert result.publishable, [str(f) for f in result.findings]
     assert '"collector_host": "vm"' not in (result.out / JOURNAL).read_text()
@@ -267,6 +305,7 @@ def test_a_two_letter_host_name_is_hunted_as_a_whole_word(tmp_path):
 
 # A private key ----------------------------------------------------------------------------
 
+
 def test_a_private_key_in_a_log_or_a_header_is_redacted_and_scanned(tmp_path):
     """A signing key pasted into a log (PEM on its lines) and into a header field (PEM on one line, its
     breaks escaped as JSON writes them) is replaced; its body is found by the scan wherever it stands;
@@ -275,19 +314,28 @@ def test_a_private_key_in_a_log_or_a_header_is_redacted_and_scanned(tmp_path):
     from cryptography.hazmat.primitives.asymmetric import rsa
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    pem = Ed25519PrivateKey.generate().private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                                     serialization.NoEncryption()).decode()
+    pem = (
+        Ed25519PrivateKey.generate()
+        .private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+        .decode()
+    )
     body = pem.splitlines()[1]
-    raw = plant(corpus.make_raw_trial(tmp_path / "raw"), {"deploy_note": f"key was {pem}"},
-                {"logs/startup.log": f"loading signing key\n{pem}key loaded; inline copy={body}\n"})
+    raw = plant(
+        corpus.make_raw_trial(tmp_path / "raw"),
+        {"deploy_note": f"key was {pem}"},
+        {"logs/startup.log": f"loading signing key\n{pem}key loaded; inline copy={body}\n"},
+    )
     assert any(body in str(f) or "token" in str(f) for f in scan_tree(raw))
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     assert result.publishable, [str(f) for f in result.findings]
     text = _texts(result.out)
     assert body not in text
     assert "BEGIN PRIVATE KEY" not in text  # a lone END line is left: it holds nothing
-    rsa_pem = rsa.generate_private_key(public_exponent=65537, key_size=1024).private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL, serialization.NoEncryption()).decode()
+    rsa_pem = (
+        rsa.generate_private_key(public_exponent=65537, key_size=1024)
+        .private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL, serialization.NoEncryption())
+        .decode()
+    )
     raw2 = plant(corpus.make_raw_trial(tmp_path / "raw2"), files={"logs/tls.log": f"tls key follows\n{rsa_pem}"})
     result = redact_bundle(raw2, tmp_path / "out2", key=KEY)
     assert result.publishable, [str(f) for f in result.findings]

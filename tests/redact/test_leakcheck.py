@@ -21,5 +21,4 @@ def test_a_short_canary_written_as_a_word_and_a_long_one_in_base64_are_survivors
     (tmp_path / "log.txt").write_text("ssh vm uptime\n")
     secret = base64.b64encode(b"x=gpu-node-17.lab.acme-corp.internal;").decode()
     (tmp_path / "env.txt").write_text(f"TOKEN={secret}\n")
-    assert survivors(tmp_path, ["vm", "gpu-node-17.lab.acme-corp.internal"]) == [
-        ("env.txt", "gpu-node-17.lab.acme-corp.internal"), ("log.txt", "vm")]
+    assert survivors(tmp_path, ["vm", "gpu-node-17.lab.acme-corp.internal"]) == [("env.txt", "gpu-node-17.lab.acme-corp.internal"), ("log.txt", "vm")]

@@ -29,15 +29,13 @@ MODEL = "acme-labs/falcon-secret-70b"
 PATH = "/srv/projects/Project Bluebird/ckpt-falcon-secret"
 IP = "10.20.30.40"
 SERIAL = 1322021012345
-PRIVATE = {"host": HOST, "model": MODEL, "checkpoint_dir": PATH, "peer_ip": IP, "gpu_serial": SERIAL,
-           "per_host": {"dgx-b200-rack4": {"gpus": 8}}}
+PRIVATE = {"host": HOST, "model": MODEL, "checkpoint_dir": PATH, "peer_ip": IP, "gpu_serial": SERIAL, "per_host": {"dgx-b200-rack4": {"gpus": 8}}}
 # What must not be readable anywhere in the output, in any decoding.
-SECRETS = ("gpu-07", "acme-corp", "falcon-secret", "acme-labs", "bluebird", "ckpt-falcon", IP, str(SERIAL),
-           "dgx-b200-rack4")
+SECRETS = ("gpu-07", "acme-corp", "falcon-secret", "acme-labs", "bluebird", "ckpt-falcon", IP, str(SERIAL), "dgx-b200-rack4")
 
 
 def _zero_width(text: str) -> str:
-    return "\u200b".join(text[i:i + 3] for i in range(0, len(text), 3))
+    return "\u200b".join(text[i : i + 3] for i in range(0, len(text), 3))
 
 
 def _full_width(text: str) -> str:
@@ -49,13 +47,28 @@ def _base64_in(text: str, pad: int) -> str:
 
 
 SPELLINGS = [
-    lambda v: v, str.upper, lambda v: quote(v, safe=""), lambda v: v.replace("-", "\\u002d").replace("/", "\\/"),
-    _zero_width, lambda v: v.replace("-", "-\u00ad"), _full_width,
-    lambda v: _base64_in(v, 0), lambda v: _base64_in(v, 1), lambda v: _base64_in(v, 2),
+    lambda v: v,
+    str.upper,
+    lambda v: quote(v, safe=""),
+    lambda v: v.replace("-", "\\u002d").replace("/", "\\/"),
+    _zero_width,
+    lambda v: v.replace("-", "-\u00ad"),
+    _full_width,
+    lambda v: _base64_in(v, 0),
+    lambda v: _base64_in(v, 1),
+    lambda v: _base64_in(v, 2),
 ]
 VALUES = [HOST, MODEL, PATH, IP, str(SERIAL), "dgx-b200-rack4"]
-EXTRA = ["gpu-07", "ssh gpu-07 uptime", "Bluebird/ckpt-falcon-secret", "cd /srv/projects/Project\\ Bluebird/x",
-         "010.020.030.040", "0x0a.0x14.0x1e.0x28", "SN1322021012345", "40.30.20.10.in-addr.arpa"]
+EXTRA = [
+    "gpu-07",
+    "ssh gpu-07 uptime",
+    "Bluebird/ckpt-falcon-secret",
+    "cd /srv/projects/Project\\ Bluebird/x",
+    "010.020.030.040",
+    "0x0a.0x14.0x1e.0x28",
+    "SN1322021012345",
+    "40.30.20.10.in-addr.arpa",
+]
 
 planted = st.one_of(
     st.builds(lambda spell, value: spell(value), st.sampled_from(SPELLINGS), st.sampled_from(VALUES)),
@@ -63,10 +76,8 @@ planted = st.one_of(
 )
 words = st.text(st.sampled_from(list("abcxyz019 .:=_-/")), max_size=8)
 strings = st.one_of(words, st.builds(lambda a, p, b: a + p + b, words, planted, words))
-scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**15, 10**15),
-                    st.floats(allow_nan=False, allow_infinity=False), strings)
-documents = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                          st.dictionaries(strings, inner, max_size=4)), max_leaves=16)
+scalars = st.one_of(st.none(), st.booleans(), st.integers(-(10**15), 10**15), st.floats(allow_nan=False, allow_infinity=False), strings)
+documents = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(strings, inner, max_size=4)), max_leaves=16)
 
 
 def _numbers(value: object) -> list[object]:
@@ -95,9 +106,13 @@ def _readings(text: str) -> list[str]:
     shown = [text, unescaped, unquote(text), unquote(unescaped)]
     shown += [unicodedata.normalize("NFKC", re.sub("[\u00ad\u200b-\u200f\u2060\ufeff]", "", t)) for t in shown]
     octet = r"(?:0x[0-9a-fA-F]{1,2}|[0-9]{1,3})"
-    shown.append(re.sub(r"(?<![0-9.])" + octet + r"(?:\." + octet + r"){3}(?![0-9])",
-                        lambda m: ".".join(str(int(o, 0) if o.lower().startswith("0x") else int(o)) for o in m.group().split(".")),
-                        text))
+    shown.append(
+        re.sub(
+            r"(?<![0-9.])" + octet + r"(?:\." + octet + r"){3}(?![0-9])",
+            lambda m: ".".join(str(int(o, 0) if o.lower().startswith("0x") else int(o)) for o in m.group().split(".")),
+            text,
+        )
+    )
     for token in re.findall(r"[A-Za-z0-9+/_-]{12,}={0,2}", text):
         for start in range(4):
             piece = token[start:]
@@ -112,15 +127,22 @@ def _readings(text: str) -> list[str]:
 @given(documents, st.lists(strings, min_size=1, max_size=8), st.sampled_from([None, b"property-test-key-0123456789"]))
 # Found by this property: a URL whose host holds fullwidth characters NFKC turns into '/' made urlsplit raise, and
 # redaction stopped with a traceback.
-@example(document=None, log=["a0://\uff41\uff43\uff4d\uff45\uff0d\uff4c\uff41\uff42\uff53\uff0f\uff46\uff41\uff4c\uff43"
-                             "\uff4f\uff4e\uff0d\uff53\uff45\uff43\uff52\uff45\uff54\uff0d\uff17\uff10\uff42"], key=None)
+@example(
+    document=None,
+    log=[
+        "a0://\uff41\uff43\uff4d\uff45\uff0d\uff4c\uff41\uff42\uff53\uff0f\uff46\uff41\uff4c\uff43"
+        "\uff4f\uff4e\uff0d\uff53\uff45\uff43\uff52\uff45\uff54\uff0d\uff17\uff10\uff42"
+    ],
+    key=None,
+)
 # And a pseudonym ending in a digit before an input's "::000" made "1::000", an address to the output's scan.
 @example(document=None, log=["gpu-07.cluster.acme-corp.internal::000"], key=None)
 @example(document=None, log=["0gpu-07.cluster.acme-corp.internal::000"], key=None)
 @example(document=None, log=["gpu-07::001"], key=None)
 @example(document=None, log=["gpu-07.cluster.acme-corp.internal::009"], key=None)
-def test_planted_private_values_never_survive_and_numbers_stay(tmp_path_factory: pytest.TempPathFactory,
-                                                              document: object, log: list[str], key: bytes | None) -> None:
+def test_planted_private_values_never_survive_and_numbers_stay(
+    tmp_path_factory: pytest.TempPathFactory, document: object, log: list[str], key: bytes | None
+) -> None:
     raw = tmp_path_factory.mktemp("raw") / "trial"
     raw.mkdir()
     (raw / "trial.json").write_text(json.dumps({"trial_id": "t", "private": PRIVATE}) + "\n")

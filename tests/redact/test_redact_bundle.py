@@ -122,8 +122,7 @@ def test_same_key_same_bytes_other_key_other_pseudonyms(raw_trial, redacted, tmp
 def test_keyed_pseudonyms_are_stable_across_bundles(tmp_path):
     a = redact_bundle(corpus.make_raw_trial(tmp_path / "a", "trial-a"), tmp_path / "out-a", key=KEY)
     b = redact_bundle(corpus.make_raw_trial(tmp_path / "b", "trial-b"), tmp_path / "out-b", key=KEY)
-    private = [json.loads((r.out / "journals/01-original-before.jsonl").read_text().splitlines()[0])["private"]
-               for r in (a, b)]
+    private = [json.loads((r.out / "journals/01-original-before.jsonl").read_text().splitlines()[0])["private"] for r in (a, b)]
     assert private[0] == private[1]
 
 

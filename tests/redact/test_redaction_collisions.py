@@ -22,12 +22,15 @@ def _redact(tmp_path: Path, files: dict[str, str]):
     return redact_bundle(raw, tmp_path / "out" / "bundle")
 
 
-@pytest.mark.parametrize("value", [
-    "01322021012345a://0",  # a hex run before '://': the run alone became hex-1, and hex-1://0 is URL-shaped
-    "0132a://gpu-node-7/x",
-    "d" * 70 + "0://h",  # a scheme longer than any bound
-    "7://0",
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "01322021012345a://0",  # a hex run before '://': the run alone became hex-1, and hex-1://0 is URL-shaped
+        "0132a://gpu-node-7/x",
+        "d" * 70 + "0://h",  # a scheme longer than any bound
+        "7://0",
+    ],
+)
 def test_a_scheme_that_starts_with_a_digit_is_one_url_and_stays_publishable(tmp_path: Path, value: str) -> None:
     result = _redact(tmp_path, {"data.json": json.dumps({"doc": value}) + "\n"})
     assert result.publishable, result.findings

@@ -16,8 +16,14 @@ PRIVATE = "/srv/bench-zeta/c256/rate2.0/r12/plan-zeta.toml"
 
 
 def _runs(folder: Path) -> list[str]:
-    return sorted({json.loads(line)["run"] for path in sorted((folder / "journals").glob("*.jsonl"))
-                   for line in path.read_text().splitlines() if '"run"' in line and '"type":"run"' in line.replace(" ", "")})
+    return sorted(
+        {
+            json.loads(line)["run"]
+            for path in sorted((folder / "journals").glob("*.jsonl"))
+            for line in path.read_text().splitlines()
+            if '"run"' in line and '"type":"run"' in line.replace(" ", "")
+        }
+    )
 
 
 def test_a_private_folder_named_like_a_run_id_word_leaves_the_run_ids_alone(tmp_path: Path) -> None:
@@ -52,8 +58,11 @@ def test_the_same_word_outside_a_run_id_is_still_hunted(tmp_path: Path) -> None:
     raw = corpus.make_raw_trial(tmp_path / "raw")
     for journal in (raw / "journals").glob("*.jsonl"):
         journal.write_text(journal.read_text().replace('-c4"', '-c256"'))
-    raw = plant(raw, private={"node": "c256.hpc.zeta-lab.internal", "plan_path": PRIVATE},
-                files={"logs/ssh.log": "ssh c256 ok; c256: up; see /srv/x/c256 and c256-r1-8192, r1-8192-c256.c256\n"})
+    raw = plant(
+        raw,
+        private={"node": "c256.hpc.zeta-lab.internal", "plan_path": PRIVATE},
+        files={"logs/ssh.log": "ssh c256 ok; c256: up; see /srv/x/c256 and c256-r1-8192, r1-8192-c256.c256\n"},
+    )
     result = redact_bundle(raw, tmp_path / "out", key=KEY)
     assert result.publishable, [str(f) for f in result.findings]
     log = (result.out / "logs" / "ssh.log").read_text()

@@ -65,4 +65,4 @@ def test_table_cell_cannot_split_a_row() -> None:
 
 
 def test_html_text_for_titles() -> None:
-    assert html_text('<b>"x"</b> & \'y\'') == "&lt;b&gt;&quot;x&quot;&lt;/b&gt; &amp; &#39;y&#39;"
+    assert html_text("<b>\"x\"</b> & 'y'") == "&lt;b&gt;&quot;x&quot;&lt;/b&gt; &amp; &#39;y&#39;"

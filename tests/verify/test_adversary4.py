@@ -43,19 +43,20 @@ def test_a_figure_shown_mirrored_by_bdo_is_not_noticed(run_cli, site: Path, keyp
 def test_a_wrong_verdict_in_a_footer_inside_the_article_is_not_noticed(run_cli, site: Path, keypair, tag) -> None:
     """A <footer>/<header>/<nav> inside the <article> is shown to the reader but read neither as the
     article's text nor as chrome: any figure or verdict in it passes."""
-    _edit(site, "<p>Timed requests", f"<{tag}><p>Verdict: 3 of 144 requests failed; the candidate is rejected."
-                                     f"</p></{tag}><p>Timed requests")
+    _edit(site, "<p>Timed requests", f"<{tag}><p>Verdict: 3 of 144 requests failed; the candidate is rejected.</p></{tag}><p>Timed requests")
     _resign(site, keypair[0])
     _verify_fails_figures(run_cli, site, keypair)
 
 
-@pytest.mark.parametrize("hidden", [
-    "<noscript>48/48</noscript><footer>0/48</footer>",  # noscript: not shown when scripts run (Material needs them)
-    "<dialog>48/48</dialog><header>0/48</header>",  # a dialog that is not open is not shown
-    "<details><summary><nav>0/48</nav></summary>48/48</details>",  # closed details: only the summary shows
-])
-def test_the_true_figure_hidden_without_css_and_a_wrong_one_shown_is_not_noticed(run_cli, site: Path, keypair,
-                                                                                  hidden: str) -> None:
+@pytest.mark.parametrize(
+    "hidden",
+    [
+        "<noscript>48/48</noscript><footer>0/48</footer>",  # noscript: not shown when scripts run (Material needs them)
+        "<dialog>48/48</dialog><header>0/48</header>",  # a dialog that is not open is not shown
+        "<details><summary><nav>0/48</nav></summary>48/48</details>",  # closed details: only the summary shows
+    ],
+)
+def test_the_true_figure_hidden_without_css_and_a_wrong_one_shown_is_not_noticed(run_cli, site: Path, keypair, hidden: str) -> None:
     _edit(site, CELL, f"<td>{hidden}</td>")
     _resign(site, keypair[0])
     _verify_fails_figures(run_cli, site, keypair)

@@ -41,7 +41,7 @@ CARRIED = {
 def _set(doc: dict, field: str, value: object) -> object:
     """Set ``decision.x`` or ``trials[i].x`` in an analysis document; return the value it had."""
     part, name = field.split(".")
-    holder = doc["decision"] if part == "decision" else doc["trials"][int(part[len("trials["):-1])]
+    holder = doc["decision"] if part == "decision" else doc["trials"][int(part[len("trials[") : -1])]
     old, holder[name] = holder[name], value
     return old
 
@@ -66,9 +66,9 @@ def test_each_carried_verdict_is_recomputed(run_cli, site: Path, keypair, field:
     result = _verify(run_cli, site, "--key", keypair[1])
     failed = _failed(result)
     assert result.code == 1 and set(failed) == {"figures"}, result.out
-    assert failed["figures"] == [
-        f"{site / DECISION / 'analysis.json'}: {field}: published {_show(published)}, recomputed {_show(recomputed)}"
-    ], result.out
+    assert failed["figures"] == [f"{site / DECISION / 'analysis.json'}: {field}: published {_show(published)}, recomputed {_show(recomputed)}"], (
+        result.out
+    )
 
 
 @pytest.fixture(scope="module")
@@ -89,17 +89,18 @@ def unrestored_site(tmp_path_factory: pytest.TempPathFactory, keypair) -> Path:
     return out / "public"
 
 
-def test_a_restoration_the_evidence_does_not_show_cannot_be_published_as_held(
-    run_cli, unrestored_site: Path, keypair, tmp_path: Path
-) -> None:
+def test_a_restoration_the_evidence_does_not_show_cannot_be_published_as_held(run_cli, unrestored_site: Path, keypair, tmp_path: Path) -> None:
     site = Path(shutil.copytree(unrestored_site, tmp_path / "public"))
     assert _verify(run_cli, site, "--key", keypair[1]).code == 0  # as built: restoration not shown, and verified
     page = site / DECISION / "index.html"
     html = page.read_text()
     assert html.count("<td>Original configuration restored</td>\n<td>cache-layout</td>") == 1
     assert "restoration NOT shown" in html
-    page.write_text(html.replace("<td>Original configuration restored</td>\n<td>cache-layout</td>",
-                                 "<td>Original configuration restored</td>\n<td>Both trials</td>"))
+    page.write_text(
+        html.replace(
+            "<td>Original configuration restored</td>\n<td>cache-layout</td>", "<td>Original configuration restored</td>\n<td>Both trials</td>"
+        )
+    )
 
     def claim_restored(doc: dict) -> None:
         assert _set(doc, "decision.restored_ok", True) is False

@@ -42,8 +42,10 @@ def test_alt_text_and_active_content_are_tokens() -> None:
 
 def test_the_same_text_in_other_markup_matches() -> None:
     """Another renderer's markup (wrappers, attributes, whitespace) shows the same text: no difference."""
-    other = ('<div class="md-typeset__table"><h1 id="x">Cache layout</h1>\n<p>The candidate is\n 1.7% faster.</p>'
-             '<table class="t"><tbody><tr><td>2K / 4</td> <td><span>1.735</span></td></tr></tbody></table></div>')
+    other = (
+        '<div class="md-typeset__table"><h1 id="x">Cache layout</h1>\n<p>The candidate is\n 1.7% faster.</p>'
+        '<table class="t"><tbody><tr><td>2K / 4</td> <td><span>1.735</span></td></tr></tbody></table></div>'
+    )
     assert _differences(other) == []
     assert _differences(EXPECTED + "<p>Back to top</p>") == []  # words a theme adds between blocks
 
@@ -60,7 +62,7 @@ def test_a_word_inside_a_verdict_is_a_difference() -> None:
 def test_added_figures_active_content_and_reordering_are_differences() -> None:
     assert _differences(EXPECTED + "<p>Adopted: 40% faster.</p>")  # a figure the page does not show
     assert _differences(EXPECTED + "<script>document.title = 'x'</script>")
-    assert _differences(EXPECTED.replace("<td>1.735</td>", '<td><span hidden>1.735</span></td>'))
+    assert _differences(EXPECTED.replace("<td>1.735</td>", "<td><span hidden>1.735</span></td>"))
     swapped = "<p>The candidate is 1.7% faster.</p><h1>Cache layout</h1><table><tr><td>2K / 4</td><td>1.735</td></tr></table>"
     assert _differences(swapped)
 
@@ -78,23 +80,28 @@ def test_title_and_chart_data() -> None:
     spec = '{"datasets": {"per-run-0": [{"e2e_p50_s": 1.5}]}, "mark": "point"}'
     restyled = '{"datasets": {"per-run-0": [{"e2e_p50_s": 1.5}]}, "mark": "circle", "config": {}}'
     assert spec_mismatches([restyled], [spec]) == []  # the chart library's part is the rebuild's
-    assert spec_mismatches([spec.replace("1.5", "9.9")], [spec]) == [
-        ("chart 1 spec datasets.per-run-0[0].e2e_p50_s", "9.9", "1.5")]
+    assert spec_mismatches([spec.replace("1.5", "9.9")], [spec]) == [("chart 1 spec datasets.per-run-0[0].e2e_p50_s", "9.9", "1.5")]
 
 
 def test_a_chart_s_colours_are_what_it_says() -> None:
     """Which verdict a point's colour shows is the spec's explicit scale: compared wherever, and however often,
     the chart library writes it; a swap is named."""
     colour = {"field": "verdict", "scale": {"domain": ["win", "regression"], "range": ["#009E73", "#D55E00"]}}
-    spec = json.dumps({"datasets": {"intervals-0": [{"verdict": "win", "scale": 1}]},
-                       "layer": [{"encoding": {"color": colour}}, {"encoding": {"color": colour}}]})
-    hoisted = json.dumps({"datasets": {"intervals-0": [{"verdict": "win", "scale": 1}]}, "encoding": {"color": colour},
-                          "layer": [{"mark": "rule"}, {"mark": "point"}]})
+    spec = json.dumps(
+        {"datasets": {"intervals-0": [{"verdict": "win", "scale": 1}]}, "layer": [{"encoding": {"color": colour}}, {"encoding": {"color": colour}}]}
+    )
+    hoisted = json.dumps(
+        {"datasets": {"intervals-0": [{"verdict": "win", "scale": 1}]}, "encoding": {"color": colour}, "layer": [{"mark": "rule"}, {"mark": "point"}]}
+    )
     assert spec_mismatches([hoisted], [spec]) == []
     swapped = spec.replace("#009E73", "#TMP").replace("#D55E00", "#009E73").replace("#TMP", "#D55E00")
     assert spec_mismatches([swapped], [spec]) == [
-        ("chart 1 spec scales[0]", '{"domain": ["win", "regression"], "range": ["#D55E00", "#009E73"]}',
-         '{"domain": ["win", "regression"], "range": ["#009E73", "#D55E00"]}')]
+        (
+            "chart 1 spec scales[0]",
+            '{"domain": ["win", "regression"], "range": ["#D55E00", "#009E73"]}',
+            '{"domain": ["win", "regression"], "range": ["#009E73", "#D55E00"]}',
+        )
+    ]
 
 
 def test_external_urls() -> None:
@@ -106,8 +113,12 @@ def test_search_entries_must_be_made_of_their_page() -> None:
     pages = {"index.html": read_page("<article><h1>Decisions</h1><p>12/12 timed requests</p></article>")}
     good = {"docs": [{"location": "index.html", "title": "Decisions", "text": "<p>12/12 timed requests</p>"}]}
     assert list(search_mismatches(good, pages)) == []
-    bad = {"docs": [{"location": "index.html#x", "title": "Decisions", "text": "<p>13/12 timed requests</p>"},
-                    {"location": "gone.html", "title": "Gone", "text": ""}]}
+    bad = {
+        "docs": [
+            {"location": "index.html#x", "title": "Decisions", "text": "<p>13/12 timed requests</p>"},
+            {"location": "gone.html", "title": "Gone", "text": ""},
+        ]
+    }
     found = list(search_mismatches(bad, pages))
     assert ("entries for index.html", "13", "(not on the page)") in found
     assert ("entry for gone.html", "an entry", "(no such page)") in found

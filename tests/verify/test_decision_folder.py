@@ -23,6 +23,7 @@ def _edit_toml(old: str, new: str) -> Callable[[Path], None]:
         text = path.read_text()
         assert old in text, old
         path.write_text(text.replace(old, new, 1))
+
     return edit
 
 
@@ -45,15 +46,21 @@ def _unlink(rel: str) -> Callable[[Path], None]:
 CASES: dict[str, tuple[Callable[[Path], None], set[str], str]] = {
     # case: (edit, checks that must fail, a text that must name the file)
     "edited-title": (_edit_toml('title = "', 'title = "Adopted: '), {"digests"}, "decision.toml: sha256 is"),
-    "trial-dropped-from-list": (_edit_toml('trials = ["cache-layout", "dflash"]', 'trials = ["cache-layout"]'),
-                                {"digests"}, "decision.toml: sha256 is"),
+    "trial-dropped-from-list": (
+        _edit_toml('trials = ["cache-layout", "dflash"]', 'trials = ["cache-layout"]'),
+        {"digests"},
+        "decision.toml: sha256 is",
+    ),
     "listed-trial-deleted": (_rmtree("dflash"), {"complete", "contract"}, "dflash/trial.json: listed in"),
     "trial-renamed": (_rename("dflash", "dflash-2"), {"complete", "contract"}, "dflash-2/trial.json: present but not listed"),
     "file-added-at-top": (_add("notes.txt"), {"complete"}, "notes.txt: present but not listed in"),
     "file-added-in-a-trial": (_add("dflash/notes.txt"), {"complete"}, "dflash/notes.txt: present but not listed in"),
     "decision-manifest-removed": (_unlink("manifest.json"), {"complete"}, "manifest.json: missing: a redacted decision folder"),
-    "decision-receipt-removed": (_unlink("receipt.json"), {"complete", "receipts"},
-                                 "receipt.json: the decision folder is published without a receipt"),
+    "decision-receipt-removed": (
+        _unlink("receipt.json"),
+        {"complete", "receipts"},
+        "receipt.json: the decision folder is published without a receipt",
+    ),
 }
 
 
@@ -104,8 +111,7 @@ def test_site_copy_carries_the_decision_manifest(run_cli, site_master: Path, key
 
 
 @pytest.mark.parametrize("case", ["edited-title", "file-added-at-top", "decision-manifest-removed"])
-def test_build_refuses_a_decision_folder_its_manifest_does_not_match(run_cli, redacted: Path, tmp_path: Path,
-                                                                     case: str) -> None:
+def test_build_refuses_a_decision_folder_its_manifest_does_not_match(run_cli, redacted: Path, tmp_path: Path, case: str) -> None:
     """Building it would publish a site that fails verify: bad input, one line, nothing built."""
     CASES[case][0](redacted)
     result = run_cli("build", redacted, "--out", tmp_path / "site")

@@ -21,8 +21,15 @@ def test_raw_decision_verifies_with_skips(run_cli, reference_decision: Path) -> 
     result = run_cli("verify", reference_decision, "--allow-unpinned")
     assert result.code == 0, result.out
     assert _lines(result) == {
-        "signature": "SKIP", "statement": "SKIP", "digests": "SKIP", "complete": "SKIP",
-        "paths": "PASS", "contract": "PASS", "receipts": "SKIP", "figures": "PASS", "sources": "SKIP",
+        "signature": "SKIP",
+        "statement": "SKIP",
+        "digests": "SKIP",
+        "complete": "SKIP",
+        "paths": "PASS",
+        "contract": "PASS",
+        "receipts": "SKIP",
+        "figures": "PASS",
+        "sources": "SKIP",
     }
     last = result.out.splitlines()[-1]
     assert "not authenticated" in last and "not proven: who published it (the folder is not signed)" in last

@@ -40,7 +40,8 @@ def test_verify_served_site_by_url(run_cli, served, keypair) -> None:
     assert result.code == 0, result.out
     kid = key_id(load_public_key(keypair[1]))
     assert result.out.splitlines()[-1].startswith(
-        f"verified: {url.rstrip('/')}: authenticated: signed by the publisher's key (key id {kid}, pinned with --key); ")
+        f"verified: {url.rstrip('/')}: authenticated: signed by the publisher's key (key id {kid}, pinned with --key); "
+    )
 
 
 def test_tampered_served_page_names_the_url(run_cli, served) -> None:

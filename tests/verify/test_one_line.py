@@ -21,8 +21,7 @@ HOSTILE = {
 
 
 def _verify(*args: str | Path) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "evidence_kit", "verify", *map(str, args)],
-                          capture_output=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "evidence_kit", "verify", *map(str, args)], capture_output=True, timeout=120)
 
 
 def test_unlisted_files_with_control_characters_in_their_names_are_one_escaped_line_each(redacted: Path) -> None:

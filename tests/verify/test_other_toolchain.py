@@ -57,15 +57,18 @@ def other_venv(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     constraints.write_text(re.sub(r"(?m)^mkdocs-material==.*$", f"mkdocs-material=={material}", pinned))
     venv = tmp / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
-    proc = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                           "-c", str(constraints), str(_source(tmp))], capture_output=True, text=True, timeout=540)
+    proc = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-c", str(constraints), str(_source(tmp))],
+        capture_output=True,
+        text=True,
+        timeout=540,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return venv / "bin" / "evidence-kit", material
 
 
 def _verify(executable: Path, site: Path, key: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(executable), "verify", str(site), "--key", str(key)], capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run([str(executable), "verify", str(site), "--key", str(key)], capture_output=True, text=True, timeout=300)
 
 
 def test_figures_verify_with_another_material(other_venv, site_folder: Path, keypair) -> None:
@@ -75,8 +78,9 @@ def test_figures_verify_with_another_material(other_venv, site_folder: Path, key
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
     assert any(line.startswith("PASS figures") for line in lines), result.stdout
-    skipped = (f"SKIP sources   site rebuild skipped: built with mkdocs-material {built}, installed {material}; "
-               "figures checked against the pages' text")
+    skipped = (
+        f"SKIP sources   site rebuild skipped: built with mkdocs-material {built}, installed {material}; figures checked against the pages' text"
+    )
     assert [line for line in lines if material in line] == [skipped], result.stdout
     assert lines[-1].startswith(f"verified: {site_folder / 'public'}: authenticated"), result.stdout
 

@@ -1,5 +1,6 @@
 """The article comparison: strict where no rebuild backs the page (a host site), and the <article> element's own
 attributes read as part of it (the class Material writes is not active content)."""
+
 from __future__ import annotations
 
 from evidence_kit.verify.page_text import page_mismatches, read_page
@@ -8,7 +9,7 @@ EXPECTED = "<h1>Verdict</h1><p>Adopt layout B: 12% faster.</p>"
 
 
 def _page(article: str, attrs: str = 'class="md-content__inner md-typeset"') -> str:
-    return f"<html dir=\"ltr\"><body><article {attrs}>{article}</article></body></html>"
+    return f'<html dir="ltr"><body><article {attrs}>{article}</article></body></html>'
 
 
 def test_materials_article_matches_in_both_modes() -> None:

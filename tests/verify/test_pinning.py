@@ -50,16 +50,14 @@ def test_site_rebuilt_unsigned_is_not_verified_unpinned(run_cli, site: Path) -> 
     assert result.code == 1 and "who published it (the folder is not signed)" in _last(result), result.out
     allowed = run_cli("verify", site, "--allow-unpinned")
     assert allowed.code == 0, allowed.out
-    assert _last(allowed).startswith(f"verified without authentication (--allow-unpinned): {site}: "
-                                     "the signer is not authenticated")
+    assert _last(allowed).startswith(f"verified without authentication (--allow-unpinned): {site}: the signer is not authenticated")
 
 
 def test_key_id_pins_the_folders_own_key(run_cli, site: Path, keypair) -> None:
     kid = _kid(keypair[1])
     result = run_cli("verify", site, "--key-id", kid)
     assert result.code == 0, result.out
-    assert _last(result).startswith(f"verified: {site}: authenticated: signed by the publisher's key "
-                                    f"(key id {kid}, pinned with --key-id)")
+    assert _last(result).startswith(f"verified: {site}: authenticated: signed by the publisher's key (key id {kid}, pinned with --key-id)")
     assert run_cli("verify", site, "--key-id", kid.upper()).code == 0  # hex is hex in either case
 
 
@@ -71,13 +69,16 @@ def test_key_id_of_another_key_fails_closed(run_cli, site: Path, keypair, other_
     assert f"signing.pub: is key id {_kid(other_keypair[1])}, not {_kid(keypair[1])} pinned with --key-id" in result.out
 
 
-@pytest.mark.parametrize("given, why", [
-    ("abc123", "got 6 character(s)"),
-    ("0" * 63, "got 63 character(s)"),
-    ("0" * 65, "got 65 character(s)"),
-    ("g" * 64, "not all hex digits"),
-    ("ab\ncd", "not all hex digits"),
-])
+@pytest.mark.parametrize(
+    "given, why",
+    [
+        ("abc123", "got 6 character(s)"),
+        ("0" * 63, "got 63 character(s)"),
+        ("0" * 65, "got 65 character(s)"),
+        ("g" * 64, "not all hex digits"),
+        ("ab\ncd", "not all hex digits"),
+    ],
+)
 def test_malformed_key_id_is_bad_input(run_cli, site: Path, given: str, why: str) -> None:
     _one_line_exit_2(run_cli("verify", site, "--key-id", given), "--key-id", "64 hex digits", why)
 
@@ -89,8 +90,7 @@ def test_shortened_key_id_is_not_a_pin(run_cli, site: Path, keypair) -> None:
 def test_key_and_key_id_must_agree(run_cli, site: Path, keypair, other_keypair) -> None:
     both = run_cli("verify", site, "--key", keypair[1], "--key-id", _kid(keypair[1]))
     assert both.code == 0, both.out
-    _one_line_exit_2(run_cli("verify", site, "--key", keypair[1], "--key-id", _kid(other_keypair[1])),
-                     "they must pin the same key")
+    _one_line_exit_2(run_cli("verify", site, "--key", keypair[1], "--key-id", _kid(other_keypair[1])), "they must pin the same key")
 
 
 def test_key_shipped_by_the_site_is_refused(run_cli, site: Path) -> None:

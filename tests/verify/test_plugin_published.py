@@ -24,7 +24,8 @@ HOST_LINE = "not proven: anything of the host site around these decisions"
 # links) and whose header links off the site: neither may reach the decision pages, nor fail them.
 HOST_MARKDOWN = {
     "markdown_extensions": [{"toc": {"permalink": True}}, "pymdownx.smartsymbols", "pymdownx.magiclink"],
-    "repo_url": "https://example.com/team/docs", "edit_uri": "edit/main/docs/",
+    "repo_url": "https://example.com/team/docs",
+    "edit_uri": "edit/main/docs/",
 }
 
 
@@ -60,7 +61,7 @@ def test_signed_decision_verifies_with_the_pinned_key(run_cli, signed_master: Pa
     last = result.out.splitlines()[-1]
     assert last.startswith(f"verified: {signed_master}: authenticated: signed by the publisher's key") and HOST_LINE in last
     assert "headerlink" in (signed_master.parent / "runbook" / "index.html").read_text()  # the host's Markdown, there
-    assert "headerlink" not in (signed_master / DECISION / "index.html").read_text()      # and not here
+    assert "headerlink" not in (signed_master / DECISION / "index.html").read_text()  # and not here
     doc = json.loads(run_cli("verify", signed_master, "--key", keypair[1], "--json").out)
     assert doc["verified"] and any(line.startswith("anything of the host site") for line in doc["not_proven"])
 
@@ -85,8 +86,7 @@ def test_edited_number_resigned_fails_naming_the_figure(run_cli, signed: Path, k
     result = run_cli("verify", signed, "--key", keypair[1])
     failed = _failed(result)
     assert result.code == 1 and set(failed) == {"figures"}, result.out
-    assert any(f"{DECISION}/index.html" in line and f"published 0.001, recomputed {figure}" in line
-               for line in failed["figures"]), failed
+    assert any(f"{DECISION}/index.html" in line and f"published 0.001, recomputed {figure}" in line for line in failed["figures"]), failed
 
 
 def test_edited_chart_data_and_article_text_fail(run_cli, signed: Path, keypair) -> None:
@@ -116,8 +116,7 @@ def test_one_decision_folder_points_at_its_prefix_folder(run_cli, signed_master:
     assert result.code == 2 and f"verify its prefix folder {signed_master}" in result.err
 
 
-def test_a_key_that_is_not_the_publishers_fails_and_so_does_a_resigned_folder(run_cli, signed: Path, keypair,
-                                                                             tmp_path: Path) -> None:
+def test_a_key_that_is_not_the_publishers_fails_and_so_does_a_resigned_folder(run_cli, signed: Path, keypair, tmp_path: Path) -> None:
     """Pinned to someone else's key the folder is not the publisher's; re-signed by an attacker with their own
     key (the folder then ships the attacker's public key), the publisher's pin still refuses it."""
     from evidence_kit.attest.keys import generate_keypair

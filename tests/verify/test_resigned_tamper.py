@@ -26,6 +26,7 @@ def _sub(pattern: str, repl: str) -> Callable[[str], str]:
         new, n = re.subn(pattern, repl, text, count=1)
         assert n == 1, f"pattern {pattern!r} not found"
         return new
+
     return edit
 
 
@@ -36,32 +37,23 @@ CASES = {
     "methodology": ("methodology.html", _sub(r"nearest-rank", "linear"), "figures"),
     "schema": ("schemas/journal-record.schema.json", _sub(r'"type"', '"tipe"'), "figures"),
     # The interactive chart replaces the static SVG in a browser: its data is published figures.
-    "chart-spec": (f"{DECISION}/cache-layout/per-run.html",
-                   _sub(r"(e2e_p50_s&quot;:)([0-9.]+)", r"\g<1>9.99"), "figures"),
+    "chart-spec": (f"{DECISION}/cache-layout/per-run.html", _sub(r"(e2e_p50_s&quot;:)([0-9.]+)", r"\g<1>9.99"), "figures"),
     "alt-text": (f"{DECISION}/cache-layout/per-run.html", _sub(r'alt="', 'alt="Faster by 50%. '), "figures"),
-    "script-in-article": (f"{DECISION}/index.html",
-                          _sub(r"(<article[^>]*>)", r"\1<script>document.title='x'</script>"), "figures"),
-    "hidden-figure": (f"{DECISION}/index.html",
-                      _sub(r"<td>(\d+\.\d{3})</td>", r'<td><span style="display:none">\1</span>0.001</td>'), "figures"),
-    "chart-script": ("assets/charts.js", _sub(r'"use strict";', '"use strict"; document.body.textContent = "";'),
-                     "figures"),
+    "script-in-article": (f"{DECISION}/index.html", _sub(r"(<article[^>]*>)", r"\1<script>document.title='x'</script>"), "figures"),
+    "hidden-figure": (f"{DECISION}/index.html", _sub(r"<td>(\d+\.\d{3})</td>", r'<td><span style="display:none">\1</span>0.001</td>'), "figures"),
+    "chart-script": ("assets/charts.js", _sub(r'"use strict";', '"use strict"; document.body.textContent = "";'), "figures"),
     "site-css": ("assets/extra.css", lambda s: s + "\ntable { display: none }\n", "figures"),
     # The browser tab and bookmarks show the page title.
     "page-title": (f"{DECISION}/index.html", _sub(r"<title>", "<title>Adopted: 40% faster. "), "figures"),
     # Navigation, header and footer are outside the article: no figure there but those of titles and the page.
-    "nav-text": (f"{DECISION}/index.html",
-                 _sub(r'(<span class="md-ellipsis">\s*)Methodology', r"\g<1>Adopted: 40% faster"), "figures"),
+    "nav-text": (f"{DECISION}/index.html", _sub(r'(<span class="md-ellipsis">\s*)Methodology', r"\g<1>Adopted: 40% faster"), "figures"),
     # Search results show the index's text: a figure there that the page does not carry is caught.
-    "search-index": ("search/search_index.json", _sub(r"(\d+)/(\d+) timed requests", r"9999/\2 timed requests"),
-                     "figures"),
+    "search-index": ("search/search_index.json", _sub(r"(\d+)/(\d+) timed requests", r"9999/\2 timed requests"), "figures"),
     # Words without a figure outside the article, the theme's own markup and scripts, the vendored Vega
     # scripts: only a rebuild from the evidence can tell.
-    "footer-text": (f"{DECISION}/index.html",
-                    _sub(r"</footer>", "<p>Verified by an independent auditor</p></footer>"), "sources"),
-    "words-between-paragraphs": (f"{DECISION}/index.html", _sub(r"</article>", "<p>Adopted anyway.</p></article>"),
-                                 "sources"),
-    "head-script": (f"{DECISION}/index.html", _sub(r"</head>", "<script>document.title='x'</script></head>"),
-                    "sources"),
+    "footer-text": (f"{DECISION}/index.html", _sub(r"</footer>", "<p>Verified by an independent auditor</p></footer>"), "sources"),
+    "words-between-paragraphs": (f"{DECISION}/index.html", _sub(r"</article>", "<p>Adopted anyway.</p></article>"), "sources"),
+    "head-script": (f"{DECISION}/index.html", _sub(r"</head>", "<script>document.title='x'</script></head>"), "sources"),
     "404-page": ("404.html", _sub(r"</article>", "<p>Adopted: 40% faster</p></article>"), "sources"),
     "vega-bundle": ("assets/vega-bundle.js", lambda s: s + "\n;document.title='x';\n", "sources"),
 }

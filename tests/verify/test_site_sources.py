@@ -17,6 +17,7 @@ def _append(rel: str, text: str) -> Callable[[Path], str]:
         with (site / rel).open("a") as handle:
             handle.write(text)
         return rel
+
     return edit
 
 
@@ -26,6 +27,7 @@ def _replace(rel: str, old: str, new: str) -> Callable[[Path], str]:
         assert old in text, f"{old!r} not in {rel}"
         (site / rel).write_text(text.replace(old, new, 1))
         return rel
+
     return edit
 
 
@@ -33,6 +35,7 @@ def _delete(rel: str) -> Callable[[Path], str]:
     def edit(site: Path) -> str:
         (site / rel).unlink()
         return rel
+
     return edit
 
 
@@ -41,6 +44,7 @@ def _add(rel: str) -> Callable[[Path], str]:
         (site / rel).parent.mkdir(parents=True, exist_ok=True)
         (site / rel).write_text("Adopted: 40% faster.\n")
         return rel
+
     return edit
 
 
@@ -50,6 +54,7 @@ def _flip(rel: str) -> Callable[[Path], str]:
         data[len(data) // 2] ^= 0x01
         (site / rel).write_bytes(bytes(data))
         return rel
+
     return edit
 
 
@@ -57,6 +62,7 @@ def _symlink(rel: str) -> Callable[[Path], str]:
     def edit(site: Path) -> str:
         (site / rel).symlink_to(site / "site" / "index.md")
         return rel
+
     return edit
 
 

@@ -58,7 +58,8 @@ def test_signed_site_verifies_with_pinned_key(run_cli, site: Path, keypair) -> N
     assert "given with --key" in result.out
     kid = key_id(load_public_key(keypair[1]))
     assert result.out.splitlines()[-1].startswith(
-        f"verified: {site}: authenticated: signed by the publisher's key (key id {kid}, pinned with --key); ")
+        f"verified: {site}: authenticated: signed by the publisher's key (key id {kid}, pinned with --key); "
+    )
 
 
 def test_built_site_folder_verifies_its_public_folder(run_cli, site_master: Path, keypair) -> None:
@@ -73,7 +74,15 @@ def test_json_report(run_cli, site: Path, keypair) -> None:
     assert result.code == 0 and doc["verified"] is True
     assert doc["authenticated"] is True and doc["pin"] == {"by": "--key", "key_id": key_id(load_public_key(keypair[1]))}
     assert [c["check"] for c in doc["checks"]] == [
-        "signature", "statement", "digests", "complete", "paths", "contract", "receipts", "figures", "sources"
+        "signature",
+        "statement",
+        "digests",
+        "complete",
+        "paths",
+        "contract",
+        "receipts",
+        "figures",
+        "sources",
     ]
     assert _verify(run_cli, site, "--json", "--key", keypair[1]).out == result.out  # deterministic
 
@@ -230,5 +239,6 @@ def test_a_statement_that_misstates_how_the_site_was_published_fails(run_cli, si
     assert signed_predicate(site)["publication"] == "site"
     resign(site, keypair[0], publication=claim)
     failed = _failed(_verify(run_cli, site, "--key", keypair[1]))
-    assert set(failed) == {"figures"} and any(f"laid out as a built site, but the signed statement says it was published as '{claim}'"
-                                              in line for line in failed["figures"]), failed
+    assert set(failed) == {"figures"} and any(
+        f"laid out as a built site, but the signed statement says it was published as '{claim}'" in line for line in failed["figures"]
+    ), failed

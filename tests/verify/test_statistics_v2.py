@@ -42,8 +42,7 @@ def _put(doc: object, path: str, value: object) -> None:
 
 
 # Words a publisher might put in place of the recomputed ones (each a value the schema allows).
-OTHER_WORD = {"inconclusive": "win", "regression": "no-win", "controls-disagree": "clears-both", "point": "significant",
-              "no-promotion": "promote"}
+OTHER_WORD = {"inconclusive": "win", "regression": "no-win", "controls-disagree": "clears-both", "point": "significant", "no-promotion": "promote"}
 
 
 def _edited(value: object) -> object:
@@ -88,22 +87,25 @@ def _edited_field_is_named(run_cli, site: Path, decision: str, path: str, keypai
     ]
 
 
-@pytest.mark.parametrize("path", [
-    "trials[0].groups[1].verdict.verdict",  # inconclusive (the controls disagree)
-    "trials[0].groups[1].verdict.reason",
-    "trials[0].groups[3].verdict.verdict",  # regression
-    "trials[1].groups[0].verdict.within_noise",
-    "trials[0].groups[1].verdict.control_drift_pct",  # drift
-    "trials[0].groups[1].verdict.drift_flagged",
-    "trials[0].verdicts.win",  # the counts
-    "trials[0].verdicts.regression",
-    "trials[0].groups[0].detectable_pct",
-    "trials[0].groups[0].tail_intervals[0].high",  # p90 against the first control
-    "trials[0].groups[3].tail_intervals[3].low",  # p99 against the restored control
-    "trials[0].groups[0].request_intervals[1].low",
-    "trials[0].rule.threshold_low_ratio",
-    "trials[0].rule.confidence",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "trials[0].groups[1].verdict.verdict",  # inconclusive (the controls disagree)
+        "trials[0].groups[1].verdict.reason",
+        "trials[0].groups[3].verdict.verdict",  # regression
+        "trials[1].groups[0].verdict.within_noise",
+        "trials[0].groups[1].verdict.control_drift_pct",  # drift
+        "trials[0].groups[1].verdict.drift_flagged",
+        "trials[0].verdicts.win",  # the counts
+        "trials[0].verdicts.regression",
+        "trials[0].groups[0].detectable_pct",
+        "trials[0].groups[0].tail_intervals[0].high",  # p90 against the first control
+        "trials[0].groups[3].tail_intervals[3].low",  # p99 against the restored control
+        "trials[0].groups[0].request_intervals[1].low",
+        "trials[0].rule.threshold_low_ratio",
+        "trials[0].rule.confidence",
+    ],
+)
 def test_each_new_figure_of_the_analysis_is_recomputed(run_cli, site: Path, keypair, path: str) -> None:
     _edited_field_is_named(run_cli, site, DECISION, path, keypair)
 
@@ -118,30 +120,26 @@ def _edit_page_and_resign(site: Path, rel: str, old: str, new: str, key: Path) -
 
 
 def test_a_verdict_word_edited_in_the_comparison_table_is_caught(run_cli, site: Path, keypair) -> None:
-    page = _edit_page_and_resign(site, f"{DECISION}/index.html", "<td>9.02%</td>\n<td>regression</td>",
-                                 "<td>9.02%</td>\n<td>no-win</td>", keypair[0])
+    page = _edit_page_and_resign(site, f"{DECISION}/index.html", "<td>9.02%</td>\n<td>regression</td>", "<td>9.02%</td>\n<td>no-win</td>", keypair[0])
     lines = _only_figures(run_cli, site, keypair)
     assert any(line.startswith(f"{page}:") and "published no-win, recomputed regression" in line for line in lines), lines
 
 
 def test_a_smallest_resolvable_change_edited_in_a_sentence_is_caught(run_cli, site: Path, keypair) -> None:
-    page = _edit_page_and_resign(site, f"{DECISION}/index.html", "differences under 8.65% (~6K/C1)",
-                                 "differences under 4.61% (~6K/C1)", keypair[0])
+    page = _edit_page_and_resign(site, f"{DECISION}/index.html", "differences under 8.65% (~6K/C1)", "differences under 4.61% (~6K/C1)", keypair[0])
     lines = _only_figures(run_cli, site, keypair)
     assert any(line.startswith(f"{page}:") and "published 4.61%, recomputed 8.65%" in line for line in lines), lines
 
 
 def test_a_tail_interval_edited_in_its_table_is_caught(run_cli, site: Path, keypair) -> None:
-    page = _edit_page_and_resign(site, f"{DECISION}/index.html", "<td>1.025–1.165</td>", "<td>0.925–1.165</td>",
-                                 keypair[0])
+    page = _edit_page_and_resign(site, f"{DECISION}/index.html", "<td>1.025–1.165</td>", "<td>0.925–1.165</td>", keypair[0])
     lines = _only_figures(run_cli, site, keypair)
     assert any(line.startswith(f"{page}:") and "published 0.925" in line for line in lines), lines
 
 
 def _chart_spec(page: Path) -> tuple[str, dict]:
     """The escaped data-vl-spec attribute of the page's first interval chart, and the spec it holds."""
-    attribute = next(m.group(1) for m in re.finditer(r'data-vl-spec="([^"]*)"', page.read_text())
-                     if "intervals-" in m.group(1))
+    attribute = next(m.group(1) for m in re.finditer(r'data-vl-spec="([^"]*)"', page.read_text()) if "intervals-" in m.group(1))
     return attribute, json.loads(html_lib.unescape(attribute))
 
 
@@ -163,8 +161,7 @@ def test_a_point_recoloured_by_its_verdict_in_the_chart_data_is_caught(run_cli, 
 
     page = _respec(site, keypair[0], relabel)
     lines = _only_figures(run_cli, site, keypair)
-    assert any(line.startswith(f"{page}:") and ".verdict: published win, recomputed regression" in line
-               for line in lines), lines
+    assert any(line.startswith(f"{page}:") and ".verdict: published win, recomputed regression" in line for line in lines), lines
 
 
 def test_a_threshold_line_moved_in_the_chart_is_caught(run_cli, site: Path, keypair) -> None:
@@ -183,19 +180,20 @@ def test_the_verdict_colours_swapped_in_the_chart_are_caught(run_cli, site: Path
     """The colour is the verdict: a scale that draws a regression in the win's colour shows another verdict.
     Caught by ``figures`` whatever is installed: under another recorded toolchain (the rebuild skipped) this
     passed before the chart's scales were compared."""
+
     def swap(spec: dict) -> None:
         text = json.dumps(spec)
         assert text.count('"#D55E00"') == text.count('"#009E73"') > 0
         spec.clear()
-        spec.update(json.loads(text.replace('"#D55E00"', '"#TMP"').replace('"#009E73"', '"#D55E00"')
-                               .replace('"#TMP"', '"#009E73"')))
+        spec.update(json.loads(text.replace('"#D55E00"', '"#TMP"').replace('"#009E73"', '"#D55E00"').replace('"#TMP"', '"#009E73"')))
 
     page = _respec(site, keypair[0], swap)
     if toolchain == "another":
         _resign(site, keypair[0])  # records a Material the auditor does not have: only the text and data are compared
     lines = _only_figures(run_cli, site, keypair)
-    assert any(line.startswith(f"{page}: chart ") and " spec scales[" in line
-               and '"range": ["#D55E00", ' in line.split("recomputed")[0] for line in lines), lines
+    assert any(
+        line.startswith(f"{page}: chart ") and " spec scales[" in line and '"range": ["#D55E00", ' in line.split("recomputed")[0] for line in lines
+    ), lines
 
 
 @pytest.fixture(scope="module")
@@ -222,17 +220,20 @@ def test_the_guarded_site_verifies_and_says_which_guardrail_blocks(run_cli, guar
     assert "<td>BREACHED</td>" in text and "<td>held</td>" in text
 
 
-@pytest.mark.parametrize("path", [
-    "trials[0].groups[0].guardrails[1].breached",
-    "trials[0].groups[0].guardrails[1].within_noise",
-    "trials[0].groups[1].guardrails[0].change_vs_restored_pct",
-    "trials[0].groups[1].guardrails[0].intervals[0].high",
-    "trials[0].groups[0].verdict.guardrails_held",
-    "trials[0].rule.guardrails[0].bound_pct",
-    "trials[0].wins",
-    "trials[0].outcome",
-    "trials[0].blocked_by[0]",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "trials[0].groups[0].guardrails[1].breached",
+        "trials[0].groups[0].guardrails[1].within_noise",
+        "trials[0].groups[1].guardrails[0].change_vs_restored_pct",
+        "trials[0].groups[1].guardrails[0].intervals[0].high",
+        "trials[0].groups[0].verdict.guardrails_held",
+        "trials[0].rule.guardrails[0].bound_pct",
+        "trials[0].wins",
+        "trials[0].outcome",
+        "trials[0].blocked_by[0]",
+    ],
+)
 def test_each_guardrail_figure_is_recomputed(run_cli, guarded: Path, keypair, path: str) -> None:
     _edited_field_is_named(run_cli, guarded, GUARDED, path, keypair)
 

@@ -46,8 +46,9 @@ def test_other_toolchain_skips_the_rebuild_in_one_line(run_cli, site: Path, keyp
     result = run_cli("verify", site, "--key", keypair[1])
     assert result.code == 0, result.out
     installed = installed_toolchain()["mkdocs-material"]
-    line = (f"SKIP sources   site rebuild skipped: built with mkdocs-material {RECORDED}, installed {installed}; "
-            "figures checked against the pages' text")
+    line = (
+        f"SKIP sources   site rebuild skipped: built with mkdocs-material {RECORDED}, installed {installed}; figures checked against the pages' text"
+    )
     assert line in result.out.splitlines(), result.out
     assert [x for x in result.out.splitlines() if RECORDED in x] == [line]
     assert "PASS figures" in result.out and result.out.splitlines()[-1].startswith(f"verified: {site}: authenticated")
@@ -62,8 +63,7 @@ def test_other_toolchain_still_fails_a_figure_changed_in_a_page(run_cli, site: P
     result = run_cli("verify", site, "--key", keypair[1])
     failed = _failed(result)
     assert result.code == 1 and set(failed) == {"figures"}, result.out
-    assert any("summary.html" in line and f"published 0.001, recomputed {figure}" in line
-               for line in failed["figures"]), result.out
+    assert any("summary.html" in line and f"published 0.001, recomputed {figure}" in line for line in failed["figures"]), result.out
     assert "SKIP sources   site rebuild skipped" in result.out
 
 

@@ -27,16 +27,22 @@ def closing_checks(arm: ArmContext, watch: EngineWatch, engine: ArmEngine, ident
     if resume.done_runs:
         # open_for_resume keeps runs only behind a header (it refuses a journal without one).
         assert resume.header is not None
-        arm.check("resumed", identity.fingerprint == (resume.header.private or {}).get("config_fingerprint"),
-                  f"collection resumed after {len(resume.done_runs)} completed run(s); "
-                  "configuration fingerprint compared with the header's")
+        arm.check(
+            "resumed",
+            identity.fingerprint == (resume.header.private or {}).get("config_fingerprint"),
+            f"collection resumed after {len(resume.done_runs)} completed run(s); configuration fingerprint compared with the header's",
+        )
     _prefix_cache(arm, watch, identity)
     if arm.cfg.speculative:
         accepted = watch.delta("spec_decode_accepted_tokens")
         drafts = watch.delta("spec_decode_drafts")
-        arm.check("spec-decode-active", bool(accepted and accepted > 0),
-                  "engine exposes no spec-decode counters" if accepted is None
-                  else f"{drafts or 0:g} drafts, {accepted:g} accepted tokens during timed runs")
+        arm.check(
+            "spec-decode-active",
+            bool(accepted and accepted > 0),
+            "engine exposes no spec-decode counters"
+            if accepted is None
+            else f"{drafts or 0:g} drafts, {accepted:g} accepted tokens during timed runs",
+        )
 
 
 def _prefix_cache(arm: ArmContext, watch: EngineWatch, identity: Identity) -> None:
@@ -49,17 +55,16 @@ def _prefix_cache(arm: ArmContext, watch: EngineWatch, identity: Identity) -> No
     sound = True
     if hits is not None and watch.unique_sent:
         calibration = arm.result.calibration
-        allowed = shared_prefix_hits(watch.unique_sent, calibration.overhead_tokens if calibration else 0,
-                                     identity.private.get("cache_config") or {})
+        allowed = shared_prefix_hits(watch.unique_sent, calibration.overhead_tokens if calibration else 0, identity.private.get("cache_config") or {})
         where = "timed runs without shared prefixes" if shared else "timed runs"
         sound = hits <= allowed
-        parts.append(f"{hits:g} prefix-cache hit tokens during {where}"
-                     + (f" (the shared instruction's whole blocks allow {allowed})" if allowed else ""))
+        parts.append(
+            f"{hits:g} prefix-cache hit tokens during {where}" + (f" (the shared instruction's whole blocks allow {allowed})" if allowed else "")
+        )
     if watch.shared_reported:
         sound = sound and not watch.suffix_hits
         kind, prefix = ("conversation turn(s)", "history") if watch.conversations else ("shared-prefix request(s)", "prefix")
-        parts.append(f"{watch.suffix_hits} of {watch.shared_reported} {kind} hit the cache beyond "
-                     f"their {prefix}, half into their own words")
+        parts.append(f"{watch.suffix_hits} of {watch.shared_reported} {kind} hit the cache beyond their {prefix}, half into their own words")
     if parts:
         arm.check("prefix-cache", sound, "; ".join(parts), level="warning")
 
@@ -83,8 +88,7 @@ def _process_stable(arm: ArmContext, watch: EngineWatch, engine: ArmEngine) -> N
     else:
         return
     sound = sound and not history.unexplained and not watch.unanswered_runs
-    arm.check("process-stable", sound and history.stable, detail,
-              **({} if not sound or history.stable else {"level": "warning"}))
+    arm.check("process-stable", sound and history.stable, detail, **({} if not sound or history.stable else {"level": "warning"}))
 
 
 async def restoration_checks(arm: ArmContext) -> None:
@@ -95,18 +99,22 @@ async def restoration_checks(arm: ArmContext) -> None:
     result = arm.result
     same_config = before.fingerprint == result.fingerprint
     same_slots = before.kv_token_slots == result.kv_token_slots
-    arm.check("identity-equality", same_config and same_slots,
-              f"configuration fingerprint {'matches' if same_config else 'DIFFERS from'} the before arm; "
-              f"KV token slots {result.kv_token_slots} vs {before.kv_token_slots}")
+    arm.check(
+        "identity-equality",
+        same_config and same_slots,
+        f"configuration fingerprint {'matches' if same_config else 'DIFFERS from'} the before arm; "
+        f"KV token slots {result.kv_token_slots} vs {before.kv_token_slots}",
+    )
     await _candidate_removed(arm)
     if arm.routed:
         routed_ok = not any("(routed)" in p for p in result.problems)
-        identity, _ = await capture_identity(arm.client, arm.routed, arm.setup.plan.metrics_dialect(),
-                                             log_path=None, engine=None)
+        identity, _ = await capture_identity(arm.client, arm.routed, arm.setup.plan.metrics_dialect(), log_path=None, engine=None)
         listed = (arm.cfg.routed_model or arm.cfg.model) in identity.models
-        arm.check("readmission", routed_ok and listed,
-                  f"routed gates {'passed' if routed_ok else 'failed'}; the route "
-                  f"{'lists' if listed else 'does NOT list'} the restored arm's model")
+        arm.check(
+            "readmission",
+            routed_ok and listed,
+            f"routed gates {'passed' if routed_ok else 'failed'}; the route {'lists' if listed else 'does NOT list'} the restored arm's model",
+        )
 
 
 async def _candidate_removed(arm: ArmContext) -> None:
@@ -120,14 +128,16 @@ async def _candidate_removed(arm: ArmContext) -> None:
         return
     if cand.base_url == arm.base:
         gone = arm.result.fingerprint != cand.fingerprint
-        detail = "the shared endpoint now serves " + ("another configuration than the candidate's" if gone
-                                                      else "the candidate's configuration STILL")
+        detail = "the shared endpoint now serves " + ("another configuration than the candidate's" if gone else "the candidate's configuration STILL")
     else:
-        identity, scraped = await capture_identity(arm.client, cand.base_url, arm.setup.plan.metrics_dialect(),
-                                                   log_path=None, engine=None)
+        identity, scraped = await capture_identity(arm.client, cand.base_url, arm.setup.plan.metrics_dialect(), log_path=None, engine=None)
         answered = bool(identity.models) or scraped is not None
         gone = not answered or identity.fingerprint != cand.fingerprint
-        detail = ("the candidate's endpoint no longer answers" if not answered else
-                  "the candidate's endpoint answers with another configuration" if gone else
-                  "the candidate's endpoint STILL serves the candidate's configuration")
+        detail = (
+            "the candidate's endpoint no longer answers"
+            if not answered
+            else "the candidate's endpoint answers with another configuration"
+            if gone
+            else "the candidate's endpoint STILL serves the candidate's configuration"
+        )
     arm.check("candidate-removed", gone, detail, **({} if cand.managed else {"level": "warning"}))

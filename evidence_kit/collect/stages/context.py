@@ -90,10 +90,19 @@ class ArmContext:
             # The arm starts from scratch (its journal held no complete run): samples of the
             # discarded attempt describe no run of this journal, so they go with it.
             telemetry_path.unlink(missing_ok=True)
-        return cls(setup=s, client=client, cfg=cfg, values=values, base=base, routed=routed,
-                   log_path=s.out / "logs" / f"{stem}.log", telemetry_path=telemetry_path,
-                   writer=JournalWriter(s.out / s.ref.journal, requests=s.resume.requests, timed=s.resume.timed),
-                   result=ArmResult(ref=s.ref, calibration=s.calibration), t0=s.clock())
+        return cls(
+            setup=s,
+            client=client,
+            cfg=cfg,
+            values=values,
+            base=base,
+            routed=routed,
+            log_path=s.out / "logs" / f"{stem}.log",
+            telemetry_path=telemetry_path,
+            writer=JournalWriter(s.out / s.ref.journal, requests=s.resume.requests, timed=s.resume.timed),
+            result=ArmResult(ref=s.ref, calibration=s.calibration),
+            t0=s.clock(),
+        )
 
     def fill(self, text: str) -> str:
         """A plan command or URL with this arm's placeholders filled in."""
@@ -102,9 +111,18 @@ class ArmContext:
     def header(self, **fields: Any) -> None:
         """Queue the journal header: the fields every header has, then ``fields``."""
         s = self.setup
-        self.writer.add({"type": "header", "schema": "evidence-kit/journal/v1", "trial_id": s.plan.trial_id,
-                         "arm": s.ref.arm, "phase": s.ref.phase, "seq": s.ref.seq, "started_at": s.wall(),
-                         **fields})
+        self.writer.add(
+            {
+                "type": "header",
+                "schema": "evidence-kit/journal/v1",
+                "trial_id": s.plan.trial_id,
+                "arm": s.ref.arm,
+                "phase": s.ref.phase,
+                "seq": s.ref.seq,
+                "started_at": s.wall(),
+                **fields,
+            }
+        )
 
     def check(self, name: str, ok: bool, detail: str, **extra: Any) -> None:
         """Queue a ``check`` record and show it; a failed check (not a warning) fails the arm."""

@@ -59,8 +59,13 @@ class ArmEngine:
         # Still running, or died during the arm (a non-zero exit of its start command):
         # a dead engine must never pass as stable just because it reported one start time.
         alive = code is None and self.process.group_alive()
-        return alive, ("alive through the arm" if alive else "GONE before the arm ended" if code is None
-                       else f"GONE before the arm ended (start command exited with status {code})")
+        return alive, (
+            "alive through the arm"
+            if alive
+            else "GONE before the arm ended"
+            if code is None
+            else f"GONE before the arm ended (start command exited with status {code})"
+        )
 
 
 async def start(arm: ArmContext, engine: ArmEngine) -> tuple[Identity, Scrape | None]:
@@ -70,9 +75,9 @@ async def start(arm: ArmContext, engine: ArmEngine) -> tuple[Identity, Scrape | 
     ready_url = arm.fill(arm.cfg.ready_url or "{base_url}/v1/models")
     waited = await wait_ready(arm.client, ready_url, timeout_s=arm.cfg.ready_timeout_s, engine=engine.process)
     arm.setup.progress.note(f"  ready after {waited:.1f}s")
-    identity, scraped = await capture_identity(arm.client, arm.base, arm.setup.plan.metrics_dialect(),
-                                               engine=engine.process,
-                                               log_path=arm.log_path if engine.process else None)
+    identity, scraped = await capture_identity(
+        arm.client, arm.base, arm.setup.plan.metrics_dialect(), engine=engine.process, log_path=arm.log_path if engine.process else None
+    )
     result = arm.result
     result.fingerprint, result.kv_token_slots = identity.fingerprint, identity.kv_token_slots
     result.base_url, result.managed = arm.base, bool(arm.cfg.start or arm.cfg.stop)
@@ -94,5 +99,4 @@ def record_failed_start(arm: ArmContext, reason: EngineFailed) -> ArmResult:
 def record_stop(arm: ArmContext, status: int | None) -> None:
     """A stop command that failed or timed out is on record (a warning: the evidence stands)."""
     if status not in (None, 0):
-        arm.check("stop", False, "stop command timed out" if status == -1
-                  else f"stop command exited with status {status}", level="warning")
+        arm.check("stop", False, "stop command timed out" if status == -1 else f"stop command exited with status {status}", level="warning")

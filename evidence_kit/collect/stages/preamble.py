@@ -41,29 +41,38 @@ def engine_kind_ok(arm: ArmContext, identity: Identity) -> bool:
     declared as a real engine, whose numbers would otherwise be published unlabelled."""
     declared = arm.setup.plan.engine_kind
     if identity.simulated and declared != "simulated":
-        detail = (f"the engine reports it is simulated (/version \"simulated\": true) but the plan declares "
-                  f"engine_kind \"{declared}\"; no gate or timed request ran on it")
+        detail = (
+            f'the engine reports it is simulated (/version "simulated": true) but the plan declares '
+            f'engine_kind "{declared}"; no gate or timed request ran on it'
+        )
         arm.check("engine-kind", False, detail)
         arm.result.problems.append(detail)
         return False
     dialect = identity.dialect
     if dialect.prefix and identity.dialect_metrics is False:
-        spoken = f"engine_kind \"{declared}\"" + (f" with dialect \"{dialect.name}\"" if declared == "simulated" else "")
-        arm.check("engine-kind", False, f"the plan declares {spoken} but /metrics holds no {dialect.prefix} "
-                  "series (its counters are not reconcilable)", level="warning")
+        spoken = f'engine_kind "{declared}"' + (f' with dialect "{dialect.name}"' if declared == "simulated" else "")
+        arm.check(
+            "engine-kind",
+            False,
+            f"the plan declares {spoken} but /metrics holds no {dialect.prefix} series (its counters are not reconcilable)",
+            level="warning",
+        )
     elif declared == "simulated" and not identity.simulated:
-        arm.check("engine-kind", False, "the plan declares engine_kind \"simulated\" but /version does not say "
-                  "the engine is simulated (its results are labelled simulated anyway)", level="warning")
+        arm.check(
+            "engine-kind",
+            False,
+            'the plan declares engine_kind "simulated" but /version does not say the engine is simulated (its results are labelled simulated anyway)',
+            level="warning",
+        )
     else:
-        arm.check("engine-kind", True, f"the engine is consistent with engine_kind \"{declared}\"")
+        arm.check("engine-kind", True, f'the engine is consistent with engine_kind "{declared}"')
     return True
 
 
 async def gates_pass(arm: ArmContext) -> bool:
     """Run the plan's gates on the arm's endpoint (and its route, if any); whether all passed."""
     s, gp = arm.setup, arm.setup.plan.gates
-    opts = {"timeout_s": gp.timeout_s, "max_tokens": gp.max_tokens, "needle_words": gp.needle_words,
-            "seed": s.plan.workload.seed}
+    opts = {"timeout_s": gp.timeout_s, "max_tokens": gp.max_tokens, "needle_words": gp.needle_words, "seed": s.plan.workload.seed}
     targets = [("direct", arm.base, arm.cfg.model)]
     if arm.routed:
         targets.append(("routed", arm.routed, arm.cfg.routed_model or arm.cfg.model))
@@ -91,11 +100,23 @@ async def warmup(arm: ArmContext, book: PromptBook) -> None:
     inputs = wl.input_nominal or []  # a trace's median input, once load_plan has read it
     sizes = [inputs[i % len(inputs)] for i in range(wl.warmup_requests)]
     bodies = [request_body(wl, arm.cfg.model, book, k, n) for k, n in zip(keys, sizes)]
-    outcomes = await send_all(arm.client, f"{arm.base}/v1/chat/completions", bodies, concurrency=conc,
-                              clock=arm.setup.clock, timeout=wl.request_timeout_s)
+    outcomes = await send_all(
+        arm.client, f"{arm.base}/v1/chat/completions", bodies, concurrency=conc, clock=arm.setup.clock, timeout=wl.request_timeout_s
+    )
     for i, outcome in enumerate(outcomes):
-        arm.writer.add(request_record(outcome, run="warmup", repetition=0, input_nominal=sizes[i],
-                                      concurrency=None if rate else conc, rate=rate, index=i, warmup=True,
-                                      key=keys[i], t0=arm.t0))
+        arm.writer.add(
+            request_record(
+                outcome,
+                run="warmup",
+                repetition=0,
+                input_nominal=sizes[i],
+                concurrency=None if rate else conc,
+                rate=rate,
+                index=i,
+                warmup=True,
+                key=keys[i],
+                t0=arm.t0,
+            )
+        )
     failed = sum(not o.ok for o in outcomes)
     arm.setup.progress.note(f"  warmup: {len(outcomes) - failed}/{len(outcomes)} ok")

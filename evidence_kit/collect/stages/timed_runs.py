@@ -40,15 +40,22 @@ def start_telemetry(arm: ArmContext, engine: ArmEngine) -> TelemetrySampler:
     tp = arm.setup.plan.telemetry
     pgid = engine.process.pgid if engine.process else None
     cgroup = Path(tp.cgroup) if tp.cgroup else (cgroup_of(pgid) if pgid else None)
-    sampler = TelemetrySampler(arm.client, arm.base, arm.telemetry_path, interval_s=tp.interval_s,
-                               clock=arm.setup.clock, nvidia_smi=tp.nvidia_smi == "auto", pgid=pgid, cgroup=cgroup,
-                               dialect=arm.setup.plan.metrics_dialect())
+    sampler = TelemetrySampler(
+        arm.client,
+        arm.base,
+        arm.telemetry_path,
+        interval_s=tp.interval_s,
+        clock=arm.setup.clock,
+        nvidia_smi=tp.nvidia_smi == "auto",
+        pgid=pgid,
+        cgroup=cgroup,
+        dialect=arm.setup.plan.metrics_dialect(),
+    )
     sampler.start()
     return sampler
 
 
-async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spec: RunSpec,
-                      pool: WorkerPool | None = None) -> None:
+async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spec: RunSpec, pool: WorkerPool | None = None) -> None:
     """Open the run's connections, send its requests, reconcile the engine's counters and commit the run.
 
     Without ``pool`` the collector's own process sends the requests; with one its workers do (processes,
@@ -68,22 +75,24 @@ async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spe
     elif trace is None:
         bodies = [request_body(wl, arm.cfg.model, book, k, spec.input_nominal, prefix=p) for k, p in zip(keys, prefixes)]
     else:  # each request sized as its trace line says
-        bodies = [request_body(wl, arm.cfg.model, book, k, line.input_length, max_tokens=line.output_length)
-                  for k, line in zip(keys, trace.requests)]
+        bodies = [request_body(wl, arm.cfg.model, book, k, line.input_length, max_tokens=line.output_length) for k, line in zip(keys, trace.requests)]
     url = f"{arm.base}/v1/chat/completions"
     primed = await _prime(arm, book, spec, url) if prefixed and s.plan.public_workload().prime_prefixes else []
     # Before the scrape, so nothing it sends can fall between the counters read before and after the run.
     lanes = spec.concurrency or min(wl.max_in_flight or WARM_LANES, WARM_LANES, wl.requests_per_run)
-    opened = await (pool.open_connections(arm.base, lanes) if pool is not None
-                    else open_connections(arm.client, arm.base, lanes))
+    opened = await (pool.open_connections(arm.base, lanes) if pool is not None else open_connections(arm.client, arm.base, lanes))
     if opened < lanes:
-        s.progress.note(f"  {spec.id}: {lanes - opened} of {lanes} connections did not "
-                        "open before the run (its requests open them)")
+        s.progress.note(f"  {spec.id}: {lanes - opened} of {lanes} connections did not open before the run (its requests open them)")
     before = await watch.before_run(arm.client, arm.base)
     health = HealthMonitor(s.clock)
     health.start()
-    offsets = None if spec.rate is None else trace.offsets(wl.trace_time_scale) if trace is not None else \
-        schedule(len(bodies), spec.rate, wl.arrival, seed=wl.seed, input_nominal=spec.input_nominal)
+    offsets = (
+        None
+        if spec.rate is None
+        else trace.offsets(wl.trace_time_scale)
+        if trace is not None
+        else schedule(len(bodies), spec.rate, wl.arrival, seed=wl.seed, input_nominal=spec.input_nominal)
+    )
     if conversations is not None:
         timings = await _converse(arm, url, conversations, lanes, pool)
         workers = await pool.end() if pool is not None else []
@@ -92,20 +101,21 @@ async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spe
     elif pool is None:
         start = s.clock()
         if offsets is None:
-            outcomes = await send_all(arm.client, url, bodies, concurrency=lanes, clock=s.clock,
-                                      timeout=wl.request_timeout_s)
+            outcomes = await send_all(arm.client, url, bodies, concurrency=lanes, clock=s.clock, timeout=wl.request_timeout_s)
         else:
-            outcomes = await send_scheduled(arm.client, url, bodies, offsets, start=start, clock=s.clock,
-                                            timeout=wl.request_timeout_s, max_in_flight=wl.max_in_flight)
+            outcomes = await send_scheduled(
+                arm.client, url, bodies, offsets, start=start, clock=s.clock, timeout=wl.request_timeout_s, max_in_flight=wl.max_in_flight
+            )
         timings = [timing_fields(o, arm.t0) for o in outcomes]
         client = await health.stop()
     else:
         await pool.begin()
         start = s.clock()  # after each worker's anchor is placed: the schedule starts when they can send
-        timings = await (pool.send_all(url, bodies, concurrency=lanes, timeout=wl.request_timeout_s)
-                         if offsets is None else
-                         pool.send_scheduled(url, bodies, offsets, start=start, timeout=wl.request_timeout_s,
-                                             max_in_flight=wl.max_in_flight))
+        timings = await (
+            pool.send_all(url, bodies, concurrency=lanes, timeout=wl.request_timeout_s)
+            if offsets is None
+            else pool.send_scheduled(url, bodies, offsets, start=start, timeout=wl.request_timeout_s, max_in_flight=wl.max_in_flight)
+        )
         workers = await pool.end()
         client = await health.stop()
         client["processes"] += workers
@@ -113,14 +123,25 @@ async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spe
         for timing, offset in zip(timings, offsets):
             timing["scheduled_s"] = round(offset, 6)
     turns = wl.turns if conversations is not None else None
-    records = [record_of(t, run=spec.id, repetition=spec.repetition, input_nominal=spec.input_nominal,
-                         concurrency=spec.concurrency, rate=spec.rate, index=i, warmup=False, key=keys[i],
-                         prefix=prefixes[i], conversation=None if turns is None else i // turns,
-                         turn=None if turns is None else i % turns + 1)
-               for i, t in enumerate(timings)]
+    records = [
+        record_of(
+            t,
+            run=spec.id,
+            repetition=spec.repetition,
+            input_nominal=spec.input_nominal,
+            concurrency=spec.concurrency,
+            rate=spec.rate,
+            index=i,
+            warmup=False,
+            key=keys[i],
+            prefix=prefixes[i],
+            conversation=None if turns is None else i // turns,
+            turn=None if turns is None else i % turns + 1,
+        )
+        for i, t in enumerate(timings)
+    ]
     # A conversation's later turns re-send its history: their cache hits are the point, as a shared prefix's.
-    around = await watch.after_run(arm.client, arm.base, spec.id, before, records,
-                                   shared_prefix=prefixed or conversations is not None)
+    around = await watch.after_run(arm.client, arm.base, spec.id, before, records, shared_prefix=prefixed or conversations is not None)
     if prefixed or conversations is not None:
         # A prefix explains a hit up to its own end; one deep into the request's own words means this engine
         # saw the whole prompt before (an earlier arm on an engine not restarted): the prefix-cache check.
@@ -139,21 +160,18 @@ async def measure_run(arm: ArmContext, watch: EngineWatch, book: PromptBook, spe
         run["private"] = where  # the machines of Ray actors: private, harvested and pseudonymised by redact
     arm.writer.add(run)
     arm.writer.commit()
-    s.progress.run_done(run, median_or_none([r["e2e_s"] for r in records]),
-                        median_or_none([r["ttft_s"] for r in records]))
+    s.progress.run_done(run, median_or_none([r["e2e_s"] for r in records]), median_or_none([r["ttft_s"] for r in records]))
     if around.verdict is False:
         s.progress.note(f"  {spec.id}: counters do not reconcile: {'; '.join(mismatches)}")
 
 
-async def _converse(arm: ArmContext, url: str, conversations: list[Conversation], lanes: int,
-                    pool: WorkerPool | None) -> list[dict[str, Any]]:
+async def _converse(arm: ArmContext, url: str, conversations: list[Conversation], lanes: int, pool: WorkerPool | None) -> list[dict[str, Any]]:
     """Send the run's conversations from this process or the pool's workers: every turn's timing fields, in
     conversation and turn order."""
     s, wl = arm.setup, arm.setup.plan.workload
 
     async def here(lane: int, index: int, body: dict[str, Any], headers: dict[str, str]) -> tuple[dict[str, Any], str]:
-        outcome = await stream_chat(arm.client, url, body, clock=s.clock, timeout=wl.request_timeout_s, lane=lane,
-                                    headers=headers)
+        outcome = await stream_chat(arm.client, url, body, clock=s.clock, timeout=wl.request_timeout_s, lane=lane, headers=headers)
         return timing_fields(outcome, arm.t0), outcome.text
 
     async def there(lane: int, index: int, body: dict[str, Any], headers: dict[str, str]) -> tuple[dict[str, Any], str]:
@@ -180,19 +198,40 @@ async def _prime(arm: ArmContext, book: PromptBook, spec: RunSpec, url: str) -> 
     bodies = [request_body(wl, arm.cfg.model, book, k, spec.input_nominal, prefix=p) for k, p in zip(keys, prefixes)]
     outcomes = await send_all(arm.client, url, bodies, concurrency=1, clock=s.clock, timeout=wl.request_timeout_s)
     # Recorded in the run's group (a journal holds no request of a group the workload lacks), sent one at a time.
-    return [request_record(o, run="warmup", repetition=0, input_nominal=spec.input_nominal,
-                           concurrency=spec.concurrency, rate=spec.rate, index=p,
-                           warmup=True, key=k, t0=arm.t0, prefix=p) for o, k, p in zip(outcomes, keys, prefixes)]
+    return [
+        request_record(
+            o,
+            run="warmup",
+            repetition=0,
+            input_nominal=spec.input_nominal,
+            concurrency=spec.concurrency,
+            rate=spec.rate,
+            index=p,
+            warmup=True,
+            key=k,
+            t0=arm.t0,
+            prefix=p,
+        )
+        for o, k, p in zip(outcomes, keys, prefixes)
+    ]
 
 
-def _run_record(spec: RunSpec, records: list[dict[str, Any]], around: MetricsAroundRun,
-                t_start: float | None = None) -> tuple[dict[str, Any], list[str]]:
+def _run_record(
+    spec: RunSpec, records: list[dict[str, Any]], around: MetricsAroundRun, t_start: float | None = None
+) -> tuple[dict[str, Any], list[str]]:
     """The ``run`` record, and why its counters do not reconcile (if they do not)."""
     run: dict[str, Any] = {
-        "type": "run", "run": spec.id, "repetition": spec.repetition, "input_nominal": spec.input_nominal,
-        **spec.load_fields(), **({} if t_start is None else {"t_start_s": t_start}),
-        "requests": len(records), "ok": sum(r["ok"] for r in records),
-        "reconciled": around.verdict, "counters": around.counters}
+        "type": "run",
+        "run": spec.id,
+        "repetition": spec.repetition,
+        "input_nominal": spec.input_nominal,
+        **spec.load_fields(),
+        **({} if t_start is None else {"t_start_s": t_start}),
+        "requests": len(records),
+        "ok": sum(r["ok"] for r in records),
+        "reconciled": around.verdict,
+        "counters": around.counters,
+    }
     if around.starts:
         run["process_start_times_s"] = list(around.starts)  # kept for a later --resume
     if around.resumed:
@@ -201,8 +240,10 @@ def _run_record(spec: RunSpec, records: list[dict[str, Any]], around: MetricsAro
     failed = len(records) - run["ok"]
     if around.verdict is False and failed:
         # Not a counting fault: the engine counted the tokens it processed for them.
-        mismatches = [*mismatches, f"{failed} request(s) of this run failed; the engine counts the tokens "
-                      "it processed for them, the client has no usage for them"]
+        mismatches = [
+            *mismatches,
+            f"{failed} request(s) of this run failed; the engine counts the tokens it processed for them, the client has no usage for them",
+        ]
     if mismatches and around.verdict is not True:
         run["mismatches"] = mismatches
     return run, mismatches

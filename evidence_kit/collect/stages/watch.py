@@ -58,8 +58,7 @@ class EngineWatch:
     @classmethod
     def opened(cls, identity: Identity, scraped: Scrape | None, *, resuming: bool) -> EngineWatch:
         """The watch as the engine's identity left it (its scrape, its start time)."""
-        return cls(opening=identity.process_start, resuming=resuming, answered=scraped is not None,
-                   dialect=identity.dialect)
+        return cls(opening=identity.process_start, resuming=resuming, answered=scraped is not None, dialect=identity.dialect)
 
     async def before_run(self, client: httpx.AsyncClient, base: str) -> Scrape | None:
         """Scrape ``/metrics`` before a run."""
@@ -70,14 +69,16 @@ class EngineWatch:
         self.answered |= before is not None
         return before
 
-    async def after_run(self, client: httpx.AsyncClient, base: str, run: str, before: Scrape | None,
-                        records: list[dict[str, Any]], *, shared_prefix: bool = False) -> MetricsAroundRun:
+    async def after_run(
+        self, client: httpx.AsyncClient, base: str, run: str, before: Scrape | None, records: list[dict[str, Any]], *, shared_prefix: bool = False
+    ) -> MetricsAroundRun:
         """Scrape until the run's counters settle, and note what the engine reported around it
         (``shared_prefix``: the run's prompts open with shared prefixes, so its cache hits are the point)."""
         self.timed_sent += len(records)
         self.unique_sent += 0 if shared_prefix else len(records)
         verdict, counters, mismatches, gauges = await settle_counters(
-            client, base, before.counters() if before else None, client_sums(records), self.dialect)
+            client, base, before.counters() if before else None, client_sums(records), self.dialect
+        )
         self.answered |= gauges is not None
         seen = [g[START] for g in (before.gauges() if before else None, gauges) if g and START in g]
         if (self.reported_start or seen) and (before is None or gauges is None):
@@ -86,8 +87,7 @@ class EngineWatch:
             self.counters.append(counters)
             if not shared_prefix:
                 self.unique_counters.append(counters)
-        around = MetricsAroundRun(verdict, counters, mismatches, tuple(dict.fromkeys(seen)),
-                             resumed=self.resuming and not self.measured)
+        around = MetricsAroundRun(verdict, counters, mismatches, tuple(dict.fromkeys(seen)), resumed=self.resuming and not self.measured)
         self.measured.append(RunStarts(run, around.starts, around.resumed))
         return around
 
@@ -99,11 +99,9 @@ class EngineWatch:
     def delta(self, name: str, *, unique_only: bool = False) -> float | None:
         """How far counter ``name`` grew over the runs this collector measured (``unique_only``: over those
         whose prompts share no prefix)."""
-        values = [c[name][1] - c[name][0] for c in (self.unique_counters if unique_only else self.counters)
-                  if name in c]
+        values = [c[name][1] - c[name][0] for c in (self.unique_counters if unique_only else self.counters) if name in c]
         return sum(values) if values else None
 
     def history(self, earlier: list[RunStarts], *, restarts_on_resume: bool) -> ProcessHistory:
         """The arm's process history: ``earlier`` collectors' runs, then what this one saw."""
-        return ProcessHistory(earlier=earlier, opening=self.opening, current=self.measured,
-                              restarts_on_resume=restarts_on_resume)
+        return ProcessHistory(earlier=earlier, opening=self.opening, current=self.measured, restarts_on_resume=restarts_on_resume)

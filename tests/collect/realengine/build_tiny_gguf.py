@@ -44,8 +44,8 @@ def read_safetensors(path: Path) -> dict[str, np.ndarray]:
     """Every tensor of a safetensors file as float32 (bf16 widened by its 16 high bits)."""
     data = path.read_bytes()
     (length,) = struct.unpack("<Q", data[:8])
-    header: dict[str, Any] = json.loads(data[8:8 + length])
-    body = data[8 + length:]
+    header: dict[str, Any] = json.loads(data[8 : 8 + length])
+    body = data[8 + length :]
     out: dict[str, np.ndarray] = {}
     for name, spec in header.items():
         if name == "__metadata__":
@@ -64,8 +64,7 @@ def read_safetensors(path: Path) -> dict[str, np.ndarray]:
 
 def permute(weights: np.ndarray, heads: int) -> np.ndarray:
     """convert_hf_to_gguf.py's LlamaModel.permute: rotate-half pairs to interleaved pairs."""
-    return (weights.reshape(heads, 2, weights.shape[0] // heads // 2, *weights.shape[1:])
-            .swapaxes(1, 2).reshape(weights.shape))
+    return weights.reshape(heads, 2, weights.shape[0] // heads // 2, *weights.shape[1:]).swapaxes(1, 2).reshape(weights.shape)
 
 
 def gguf_tensors(hf: dict[str, np.ndarray], config: dict[str, Any]) -> dict[str, np.ndarray]:

@@ -25,8 +25,22 @@ def corpus(lines: int = 4000) -> list[str]:
     from evidence_kit.collect.prompts import VOCABULARY
 
     rng = random.Random(0)
-    words = list(VOCABULARY) + ["summarise", "following", "notes", "line", "reply", "sentence", "weather",
-                                "lisbon", "city", "json", "object", "tool", "access", "code"]
+    words = list(VOCABULARY) + [
+        "summarise",
+        "following",
+        "notes",
+        "line",
+        "reply",
+        "sentence",
+        "weather",
+        "lisbon",
+        "city",
+        "json",
+        "object",
+        "tool",
+        "access",
+        "code",
+    ]
     text = [" ".join(rng.choices(words, k=rng.randint(5, 30))) for _ in range(lines)]
     text += [f'{{"city": "lisbon", "n": {rng.randrange(10**6)}}}' for _ in range(200)]
     return text
@@ -40,17 +54,27 @@ def main(out: Path) -> None:
     tok = Tokenizer(models.BPE(unk_token="<unk>"))
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    tok.train_from_iterator(corpus(), trainers.BpeTrainer(vocab_size=1024, special_tokens=SPECIALS,
-                                                          initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    tok.train_from_iterator(
+        corpus(), trainers.BpeTrainer(vocab_size=1024, special_tokens=SPECIALS, initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    )
     fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="<unk>", bos_token="<s>", eos_token="</s>")
     fast.chat_template = CHAT_TEMPLATE
     fast.save_pretrained(out)
 
     torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=len(fast), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                         num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=4096,
-                         bos_token_id=fast.bos_token_id, eos_token_id=fast.eos_token_id, tie_word_embeddings=True,
-                         torch_dtype="bfloat16")
+    config = LlamaConfig(
+        vocab_size=len(fast),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=4096,
+        bos_token_id=fast.bos_token_id,
+        eos_token_id=fast.eos_token_id,
+        tie_word_embeddings=True,
+        torch_dtype="bfloat16",
+    )
     model = LlamaForCausalLM(config).to(torch.bfloat16)
     model.save_pretrained(out, safe_serialization=True)
     print(out)
