@@ -17,6 +17,7 @@ from ..lifecycle import fill_placeholders
 from ..plan import ArmPlan, Plan
 from ..progress import Progress
 from ..prompts import Calibration
+from ..shell import fill_command
 from ..state import EngineState
 
 __all__ = ["ArmSetup", "ArmResult", "ArmContext"]
@@ -67,7 +68,7 @@ class ArmContext:
     setup: ArmSetup
     client: httpx.AsyncClient
     cfg: ArmPlan
-    values: dict[str, str]  # the placeholders of the plan's URLs and commands
+    values: dict[str, str]  # the placeholders of the plan's URLs and commands (quoted into commands)
     base: str
     routed: str | None
     log_path: Path
@@ -104,9 +105,13 @@ class ArmContext:
             t0=s.clock(),
         )
 
-    def fill(self, text: str) -> str:
-        """A plan command or URL with this arm's placeholders filled in."""
-        return fill_placeholders(text, self.values)
+    def fill(self, url: str) -> str:
+        """A plan URL with this arm's placeholders filled in."""
+        return fill_placeholders(url, self.values)
+
+    def command(self, text: str) -> str:
+        """A plan's shell command with this arm's placeholders filled in, each one quoted for the shell."""
+        return fill_command(text, self.values)
 
     def header(self, **fields: Any) -> None:
         """Queue the journal header: the fields every header has, then ``fields``."""
