@@ -12,13 +12,16 @@ from pathlib import Path
 import httpx
 import pytest
 
+from evidence_kit import demo as demo_module
 from evidence_kit.analyze import analyze
 from evidence_kit.attest.keys import key_id, load_public_key
+from evidence_kit.errors import CheckFailed
 from evidence_kit.publish.safety import public_copies, scan_site
 from evidence_kit.read import load_decision
 from evidence_kit.redact import known_values_from_raw, scan_tree
 from evidence_kit.redact.variants import variants
 
+from .collect.conftest import sim_arm, write_plan
 from .printed import fresh_env, run_printed, served_printed
 from .redact.leakcheck import survivors
 from .spaced_checkout import spaced_checkout
@@ -125,3 +128,20 @@ def test_demo_collects_redacts_builds_and_verifies_from_a_path_with_spaces(tmp_p
     refused = subprocess.run([str(script), "demo", "--out", str(other)], capture_output=True, text=True, timeout=60, env=fresh_env())
     assert refused.returncode == 2 and (other / "keep.txt").read_text() == "mine"
     assert refused.stderr.count("\n") == 1
+
+
+def test_a_demo_trial_that_could_not_run_stops_the_demo_saying_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The first trial's engines cannot start (status 127): nothing of it is analysed or published, and the
+    # reason is on the screen, not only in logs/.
+    plans = tmp_path / "plans"
+    plans.mkdir()
+    broken = {"start": "exec no-such-engine --port {port}"}
+    write_plan(plans / "broken.toml", arms={"original": {**sim_arm("original"), **broken}, "layout": {**sim_arm("layout-candidate"), **broken}})
+    monkeypatch.setattr(demo_module, "PLANS", plans)
+    monkeypatch.setattr(demo_module, "TRIALS", (("cache-layout", "broken.toml"),))
+    said: list[str] = []
+    with pytest.raises(CheckFailed) as failed:
+        demo_module.run_demo(tmp_path / "demo", say=said.append)
+    assert "the cache-layout trial did not run (before arm: check ready failed: start command exited with status 127" in str(failed.value)
+    assert "  its engine's log, last lines (" in "\n".join(said) and any("no-such-engine: not found" in line for line in said)
+    assert not (tmp_path / "demo" / "evidence").exists() and not (tmp_path / "demo" / "site").exists()

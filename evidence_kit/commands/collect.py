@@ -55,6 +55,7 @@ def collect(plan: Path, out: Path, resume: bool, workers: str | None, ray: str |
     # to list it, and the collector (httpx, rich, prometheus-client) would add about 0.3 s to that.
     from ..collect import Progress, RichProgress, collect_trial, load_plan
     from ..collect.connections import ensure_descriptors
+    from ..collect.failures import failure_lines
     from ..collect.ray_workers import RayUnavailable
     from ..collect.workers import WorkerFailed
 
@@ -82,12 +83,14 @@ def collect(plan: Path, out: Path, resume: bool, workers: str | None, ray: str |
         )
         return EXIT_FAILED
     for arm in result.arms:
-        runs = "ok" if arm.ok else "FAILED"
-        click.echo(f"{arm.ref.seq:02d} {arm.ref.arm} ({arm.ref.phase}): {runs}")
-    for problem in result.problems:
-        click.echo(f"  {problem}")
+        click.echo(f"{arm.ref.seq:02d} {arm.ref.arm} ({arm.ref.phase}): {'ok' if arm.ok else 'FAILED'}")
+    for failure in failure_lines(result):
+        click.echo(failure)
     click.echo(f"evidence written to {out}")
-    _summary(out, result.trial.trial_id)
+    _summary(out, result.trial.trial_id, ran=result.ok)
+    if not result.ok:
+        click.echo("")
+        click.echo(f"collection FAILED: the trial did not run as planned (each failed arm and why are above); {out} is not ready to publish")
     return EXIT_OK if result.ok else EXIT_FAILED
 
 
@@ -101,14 +104,14 @@ def _workers(value: str | None) -> int | str | None:
         return value  # refused by collect_trial with the same words as a plan's bad value
 
 
-def _summary(out: Path, trial_id: str) -> None:
-    """Each arm's requests and latencies, read back from the journals, then the commands that come next."""
+def _summary(out: Path, trial_id: str, *, ran: bool) -> None:
+    """Each arm's requests and latencies, read back from the journals, then (for a trial that ran) the commands that come next."""
     click.echo("")
     try:
         lines = collected_text(collected_arms(load_trial(out)))
     except BadInput as err:
         lines = [f"no summary: the journals do not load ({err})"]
-    for line in [*lines, "", *next_steps(out, trial_id)]:
+    for line in [*lines, *(["", *next_steps(out, trial_id)] if ran else [])]:
         click.echo(line)
 
 

@@ -20,7 +20,12 @@ from ..prompts import Calibration
 from ..shell import fill_command
 from ..state import EngineState
 
-__all__ = ["ArmSetup", "ArmResult", "ArmContext"]
+__all__ = ["ArmSetup", "ArmResult", "ArmContext", "arm_stem"]
+
+
+def arm_stem(ref: ArmRef) -> str:
+    """The name an arm's journal, telemetry and log files share: ``01-original-before``."""
+    return f"{ref.seq:02d}-{ref.arm}-{ref.phase}"
 
 
 @dataclass
@@ -55,6 +60,21 @@ class ArmResult:
     base_url: str | None = None
     managed: bool = False  # the collector started and stopped this arm's engine
     calibration: Calibration | None = None
+    completed: int = 0  # timed requests that succeeded: an arm with none did not run
+    journal: Path | None = None
+    log_path: Path | None = None  # the output of the engine the plan's start command launched
+
+    @property
+    def name(self) -> str:
+        """'restored arm', or with the block of a longer design 'restored arm 2'."""
+        return f"{self.ref.phase} arm" + (f" {self.ref.block}" if self.ref.block else "")
+
+    def record_completed(self, completed: int, timed: int, where: str) -> None:
+        """The arm's completed timed requests; an arm that ran its timed requests and completed none did not run: it fails."""
+        self.completed = completed
+        if completed == 0:
+            self.ok = False
+            self.problems.append(f"none of its {timed} timed requests completed ({where})")
 
 
 @dataclass
@@ -85,7 +105,8 @@ class ArmContext:
         base = fill_placeholders(cfg.base_url, values).rstrip("/")
         values["base_url"] = base
         routed = fill_placeholders(cfg.routed_url, values).rstrip("/") if cfg.routed_url else None
-        stem = f"{s.ref.seq:02d}-{s.ref.arm}-{s.ref.phase}"
+        stem = arm_stem(s.ref)
+        log_path = s.out / "logs" / f"{stem}.log"
         telemetry_path = s.out / "telemetry" / f"{stem}.jsonl"
         if s.resume.header is None:
             # The arm starts from scratch (its journal held no complete run): samples of the
@@ -98,10 +119,10 @@ class ArmContext:
             values=values,
             base=base,
             routed=routed,
-            log_path=s.out / "logs" / f"{stem}.log",
+            log_path=log_path,
             telemetry_path=telemetry_path,
-            writer=JournalWriter(s.out / s.ref.journal, requests=s.resume.requests, timed=s.resume.timed),
-            result=ArmResult(ref=s.ref, calibration=s.calibration),
+            writer=JournalWriter(s.out / s.ref.journal, requests=s.resume.requests, timed=s.resume.timed, completed=s.resume.completed),
+            result=ArmResult(ref=s.ref, calibration=s.calibration, journal=s.out / s.ref.journal, log_path=log_path if cfg.start else None),
             t0=s.clock(),
         )
 
