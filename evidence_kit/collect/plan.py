@@ -216,7 +216,7 @@ class PlanWorkload(_Strict):
             raise ValueError(f"session_header {value!r} is not an HTTP header name (letters, digits and !#$%&'*+-.^_`|~, nothing else)")
         if value.lower() in RESERVED_HEADERS:
             raise ValueError(f"session_header may not be {value!r}: the collector or HTTP itself sets that header")
-        if info.data.get("turns", 1) == 1:
+        if info.data.get("turns") == 1:  # absent: turns failed its own check, reported at its line
             raise ValueError("session_header is set without turns above 1 (it keeps a conversation's turns on one endpoint)")
         return value
 
@@ -235,14 +235,17 @@ class PlanWorkload(_Strict):
     @field_validator("prefixes", "prefix_inputs", "prime_prefixes")
     @classmethod
     def _needs_prefix(cls, value: Any, info: ValidationInfo) -> Any:
-        if value is not None and info.data.get("prefix_tokens") is None:
+        # Every problem of a plan is shown at once: a field that failed its own check is absent here, not unset.
+        if value is not None and "prefix_tokens" in info.data and info.data["prefix_tokens"] is None:
             raise ValueError(f"{info.field_name} is set without prefix_tokens (the size of each shared prefix)")
         return value
 
     @field_validator("prefix_inputs")
     @classmethod
     def _prefix_inputs(cls, value: list[int] | None, info: ValidationInfo) -> list[int] | None:
-        sizes, prefix = info.data.get("input_nominal") or [], info.data.get("prefix_tokens") or 0
+        if "input_nominal" not in info.data:
+            return value  # input_nominal failed its own check, reported at its line
+        sizes, prefix = info.data["input_nominal"] or [], info.data.get("prefix_tokens") or 0
         for n in value or []:
             if n not in sizes:
                 raise ValueError(f"prefix_inputs lists {n}, which is not in input_nominal ({', '.join(map(str, sizes))})")

@@ -307,3 +307,20 @@ def test_a_plan_with_several_mistakes_shows_every_one_at_once_each_at_its_line(t
         f"evidence-kit: {plan}:{line_of('ready_timeout_s = -1')}: field 'arms.original.ready_timeout_s': Input should be greater than 0",
     ]
     assert "more problem" not in result.err
+
+
+@pytest.mark.parametrize(
+    "workload, key",
+    [
+        ({"turns": 0, "session_header": "X-Session-Id", "requests_per_run": 3, "concurrency": [2]}, "turns"),
+        ({"input_nominal": [256, 640], "prefix_tokens": 1024, "prefixes": 4}, "prefix_tokens"),
+        ({"input_nominal": [0], "prefix_tokens": 128, "prefixes": 2, "prefix_inputs": [512]}, "input_nominal"),
+    ],
+)
+def test_a_field_that_failed_its_own_check_adds_no_second_problem_where_it_is_read(tmp_path: Path, run_cli, workload: dict, key: str) -> None:
+    # Every problem is shown at once, so a check that reads another field must not take a field that failed
+    # for one never set ("session_header is set without turns above 1" beside "turns: should be >= 1").
+    plan = write_plan(tmp_path / "plan.toml", workload=workload)
+    at = next(i for i, line in enumerate(plan.read_text().splitlines(), 1) if line.startswith(f"{key} ="))
+    result = run_cli("collect", plan, "--out", tmp_path / "raw")
+    assert result.code == 2 and result.err.count("\n") == 1 and f"{plan}:{at}: field 'workload.{key}" in result.err, result.err

@@ -34,7 +34,7 @@ def test_next_steps_name_the_decision_folder_the_trial_belongs_to(tmp_path: Path
     trial = tmp_path / "decisions" / "2026-12-01-layout" / "cache-layout"
     trial.mkdir(parents=True)
     alone = next_steps(trial, "cache-layout")
-    assert f"  evidence-kit redact {trial} --out {trial}-redacted --map {trial}-map.json" in "\n".join(alone)
+    assert f"evidence-kit redact {trial} --out {trial}-redacted --map {trial}-map.json" in "\n".join(alone)
     assert any('trials = ["cache-layout"]' in line for line in alone)
     (trial.parent / "decision.toml").write_text('trials = ["cache-layout"]\n')
     steps = "\n".join(next_steps(trial, "cache-layout"))
