@@ -6,16 +6,33 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shlex
 import signal
 import subprocess
 from collections.abc import Iterator
 
-__all__ = ["fresh_env", "run_printed", "served_printed"]
+__all__ = ["fresh_env", "printed_commands", "run_printed", "served_printed"]
 
 
 def fresh_env() -> dict[str, str]:
     """A login shell's minimum: PATH without any venv, HOME, a UTF-8 locale."""
     return {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/root"), "LANG": "C.UTF-8"}
+
+
+def printed_commands(lines: list[str]) -> list[list[str]]:
+    """The evidence-kit command lines among printed ``lines``, each as the arguments after the program
+    (``…/bin/evidence-kit`` or ``PYTHON -m evidence_kit``), split as /bin/sh splits them, comments cut."""
+    out = []
+    for line in lines:
+        try:
+            words = shlex.split(line, comments=True)
+        except ValueError:
+            continue  # prose with an apostrophe
+        if words and words[0].endswith("/evidence-kit"):
+            out.append(words[1:])
+        elif words[1:3] == ["-m", "evidence_kit"]:
+            out.append(words[3:])
+    return out
 
 
 def run_printed(line: str, *, timeout: float = 300) -> subprocess.CompletedProcess[str]:

@@ -28,6 +28,7 @@ from .spaced_checkout import spaced_checkout
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # the demo (about 2 minutes), then two verifications with a site rebuild each
 def test_demo_collects_redacts_builds_and_verifies_from_a_path_with_spaces(tmp_path: Path) -> None:
     # `{python}` in the plans' start commands is this checkout's venv, `…/my projects/evidence kit ü/.venv/bin/python`:
     # pasted into /bin/sh unquoted it was `/bin/sh: 1: …/my: not found` in every arm, and the demo a traceback.

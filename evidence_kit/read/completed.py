@@ -15,12 +15,12 @@ from typing import TypeVar
 from ..errors import BadInput
 from ..model.evidence import ArmEvidence, DecisionEvidence, TrialEvidence
 
-__all__ = ["require_completed", "why_nothing_completed"]
+__all__ = ["require_completed"]
 
 E = TypeVar("E", bound="DecisionEvidence | TrialEvidence")
 
 
-def why_nothing_completed(arm: ArmEvidence) -> str:
+def _why_nothing_completed(arm: ArmEvidence) -> str:
     """What the arm's journal records about why none of its timed requests completed."""
     check = next((c for c in arm.checks if not c.ok and c.level != "warning"), None)
     if check is not None:
@@ -41,7 +41,7 @@ def _refusal(trial: TrialEvidence) -> BadInput | None:
     first = trial.arms[0]
     return BadInput(
         f"no timed request completed in any arm of trial {trial.trial.trial_id!r}, so there is nothing to analyse or publish "
-        f"(the {first.ref.phase} arm: {why_nothing_completed(first)})",
+        f"(the {first.ref.phase} arm: {_why_nothing_completed(first)})",
         Path(trial.source) / first.ref.journal,
     )
 
