@@ -13,6 +13,7 @@ from typing import cast
 import click
 
 from .errors import EXIT_BAD_INPUT, EvidenceError
+from .one_line import one_line
 from .version import __version__
 
 __all__ = ["main", "run", "cli", "COMMANDS"]
@@ -57,6 +58,16 @@ def cli() -> None:
     """Turn LLM-serving A/B/A experiments into decisions anyone can check."""
 
 
+def _usage_line(err: click.ClickException) -> str:
+    """A usage error (a bad option, a missing argument) on one line, naming the command and its help."""
+    ctx = getattr(err, "ctx", None)
+    text = err.format_message().rstrip(".")
+    if ctx is None:
+        return one_line(text)
+    name = ctx.command_path.removeprefix("evidence-kit").strip()
+    return one_line(f"{name + ': ' if name else ''}{text} (see {ctx.command_path} --help)")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI and return its exit code.
 
@@ -67,15 +78,19 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = cli.main(args=argv, prog_name="evidence-kit", standalone_mode=False)
     except EvidenceError as err:
-        click.echo(f"evidence-kit: {err}", err=True)
+        for problem in err.each():  # every problem found at once, one line each
+            click.echo(f"evidence-kit: {problem}", err=True)
         return err.exit_code
     except click.exceptions.Abort:
         click.echo("evidence-kit: interrupted", err=True)
         return 130
     except click.exceptions.Exit as exit_:
         return exit_.exit_code
+    except click.exceptions.NoArgsIsHelpError as err:
+        err.show()  # `evidence-kit` alone: the help, as asked for
+        return EXIT_BAD_INPUT
     except click.ClickException as err:
-        err.show()
+        click.echo(f"evidence-kit: {_usage_line(err)}", err=True)  # one line, as every bad input gets
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         click.echo("evidence-kit: interrupted", err=True)

@@ -23,7 +23,8 @@ from pathlib import Path
 from .analyze import Analysis, analyze
 from .attest.keys import generate_keypair, load_public_key
 from .collect import collect_trial
-from .errors import BadInput
+from .collect.failures import failure_lines
+from .errors import BadInput, CheckFailed
 from .publish import build_site
 from .read import load_decision
 from .redact import redact_bundle
@@ -95,6 +96,12 @@ def run_demo(out: Path, *, say: Callable[[str], None], progress_factory: Callabl
         say(f"[1/5] collect: {trial_id} (original -> candidate -> original restored, on the simulator)")
         result = collect_trial(PLANS / plan, raw / trial_id, progress=progress_factory() if progress_factory else None)  # type: ignore[arg-type]
         problems += [f"{trial_id}: {p}" for p in result.problems]
+        for line in failure_lines(result):
+            say(line)
+        if not result.ran:
+            # An arm that measured nothing leaves no decision to publish: the demo fails here, saying why.
+            why = next((f"{a.name}: {p}" for a in result.arms if not a.completed for p in a.problems), "an arm completed no timed request")
+            raise CheckFailed(f"the {trial_id} trial did not run ({why}); the demo stops before publishing anything", raw / trial_id)
 
     say("[2/5] redact: pseudonymise private identities, rehash, receipt, leak scan")
     key = secrets.token_bytes(32)

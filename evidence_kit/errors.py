@@ -7,11 +7,12 @@ so the command line can print one line and exit 2 without a traceback.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from .one_line import one_line
 
-__all__ = ["EvidenceError", "BadInput", "CheckFailed", "EXIT_OK", "EXIT_FAILED", "EXIT_BAD_INPUT"]
+__all__ = ["EvidenceError", "BadInput", "ManyProblems", "CheckFailed", "EXIT_OK", "EXIT_FAILED", "EXIT_BAD_INPUT"]
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -37,6 +38,10 @@ class EvidenceError(Exception):
             self.line = line
         return self
 
+    def each(self) -> list[EvidenceError]:
+        """The problems this error reports, each located: itself, or every one of a :class:`ManyProblems`."""
+        return [self]
+
     def __str__(self) -> str:
         """``path[:line]: message`` on one line, whatever the file name or message holds."""
         where = ""
@@ -48,6 +53,35 @@ class EvidenceError(Exception):
 
 class BadInput(EvidenceError):
     """Input that cannot be read or does not follow the contract (exit 2)."""
+
+
+class ManyProblems(BadInput):
+    """Every problem found in one input at once (each mistake of a plan, at its line), one line each.
+
+    The command line prints :meth:`each` on a line of its own; ``str()`` joins them with ``; ``
+    for a place that shows one line.
+    """
+
+    def __init__(self, problems: Sequence[EvidenceError]):
+        first = problems[0]
+        super().__init__(first.message, first.path, first.line)
+        self.problems = list(problems)
+
+    @classmethod
+    def of(cls, problems: Sequence[BadInput]) -> BadInput:
+        """One error for ``problems``: the problem itself when there is one."""
+        return problems[0] if len(problems) == 1 else cls(problems)
+
+    def located(self, path: str | Path, line: int | None = None) -> EvidenceError:
+        for problem in self.problems:
+            problem.located(path, line)
+        return super().located(path, line)
+
+    def each(self) -> list[EvidenceError]:
+        return list(self.problems)
+
+    def __str__(self) -> str:
+        return "; ".join(str(problem) for problem in self.problems)
 
 
 class CheckFailed(EvidenceError):

@@ -50,7 +50,6 @@ LEGACY: dict[tuple[str, str], int] = {
     ("evidence_kit/present/wording.py", "finding_sentence"): 30,
     ("evidence_kit/read/journal.py", "JournalReader.__iter__"): 19,
     ("evidence_kit/read/load.py", "read_arm"): 27,
-    ("evidence_kit/read/validation.py", "describe_validation_error"): 17,
     ("evidence_kit/redact/detectors.py", "_guarded"): 16,
     ("evidence_kit/redact/detectors.py", "find_labelled"): 29,
     ("evidence_kit/redact/harvest.py", "harvest_private"): 22,

@@ -1,28 +1,41 @@
-"""The main job, end to end, as a user runs it: `evidence-kit demo` in a real process."""
+"""The main job, end to end, as a user runs it: `evidence-kit demo` in a real process, from a checkout and a venv
+whose paths hold spaces and a non-ASCII letter, in a shell with no venv activated; then the commands it ends
+with, pasted as printed into a fresh shell."""
 
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
-import sys
 from pathlib import Path
 
+import httpx
 import pytest
 
+from evidence_kit import demo as demo_module
 from evidence_kit.analyze import analyze
 from evidence_kit.attest.keys import key_id, load_public_key
+from evidence_kit.errors import CheckFailed
 from evidence_kit.publish.safety import public_copies, scan_site
 from evidence_kit.read import load_decision
 from evidence_kit.redact import known_values_from_raw, scan_tree
 from evidence_kit.redact.variants import variants
 
+from .collect.conftest import sim_arm, write_plan
+from .printed import fresh_env, run_printed, served_printed
 from .redact.leakcheck import survivors
+from .spaced_checkout import spaced_checkout
 
 
 @pytest.mark.slow
-def test_demo_collects_redacts_builds_and_verifies(tmp_path: Path) -> None:
-    out = tmp_path / "demo"
-    proc = subprocess.run([sys.executable, "-m", "evidence_kit", "demo", "--out", str(out)], capture_output=True, text=True, timeout=600)
+@pytest.mark.timeout(900)  # the demo (about 2 minutes), then two verifications with a site rebuild each
+def test_demo_collects_redacts_builds_and_verifies_from_a_path_with_spaces(tmp_path: Path) -> None:
+    # `{python}` in the plans' start commands is this checkout's venv, `…/my projects/evidence kit ü/.venv/bin/python`:
+    # pasted into /bin/sh unquoted it was `/bin/sh: 1: …/my: not found` in every arm, and the demo a traceback.
+    checkout, venv = spaced_checkout(tmp_path)
+    out = checkout / "out" / "demo"
+    script = venv / "bin" / "evidence-kit"
+    proc = subprocess.run([str(script), "demo", "--out", str(out)], capture_output=True, text=True, timeout=900, env=fresh_env(), cwd=checkout)
     assert proc.returncode == 0, proc.stderr[-3000:] + proc.stdout[-3000:]
     assert "Traceback" not in proc.stderr
     for step in ("[1/5] collect", "[2/5] redact", "[3/5] analyze", "[4/5] build", "[5/5] verify"):
@@ -30,7 +43,10 @@ def test_demo_collects_redacts_builds_and_verifies(tmp_path: Path) -> None:
     # The decision tables, the verification and where to open the site.
     assert "[SIMULATED" in proc.stdout and "Material latency wins:" in proc.stdout
     assert f"verified: {out / 'site' / 'public'}" in proc.stdout
-    assert f"evidence-kit serve {out / 'site'}" in proc.stdout
+    # It ends with the commands to open and verify the site, each one line a fresh shell runs as printed.
+    *_, open_it, serve, verify_it, by_key, by_id = proc.stdout.rstrip("\n").splitlines()
+    assert open_it.startswith("Open the site") and verify_it.startswith("Verify it again")
+    assert shlex.split(serve) == [str(script), "serve", str(out / "site")]
 
     raw = next((out / "raw").iterdir())
     evidence = next((out / "evidence").iterdir())
@@ -90,22 +106,43 @@ def test_demo_collects_redacts_builds_and_verifies(tmp_path: Path) -> None:
     published = json.loads(next((site / "public").rglob("analysis.json")).read_text())
     assert published == analysis.model_dump(mode="json", by_alias=True)
 
-    # An auditor with the public key verifies it again, as the demo says.
+    # The site answers on 127.0.0.1 when served as the demo says, from a fresh shell.
+    with served_printed(serve.strip()) as base:
+        index = httpx.get(base, timeout=30)
+        assert index.status_code == 200 and "Simulated cache-layout and DFlash scouts" in index.text
+    # An auditor with the public key verifies it again, as the demo says, and so does one with its key id.
     key = out / "private" / "signing" / "signing.pub"
-    again = subprocess.run(
-        [sys.executable, "-m", "evidence_kit", "verify", str(site), "--key", str(key)], capture_output=True, text=True, timeout=300
-    )
-    assert again.returncode == 0, again.stdout
+    assert shlex.split(by_key)[1:] == ["verify", str(site), "--key", str(key)]
+    again = run_printed(by_key.strip())
+    assert again.returncode == 0, again.stdout + again.stderr
     # The demo pinned the key it generated, and prints its fingerprint for auditors to pin by id.
     kid = key_id(load_public_key(key))
     assert f"Signing key id (publish it): {kid}" in proc.stdout and "pinned with --key)" in proc.stdout
-    by_id = subprocess.run([sys.executable, "-m", "evidence_kit", "verify", str(site), "--key-id", kid], capture_output=True, text=True, timeout=300)
-    assert by_id.returncode == 0, by_id.stdout
+    assert shlex.split(by_id)[1:] == ["verify", str(site), "--key-id", kid]
+    again_by_id = run_printed(by_id.strip())
+    assert again_by_id.returncode == 0, again_by_id.stdout + again_by_id.stderr
 
     # Running it again replaces the earlier demo; a folder holding anything else is refused.
     other = tmp_path / "not-a-demo"
     other.mkdir()
     (other / "keep.txt").write_text("mine")
-    refused = subprocess.run([sys.executable, "-m", "evidence_kit", "demo", "--out", str(other)], capture_output=True, text=True, timeout=60)
+    refused = subprocess.run([str(script), "demo", "--out", str(other)], capture_output=True, text=True, timeout=60, env=fresh_env())
     assert refused.returncode == 2 and (other / "keep.txt").read_text() == "mine"
     assert refused.stderr.count("\n") == 1
+
+
+def test_a_demo_trial_that_could_not_run_stops_the_demo_saying_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The first trial's engines cannot start (status 127): nothing of it is analysed or published, and the
+    # reason is on the screen, not only in logs/.
+    plans = tmp_path / "plans"
+    plans.mkdir()
+    broken = {"start": "exec no-such-engine --port {port}"}
+    write_plan(plans / "broken.toml", arms={"original": {**sim_arm("original"), **broken}, "layout": {**sim_arm("layout-candidate"), **broken}})
+    monkeypatch.setattr(demo_module, "PLANS", plans)
+    monkeypatch.setattr(demo_module, "TRIALS", (("cache-layout", "broken.toml"),))
+    said: list[str] = []
+    with pytest.raises(CheckFailed) as failed:
+        demo_module.run_demo(tmp_path / "demo", say=said.append)
+    assert "the cache-layout trial did not run (before arm: check ready failed: start command exited with status 127" in str(failed.value)
+    assert "  its engine's log, last lines (" in "\n".join(said) and any("no-such-engine: not found" in line for line in said)
+    assert not (tmp_path / "demo" / "evidence").exists() and not (tmp_path / "demo" / "site").exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..model.findings import (
     ArmCheck,
     ArmGate,
+    ArmIncomplete,
     ArmTimingGap,
     ArmTimingUnchecked,
     CheckFailedFinding,
@@ -22,6 +23,7 @@ from ..model.findings import (
     Imported,
     ImportedFinding,
     Improvements,
+    IncompleteFinding,
     NoiseFinding,
     RegressionFinding,
     Slots,
@@ -75,13 +77,37 @@ def _imported(analysis: TrialAnalysis) -> list[Finding]:
     ]
 
 
+def _incomplete(analysis: TrialAnalysis) -> list[Finding]:
+    """One finding per arm that completed no timed request in some group: the trial is incomplete there."""
+    completed: dict[tuple[int, int, int | None, float | None], int] = {}
+    for run in analysis.runs:
+        key = (run.seq, run.input_nominal, run.concurrency, run.rate)
+        completed[key] = completed.get(key, 0) + run.ok
+    blocks = phase_blocks([(a.seq, a.phase) for a in analysis.arms])
+    out: list[Finding] = []
+    for arm in analysis.arms:
+        empty = [g.label for g in analysis.groups if not completed.get((arm.seq, g.input_nominal, g.concurrency, g.rate))]
+        if empty:
+            values = ArmIncomplete(
+                phase=arm.phase,
+                block=blocks[arm.seq],
+                completed=arm.timed_ok,
+                planned=arm.timed_planned,
+                groups=empty,
+                groups_total=len(analysis.groups),
+            )
+            out.append(IncompleteFinding(kind="incomplete", values=values))
+    return out
+
+
 def findings_for(analysis: TrialAnalysis, fewest_runs: int | None = None) -> list[Finding]:
-    """Per group: wins, wins within the noise, breached guardrails, split verdicts, regressions and
+    """First each arm that completed no timed request in a group (the trial is incomplete); then per group:
+    wins, wins within the noise, breached guardrails, split verdicts, regressions and
     control drift; then the tools the trial was imported from; then failures, unreconciled and unreconcilable runs; arm by arm, failed gates,
     failed checks, warnings, timing gaps beyond the bound and times the bound could not be checked on; then few repetitions (``fewest_runs``: the
     fewest runs with values of any pooled entry of any group) and slots not restored — in that order."""
     metric = analysis.rule.metric
-    out: list[Finding] = []
+    out: list[Finding] = _incomplete(analysis)
     for g in analysis.groups:
         by_control = {c.control: c for c in g.comparisons[metric]}
         improvements = Improvements(

@@ -62,6 +62,7 @@ async def run_arm(s: ArmSetup) -> ArmResult:
                         await measure_run(arm, watch, book, spec, pool)
                 closing_checks(arm, watch, engine, identity)
                 await restoration_checks(arm)
+                arm.result.record_completed(arm.writer.completed, arm.writer.timed, f"each one's error is in {arm.result.journal}")
             summary = await sampler.stop() if sampler else None
             sampler = None  # stopped: its last sample is taken
             record_stop(arm, engine.stop())  # before the footer, so a failing stop command is on record

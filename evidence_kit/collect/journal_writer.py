@@ -33,20 +33,25 @@ def encode_record(record: dict[str, Any]) -> bytes:
 class JournalWriter:
     """Queue records, then append them durably with :meth:`commit`."""
 
-    def __init__(self, path: Path, *, requests: int = 0, timed: int = 0):
+    def __init__(self, path: Path, *, requests: int = 0, timed: int = 0, completed: int = 0):
         self.path = path
         self._pending: list[bytes] = []
         self.requests = requests
         self.timed = timed
+        self.completed = completed  # timed requests that succeeded (ok): an arm with none did not run
 
     def add(self, record: dict[str, Any]) -> None:
         """Validate ``record`` against its contract model and queue it."""
         line = encode_record(record)
         parsed = parse_record(line)  # a bug of ours must never reach the evidence
         if isinstance(parsed, Request):
-            self.requests += 1
-            self.timed += int(not parsed.warmup)
+            self._count(parsed, 1)
         self._pending.append(line)
+
+    def _count(self, request: Request, sign: int) -> None:
+        self.requests += sign
+        self.timed += sign * (not request.warmup)
+        self.completed += sign * (not request.warmup and request.ok)
 
     def commit(self) -> None:
         """Append every queued record in one write, flush and fsync."""
@@ -69,8 +74,7 @@ class JournalWriter:
         for line in self._pending:
             parsed = parse_record(line)
             if isinstance(parsed, Request):
-                self.requests -= 1
-                self.timed -= int(not parsed.warmup)
+                self._count(parsed, -1)
         self._pending.clear()
 
     def footer(self, ended_at: str, **extra: Any) -> None:
@@ -87,6 +91,7 @@ class ResumePoint:
     done_runs: set[str] = field(default_factory=set)
     requests: int = 0
     timed: int = 0
+    completed: int = 0
     dropped_bytes: int = 0
     records: list[Any] = field(default_factory=list)
 
@@ -104,7 +109,7 @@ def open_for_resume(path: Path) -> ResumePoint:
     data = path.read_bytes()
     keep = 0
     offset = 0
-    requests = timed = 0
+    requests = timed = completed = 0
     parsed: list[Any] = []
     for raw in data.splitlines(keepends=True):
         start, offset = offset, offset + len(raw)
@@ -120,10 +125,11 @@ def open_for_resume(path: Path) -> ResumePoint:
         if isinstance(record, Request):
             requests += 1
             timed += int(not record.warmup)
+            completed += int(not record.warmup and record.ok)
         if isinstance(record, (Run, Footer)):
             keep = offset
             point.records = list(parsed)
-            point.requests, point.timed = requests, timed
+            point.requests, point.timed, point.completed = requests, timed, completed
             point.done_runs = {r.run for r in point.records if isinstance(r, Run)}
             point.finished = isinstance(record, Footer)
     if keep == 0:

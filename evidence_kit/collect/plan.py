@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -23,19 +23,17 @@ from pydantic import (
     PositiveFloat,
     PositiveInt,
     PrivateAttr,
-    ValidationError,
     ValidationInfo,
     field_validator,
     model_validator,
 )
 
-from ..errors import BadInput
 from ..model import ArmRef, ClientBounds, DecisionRule, Trial, Workload
 from ..model._base import Slug
 from ..model.dialects import Dialect, dialect_for
 from ..model.trial import HEADER_TOKEN, EngineKind, Guardrail, Order, SimulatedDialect, Slo, design_name, phase_of
-from ..read import read_text, read_toml_model
-from ..read.validation import describe_validation_error
+from ..read import read_toml_model
+from ..read.validation import line_of_key
 from .trace import Trace, read_trace
 
 __all__ = [
@@ -218,7 +216,7 @@ class PlanWorkload(_Strict):
             raise ValueError(f"session_header {value!r} is not an HTTP header name (letters, digits and !#$%&'*+-.^_`|~, nothing else)")
         if value.lower() in RESERVED_HEADERS:
             raise ValueError(f"session_header may not be {value!r}: the collector or HTTP itself sets that header")
-        if info.data.get("turns", 1) == 1:
+        if info.data.get("turns") == 1:  # absent: turns failed its own check, reported at its line
             raise ValueError("session_header is set without turns above 1 (it keeps a conversation's turns on one endpoint)")
         return value
 
@@ -237,14 +235,17 @@ class PlanWorkload(_Strict):
     @field_validator("prefixes", "prefix_inputs", "prime_prefixes")
     @classmethod
     def _needs_prefix(cls, value: Any, info: ValidationInfo) -> Any:
-        if value is not None and info.data.get("prefix_tokens") is None:
+        # Every problem of a plan is shown at once: a field that failed its own check is absent here, not unset.
+        if value is not None and "prefix_tokens" in info.data and info.data["prefix_tokens"] is None:
             raise ValueError(f"{info.field_name} is set without prefix_tokens (the size of each shared prefix)")
         return value
 
     @field_validator("prefix_inputs")
     @classmethod
     def _prefix_inputs(cls, value: list[int] | None, info: ValidationInfo) -> list[int] | None:
-        sizes, prefix = info.data.get("input_nominal") or [], info.data.get("prefix_tokens") or 0
+        if "input_nominal" not in info.data:
+            return value  # input_nominal failed its own check, reported at its line
+        sizes, prefix = info.data["input_nominal"] or [], info.data.get("prefix_tokens") or 0
         for n in value or []:
             if n not in sizes:
                 raise ValueError(f"prefix_inputs lists {n}, which is not in input_nominal ({', '.join(map(str, sizes))})")
@@ -571,24 +572,20 @@ def _line_in_table(text: str, loc: tuple[Any, ...]) -> int | None:
     return None
 
 
+def _plan_line(text: str, loc: Sequence[Any]) -> int | None:
+    """The line of a plan's field: the generic locator knows ``[table]`` and ``key =``; plans also use dotted
+    headers (``[arms.original]``) and arrays of tables (``[[decision_rule.guardrails]]``, where the generic
+    answer would be the ``[decision_rule]`` line)."""
+    line = line_of_key(text, loc, toml=True)
+    if line is None or any(isinstance(k, int) for k in loc):
+        return _line_in_table(text, tuple(loc)) or line
+    return line
+
+
 def load_plan(path: str | Path) -> Plan:
-    """Read and validate a plan file; errors name the file and line (exit 2)."""
+    """Read and validate a plan file; every problem is named at once, each with the file and its line (exit 2)."""
     path = Path(path)
-    try:
-        plan = read_toml_model(path, Plan)
-    except BadInput as err:
-        if err.path == str(path):
-            # The generic locator knows ``[table]`` and ``key =``; plans also use dotted headers
-            # (``[arms.original]``) and arrays of tables (``[[decision_rule.guardrails]]``, where the
-            # generic answer would be the ``[decision_rule]`` line), found here from the same error.
-            text = read_text(path)
-            try:
-                Plan.model_validate(tomllib.loads(text))
-            except (ValidationError, tomllib.TOMLDecodeError) as again:
-                loc = describe_validation_error(again)[1] if isinstance(again, ValidationError) else ()
-                if err.line is None or any(isinstance(k, int) for k in loc):
-                    err.line = _line_in_table(text, loc) or err.line
-        raise
+    plan = read_toml_model(path, Plan, locate=_plan_line)
     if plan.workload.trace is not None:
         # Relative to the plan's folder, as a reader of the plan would take it.
         plan.with_trace(read_trace(path.parent / plan.workload.trace))

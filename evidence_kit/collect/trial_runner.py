@@ -23,6 +23,7 @@ from .plan import Plan, load_plan, ray_problem, resolve_workers, workers_problem
 from .progress import Progress
 from .prompts import Calibration
 from .ray_workers import connect, disconnect, require_ray
+from .stages.context import arm_stem
 from .state import EngineState
 
 __all__ = ["TrialResult", "collect_trial", "utc_now"]
@@ -47,13 +48,13 @@ class TrialResult:
         return len(self.arms) == len(self.trial.arms) and all(a.ok for a in self.arms)
 
     @property
+    def ran(self) -> bool:
+        """Every arm of the plan completed at least one timed request (else the trial cannot be analysed)."""
+        return len(self.arms) == len(self.trial.arms) and all(a.completed for a in self.arms)
+
+    @property
     def problems(self) -> list[str]:
-        return [f"{_arm_name(a.ref)}: {p}" for a in self.arms for p in a.problems]
-
-
-def _arm_name(ref: ArmRef) -> str:
-    """'restored arm', or with the block of a longer design 'restored arm 2'."""
-    return f"{ref.phase} arm" + (f" {ref.block}" if ref.block else "")
+        return [f"{a.name}: {p}" for a in self.arms for p in a.problems]
 
 
 def _trial_bytes(trial: Trial) -> bytes:
@@ -87,8 +88,10 @@ def _calibration(header: Header | None) -> Calibration | None:
     return None if prompts is None else Calibration.from_record(prompts.model_dump())
 
 
-def _restored_from_journal(ref_result: ArmResult, point: ResumePoint, plan: Plan) -> ArmResult:
+def _restored_from_journal(ref: ArmRef, point: ResumePoint, plan: Plan, out: Path) -> ArmResult:
     """A finished arm's result rebuilt from its journal (for a resumed trial)."""
+    logged = out / "logs" / f"{arm_stem(ref)}.log" if plan.arms[ref.arm].start else None
+    ref_result = ArmResult(ref=ref, journal=out / ref.journal, log_path=logged)
     header: Header | None = point.header
     private = header.private if header else {}
     ref_result.fingerprint = private.get("config_fingerprint")
@@ -100,6 +103,9 @@ def _restored_from_journal(ref_result: ArmResult, point: ResumePoint, plan: Plan
     failed = [r for r in point.records if getattr(r, "type", "") in ("gate", "check") and not r.ok and getattr(r, "level", None) != "warning"]
     ref_result.ok = not failed
     ref_result.problems = [f"{r.type} {r.name} failed (recorded earlier)" for r in failed]
+    ref_result.completed = point.completed
+    if not failed:  # as a live arm, which counts them once its gates passed
+        ref_result.record_completed(point.completed, point.timed, "recorded earlier")
     return ref_result
 
 
@@ -126,7 +132,7 @@ async def _collect(
     for ref in trial.arms:
         point = open_for_resume(out / ref.journal) if resume else ResumePoint()
         if point.finished:
-            arm_result = _restored_from_journal(ArmResult(ref=ref), point, plan)
+            arm_result = _restored_from_journal(ref, point, plan, out)
             progress.note(f"{ref.seq:02d} {ref.arm} ({ref.phase}): already complete")
         else:
             if point.done_runs:

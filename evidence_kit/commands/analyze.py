@@ -9,6 +9,7 @@ import click
 from ..analyze import analysis_json
 from ..api import open as open_evidence
 from ..canonical import canonical_json
+from ..read import require_completed
 from ..text_report import render_text
 
 
@@ -18,10 +19,13 @@ from ..text_report import render_text
 def analyze(paths: tuple[Path, ...], as_json: bool) -> None:
     """Print decision tables and the outcome for each decision folder or trial bundle in PATHS.
 
-    Exit 0 when analysed, 2 when any input is unreadable or breaks the evidence contract
-    (nothing is printed for the other paths then).
+    Exit 0 when analysed, 2 when any input is unreadable, breaks the evidence contract or
+    holds a trial in which no timed request completed (nothing is printed for the other paths then).
     """
-    analyses = [open_evidence(path).analyzed() for path in paths]  # the API's reading and analysis
+    opened = [open_evidence(path) for path in paths]  # the API's reading and analysis
+    for ev in opened:
+        require_completed(ev.evidence)  # a trial that measured nothing is refused, never shown as dashes
+    analyses = [ev.analyzed() for ev in opened]
     if as_json:
         if len(analyses) == 1:
             click.echo(analysis_json(analyses[0]), nl=False)

@@ -8,6 +8,7 @@ import click
 
 from ..attest.keys import key_id, load_private_key
 from ..publish import build_site
+from .command_line import command_line
 
 
 @click.command()
@@ -64,4 +65,5 @@ def build(decisions: tuple[Path, ...], out: Path, maps: tuple[Path, ...], policy
         click.echo(f"signed: {result.out / 'public' / 'manifest.dsse.json'}")
         click.echo(f"key id: {kid} (publish it: auditors pin it with `evidence-kit verify SITE --key-id {kid}`)")
     click.echo(f"built {len(result.decisions)} decision(s), {result.pages} pages: {result.out / 'public' / 'index.html'}")
-    click.echo(f"open it with: evidence-kit serve {result.out}")
+    click.echo("open it (then http://127.0.0.1:8000/; Ctrl-C stops it):")
+    click.echo(f"  {command_line('serve', result.out)}")

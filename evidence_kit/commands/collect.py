@@ -13,6 +13,7 @@ from ..read import load_trial
 from ..read.files import read_text
 from ..read.validation import line_of_key
 from ..text_report import collected_text
+from .command_line import command_line
 
 
 @click.command()
@@ -54,6 +55,7 @@ def collect(plan: Path, out: Path, resume: bool, workers: str | None, ray: str |
     # to list it, and the collector (httpx, rich, prometheus-client) would add about 0.3 s to that.
     from ..collect import Progress, RichProgress, collect_trial, load_plan
     from ..collect.connections import ensure_descriptors
+    from ..collect.failures import failure_lines
     from ..collect.ray_workers import RayUnavailable
     from ..collect.workers import WorkerFailed
 
@@ -69,23 +71,26 @@ def collect(plan: Path, out: Path, resume: bool, workers: str | None, ray: str |
     try:
         result = collect_trial(loaded, out, resume=resume, progress=progress, workers=_workers(workers), ray=ray)
     except KeyboardInterrupt:
-        click.echo(f"evidence-kit: interrupted; continue with: evidence-kit collect {plan} --out {out} --resume", err=True)
+        click.echo(f"evidence-kit: interrupted; continue with: {command_line('collect', plan, '--out', out, '--resume')}", err=True)
         return 130
     except RayUnavailable as err:
         click.echo(f"evidence-kit: {err}; nothing was written", err=True)
         return EXIT_FAILED
     except WorkerFailed as err:
         click.echo(
-            f"evidence-kit: {err}; the run it was in is not recorded; continue with: evidence-kit collect {plan} --out {out} --resume", err=True
+            f"evidence-kit: {err}; the run it was in is not recorded; continue with: {command_line('collect', plan, '--out', out, '--resume')}",
+            err=True,
         )
         return EXIT_FAILED
     for arm in result.arms:
-        runs = "ok" if arm.ok else "FAILED"
-        click.echo(f"{arm.ref.seq:02d} {arm.ref.arm} ({arm.ref.phase}): {runs}")
-    for problem in result.problems:
-        click.echo(f"  {problem}")
+        click.echo(f"{arm.ref.seq:02d} {arm.ref.arm} ({arm.ref.phase}): {'ok' if arm.ok else 'FAILED'}")
+    for failure in failure_lines(result):
+        click.echo(failure)
     click.echo(f"evidence written to {out}")
-    _summary(out, result.trial.trial_id)
+    _summary(out, result.trial.trial_id, ran=result.ok)
+    if not result.ok:
+        click.echo("")
+        click.echo(f"collection FAILED: the trial did not run as planned (each failed arm and why are above); {out} is not ready to publish")
     return EXIT_OK if result.ok else EXIT_FAILED
 
 
@@ -99,41 +104,42 @@ def _workers(value: str | None) -> int | str | None:
         return value  # refused by collect_trial with the same words as a plan's bad value
 
 
-def _summary(out: Path, trial_id: str) -> None:
-    """Each arm's requests and latencies, read back from the journals, then the commands that come next."""
+def _summary(out: Path, trial_id: str, *, ran: bool) -> None:
+    """Each arm's requests and latencies, read back from the journals, then (for a trial that ran) the commands that come next."""
     click.echo("")
     try:
         lines = collected_text(collected_arms(load_trial(out)))
     except BadInput as err:
         lines = [f"no summary: the journals do not load ({err})"]
-    for line in [*lines, "", *next_steps(out, trial_id)]:
+    for line in [*lines, *(["", *next_steps(out, trial_id)] if ran else [])]:
         click.echo(line)
 
 
 def next_steps(out: Path, trial_id: str) -> list[str]:
-    """The commands after ``collect``, with this trial's paths: redact, analyze, build, verify."""
+    """The commands after ``collect``, with this trial's paths: redact, analyze, build, verify; each runs as printed."""
     out = out if out.name else out.resolve()  # "--out ." has no name to derive the others' from
     decision = out.parent if out.parent.name else out.resolve().parent
-    q = shlex.quote  # the lines are for pasting: a folder with a space stays one argument
+    keygen = command_line("keygen", "--out", "keys") + "    # once"
+    verify = command_line("verify", "site", "--key", "keys/signing.pub")
     if (decision / "decision.toml").is_file():
         # The trial is one of a decision folder's (as the demo lays them out): that folder is what is published.
         redacted, private = decision.with_name(decision.name + "-redacted"), decision.with_name(decision.name + "-map.json")
         return [
             "Next (docs/cli.md):",
-            f"  evidence-kit redact {q(str(decision))} --out {q(str(redacted))} --map {q(str(private))}    # the map stays private",
-            f"  evidence-kit analyze {q(str(redacted))}",
-            "  evidence-kit keygen --out keys                                        # once",
-            f"  evidence-kit build {q(str(redacted))} --out site --known-values {q(str(private))} --sign keys/signing.key",
-            "  evidence-kit verify site --key keys/signing.pub",
+            f"  {command_line('redact', decision, '--out', redacted, '--map', private)}    # the map stays private",
+            f"  {command_line('analyze', redacted)}",
+            f"  {keygen}",
+            f"  {command_line('build', redacted, '--out', 'site', '--known-values', private, '--sign', 'keys/signing.key')}",
+            f"  {verify}",
         ]
     redacted, private = out.with_name(out.name + "-redacted"), out.with_name(out.name + "-map.json")
     return [
         "Next (docs/cli.md):",
-        f"  evidence-kit redact {q(str(out))} --out {q(str(redacted))} --map {q(str(private))}    # the map stays private",
-        f"  evidence-kit analyze {q(str(redacted))}",
-        f"To publish, put {q(str(out))} in a decision folder: one holding it and a decision.toml with "
+        f"  {command_line('redact', out, '--out', redacted, '--map', private)}    # the map stays private",
+        f"  {command_line('analyze', redacted)}",
+        f"To publish, put {shlex.quote(str(out))} in a decision folder: one holding it and a decision.toml with "
         f'trials = ["{trial_id}"] (docs/contract.md); redact that folder instead, then:',
-        "  evidence-kit keygen --out keys                                        # once",
+        f"  {keygen}",
         "  evidence-kit build REDACTED-DECISION --out site --known-values MAP --sign keys/signing.key",
-        "  evidence-kit verify site --key keys/signing.pub",
+        f"  {verify}",
     ]

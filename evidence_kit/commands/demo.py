@@ -9,6 +9,7 @@ import click
 
 from ..errors import EXIT_FAILED, EXIT_OK
 from ..text_report import render_text
+from .command_line import command_line
 
 
 @click.command()
@@ -39,11 +40,14 @@ def demo(out: Path) -> int:
         click.echo(f"collection problem: {problem}")
     click.echo(result.verify_text, nl=False)
     click.echo("")
+    signing = result.out / "private" / "signing" / "signing.pub"
     click.echo(f"Raw evidence (private):      {result.out / 'raw'}")
     click.echo(f"Published evidence:          {result.decision}")
     click.echo(f"Site (HTML):                 {result.site / 'public' / 'index.html'}")
-    click.echo(f"Open it:                     evidence-kit serve {result.site}   (then http://127.0.0.1:8000/)")
     click.echo(f"Signing key id (publish it): {result.key_id}")
-    click.echo(f"Verify it again:             evidence-kit verify {result.site} --key {result.out / 'private' / 'signing' / 'signing.pub'}")
-    click.echo(f"  or by the key id alone:    evidence-kit verify {result.site} --key-id {result.key_id}")
+    click.echo("Open the site (then http://127.0.0.1:8000/; Ctrl-C stops it):")
+    click.echo(f"  {command_line('serve', result.site)}")
+    click.echo("Verify it again, by the public key or by the key id alone:")
+    click.echo(f"  {command_line('verify', result.site, '--key', signing)}")
+    click.echo(f"  {command_line('verify', result.site, '--key-id', result.key_id)}")
     return EXIT_OK if result.verified and result.collected_ok else EXIT_FAILED

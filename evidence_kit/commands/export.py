@@ -9,6 +9,7 @@ import click
 from ..api import open as open_evidence
 from ..export import table_csv
 from ..fsutil import write_files_atomically
+from ..read import require_completed
 
 __all__ = ["export"]
 
@@ -27,9 +28,11 @@ def export(path: Path, fmt: str, out: Path) -> None:
     """Write the requests, runs and telemetry samples of PATH (a decision folder or trial bundle) as
     tables into OUT: one row per journal record, with trial, arm, phase, block and group columns.
 
-    Exit 0, or 2 on bad input (nothing is written then).
+    Exit 0, or 2 on bad input or a trial in which no timed request completed (nothing is written then).
     """
-    files = {f"{name}.{fmt}": table_csv(table) for name, table in open_evidence(path).tables().items()}
+    evidence = open_evidence(path)
+    require_completed(evidence.evidence)  # a trial that measured nothing is refused, never written as empty tables
+    files = {f"{name}.{fmt}": table_csv(table) for name, table in evidence.tables().items()}
     write_files_atomically(out, files)
     for name in files:
         click.echo(str(out / name))

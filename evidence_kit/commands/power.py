@@ -10,7 +10,7 @@ from ..analyze.power import MAX_REPETITIONS, GroupPower, PowerReport, TrialPower
 from ..canonical import canonical_json
 from ..errors import BadInput
 from ..model.evidence import TrialEvidence
-from ..read import load_any
+from ..read import load_any, require_completed
 from .params import FiniteFloatRange
 
 
@@ -95,9 +95,10 @@ def power(path: Path, effect: float, as_json: bool) -> None:
     """Plan a trial from a pilot: for each group of the trial bundle or decision folder at PATH, how many
     repetitions of how many requests resolve a change of --effect with 95% confidence and 80% power.
 
-    Exit 0, or 2 when PATH is unreadable or breaks the evidence contract.
+    Exit 0, or 2 when PATH is unreadable, breaks the evidence contract or holds a trial in which no timed
+    request completed.
     """
-    evidence = load_any(path)
+    evidence = require_completed(load_any(path))
     trials = [evidence] if isinstance(evidence, TrialEvidence) else evidence.trials
     goodput = [t.trial.trial_id for t in trials if t.trial.decision_rule.metric == "goodput"]
     if goodput:

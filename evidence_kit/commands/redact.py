@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ..errors import EXIT_FAILED, BadInput
+from ..read import load_any, require_completed
 from ..redact import redact_bundle
 
 __all__ = ["redact", "read_key"]
@@ -52,6 +53,7 @@ def redact(raw: Path, out: Path, policy: Path | None, key: Path | None, replace:
     Exit 0: clean. Exit 1: a leak was found; OUT is marked NOT-PUBLISHABLE.txt and
     has no manifest. Exit 2: bad input; nothing is written. RAW is never modified.
     """
+    require_completed(load_any(raw))  # what is redacted is read as build will read it: refused now, not after
     result = redact_bundle(raw, out, policy=policy, key=read_key(key), replace=replace, map_out=map_out)
     replaced = sum(sum(found.values()) for found in result.counts.values())
     click.echo(f"{result.out}: {len(result.bundles)} trial bundle(s), {replaced} replacement(s) in {len(result.counts)} file(s), key {result.key_id}")

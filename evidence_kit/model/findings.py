@@ -17,6 +17,7 @@ from .phase import Phase
 
 __all__ = [
     "ArmCheck",
+    "ArmIncomplete",
     "ArmGate",
     "CheckFailedFinding",
     "CheckWarningFinding",
@@ -31,6 +32,7 @@ __all__ = [
     "FewRepetitionsFinding",
     "Imported",
     "ImportedFinding",
+    "IncompleteFinding",
     "Finding",
     "GateFailedFinding",
     "GuardrailBreach",
@@ -121,6 +123,13 @@ class ArmGate(_InArm):
 
 class ArmCheck(_InArm):
     check: str = Field(description="the check's name")
+
+
+class ArmIncomplete(_InArm):
+    completed: NonNegativeInt = Field(description="the arm's timed requests that completed")
+    planned: NonNegativeInt = Field(description="the timed requests the workload plans per arm")
+    groups: list[str] = Field(description="the labels of the groups in which the arm completed no timed request, in the analysis's order")
+    groups_total: NonNegativeInt = Field(description="the trial's groups")
 
 
 class ClientExceedance(_Part):
@@ -260,6 +269,14 @@ class TimingUncheckedFinding(_InTrial):
     values: ArmTimingUnchecked
 
 
+class IncompleteFinding(_InTrial):
+    """An arm completed no timed request in a group (or in any): the trial is incomplete, those groups have no
+    comparison, and the candidate cannot be promoted."""
+
+    kind: Literal["incomplete"]
+    values: ArmIncomplete
+
+
 class GateFailedFinding(_InTrial):
     kind: Literal["gate-failed"]
     values: ArmGate
@@ -329,6 +346,7 @@ Finding = Annotated[
     | FailuresFinding
     | UnreconciledFinding
     | UnreconcilableFinding
+    | IncompleteFinding
     | GateFailedFinding
     | CheckFailedFinding
     | CheckWarningFinding

@@ -11,7 +11,18 @@ from ..analyze.report import (
     GuardrailRule,
     TrialAnalysis,
 )
-from ..model.findings import ArmCheck, ArmGate, ArmTimingGap, ArmTimingUnchecked, ClientExceedance, ClientSaturation, TelemetryFields
+from ..model.findings import (
+    ArmCheck,
+    ArmGate,
+    ArmIncomplete,
+    ArmTimingGap,
+    ArmTimingUnchecked,
+    ClientExceedance,
+    ClientSaturation,
+    ImportedFinding,
+    IncompleteFinding,
+    TelemetryFields,
+)
 from .arms import arm_phases
 from .format import count, faster_slower, higher_lower, percent, percent_beside, seconds, signed_percent
 from .timing import TIMING_NAMES, milliseconds, not_reconcilable_why
@@ -239,6 +250,25 @@ def imported_sentence(tool: str, versions: list[str], not_recorded: list[str]) -
     )
 
 
+def _imported_finding(finding: Finding) -> str:
+    assert isinstance(finding, ImportedFinding)
+    return imported_sentence(finding.values.tool, finding.values.versions, finding.values.not_recorded)
+
+
+def _incomplete_finding(finding: Finding) -> str:
+    assert isinstance(finding, IncompleteFinding)
+    arm = finding.values
+    if len(arm.groups) == arm.groups_total:
+        missing = f"completed none of its {arm.planned} planned timed requests, so no group has a comparison"
+    else:
+        missing = f"completed no timed request in {len(arm.groups)} of {arm.groups_total} groups ({', '.join(arm.groups)}), which have no comparison"
+    return f"The trial is incomplete: the {_arm(arm)} arm {missing}. The candidate cannot be promoted."
+
+
+# Sentences of trial-level findings, by kind (the others are worded in finding_sentence).
+_TRIAL_SENTENCES = {"imported": _imported_finding, "incomplete": _incomplete_finding}
+
+
 def finding_sentence(finding: Finding, candidate: str, threshold_pct: float | None = None) -> str:
     """One sentence per finding, naming the group. Given the rule's threshold, a split verdict's
     improvements never round onto or across it (``only 10.00%`` for a 9.996% that did not clear)."""
@@ -294,8 +324,8 @@ def finding_sentence(finding: Finding, candidate: str, threshold_pct: float | No
             f"At {g} the two controls disagree: the restored original was {faster_slower(finding.values.drift_pct)} "
             "than the original before, at least the rule's threshold, so this row cannot be decided cleanly."
         )
-    if finding.kind == "imported":
-        return imported_sentence(finding.values.tool, finding.values.versions, finding.values.not_recorded)
+    if finding.kind in _TRIAL_SENTENCES:
+        return _TRIAL_SENTENCES[finding.kind](finding)
     if finding.kind == "failures":
         return f"{finding.values.count} timed request(s) failed; they are listed with their reasons and enter no statistic."
     if finding.kind == "unreconciled":
@@ -410,7 +440,7 @@ def client_health_sentence(trial: TrialAnalysis) -> str:
     return f"within the declared bounds in {scope} ({bounds})"
 
 
-def _arm(values: ArmGate | ArmCheck | TelemetryFields | ArmTimingGap | ArmTimingUnchecked | ClientSaturation) -> str:
+def _arm(values: ArmGate | ArmCheck | ArmIncomplete | TelemetryFields | ArmTimingGap | ArmTimingUnchecked | ClientSaturation) -> str:
     """'candidate', or 'candidate 2' where the phase has several arms (as the tables name them)."""
     return values.phase if values.block is None else f"{values.phase} {values.block}"
 

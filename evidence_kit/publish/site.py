@@ -20,7 +20,7 @@ from ..attest.sign import sign_tree
 from ..attest.statement import PUBLICATION_FIELD, PUBLISHED_AS_SITE, TOOLCHAIN_FIELD
 from ..errors import BadInput
 from ..model.evidence import DecisionEvidence
-from ..read import load_decision
+from ..read import load_decision, require_completed
 from ..render.docs_folder import OWNED, docs_files, order_decisions
 from ..render.evidence_copy import check_bundle_manifests, evidence_files
 from ..render.mkdocs_build import run_mkdocs, source_date_epoch
@@ -45,7 +45,7 @@ def load_decisions(folders: Sequence[Path]) -> list[tuple[DecisionEvidence, Anal
     loaded = []
     seen: dict[str, Path] = {}
     for folder in folders:
-        evidence = load_decision(folder)
+        evidence = require_completed(load_decision(folder))  # a trial that measured nothing is never published
         did = evidence.decision.id
         if did in seen:
             raise BadInput(f"decision id {did!r} is also the id of {seen[did]}", Path(folder) / "decision.toml")

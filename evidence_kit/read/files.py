@@ -6,17 +6,20 @@ import datetime as dt
 import json
 import re
 import tomllib
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ..errors import BadInput
-from .validation import describe_validation_error, line_of_key
+from ..errors import BadInput, ManyProblems
+from .validation import line_of_key, validation_problems
 
 __all__ = ["read_bytes", "read_text", "read_json_model", "read_toml_model"]
 
 M = TypeVar("M", bound=BaseModel)
+# The line of the field at a location in a document's text, or None.
+Locator = Callable[[str, Sequence[Any]], "int | None"]
 
 
 def read_bytes(path: Path) -> bytes:
@@ -33,18 +36,31 @@ def read_bytes(path: Path) -> bytes:
 
 def read_text(path: Path) -> str:
     """The file's text, or a :class:`BadInput` naming it."""
+    data = read_bytes(path)
     try:
-        return read_bytes(path).decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise BadInput(f"not UTF-8 text (byte {err.start})", path) from None
+        line = data.count(b"\n", 0, err.start) + 1
+        column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        raise BadInput(f"not UTF-8 text (byte 0x{data[err.start]:02x} at column {column})", path, line) from None
 
 
-def _validate(model: type[M], data: object, path: Path, text: str, *, toml: bool) -> M:
+def _validate(model: type[M], data: object, path: Path, text: str, locate: Locator) -> M:
+    """``data`` as ``model``, or every problem at once, each at its line (in the file's order)."""
     try:
         return model.model_validate(data)
     except ValidationError as err:
-        message, loc = describe_validation_error(err)
-        raise BadInput(message, path, line_of_key(text, loc, toml=toml)) from None
+        problems = [BadInput(message, path, locate(text, loc)) for message, loc in validation_problems(err)]
+        problems.sort(key=lambda p: (p.line is None, p.line or 0))
+        raise ManyProblems.of(problems) from None
+
+
+def _json_line(text: str, loc: Sequence[Any]) -> int | None:
+    return line_of_key(text, loc)
+
+
+def _toml_line(text: str, loc: Sequence[Any]) -> int | None:
+    return line_of_key(text, loc, toml=True)
 
 
 def read_json_model(path: Path, model: type[M]) -> M:
@@ -60,7 +76,7 @@ def read_json_model(path: Path, model: type[M]) -> M:
         raise BadInput(f"not valid JSON ({err})", path) from None
     if not isinstance(data, dict):
         raise BadInput("must hold a JSON object", path, 1)
-    return _validate(model, data, path, text, toml=False)
+    return _validate(model, data, path, text, _json_line)
 
 
 def _dates_as_text(value: object) -> object:
@@ -74,8 +90,8 @@ def _dates_as_text(value: object) -> object:
     return value
 
 
-def read_toml_model(path: Path, model: type[M]) -> M:
-    """Parse a TOML file and validate it against ``model``."""
+def read_toml_model(path: Path, model: type[M], *, locate: Locator = _toml_line) -> M:
+    """Parse a TOML file and validate it against ``model``; ``locate`` finds each problem's line."""
     text = read_text(path)
     try:
         data = tomllib.loads(text)
@@ -89,4 +105,4 @@ def read_toml_model(path: Path, model: type[M]) -> M:
         plain = _dates_as_text(data)
     except RecursionError:
         raise BadInput("TOML nested too deeply", path) from None
-    return _validate(model, plain, path, text, toml=True)
+    return _validate(model, plain, path, text, locate)

@@ -18,6 +18,14 @@ from .validation import describe_validation_error
 __all__ = ["JournalReader", "parse_record"]
 
 
+def _require_utf8(raw: bytes) -> None:
+    """A line that is not UTF-8 is named as such (the JSON parser would call it an invalid code point)."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise BadInput(f"not UTF-8 text (byte 0x{raw[err.start]:02x} at column {err.start + 1})") from None
+
+
 def parse_record(raw: bytes) -> Any:
     """Validate one JSONL line into its record model; raise :class:`BadInput` without location."""
     try:
@@ -25,6 +33,7 @@ def parse_record(raw: bytes) -> Any:
     except ValidationError as err:
         first = err.errors(include_url=False)[0]
         if first["type"] == "json_invalid":
+            _require_utf8(raw)
             raise BadInput(f"not valid JSON ({first.get('ctx', {}).get('error', first['msg'])})") from None
         if first["type"] in ("model_attributes_type", "model_type", "dict_type") or (
             first["type"] == "union_tag_not_found" and not raw.lstrip().startswith(b"{")

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-__all__ = ["describe_validation_error", "line_of_key"]
+__all__ = ["describe_validation_error", "validation_problems", "line_of_key"]
 
 
 def _loc_text(loc: Sequence[Any]) -> str:
@@ -21,41 +21,51 @@ def _loc_text(loc: Sequence[Any]) -> str:
     return "".join(parts)
 
 
-def describe_validation_error(err: ValidationError, *, strip_tag: bool = False) -> tuple[str, tuple[Any, ...]]:
-    """One sentence for the first problem (and how many more), and its location.
+def _describe(error: Any, strip_tag: bool) -> tuple[str, tuple[Any, ...]]:
+    """One sentence for one of pydantic's problems, and its location."""
+    loc = tuple(error["loc"])
+    if strip_tag and loc and isinstance(loc[0], str):
+        loc = loc[1:]
+    # Model validators report at the model's own location; their message starts "Value error, ".
+    msg = re.sub(r"^Value error, ", "", error["msg"])
+    kind = error["type"]
+    if kind == "missing":
+        return f"missing required field '{_loc_text(loc)}'", loc
+    if kind == "union_tag_invalid":
+        ctx = error.get("ctx", {})
+        return f"unknown record type {ctx.get('tag')!r} (expected one of {ctx.get('expected_tags')})", loc
+    if kind == "union_tag_not_found":
+        return "record has no 'type' field", loc
+    if kind == "extra_forbidden":
+        return f"unknown field '{_loc_text(loc)}'", loc
+    if not loc:
+        return msg, loc
+    text = f"field '{_loc_text(loc)}': {msg}"
+    if kind.endswith("_type") and "input" in error:
+        text += f" (got {type(error['input']).__name__})"
+    return text, loc
+
+
+def validation_problems(err: ValidationError, *, strip_tag: bool = False) -> list[tuple[str, tuple[Any, ...]]]:
+    """One sentence and its location for every problem pydantic found, in its order.
 
     ``strip_tag`` drops the leading union tag pydantic puts in front of the
     location of a discriminated-union member ("request.e2e_s" -> "e2e_s").
     """
-    errors = err.errors(include_url=False)
-    first = errors[0]
-    if first["type"] == "missing":
-        # A misspelt key is both a missing field and an unknown one beside it ([decision_rules] for
-        # [decision_rule]): the unknown one is what the author wrote, so it is named, at its line.
-        first = next((e for e in errors if e["type"] == "extra_forbidden" and tuple(e["loc"])[:-1] == tuple(first["loc"])[:-1]), first)
-    loc = tuple(first["loc"])
-    if strip_tag and loc and isinstance(loc[0], str):
-        loc = loc[1:]
-    # Model validators report at the model's own location; their message starts "Value error, ".
-    msg = re.sub(r"^Value error, ", "", first["msg"])
-    if first["type"] == "missing":
-        text = f"missing required field '{_loc_text(loc)}'"
-    elif first["type"] == "union_tag_invalid":
-        ctx = first.get("ctx", {})
-        text = f"unknown record type {ctx.get('tag')!r} (expected one of {ctx.get('expected_tags')})"
-    elif first["type"] == "union_tag_not_found":
-        text = "record has no 'type' field"
-    elif first["type"] == "extra_forbidden":
-        text = f"unknown field '{_loc_text(loc)}'"
-    elif loc:
-        text = f"field '{_loc_text(loc)}': {msg}"
-        if first["type"].endswith("_type") and "input" in first:
-            text += f" (got {type(first['input']).__name__})"
-    else:
-        text = msg
-    if len(errors) > 1:
-        text += f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
-    return text, loc
+    return [_describe(error, strip_tag) for error in err.errors(include_url=False)]
+
+
+def describe_validation_error(err: ValidationError, *, strip_tag: bool = False) -> tuple[str, tuple[Any, ...]]:
+    """Every problem in one sentence, for a place that has one location (a journal line, an option),
+    and the first problem's location.
+
+    A misspelt key is both a missing field and an unknown one beside it ([decision_rules] for
+    [decision_rule]): the unknown one, what the author wrote, is named first.
+    """
+    problems = validation_problems(err, strip_tag=strip_tag)
+    unknown = [p for p in problems if p[0].startswith("unknown field")]
+    ordered = unknown + [p for p in problems if p not in unknown]
+    return "; ".join(text for text, _ in ordered), ordered[0][1]
 
 
 def line_of_key(text: str, loc: Sequence[Any], *, toml: bool = False) -> int | None:

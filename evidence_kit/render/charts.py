@@ -80,6 +80,8 @@ def _group_order(trial: TrialAnalysis) -> list[str]:
     return [g.label for g in trial.groups]
 
 
+# Every field a chart encodes names its type (``:N``, ``:Q``): altair infers an untyped one from the data, and
+# a chart with no rows would give it none to infer from.
 def _points_by_group(
     trial: TrialAnalysis, rows: list[dict[str, Any]], y: str, y_title: str, height: int, tooltip: list[str], *, per_arm: bool, **extra: Any
 ) -> dict[str, Any]:
@@ -112,7 +114,7 @@ def per_run_chart(trial: TrialAnalysis) -> Chart:
         "e2e_p50_s",
         "Per-run p50 end-to-end seconds",
         300,
-        ["group", "arm_label", "run", "repetition", "e2e_p50_s", "journal_sha256"],
+        ["group:N", "arm_label:N", "run:N", "repetition:Q", "e2e_p50_s:Q", "journal_sha256:N"],
         per_arm=True,
     )
     return Chart(
@@ -149,10 +151,10 @@ def interval_chart(trial: TrialAnalysis) -> Chart:
     points = base.mark_point(filled=True, size=70, opacity=1).encode(
         x="ratio:Q",
         shape=alt.Shape("control:N", title="Against", sort=controls),
-        tooltip=["group", "control", "ratio", "low", "high", "verdict"],
+        tooltip=["group:N", "control:N", "ratio:Q", "low:Q", "high:Q", "verdict:N"],
     )
     lines = alt.Chart(pd.DataFrame(threshold_rows(trial))).encode(x="ratio:Q")
-    rules = lines.mark_rule(color="#333333", strokeDash=[4, 3]).encode(tooltip=["line", "ratio"])
+    rules = lines.mark_rule(color="#333333", strokeDash=[4, 3]).encode(tooltip=["line:N", "ratio:Q"])
     labels = lines.mark_text(align="center", baseline="bottom", dy=-4, fontSize=10, color="#333333").encode(text="line:N", y=alt.value(0))
     chart = alt.layer(rules, labels, bars, points).properties(width=WIDTH, height=220)
     low, high = trial.rule.threshold_low_ratio, trial.rule.threshold_high_ratio
@@ -178,7 +180,7 @@ def ttft_chart(trial: TrialAnalysis) -> Chart:
         "median_s",
         "Pooled median seconds",
         260,
-        ["group", "arm_label", "metric", "median_s", "n"],
+        ["group:N", "arm_label:N", "metric:N", "median_s:Q", "n:Q"],
         per_arm=False,
         shape=alt.Shape("metric:N", title="Metric"),
     )
@@ -206,7 +208,7 @@ def telemetry_chart(trial: TrialAnalysis, rows: list[dict[str, Any]]) -> Chart:
             y=alt.Y("value:Q", title=None),
             color=alt.Color("arm_label:N", scale=_arm_scale(trial), sort=labels, title="Arm"),
             detail="device:N",
-            tooltip=["arm_label", "series", "device", "t_s", "value"],
+            tooltip=["arm_label:N", "series:N", "device:N", "t_s:Q", "value:Q"],
         )
         .properties(width=WIDTH, height=120)
         .facet(row=alt.Row("series:N", title=None, sort=[*TELEMETRY_SERIES, *GPU_SERIES]))

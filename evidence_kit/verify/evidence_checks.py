@@ -47,7 +47,7 @@ def check_contract(ctx: Context) -> CheckResult:
         try:
             evidence = load_evidence(ctx.root, unit)
         except EvidenceError as err:
-            problems.append(Problem(_located(ctx, err), err.message))
+            problems += [Problem(_located(ctx, each), each.message) for each in err.each()]
             continue
         ctx.evidence[unit] = evidence
         for journal, problem in evidence_problems(evidence):
@@ -78,7 +78,7 @@ def _receipt_problems(ctx: Context, rel: str, folder: str, found: dict[str, str]
     try:
         receipt = read_json_model(ctx.root / rel, Receipt)
     except EvidenceError as err:
-        return [Problem(ctx.where(rel, err.line), err.message)]
+        return [Problem(ctx.where(rel, each.line), each.message) for each in err.each()]
     present = set(ctx.files)
     prefix = f"{folder}/" if folder else ""
     problems = [

@@ -9,6 +9,7 @@ from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME
 from ..canonical import canonical_json
 from ..errors import EXIT_FAILED, EXIT_OK, BadInput
 from ..one_line import encodable, one_line
+from ..read import require_completed
 from .checks import Check, check_completeness, check_digests, check_paths, check_signature, check_statement, run_check
 from .evidence_checks import check_contract, check_receipts
 from .pin import UNPINNED, Pin
@@ -193,6 +194,8 @@ def verify_folder(path: Path, pin: Pin = UNPINNED, *, allow_unpinned: bool = Fal
     except OSError as err:
         raise BadInput(f"cannot list the folder ({err.strerror})", root) from None
     results = [run_check(name, check, ctx) for name, check in CHECKS]
+    for evidence in ctx.evidence.values():  # what the contract check loaded
+        require_completed(evidence)  # a trial that measured nothing verifies nothing: refused, exit 2
     return Report(
         target=ctx.label,
         results=results,

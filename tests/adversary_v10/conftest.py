@@ -5,6 +5,7 @@ early), collected once per test session and copied by each test that forges it."
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -27,7 +28,7 @@ def real_trial(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # privacy test looks for in the bundle and the site. The session header is named like a credential.
     truth = root / "truth.jsonl"
     arms = {
-        "original": sim_arm("original", time_scale=100, extra=f"--ground-truth {truth} --ground-truth-bodies"),
+        "original": sim_arm("original", time_scale=100, extra=f"--ground-truth {shlex.quote(str(truth))} --ground-truth-bodies"),
         "layout": sim_arm("layout-candidate", time_scale=100, extra="--fault http-500=0.2", label="Layout"),
     }
     plan = write_plan(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ from evidence_kit.collect.plan import load_plan
 from evidence_kit.commands.collect import next_steps
 from evidence_kit.errors import BadInput
 from tests.collect.conftest import write_plan
+from tests.printed import printed_commands
 
 
 def test_a_misspelt_decision_rule_table_is_named_with_its_line(tmp_path: Path) -> None:
@@ -28,6 +28,5 @@ def test_next_commands_survive_a_folder_with_a_space(tmp_path: Path) -> None:
     # The printed commands are meant to be pasted; an --out with a space splits into two arguments.
     # Expected: paths shell-quoted.
     out = tmp_path / "my trial"
-    line = next(s for s in next_steps(out, "t") if "evidence-kit redact" in s)
-    args = shlex.split(line.split("#")[0])
-    assert args[2] == str(out), args
+    redact = next(args for args in printed_commands(next_steps(out, "t")) if args[0] == "redact")
+    assert redact[1] == str(out), redact

@@ -283,3 +283,44 @@ def test_a_plan_without_a_decision_rule_is_refused_with_the_rule_to_declare(tmp_
     plan.write_text("\n".join(lines) + "\n")
     err = _error(tmp_path, plan.read_text())
     assert "decision_rule.min_improvement" in err.message and lines[err.line - 1] == "[decision_rule]"
+
+
+def test_a_plan_with_several_mistakes_shows_every_one_at_once_each_at_its_line(tmp_path: Path, run_cli) -> None:
+    # A plan author fixing one mistake per run would run collect once per mistake: every problem, each at its line.
+    plan = write_plan(tmp_path / "plan.toml")
+    text = plan.read_text()
+    text = text.replace("repetitions = 2", "repetitions = 0").replace("timeout_s = 20", "timeout_s = 20\ntimout = 3")
+    text = text.replace("[decision_rule]\nmin_improvement = 0.1", '[decision_rule]\nmin_improvement = 0.1\nconfidence = "pointy"')
+    text = text.replace("ready_timeout_s = 30", "ready_timeout_s = -1", 1)
+    plan.write_text(text)
+    lines = text.splitlines()
+
+    def line_of(start: str) -> int:
+        return next(i for i, line in enumerate(lines, start=1) if line.startswith(start))
+
+    result = run_cli("collect", plan, "--out", tmp_path / "raw", "-q")
+    assert result.code == 2 and not (tmp_path / "raw").exists()
+    assert result.err.splitlines() == [
+        f"evidence-kit: {plan}:{line_of('confidence')}: field 'decision_rule.confidence': Input should be 'point', 'significant' or 'bound'",
+        f"evidence-kit: {plan}:{line_of('repetitions')}: field 'workload.repetitions': Input should be greater than 0",
+        f"evidence-kit: {plan}:{line_of('timout')}: unknown field 'gates.timout'",
+        f"evidence-kit: {plan}:{line_of('ready_timeout_s = -1')}: field 'arms.original.ready_timeout_s': Input should be greater than 0",
+    ]
+    assert "more problem" not in result.err
+
+
+@pytest.mark.parametrize(
+    "workload, key",
+    [
+        ({"turns": 0, "session_header": "X-Session-Id", "requests_per_run": 3, "concurrency": [2]}, "turns"),
+        ({"input_nominal": [256, 640], "prefix_tokens": 1024, "prefixes": 4}, "prefix_tokens"),
+        ({"input_nominal": [0], "prefix_tokens": 128, "prefixes": 2, "prefix_inputs": [512]}, "input_nominal"),
+    ],
+)
+def test_a_field_that_failed_its_own_check_adds_no_second_problem_where_it_is_read(tmp_path: Path, run_cli, workload: dict, key: str) -> None:
+    # Every problem is shown at once, so a check that reads another field must not take a field that failed
+    # for one never set ("session_header is set without turns above 1" beside "turns: should be >= 1").
+    plan = write_plan(tmp_path / "plan.toml", workload=workload)
+    at = next(i for i, line in enumerate(plan.read_text().splitlines(), 1) if line.startswith(f"{key} ="))
+    result = run_cli("collect", plan, "--out", tmp_path / "raw")
+    assert result.code == 2 and result.err.count("\n") == 1 and f"{plan}:{at}: field 'workload.{key}" in result.err, result.err

@@ -15,6 +15,8 @@ from evidence_kit.present import seconds
 from evidence_kit.read import load_decision
 from evidence_kit.text_report import collected_text
 
+from ..printed import printed_commands
+
 
 def test_each_arm_is_summarised_from_its_own_timed_requests(reference_decision: Path) -> None:
     trial = load_decision(reference_decision).trials[0]
@@ -34,25 +36,26 @@ def test_next_steps_name_the_decision_folder_the_trial_belongs_to(tmp_path: Path
     trial = tmp_path / "decisions" / "2026-12-01-layout" / "cache-layout"
     trial.mkdir(parents=True)
     alone = next_steps(trial, "cache-layout")
-    assert f"  evidence-kit redact {trial} --out {trial}-redacted --map {trial}-map.json" in "\n".join(alone)
+    assert ["redact", str(trial), "--out", f"{trial}-redacted", "--map", f"{trial}-map.json"] in printed_commands(alone)
     assert any('trials = ["cache-layout"]' in line for line in alone)
     (trial.parent / "decision.toml").write_text('trials = ["cache-layout"]\n')
-    steps = "\n".join(next_steps(trial, "cache-layout"))
+    steps = next_steps(trial, "cache-layout")
+    commands = printed_commands(steps)
     decision = trial.parent
-    assert f"evidence-kit redact {decision} --out {decision}-redacted --map {decision}-map.json" in steps
-    assert f"evidence-kit build {decision}-redacted --out site --known-values {decision}-map.json" in steps
-    assert "decision.toml with" not in steps and "evidence-kit verify site --key keys/signing.pub" in steps
+    assert ["redact", str(decision), "--out", f"{decision}-redacted", "--map", f"{decision}-map.json"] in commands
+    assert ["build", f"{decision}-redacted", "--out", "site", "--known-values", f"{decision}-map.json", "--sign", "keys/signing.key"] in commands
+    assert not any("decision.toml with" in line for line in steps) and ["verify", "site", "--key", "keys/signing.pub"] in commands
 
 
 def test_next_steps_for_a_trial_collected_into_the_current_folder(tmp_path: Path, monkeypatch) -> None:
     (tmp_path / "trial-a").mkdir()
     monkeypatch.chdir(tmp_path / "trial-a")
-    steps = "\n".join(next_steps(Path("."), "a"))
-    assert f"evidence-kit redact {tmp_path / 'trial-a'} --out {tmp_path / 'trial-a-redacted'}" in steps
+    commands = printed_commands(next_steps(Path("."), "a"))
+    assert ["redact", str(tmp_path / "trial-a"), "--out", str(tmp_path / "trial-a-redacted"), "--map", str(tmp_path / "trial-a-map.json")] in commands
     monkeypatch.chdir(tmp_path)
     (tmp_path / "decision.toml").write_text('trials = ["trial-a"]\n')
-    steps = "\n".join(next_steps(Path("trial-a"), "trial-a"))
-    assert f"evidence-kit redact {tmp_path} --out {tmp_path}-redacted --map {tmp_path}-map.json" in steps
+    commands = printed_commands(next_steps(Path("trial-a"), "trial-a"))
+    assert ["redact", str(tmp_path), "--out", f"{tmp_path}-redacted", "--map", f"{tmp_path}-map.json"] in commands
 
 
 def test_the_lines_while_collecting_name_the_arm_they_belong_to() -> None:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 
 import httpx
+
+from ..printed import served_printed
 
 
 def test_serve_answers_files_and_refuses_symbolic_links(tmp_path: Path) -> None:
@@ -37,3 +40,16 @@ def test_serve_answers_files_and_refuses_symbolic_links(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_the_serve_line_build_prints_runs_as_printed_in_a_fresh_shell(reference_bundle: Path, tmp_path: Path, run_cli) -> None:
+    # A fresh shell has no venv activated: "evidence-kit serve SITE" would be "not found" there. The last line
+    # build prints names the script by its absolute path, quoted for the shell (this folder holds a space).
+    out = tmp_path / "my site ü"
+    result = run_cli("build", reference_bundle, "--out", out)
+    assert result.code == 0, result.err
+    line = result.out.rstrip("\n").splitlines()[-1].strip()
+    assert shlex.split(line)[1:3] == ["serve", str(out)], line
+    with served_printed(line) as base:
+        page = httpx.get(base, timeout=30)
+        assert page.status_code == 200 and "reconstructed" in page.text

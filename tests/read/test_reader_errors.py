@@ -218,6 +218,20 @@ def test_trial_json_error_points_at_the_field(reference_decision: Path, run_cli)
     assert result.err == f"evidence-kit: {path}:{line}: field 'workload.repetitions': Input should be greater than 0\n"
 
 
+def test_every_problem_of_a_trial_json_is_named_at_once_each_at_its_field(reference_decision: Path, run_cli) -> None:
+    path = reference_decision / "dflash" / "trial.json"
+    text = path.read_text().replace('"repetitions": 3', '"repetitions": 0').replace('"requests_per_run": 4', '"requests_per_run": "four"')
+    path.write_text(text)
+    lines = text.splitlines()
+    repetitions, per_run = lines.index('    "repetitions": 0,') + 1, lines.index('    "requests_per_run": "four",') + 1
+    result = run_cli("analyze", reference_decision)
+    assert result.code == 2 and result.out == ""
+    assert result.err.splitlines() == [
+        f"evidence-kit: {path}:{repetitions}: field 'workload.repetitions': Input should be greater than 0",
+        f"evidence-kit: {path}:{per_run}: field 'workload.requests_per_run': Input should be a valid integer (got str)",
+    ]
+
+
 def test_trial_json_rule_violation(reference_decision: Path, run_cli) -> None:
     path = reference_decision / "dflash" / "trial.json"
     trial = json.loads(path.read_text())

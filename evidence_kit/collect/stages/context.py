@@ -17,9 +17,15 @@ from ..lifecycle import fill_placeholders
 from ..plan import ArmPlan, Plan
 from ..progress import Progress
 from ..prompts import Calibration
+from ..shell import fill_command
 from ..state import EngineState
 
-__all__ = ["ArmSetup", "ArmResult", "ArmContext"]
+__all__ = ["ArmSetup", "ArmResult", "ArmContext", "arm_stem"]
+
+
+def arm_stem(ref: ArmRef) -> str:
+    """The name an arm's journal, telemetry and log files share: ``01-original-before``."""
+    return f"{ref.seq:02d}-{ref.arm}-{ref.phase}"
 
 
 @dataclass
@@ -54,6 +60,21 @@ class ArmResult:
     base_url: str | None = None
     managed: bool = False  # the collector started and stopped this arm's engine
     calibration: Calibration | None = None
+    completed: int = 0  # timed requests that succeeded: an arm with none did not run
+    journal: Path | None = None
+    log_path: Path | None = None  # the output of the engine the plan's start command launched
+
+    @property
+    def name(self) -> str:
+        """'restored arm', or with the block of a longer design 'restored arm 2'."""
+        return f"{self.ref.phase} arm" + (f" {self.ref.block}" if self.ref.block else "")
+
+    def record_completed(self, completed: int, timed: int, where: str) -> None:
+        """The arm's completed timed requests; an arm that ran its timed requests and completed none did not run: it fails."""
+        self.completed = completed
+        if completed == 0:
+            self.ok = False
+            self.problems.append(f"none of its {timed} timed requests completed ({where})")
 
 
 @dataclass
@@ -67,7 +88,7 @@ class ArmContext:
     setup: ArmSetup
     client: httpx.AsyncClient
     cfg: ArmPlan
-    values: dict[str, str]  # the placeholders of the plan's URLs and commands
+    values: dict[str, str]  # the placeholders of the plan's URLs and commands (quoted into commands)
     base: str
     routed: str | None
     log_path: Path
@@ -84,7 +105,8 @@ class ArmContext:
         base = fill_placeholders(cfg.base_url, values).rstrip("/")
         values["base_url"] = base
         routed = fill_placeholders(cfg.routed_url, values).rstrip("/") if cfg.routed_url else None
-        stem = f"{s.ref.seq:02d}-{s.ref.arm}-{s.ref.phase}"
+        stem = arm_stem(s.ref)
+        log_path = s.out / "logs" / f"{stem}.log"
         telemetry_path = s.out / "telemetry" / f"{stem}.jsonl"
         if s.resume.header is None:
             # The arm starts from scratch (its journal held no complete run): samples of the
@@ -97,16 +119,20 @@ class ArmContext:
             values=values,
             base=base,
             routed=routed,
-            log_path=s.out / "logs" / f"{stem}.log",
+            log_path=log_path,
             telemetry_path=telemetry_path,
-            writer=JournalWriter(s.out / s.ref.journal, requests=s.resume.requests, timed=s.resume.timed),
-            result=ArmResult(ref=s.ref, calibration=s.calibration),
+            writer=JournalWriter(s.out / s.ref.journal, requests=s.resume.requests, timed=s.resume.timed, completed=s.resume.completed),
+            result=ArmResult(ref=s.ref, calibration=s.calibration, journal=s.out / s.ref.journal, log_path=log_path if cfg.start else None),
             t0=s.clock(),
         )
 
-    def fill(self, text: str) -> str:
-        """A plan command or URL with this arm's placeholders filled in."""
-        return fill_placeholders(text, self.values)
+    def fill(self, url: str) -> str:
+        """A plan URL with this arm's placeholders filled in."""
+        return fill_placeholders(url, self.values)
+
+    def command(self, text: str) -> str:
+        """A plan's shell command with this arm's placeholders filled in, each one quoted for the shell."""
+        return fill_command(text, self.values)
 
     def header(self, **fields: Any) -> None:
         """Queue the journal header: the fields every header has, then ``fields``."""

@@ -26,7 +26,7 @@ class ArmEngine:
         cfg = self.arm.cfg
         if not cfg.start:
             return
-        self.process = EngineProcess(self.arm.fill(cfg.start), self.arm.log_path, env=dict(cfg.env))
+        self.process = EngineProcess(self.arm.command(cfg.start), self.arm.log_path, env=dict(cfg.env))
         self.process.start()
         self.arm.setup.state.remember(self.process)
 
@@ -41,11 +41,11 @@ class ArmEngine:
             arm.setup.state.forget()  # it serves on purpose: no later --resume may end it as an orphan
             return None
         if self.process is not None:
-            status = self.process.stop(arm.fill(cfg.stop) if cfg.stop else None)
+            status = self.process.stop(arm.command(cfg.stop) if cfg.stop else None)
             arm.setup.state.forget()
             return status
         if cfg.stop:
-            return run_command(arm.fill(cfg.stop), arm.log_path, dict(cfg.env))
+            return run_command(arm.command(cfg.stop), arm.log_path, dict(cfg.env))
         return None
 
     def fate(self) -> tuple[bool, str] | None:
