@@ -90,9 +90,8 @@ def _calibration(header: Header | None) -> Calibration | None:
 def _restored_from_journal(ref_result: ArmResult, point: ResumePoint, plan: Plan) -> ArmResult:
     """A finished arm's result rebuilt from its journal (for a resumed trial)."""
     header: Header | None = point.header
-    private = header.private if header else {}
-    ref_result.fingerprint = private.get("config_fingerprint")
-    ref_result.base_url = private.get("endpoint")
+    ref_result.fingerprint = header.private.config_fingerprint if header else None
+    ref_result.base_url = header.private.endpoint if header else None
     cfg = plan.arms[ref_result.ref.arm]
     ref_result.managed = bool(cfg.start or cfg.stop)  # as a live arm decides it
     ref_result.kv_token_slots = header.engine.kv_token_slots if header else None

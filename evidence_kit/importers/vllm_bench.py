@@ -94,7 +94,7 @@ def read(source: SourceFile, doc: dict[str, Any]) -> ImportedFile:
         raise BadInput(f"vllm bench serve result: max_concurrency is {doc.get('max_concurrency')!r}", path)
     where = f"the benchmark at max concurrency {doc.get('max_concurrency')}"
     # Identities the file names, for the redactor (the tokenizer path is left out: the journal never holds it).
-    private = {key: doc[key] for key in ("model_id", "label") if doc.get(key)}
+    private = {name: doc[key] for key, name in (("model_id", "model"), ("label", "label")) if isinstance(doc.get(key), str) and doc[key]}
     return ImportedFile(
         path=path,
         sha256=source.sha256,

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Annotated, Final, Literal
 
 from pydantic import Field, NonNegativeInt, model_validator
 
 from ._base import Record, RelPath
+from .publication import PUBLIC
 
 __all__ = ["ManifestEntry", "Manifest", "Receipt", "MANIFEST_SCHEMA", "RECEIPT_SCHEMA", "RECEIPT_NAME"]
 
@@ -16,15 +17,15 @@ RECEIPT_NAME = "receipt.json"  # beside each redacted folder's manifest
 
 
 class ManifestEntry(Record):
-    path: RelPath
-    size: NonNegativeInt
-    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    path: Annotated[RelPath, PUBLIC]
+    size: Annotated[NonNegativeInt, PUBLIC]
+    sha256: Annotated[str, PUBLIC] = Field(pattern=r"^[0-9a-f]{64}$")
 
 
 class Manifest(Record):
     """sha256 and size of every file in a folder but the manifest (and its envelope)."""
 
-    schema_: Literal["evidence-kit/manifest/v1"] = Field(alias="schema")
+    schema_: Annotated[Literal["evidence-kit/manifest/v1"], PUBLIC] = Field(alias="schema")
     files: list[ManifestEntry]
 
     model_config = Record.model_config | {"populate_by_name": True}
@@ -42,14 +43,14 @@ class Manifest(Record):
 class Receipt(Record):
     """What the redactor did: never a private value, nor an unkeyed hash of one."""
 
-    schema_: Literal["evidence-kit/receipt/v1"] = Field(alias="schema")
-    tool_version: str
-    policy_digest: str = Field(pattern=r"^sha256:[0-9a-f]{64}$")
-    key_id: str
-    counts: dict[str, dict[str, NonNegativeInt]] = Field(default_factory=dict)
-    pseudonyms: Literal["hmac-sha256", "counter"] | None = Field(
+    schema_: Annotated[Literal["evidence-kit/receipt/v1"], PUBLIC] = Field(alias="schema")
+    tool_version: Annotated[str, PUBLIC]
+    policy_digest: Annotated[str, PUBLIC] = Field(pattern=r"^sha256:[0-9a-f]{64}$")
+    key_id: Annotated[str, PUBLIC]
+    counts: Annotated[dict[str, dict[str, NonNegativeInt]], PUBLIC] = Field(default_factory=dict)
+    pseudonyms: Annotated[Literal["hmac-sha256", "counter"] | None, PUBLIC] = Field(
         default=None, description="how pseudonyms were made: keyed (hmac-sha256) or numbered (counter)"
     )
-    dropped: list[str] | None = Field(default=None, description="files of the raw folder the policy dropped, names redacted")
+    dropped: Annotated[list[str] | None, PUBLIC] = Field(default=None, description="files of the raw folder the policy dropped, names redacted")
 
     model_config = Record.model_config | {"populate_by_name": True}

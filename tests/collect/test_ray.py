@@ -59,7 +59,7 @@ def test_a_trial_through_a_local_ray_cluster_is_the_trial_local_workers_collect_
                 if how == "ray":
                     # On the collector's own node: one monotonic clock, the anchors placed exactly.
                     assert all(p.ray_node and p.t_send_bound_s == 0 for p in workers)
-                    assert private and {n["node_ip"] for n in private["ray_nodes"]} == {p.ray_node for p in workers}
+                    assert private and {n.node_ip for n in private.ray_nodes or []} == {p.ray_node for p in workers}
                 else:
                     assert all(p.ray_node is None for p in workers) and not private
         trial = analyze(evidence).trials[0]

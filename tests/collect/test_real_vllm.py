@@ -40,7 +40,7 @@ def test_small_trial_on_vllm_cpu_is_valid_and_reconciled(tmp_path: Path, monkeyp
         assert len(arm.timed) == evidence.trial.workload.planned_per_arm
         assert all(r.ok for r in arm.requests)
         assert arm.runs and all(run.reconciled is True for run in arm.runs)
-        assert arm.header.private["version"]["version"]
+        assert arm.header.engine.version and arm.header.engine.cache and arm.header.engine.cache.block_size
         assert (tmp_path / "raw" / "logs" / f"{Path(arm.ref.journal).stem}.log").stat().st_size > 0
     before, candidate, restored = evidence.arms
     # KV capacity from vllm:cache_config_info: doubling the KV space doubles the token slots.
