@@ -1,0 +1,104 @@
+"""The matching engine of the known-value scan: known values, their spellings, one search.
+
+It knows no rule by name: the spelling rules of :mod:`.rules` expand each known value (and each
+value it teaches), the guards drop what is never private, and every reading of a text is searched
+for what is left. It finds; it never rewrites (the typed writer publishes pseudonyms, never text it
+edited), so a hit needs no position, only the kind it stands for.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from ..model.publication import IdentityKind
+from .rules import rules_of
+from .rules.guards import guard_of
+from .rules.readings import readings
+from .spellings import Spellings, compile_spellings
+
+__all__ = ["Hunter", "KnownValue", "kind_of"]
+
+_SEPARATORS = re.compile(r"[\s_]+")
+# Classes of a private map or a policy written before the typed writer, by the kind they are now.
+_LEGACY = {
+    "org": "model",
+    "registry": "host",
+    "domain": "host",
+    "url": "endpoint",
+    "hex": "fingerprint",
+    "uuid": "value",
+    "token": "value",
+}
+_KINDS = frozenset(kind.value for kind in IdentityKind)
+
+
+def kind_of(name: str) -> str:
+    """The identity kind a class name stands for (a legacy class by its kind now; ``value`` for any other)."""
+    name = _LEGACY.get(name, name)
+    return name if name in _KINDS else "value"
+
+
+class KnownValue(NamedTuple):
+    """A private value and its kind (one of :class:`~evidence_kit.model.publication.IdentityKind`)."""
+
+    kind: str
+    value: str
+
+
+def spellings_of(values: Iterable[KnownValue], public: Iterable[str] = ()) -> dict[str, str]:
+    """Every spelling (case-folded) of ``values`` and of the values they teach, with its kind; guarded words
+    and ``public`` ones left out."""
+    skip = {word.casefold() for word in public}
+    found: dict[str, str] = {}
+    todo = [(kind_of(v.kind), v.value.strip()) for v in values if v.value.strip()]
+    seen: set[tuple[str, str]] = set()
+    rules = rules_of("spelling")
+    while todo:
+        kind, value = todo.pop()
+        if (kind, value) in seen or guard_of(value) is not None:
+            continue  # a value that names nobody teaches nothing either
+        seen.add((kind, value))
+        spelled = [(value, kind)]
+        for rule in rules:
+            if not rule.kinds or kind in rule.kinds:
+                assert rule.spell is not None
+                spelled += [(text.strip(), taught.value) for text, taught in rule.spell(value) if text.strip()]
+        for text, taught in spelled:
+            if taught != kind:
+                todo.append((taught, text))  # a value of another kind: its own spellings are hunted too
+                continue
+            for form in {text, _SEPARATORS.sub("-", text)}:
+                folded = form.casefold()
+                if folded not in skip and folded not in found and guard_of(form) is None:
+                    found[folded] = kind
+    return found
+
+
+class Hunter:
+    """Searches text, in every reading, for the spellings of known values."""
+
+    def __init__(self, values: Iterable[KnownValue] = (), public: Iterable[str] = ()):
+        self.table = spellings_of(values, public)
+        self.pattern: Spellings | None = compile_spellings(self.table)
+
+    def __bool__(self) -> bool:
+        return self.pattern is not None
+
+    def find_plain(self, text: str) -> str | None:
+        """The kind of the first known spelling in ``text`` as written (letter case folded), or ``None``."""
+        if self.pattern is None or not text:
+            return None
+        match = self.pattern.search(text.casefold())
+        return self.table[match.group()] if match is not None else None
+
+    def find(self, text: str) -> str | None:
+        """The kind of the first known spelling in any reading of ``text``, or ``None``."""
+        if self.pattern is None or not text:
+            return None
+        for reading in readings(text):
+            match = self.pattern.search(reading.casefold())
+            if match is not None:
+                return self.table[match.group()]
+        return None
