@@ -29,6 +29,7 @@ from ..errors import BadInput
 from ..fsutil import atomic_write
 from ..model import RECEIPT_NAME, RECEIPT_SCHEMA, Receipt
 from ..model.manifest import WithheldFile
+from ..read import read_json_model
 from ..version import __version__
 from .files import Withheld, own_record, shown_name, withhold, write_decision, write_journal, write_record_file, write_telemetry, write_trial
 from .hunt import Hunter
@@ -185,16 +186,35 @@ class _Writer:
                 continue  # written afresh
             if self.policy.drops(rel, inner):
                 folder.dropped.append(shown_name(inner, stems, self.publisher))
+                self.publisher.counts.clear()  # a name's pseudonym is no replacement in a published file
             elif (reader := own_record(inner)) is not None:
                 write_record_file(self.raw / rel, self.tmp / rel, self.publisher, rel, reader)
+                self._counted(folder, rel)
             else:
                 shown = shown_name(inner, stems, self.publisher)
-                folder.withheld.append(withhold(self.raw / rel, self.tmp / base, inner, shown, self.publisher))
-            self._counted(folder, rel)
+                self.publisher.counts.clear()
+                withheld = withhold(self.raw / rel, self.tmp / base, inner, shown, self.publisher)
+                folder.withheld.append(withheld)
+                if withheld.record is not None:
+                    self._counted(folder, base + withheld.record)
+                self.publisher.counts.clear()
         folder.withheld_fields.update(self.publisher.withheld)
         self.publisher.withheld.clear()
 
+    def carry_forward(self, folder: _Folder) -> None:
+        """A RAW this tool redacted before keeps what its receipts said: the files it withheld then, its
+        pseudonyms' counts (kept, not counted again) and the fields it left out."""
+        prior = read_json_model(self.raw / folder.rel / RECEIPT_NAME, Receipt)
+        for rel, counted in prior.counts.items():
+            if (self.tmp / folder.rel / rel).is_file():
+                folder.counts.setdefault(rel, dict(counted))
+        folder.withheld += [Withheld(w.path, w.size, w.sha256, w.record, w.reader) for w in prior.withheld or []]
+        folder.withheld_fields.update(prior.withheld_fields or {})
+        folder.dropped += prior.dropped or []
+
     def receipt(self, folder: _Folder, digest: str) -> None:
+        if self.publisher.trusted is not None:
+            self.carry_forward(folder)
         receipt = Receipt(
             schema=RECEIPT_SCHEMA,
             tool_version=__version__,
@@ -202,8 +222,8 @@ class _Writer:
             key_id=self.publisher.pseudonyms.key_id,
             counts=folder.counts,
             pseudonyms="hmac-sha256" if self.publisher.pseudonyms.key else "counter",
-            dropped=sorted(folder.dropped),
-            withheld=[WithheldFile.model_validate(w.entry()) for w in sorted(folder.withheld, key=lambda w: w.path)],
+            dropped=sorted(set(folder.dropped)),
+            withheld=[WithheldFile.model_validate(w.entry()) for w in sorted(set(folder.withheld), key=lambda w: w.path)],
             withheld_fields=dict(sorted(folder.withheld_fields.items())),
         )
         (self.tmp / folder.rel).mkdir(parents=True, exist_ok=True)

@@ -17,7 +17,7 @@ __all__ = ["GUARDS", "guard_of"]
 
 _NUMBER = re.compile(r"^[0-9]{1,5}$")
 _DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9:.]+Z?)?$|^[0-9]{1,2}[-/][0-9]{1,2}(?:[-/][0-9]{2,4})?$")
-_VERSION = re.compile(r"^v?[0-9]+(?:\.[0-9]+)+(?:[.+-]?[A-Za-z0-9]+)*$")
+_VERSION = re.compile(r"^v?[0-9]+(?:\.[0-9]+)+(?:-[0-9]+(?:\.[0-9]+)*)?(?:[.-]?(?:dev|post|rc|a|b|alpha|beta)[0-9]*)*(?:\+[A-Za-z0-9.]+)?$")
 # Names that name nobody: loopback and unspecified addresses, public hubs and registries, the docs of the
 # engines (vLLM's own warnings link docs.vllm.ai), and the placeholder domains of RFC 2606 and 6761.
 PUBLIC_NAMES = frozenset(
@@ -120,11 +120,13 @@ GUARDS: tuple[Rule, ...] = (
     Rule(
         "version",
         "guard",
-        "a version string (`0.11.1`, `v0.32.0`, `9.10.2.21`, `24.10-1.1.4.0`); an IPv4 address is not one",
+        "a version string (`0.11.1`, `v0.32.0`, `0.11.1.dev3+g3f9c2a7`, OFED's `24.10-1.1.4.0`); four numbers alone "
+        "may be an IPv4 address, so they are not one",
         refuses=_version,
         examples=(
             Example("0.11.1", gives=("refused",)),
-            Example("9.10.2.21", gives=("refused",)),
+            Example("0.11.1.dev3+g3f9c2a7", gives=("refused",)),
+            Example("40.30.20.10.in-addr.arpa", not_gives=("refused",)),
             Example("24.10-1.1.4.0", gives=("refused",)),
             Example("10.20.30.40", not_gives=("refused",)),
         ),
