@@ -16,6 +16,8 @@ from evidence_kit.read import load_decision
 from evidence_kit.redact import known_values_from_raw, scan_tree
 from evidence_kit.redact.rules.guards import guard_of
 
+from .redact.nothing_lost import assert_nothing_lost
+
 from .redact.leakcheck import survivors
 
 
@@ -70,6 +72,9 @@ def test_demo_collects_redacts_builds_and_verifies(tmp_path: Path) -> None:
     assert len(margins) == 2 and min(margins) > 0 and max(margins) > 5
     assert "Prefix-cache hit rate" in proc.stdout
     assert "Prefix-cache hit rate" in next((site / "site" / "decisions").glob("*/index.md")).read_text()
+
+    # Nothing public was lost: every number, timestamp, token count and date of the raw evidence is in the bundle.
+    assert assert_nothing_lost(raw, evidence) > 10_000
 
     # Nothing private from the raw evidence reached the bundle or the site, in any spelling.
     known = known_values_from_raw(raw)

@@ -8,7 +8,6 @@ edited), so a hit needs no position, only the kind it stands for.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -20,7 +19,9 @@ from .spellings import Spellings, compile_spellings
 
 __all__ = ["Hunter", "KnownValue", "kind_of"]
 
-_SEPARATORS = re.compile(r"[\s_]+")
+_PREFILTER_LIMIT = 256  # up to this many spellings, a substring test of each is faster than one pattern
+
+
 # Classes of a private map or a policy written before the typed writer, by the kind they are now.
 _LEGACY = {
     "org": "model",
@@ -54,7 +55,8 @@ def spellings_of(values: Iterable[KnownValue], public: Iterable[str] = ()) -> di
     found: dict[str, str] = {}
     todo = [(kind_of(v.kind), v.value.strip()) for v in values if v.value.strip()]
     seen: set[tuple[str, str]] = set()
-    rules = rules_of("spelling")
+    rules = [rule for rule in rules_of("spelling") if rule.kinds]
+    every_form = [rule for rule in rules_of("spelling") if not rule.kinds]  # applied to each spelling of every kind
     while todo:
         kind, value = todo.pop()
         if (kind, value) in seen or guard_of(value) is not None:
@@ -62,17 +64,18 @@ def spellings_of(values: Iterable[KnownValue], public: Iterable[str] = ()) -> di
         seen.add((kind, value))
         spelled = [(value, kind)]
         for rule in rules:
-            if not rule.kinds or kind in rule.kinds:
+            if kind in rule.kinds:
                 assert rule.spell is not None
                 spelled += [(text.strip(), taught.value) for text, taught in rule.spell(value) if text.strip()]
-        for text, taught in spelled:
-            if taught != kind:
-                todo.append((taught, text))  # a value of another kind: its own spellings are hunted too
-                continue
-            for form in {text, _SEPARATORS.sub("-", text)}:
-                folded = form.casefold()
-                if folded not in skip and folded not in found and guard_of(form) is None:
-                    found[folded] = kind
+        forms = [text for text, taught in spelled if taught == kind]
+        todo += [(taught, text) for text, taught in spelled if taught != kind]  # another kind's: its own spellings too
+        for rule in every_form:
+            assert rule.spell is not None
+            forms += [text for form in list(forms) for text, _ in rule.spell(form)]
+        for form in forms:
+            folded = form.casefold()
+            if folded not in skip and folded not in found and guard_of(form) is None:
+                found[folded] = kind
     return found
 
 
@@ -82,6 +85,7 @@ class Hunter:
     def __init__(self, values: Iterable[KnownValue] = (), public: Iterable[str] = ()):
         self.table = spellings_of(values, public)
         self.pattern: Spellings | None = compile_spellings(self.table)
+        self.prefilter = tuple(self.table) if len(self.table) <= _PREFILTER_LIMIT else None
 
     def __bool__(self) -> bool:
         return self.pattern is not None
@@ -90,15 +94,14 @@ class Hunter:
         """The kind of the first known spelling in ``text`` as written (letter case folded), or ``None``."""
         if self.pattern is None or not text:
             return None
-        match = self.pattern.search(text.casefold())
+        folded = text.casefold()
+        if self.prefilter is not None and not any(spelling in folded for spelling in self.prefilter):
+            return None  # no spelling occurs even without its boundaries
+        match = self.pattern.search(folded)
         return self.table[match.group()] if match is not None else None
 
     def find(self, text: str) -> str | None:
         """The kind of the first known spelling in any reading of ``text``, or ``None``."""
         if self.pattern is None or not text:
             return None
-        for reading in readings(text):
-            match = self.pattern.search(reading.casefold())
-            if match is not None:
-                return self.table[match.group()]
-        return None
+        return next((kind for reading in readings(text) if (kind := self.find_plain(reading)) is not None), None)

@@ -6,9 +6,8 @@ and this scan hunts what it pseudonymised, what it withheld from a ``private`` p
 policy declares, in every spelling and reading (:mod:`.rules`). A finding names the kind, the file
 and the line, never the value.
 
-JSON and JSONL are read a batch of lines at a time: each string literal once (most repeat), the
-text between literals as it is written; a batch holding a backslash is read line by line, where
-the readings undo its escapes. Anything else is read line by line.
+Every file is read a batch of lines at a time, each batch in every reading (its escapes undone, its
+URL encoding, its entities, ...); only a batch that holds a known value is read again line by line.
 """
 
 from __future__ import annotations
@@ -25,8 +24,6 @@ from .policy import Policy
 __all__ = ["Finding", "scan_files", "scan_tree", "hunter_for"]
 
 _BATCH = 1 << 20
-_CLEAN_LIMIT = 200_000
-_JSON = (".json", ".jsonl", ".ndjson")
 
 
 @dataclass(frozen=True, order=True)
@@ -52,55 +49,22 @@ def hunter_for(known_values: Iterable[KnownValue | tuple[str, str]] = (), policy
     return Hunter(values, public=policy.public)
 
 
-class _Reader:
-    """One scan's hunter, with the string literals found clean remembered."""
-
-    def __init__(self, hunter: Hunter):
-        self.hunter = hunter
-        self.clean: set[str] = set()
-
-    def literals(self, pieces: list[str]) -> str | None:
-        literals = pieces[1::2]
-        if self.clean.issuperset(literals):
-            return None
-        for literal in literals:
-            if literal in self.clean:
-                continue
-            found = self.hunter.find(literal)
-            if found is not None:
-                return found
-            if len(self.clean) < _CLEAN_LIMIT:
-                self.clean.add(literal)
-        return None
-
-    def json_file(self, path: Path, rel: str) -> Iterator[Finding]:
-        number = 0
-        with path.open(encoding="utf-8", errors="replace", newline="") as handle:
-            while lines := handle.readlines(_BATCH):
-                batch = "".join(lines)
-                if "\\" not in batch and batch.count('"') % 2 == 0:
-                    pieces = batch.split('"')
-                    between = self.hunter.find_plain("".join(pieces[0::2]))
-                    if between is None and self.literals(pieces) is None:
-                        number += len(lines)
-                        continue
-                for line in lines:
-                    number += 1
-                    found = self.hunter.find(line)
+def _file_findings(path: Path, rel: str, hunter: Hunter) -> Iterator[Finding]:
+    """A file a batch of lines at a time, each batch in every reading; a batch that holds a known value is
+    read again line by line, for the lines to name."""
+    number = 0
+    with path.open(encoding="utf-8", errors="replace", newline="") as handle:
+        while lines := handle.readlines(_BATCH):
+            if hunter.find("".join(lines)) is not None:
+                for offset, line in enumerate(lines, start=number + 1):
+                    found = hunter.find(line)
                     if found is not None:
-                        yield Finding(rel, number, found)
-
-    def text_file(self, path: Path, rel: str) -> Iterator[Finding]:
-        with path.open(encoding="utf-8", errors="replace", newline="") as handle:
-            for number, line in enumerate(handle, start=1):
-                found = self.hunter.find(line)
-                if found is not None:
-                    yield Finding(rel, number, found)
+                        yield Finding(rel, offset, found)
+            number += len(lines)
 
 
 def scan_files(root: Path, files: Iterable[str], hunter: Hunter) -> list[Finding]:
     """Scan the named files of ``root`` (relative paths) and their names; sorted findings."""
-    reader = _Reader(hunter)
     findings: set[Finding] = set()
     if not hunter:
         return []
@@ -111,8 +75,7 @@ def scan_files(root: Path, files: Iterable[str], hunter: Hunter) -> list[Finding
             shown = "/".join(f"[{kind}]" if kind else part for part, kind in zip(rel.split("/"), named))
             findings.update(Finding(shown, None, kind) for kind in named if kind)
             rel = shown  # a private file name is never printed
-        read = reader.json_file if path.suffix.lower() in _JSON else reader.text_file
-        findings.update(read(path, rel))
+        findings.update(_file_findings(path, rel, hunter))
     return sorted(findings, key=lambda f: (f.file, f.line or 0, f.cls, f.source))
 
 

@@ -29,7 +29,6 @@ _INVISIBLE = re.compile(
 )
 _DASHES = str.maketrans({c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"})
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
-_SEPARATORS = re.compile(r"[\s_]+")
 
 
 def _unbackslash(text: str) -> str | None:
@@ -67,11 +66,16 @@ def _unhidden(text: str) -> str | None:
     return unicodedata.normalize("NFKC", shown).translate(_DASHES)
 
 
+_UPPER = re.compile("[A-Z]")
+
+
 def _unbase64(text: str) -> str | None:
+    if _UPPER.search(text) is None:
+        return None  # base64 of text holds capitals (a run without any is a hash, a name, a word)
     decoded = []
     for run in _BASE64_RUN.findall(text):
-        if re.fullmatch(r"[0-9a-fA-F]+", run):
-            continue  # a hash: hex, not base64
+        if run.islower() or run.isupper() or run.isdigit():
+            continue  # a hash, a name, a word: not base64
         body = run.rstrip("=").replace("-", "+").replace("_", "/")
         for start in range(3):  # the encoding of a value may start at any of three byte offsets
             chunk = body[start:]
@@ -81,11 +85,6 @@ def _unbase64(text: str) -> str | None:
             except (binascii.Error, ValueError):
                 continue
     return "\n".join(decoded) if decoded else None
-
-
-def _spaced(text: str) -> str | None:
-    """Blanks and underscores read as hyphens: ``falcon secret 70b`` is ``falcon-secret-70b``."""
-    return _SEPARATORS.sub("-", text) if (" " in text or "_" in text or "\t" in text) else None
 
 
 READINGS: tuple[Rule, ...] = (
@@ -128,17 +127,10 @@ READINGS: tuple[Rule, ...] = (
     Rule(
         "base64",
         "reading",
-        "runs of base64 (16 characters or more, not hex) decoded from each of their first three bytes (a signed "
-        "statement's payload, a `data:` URL, a basic-auth header)",
+        "runs of base64 (16 characters or more, holding capitals and small letters) decoded from each of their first "
+        "three bytes (a signed statement's payload, a `data:` URL, a basic-auth header)",
         read=_unbase64,
         examples=(Example(base64.b64encode(b"host gpu-node-17 here").decode(), gives=("gpu-node-17",)),),
-    ),
-    Rule(
-        "separators",
-        "reading",
-        "blanks and underscores read as hyphens (`falcon secret 70b`, `falcon_secret_70b`)",
-        read=_spaced,
-        examples=(Example("falcon secret 70b", gives=("falcon-secret-70b",)), Example("falcon_secret_70b", gives=("falcon-secret-70b",))),
     ),
 )
 
