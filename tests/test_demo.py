@@ -16,9 +16,8 @@ from evidence_kit.read import load_decision
 from evidence_kit.redact import known_values_from_raw, scan_tree
 from evidence_kit.redact.rules.guards import guard_of
 
-from .redact.nothing_lost import assert_nothing_lost
-
 from .redact.leakcheck import survivors
+from .redact.nothing_lost import assert_nothing_lost
 
 
 @pytest.mark.slow

@@ -91,7 +91,9 @@ class JournalReader:
                         timed += 1
                         if record.run in closed_runs:
                             raise BadInput(f"request of run {record.run!r} after that run's record", self.path, line_no)
-                        counts = open_runs.setdefault(record.run, Counter())
+                        counts = open_runs.get(record.run)
+                        if counts is None:  # (setdefault would build a Counter for every request)
+                            counts = open_runs[record.run] = Counter()
                         counts["requests"] += 1
                         counts["ok"] += int(record.ok)
                         if record.t_send_s is not None and record.e2e_s is not None:

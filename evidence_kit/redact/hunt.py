@@ -85,7 +85,10 @@ class Hunter:
     def __init__(self, values: Iterable[KnownValue] = (), public: Iterable[str] = ()):
         self.table = spellings_of(values, public)
         self.pattern: Spellings | None = compile_spellings(self.table)
-        self.prefilter = tuple(self.table) if len(self.table) <= _PREFILTER_LIMIT else None
+        # A text holding a spelling holds every spelling inside it: testing the shortest of them is enough.
+        ordered = sorted(self.table, key=len)
+        least = [s for i, s in enumerate(ordered) if not any(shorter in s for shorter in ordered[:i])]
+        self.prefilter = tuple(least) if len(least) <= _PREFILTER_LIMIT else None
 
     def __bool__(self) -> bool:
         return self.pattern is not None
