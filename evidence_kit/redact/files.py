@@ -66,7 +66,7 @@ def write_trial(src: Path, dst: Path, publisher: Publisher, rel: str) -> Trial:
     names = [ref.journal for ref in trial.arms]
     publisher.publish(trial, file=rel)
     dst.parent.mkdir(parents=True, exist_ok=True)
-    dst.write_text(published_json(trial, indent=2) + "\n", encoding="utf-8")
+    dst.write_bytes(published_json(trial, indent=2) + b"\n")
     assert [ref.journal for ref in trial.arms] == names  # prose is published as it is
     return trial
 
@@ -74,17 +74,16 @@ def write_trial(src: Path, dst: Path, publisher: Publisher, rel: str) -> Trial:
 def write_journal(src: Path, dst: Path, publisher: Publisher, rel: str) -> None:
     """A journal, record by record, through the contract's reader (an unfinished arm's too)."""
     dst.parent.mkdir(parents=True, exist_ok=True)
-    with dst.open("w", encoding="utf-8") as out:
+    with dst.open("wb") as out:
         for line, record in JournalReader(src, require_footer=False):
             publisher.publish(record, file=rel, line=line)
-            out.write(published_json(record))
-            out.write("\n")
+            out.write(published_json(record) + b"\n")
 
 
 def write_telemetry(src: Path, dst: Path, publisher: Publisher, rel: str) -> None:
     """An arm's telemetry series, sample by sample; a line of another type is withheld (counted)."""
     dst.parent.mkdir(parents=True, exist_ok=True)
-    with src.open("rb") as handle, dst.open("w", encoding="utf-8") as out:
+    with src.open("rb") as handle, dst.open("wb") as out:
         for number, raw in enumerate(handle, start=1):
             try:
                 sample = parse_sample(raw)
@@ -94,8 +93,7 @@ def write_telemetry(src: Path, dst: Path, publisher: Publisher, rel: str) -> Non
                 publisher.withheld["telemetry line of another type"] += 1
                 continue
             publisher.publish(sample, file=rel, line=number)
-            out.write(published_json(sample))
-            out.write("\n")
+            out.write(published_json(sample) + b"\n")
 
 
 def write_decision(src: Path, dst: Path, publisher: Publisher, rel: str) -> Decision:
@@ -169,7 +167,7 @@ def write_record_file(src: Path, dst: Path, publisher: Publisher, rel: str, read
         raise BadInput(f"not a {reader.name} record ({describe_validation_error(err)[0]})", src) from None
     publisher.publish(record, file=rel)
     dst.parent.mkdir(parents=True, exist_ok=True)
-    dst.write_text(published_json(record, indent=2) + "\n", encoding="utf-8")
+    dst.write_bytes(published_json(record, indent=2) + b"\n")
 
 
 def withhold(src: Path, out_dir: Path, inner: str, shown: str, publisher: Publisher) -> Withheld:
@@ -190,7 +188,7 @@ def withhold(src: Path, out_dir: Path, inner: str, shown: str, publisher: Publis
     target = f"{stem}.{reader.name}.json"
     publisher.publish(record, file=target)
     (out_dir / target).parent.mkdir(parents=True, exist_ok=True)
-    (out_dir / target).write_text(published_json(record, indent=2) + "\n", encoding="utf-8")
+    (out_dir / target).write_bytes(published_json(record, indent=2) + b"\n")
     return Withheld(shown, size, digest, target, reader.name)
 
 

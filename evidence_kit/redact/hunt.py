@@ -20,6 +20,14 @@ from .spellings import Spellings, compile_spellings
 __all__ = ["Hunter", "KnownValue", "kind_of"]
 
 _PREFILTER_LIMIT = 256  # up to this many spellings, a substring test of each is faster than one pattern
+_ALWAYS = [rule.read for rule in rules_of("reading") if rule.always and rule.read is not None]
+
+
+def _in_place(text: str) -> str:
+    """``text`` with every reading that is applied in place (to texts and spellings alike) applied."""
+    for read in _ALWAYS:
+        text = read(text) or text
+    return text
 
 
 # Classes of a private map or a policy written before the typed writer, by the kind they are now.
@@ -51,12 +59,11 @@ class KnownValue(NamedTuple):
 def spellings_of(values: Iterable[KnownValue], public: Iterable[str] = ()) -> dict[str, str]:
     """Every spelling (case-folded) of ``values`` and of the values they teach, with its kind; guarded words
     and ``public`` ones left out."""
-    skip = {word.casefold() for word in public}
+    skip = {_in_place(word.casefold()) for word in public}
     found: dict[str, str] = {}
     todo = [(kind_of(v.kind), v.value.strip()) for v in values if v.value.strip()]
     seen: set[tuple[str, str]] = set()
-    rules = [rule for rule in rules_of("spelling") if rule.kinds]
-    every_form = [rule for rule in rules_of("spelling") if not rule.kinds]  # applied to each spelling of every kind
+    rules = rules_of("spelling")
     while todo:
         kind, value = todo.pop()
         if (kind, value) in seen or guard_of(value) is not None:
@@ -64,16 +71,13 @@ def spellings_of(values: Iterable[KnownValue], public: Iterable[str] = ()) -> di
         seen.add((kind, value))
         spelled = [(value, kind)]
         for rule in rules:
-            if kind in rule.kinds:
+            if not rule.kinds or kind in rule.kinds:
                 assert rule.spell is not None
                 spelled += [(text.strip(), taught.value) for text, taught in rule.spell(value) if text.strip()]
         forms = [text for text, taught in spelled if taught == kind]
         todo += [(taught, text) for text, taught in spelled if taught != kind]  # another kind's: its own spellings too
-        for rule in every_form:
-            assert rule.spell is not None
-            forms += [text for form in list(forms) for text, _ in rule.spell(form)]
         for form in forms:
-            folded = form.casefold()
+            folded = _in_place(form.casefold())
             if folded not in skip and folded not in found and guard_of(form) is None:
                 found[folded] = kind
     return found
@@ -97,7 +101,7 @@ class Hunter:
         """The kind of the first known spelling in ``text`` as written (letter case folded), or ``None``."""
         if self.pattern is None or not text:
             return None
-        folded = text.casefold()
+        folded = _in_place(text.casefold())
         if self.prefilter is not None and not any(spelling in folded for spelling in self.prefilter):
             return None  # no spelling occurs even without its boundaries
         match = self.pattern.search(folded)

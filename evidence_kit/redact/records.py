@@ -210,6 +210,6 @@ class Publisher:
                 )
 
 
-def published_json(record: BaseModel, *, indent: int | None = None) -> str:
-    """A published record as JSON: its declared fields that were present, by their contract names."""
-    return record.model_dump_json(by_alias=True, exclude_unset=True, indent=indent)
+def published_json(record: BaseModel, *, indent: int | None = None) -> bytes:
+    """A published record as JSON (UTF-8): its declared fields that were present, by their contract names."""
+    return record.__pydantic_serializer__.to_json(record, by_alias=True, exclude_unset=True, indent=indent)

@@ -25,10 +25,17 @@ def test_spelling_rule_examples(rule, example) -> None:
     spelled = {text for text, _ in rule.spell(example.given)}
     hunted = spellings_of([KnownValue(example.kind.value, example.given)])
     for form in example.gives:
-        assert form in spelled or form.casefold() in hunted, form
-        assert form.casefold() in hunted, f"{form} is spelled but not hunted"
+        assert form in spelled, form
+        assert _hunted(form) in hunted, f"{form} is spelled but not hunted"
     for form in example.not_gives:
-        assert form.casefold() not in hunted, form
+        assert _hunted(form) not in hunted, form
+
+
+def _hunted(form: str) -> str:
+    """A spelling as the table holds it: case folded, every in-place reading applied."""
+    from evidence_kit.redact.hunt import _in_place
+
+    return _in_place(form.casefold())
 
 
 @pytest.mark.parametrize(("rule", "example"), _cases("reading"), ids=lambda x: getattr(x, "name", ""))
@@ -36,7 +43,8 @@ def test_reading_rule_examples(rule, example) -> None:
     assert rule.read is not None
     read = rule.read(example.given)
     assert read is not None and all(form in read for form in example.gives), read
-    assert all(any(form in r for r in readings(example.given)) for form in example.gives)
+    if not rule.always:  # an in-place reading is applied by the engine itself, to texts and spellings
+        assert all(any(form in r for r in readings(example.given)) for form in example.gives)
 
 
 @pytest.mark.parametrize(("rule", "example"), _cases("guard"), ids=lambda x: getattr(x, "name", getattr(x, "given", "")))

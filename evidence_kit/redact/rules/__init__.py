@@ -44,6 +44,8 @@ class Rule:
     - a spelling rule's ``spell(value)`` yields ``(spelling, kind)`` pairs: another form of the value
       (same kind), or a value it teaches (its own kind, whose spellings are then added);
     - a reading rule's ``read(text)`` gives the text read another way (or ``None`` when it changes nothing);
+      one that is ``always`` is applied in place to every text searched and to every spelling, so one
+      search covers both forms;
     - a guard rule's ``refuses(word)`` says the word is never private on its own.
     """
 
@@ -55,6 +57,7 @@ class Rule:
     read: Callable[[str], str | None] | None = None
     refuses: Callable[[str], bool] | None = None
     examples: tuple[Example, ...] = field(default=())
+    always: bool = False  # a reading applied in place to every text and every spelling (no second search)
 
 
 def _registry() -> tuple[Rule, ...]:

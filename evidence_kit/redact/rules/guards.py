@@ -58,6 +58,13 @@ def _version(word: str) -> bool:
     return _VERSION.match(word.strip()) is not None and not re.fullmatch(r"[0-9]{1,3}(?:\.[0-9]{1,3}){3}", word.strip())
 
 
+_RUN_WORD = re.compile(r"^(?:r[0-9]+-[0-9]+-(?:c[0-9]+|rate[0-9.]+)|[cr][0-9]+(?:\.[0-9]+)?|rate[0-9.]+|~?[0-9]+k?/[cr][0-9.]+)$", re.IGNORECASE)
+
+
+def _run_word(word: str) -> bool:
+    return _RUN_WORD.match(word.strip()) is not None
+
+
 def _public_name(word: str) -> bool:
     """A public name, or a URL or ``host:port`` on one (``http://127.0.0.1:8000/v1``)."""
     text = word.strip().casefold()
@@ -129,6 +136,19 @@ GUARDS: tuple[Rule, ...] = (
             Example("40.30.20.10.in-addr.arpa", not_gives=("refused",)),
             Example("24.10-1.1.4.0", gives=("refused",)),
             Example("10.20.30.40", not_gives=("refused",)),
+        ),
+    ),
+    Rule(
+        "run-word",
+        "guard",
+        "the evidence's own names for runs and loads: a run id (`r1-8192-c256`), a load (`c256`, `R2.0`, `rate2.0`), a "
+        "group label (`~8K/C256`); a node named `c256` is still pseudonymised in its own field",
+        refuses=_run_word,
+        examples=(
+            Example("c256", gives=("refused",)),
+            Example("r1-8192-c4", gives=("refused",)),
+            Example("~8K/C256", gives=("refused",)),
+            Example("c256.hpc.lab.internal", not_gives=("refused",)),
         ),
     ),
     Rule(

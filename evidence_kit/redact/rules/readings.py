@@ -87,6 +87,13 @@ def _unbase64(text: str) -> str | None:
     return "\n".join(decoded) if decoded else None
 
 
+_SEPARATORS = str.maketrans({" ": "-", "_": "-", "\t": "-"})
+
+
+def _separators(text: str) -> str | None:
+    return text.translate(_SEPARATORS)
+
+
 READINGS: tuple[Rule, ...] = (
     Rule(
         "escapes",
@@ -132,6 +139,15 @@ READINGS: tuple[Rule, ...] = (
         read=_unbase64,
         examples=(Example(base64.b64encode(b"host gpu-node-17 here").decode(), gives=("gpu-node-17",)),),
     ),
+    Rule(
+        "separators",
+        "reading",
+        "blanks and underscores read as hyphens, in every text and every spelling alike (`falcon secret 70b` and "
+        "`falcon_secret_70b` are `falcon-secret-70b`)",
+        read=_separators,
+        always=True,
+        examples=(Example("falcon secret_70b", gives=("falcon-secret-70b",)),),
+    ),
 )
 
 DEPTH = 3
@@ -145,6 +161,8 @@ def readings(text: str) -> list[str]:
         following = []
         for item in frontier:
             for rule in READINGS:
+                if rule.always:
+                    continue  # applied in place by the engine
                 assert rule.read is not None
                 read = rule.read(item)
                 if read is not None and read not in seen:

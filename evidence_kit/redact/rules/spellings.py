@@ -186,16 +186,6 @@ def _email(value: str) -> Spelled:
         yield domain, K.HOST
 
 
-_SEPARATORS = re.compile(r"[\s_-]+")
-
-
-def _separated(value: str) -> Spelled:
-    """Hyphens, blanks and underscores written each of the three ways."""
-    if _SEPARATORS.search(value):
-        for separator in ("-", " ", "_"):
-            yield _SEPARATORS.sub(separator, value), K.VALUE
-
-
 SPELLINGS: tuple[Rule, ...] = (
     Rule(
         "host-names",
@@ -322,13 +312,5 @@ SPELLINGS: tuple[Rule, ...] = (
         kinds=(K.EMAIL,),
         spell=_email,
         examples=(Example("jdoe@acme-corp.com", gives=("jdoe", "acme-corp.com"), kind=K.EMAIL),),
-    ),
-    Rule(
-        "separators",
-        "spelling",
-        "every spelling of every kind with its hyphens, blanks and underscores written each of the three ways "
-        "(`falcon-secret-70b`, `falcon secret 70b`, `falcon_secret_70b`)",
-        spell=_separated,
-        examples=(Example("falcon-secret-70b", gives=("falcon secret 70b", "falcon_secret_70b"), kind=K.MODEL),),
     ),
 )
