@@ -347,21 +347,8 @@ async def capture_identity(
     slots = kv_token_slots(scraped) or log_kv_slots(log_path, dialect)
     fingerprint = config_fingerprint({"models": model_parts, "version": version, "cache_config": cache_info})
     process_start = scraped.gauges().get("process_start_time_s") if scraped else None
-    # Identities only (docs/contract.md, HeaderPrivate); each a string, so a model's odd "id" is not kept as a number.
-    served = [{k: m[k] for k in ("id", "root", "parent") if isinstance(m.get(k), str)} for m in model_parts]
-    private: dict[str, Any] = {
-        "endpoint": base,
-        "models": [m for m in served if m],
-        "config_fingerprint": fingerprint,
-        "host": socket.gethostname(),
-    }
-    machine = _engine_identity(version)
-    if machine:
-        private["engine"] = machine
-    if engine is not None:
-        private["start_command"] = engine.command
     return Identity(
-        private=private,
+        private=_private(base, model_parts, version, fingerprint, engine),
         kv_token_slots=slots,
         fingerprint=fingerprint,
         process_start=process_start,
@@ -371,6 +358,18 @@ async def capture_identity(
         simulated=isinstance(version, dict) and version.get("simulated") is True,
         dialect_metrics=None if scraped is None else scraped.speaks(),
     ), scraped
+
+
+def _private(base: str, models: list[dict[str, Any]], version: Any, fingerprint: str, engine: EngineProcess | None) -> dict[str, Any]:
+    """The header's ``private``: identities only (docs/contract.md, HeaderPrivate), each a string."""
+    served = [{k: m[k] for k in ("id", "root", "parent") if isinstance(m.get(k), str)} for m in models]
+    private: dict[str, Any] = {"endpoint": base, "models": [m for m in served if m], "config_fingerprint": fingerprint, "host": socket.gethostname()}
+    machine = _engine_identity(version)
+    if machine:
+        private["engine"] = machine
+    if engine is not None:
+        private["start_command"] = engine.command
+    return private
 
 
 def collector_info() -> dict[str, Any]:

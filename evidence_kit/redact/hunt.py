@@ -56,6 +56,15 @@ class KnownValue(NamedTuple):
     value: str
 
 
+def _spelled(kind: str, value: str) -> list[tuple[str, str]]:
+    """``(spelling, kind)`` of one value: itself, and what every spelling rule of its kind gives."""
+    spelled = [(value, kind)]
+    for rule in rules_of("spelling"):
+        if (not rule.kinds or kind in rule.kinds) and rule.spell is not None:
+            spelled += [(text.strip(), taught.value) for text, taught in rule.spell(value) if text.strip()]
+    return spelled
+
+
 def spellings_of(values: Iterable[KnownValue], public: Iterable[str] = ()) -> dict[str, str]:
     """Every spelling (case-folded) of ``values`` and of the values they teach, with its kind; guarded words
     and ``public`` ones left out."""
@@ -63,20 +72,14 @@ def spellings_of(values: Iterable[KnownValue], public: Iterable[str] = ()) -> di
     found: dict[str, str] = {}
     todo = [(kind_of(v.kind), v.value.strip()) for v in values if v.value.strip()]
     seen: set[tuple[str, str]] = set()
-    rules = rules_of("spelling")
     while todo:
         kind, value = todo.pop()
         if (kind, value) in seen or guard_of(value) is not None:
             continue  # a value that names nobody teaches nothing either
         seen.add((kind, value))
-        spelled = [(value, kind)]
-        for rule in rules:
-            if not rule.kinds or kind in rule.kinds:
-                assert rule.spell is not None
-                spelled += [(text.strip(), taught.value) for text, taught in rule.spell(value) if text.strip()]
-        forms = [text for text, taught in spelled if taught == kind]
+        spelled = _spelled(kind, value)
         todo += [(taught, text) for text, taught in spelled if taught != kind]  # another kind's: its own spellings too
-        for form in forms:
+        for form in (text for text, taught in spelled if taught == kind):
             folded = _in_place(form.casefold())
             if folded not in skip and folded not in found and guard_of(form) is None:
                 found[folded] = kind

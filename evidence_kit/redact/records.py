@@ -128,10 +128,7 @@ def _withheld_values(key: str, value: Any) -> Iterator[KnownValue]:
     if key in _LEGACY_SETTINGS or key.split(".", 1)[0] in _LEGACY_SETTINGS or isinstance(value, bool):
         return
     kind = _key_kind(key)
-    if isinstance(value, int):
-        if kind == "serial" and len(str(abs(value))) >= _MIN_SERIAL_DIGITS:
-            yield KnownValue("serial", str(abs(value)))
-    elif isinstance(value, dict):
+    if isinstance(value, dict):
         for name, item in value.items():
             if kind is not None and isinstance(name, str) and name.strip():
                 yield KnownValue(kind, name)  # "per_host": {"dgx-b200-rack4": ...}
@@ -139,7 +136,14 @@ def _withheld_values(key: str, value: Any) -> Iterator[KnownValue]:
     elif isinstance(value, (list, tuple)):
         for item in value:
             yield from _withheld_values(key, item)
-    elif isinstance(value, str) and value.strip() and kind is not None:
+    elif kind is not None:
+        yield from _withheld_leaf(kind, value)
+
+
+def _withheld_leaf(kind: str, value: Any) -> Iterator[KnownValue]:
+    if isinstance(value, int) and kind == "serial" and len(str(abs(value))) >= _MIN_SERIAL_DIGITS:
+        yield KnownValue("serial", str(abs(value)))
+    elif isinstance(value, str) and value.strip():
         yield KnownValue(kind, value)
 
 
@@ -165,29 +169,28 @@ class Publisher:
             extra.clear()
         present = record.__pydantic_fields_set__
         for action in _actions(type(record)):
-            if action.name not in present:
-                continue
-            value = record.__dict__[action.name]
-            if value is None:
-                continue
-            if action.what is None:
-                for inner in _records(value):
-                    self.publish(inner, file=file, line=line, private=private or action.name == "private")
-            elif action.what is Publication.IDENTITY:
-                assert action.kind is not None
-                record.__dict__[action.name] = (
-                    [self.pseudonym(action.kind, v) for v in value] if isinstance(value, list) else self.pseudonym(action.kind, value)
-                )
-            elif action.what is Publication.SECRET:
-                present.discard(action.name)
-                self.withheld[f"{type(record).__name__}.{action.name}"] += 1
-            elif action.what is Publication.CODE:
-                assert action.vocabulary is not None
-                if isinstance(value, str):
-                    record.__dict__[action.name] = action.vocabulary.code(value)
-            else:
-                self.prose += [Prose(file, line, f"{type(record).__name__}.{action.name}", text) for text in _strings(value)]
+            if action.name in present and record.__dict__[action.name] is not None:
+                self._apply(record, action, file, line, private)
         return record
+
+    def _apply(self, record: BaseModel, action: _Action, file: str, line: int | None, private: bool) -> None:
+        value = record.__dict__[action.name]
+        if action.what is None:
+            for inner in _records(value):
+                self.publish(inner, file=file, line=line, private=private or action.name == "private")
+        elif action.what is Publication.IDENTITY:
+            assert action.kind is not None
+            kind = action.kind
+            record.__dict__[action.name] = [self.pseudonym(kind, v) for v in value] if isinstance(value, list) else self.pseudonym(kind, value)
+        elif action.what is Publication.SECRET:
+            record.__pydantic_fields_set__.discard(action.name)
+            self.withheld[f"{type(record).__name__}.{action.name}"] += 1
+        elif action.what is Publication.CODE:
+            assert action.vocabulary is not None
+            if isinstance(value, str):
+                record.__dict__[action.name] = action.vocabulary.code(value)
+        else:
+            self.prose += [Prose(file, line, f"{type(record).__name__}.{action.name}", text) for text in _strings(value)]
 
     def pseudonym(self, kind: str, value: str) -> str:
         """``value``'s pseudonym as a ``kind`` (an earlier redaction's pseudonym stays as it is)."""

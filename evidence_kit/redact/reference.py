@@ -8,7 +8,10 @@ fails when the page differs from what the registries generate.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+
+from pydantic import BaseModel
 
 from ..model.failures import FAILURE, FINISH
 from .formats import READERS
@@ -26,7 +29,7 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
+def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> list[str]:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     return lines + ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
 
@@ -59,7 +62,20 @@ def classes_markdown() -> str:
     from ..model import Check, Decision, Footer, Gate, Header, Manifest, Receipt, Request, Run, TelemetrySample, Trial
     from ..model.publication import Publication, classed_fields
 
-    roots = (Trial, Header, Request, Run, Gate, Check, Footer, TelemetrySample, Decision, Receipt, Manifest, *(r.record for r in READERS))
+    roots: tuple[type[BaseModel], ...] = (
+        Trial,
+        Header,
+        Request,
+        Run,
+        Gate,
+        Check,
+        Footer,
+        TelemetrySample,
+        Decision,
+        Receipt,
+        Manifest,
+        *(r.record for r in READERS),
+    )
     rows = [
         (f"`{f.model.__name__}`", f"`{f.name}`", f"`{f.classed}`")
         for f in classed_fields(*roots)

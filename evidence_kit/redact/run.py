@@ -257,30 +257,7 @@ def redact_bundle(
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".redacting", dir=out.parent))
     try:
-        writer = _Writer(raw, tmp, policy, publisher)
-        folders = [_Folder(bundle) for bundle in bundles]
-        for folder in folders:
-            writer.trial(folder, files)
-        if bundles != [""]:
-            top = _Folder("")
-            write_decision(raw / "decision.toml", tmp / "decision.toml", publisher, "decision.toml")
-            writer._counted(top, "decision.toml")
-            outside = [rel for rel in files if rel != "decision.toml" and not any(rel.startswith(b + "/") for b in bundles)]
-            writer.others(top, outside, set())
-            folders.append(top)
-        hunter = Hunter([*publisher.identities, *policy.known_values()], public=policy.public)
-        publisher.check_prose(hunter)
-        digest = policy_digest(policy, publisher.pseudonyms)
-        for folder in folders:
-            writer.receipt(folder, digest)
-            write_manifest(tmp / folder.rel)  # a decision folder's own is written last, over everything below it
-        written = sorted(p.relative_to(tmp).as_posix() for p in tmp.rglob("*") if p.is_file())
-        findings = scan_files(tmp, written, hunter)
-        if findings:
-            for folder in folders:
-                (tmp / folder.rel / MANIFEST_NAME).unlink(missing_ok=True)
-            report = "".join(f"{finding}\n" for finding in findings)
-            atomic_write(tmp / MARKER_NAME, ("Not publishable: the known-value scan found private values.\n" + report).encode())
+        folders, findings, digest = _write(raw, tmp, policy, publisher, bundles, files)
         _move_into_place(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -288,17 +265,51 @@ def redact_bundle(
     if map_out is not None:
         body = {"schema": "evidence-kit/redaction-map/v1", "key_id": publisher.pseudonyms.key_id, "entries": publisher.pseudonyms.mapping()}
         _write_private(map_out, canonical_json(body))
-    counts = {f"{folder.rel}/{rel}" if folder.rel else rel: c for folder in folders for rel, c in folder.counts.items()}
+
+    def shown(folder: _Folder, rel: str) -> str:
+        return f"{folder.rel}/{rel}" if folder.rel else rel
+
     return RedactResult(
         out=out,
         bundles=bundles,
-        counts=dict(sorted(counts.items())),
+        counts=dict(sorted((shown(folder, rel), c) for folder in folders for rel, c in folder.counts.items())),
         findings=findings,
         key_id=publisher.pseudonyms.key_id,
         policy_digest=digest,
-        dropped=sorted(f"{folder.rel}/{d}" if folder.rel else d for folder in folders for d in folder.dropped),
-        withheld=sorted(f"{folder.rel}/{w.path}" if folder.rel else w.path for folder in folders for w in folder.withheld),
+        dropped=sorted(shown(folder, d) for folder in folders for d in folder.dropped),
+        withheld=sorted(shown(folder, w.path) for folder in folders for w in folder.withheld),
     )
+
+
+def _write(
+    raw: Path, tmp: Path, policy: Policy, publisher: Publisher, bundles: list[str], files: list[str]
+) -> tuple[list[_Folder], list[Finding], str]:
+    """Write every folder into ``tmp``, check the prose, write receipts and manifests, and scan it all."""
+    writer = _Writer(raw, tmp, policy, publisher)
+    folders = [_Folder(bundle) for bundle in bundles]
+    for folder in folders:
+        writer.trial(folder, files)
+    if bundles != [""]:
+        top = _Folder("")
+        write_decision(raw / "decision.toml", tmp / "decision.toml", publisher, "decision.toml")
+        writer._counted(top, "decision.toml")
+        outside = [rel for rel in files if rel != "decision.toml" and not any(rel.startswith(b + "/") for b in bundles)]
+        writer.others(top, outside, set())
+        folders.append(top)
+    hunter = Hunter([*publisher.identities, *policy.known_values()], public=policy.public)
+    publisher.check_prose(hunter)
+    digest = policy_digest(policy, publisher.pseudonyms)
+    for folder in folders:
+        writer.receipt(folder, digest)
+        write_manifest(tmp / folder.rel)  # a decision folder's own is written last, over everything below it
+    written = sorted(p.relative_to(tmp).as_posix() for p in tmp.rglob("*") if p.is_file())
+    findings = scan_files(tmp, written, hunter)
+    if findings:
+        for folder in folders:
+            (tmp / folder.rel / MANIFEST_NAME).unlink(missing_ok=True)
+        report = "".join(f"{finding}\n" for finding in findings)
+        atomic_write(tmp / MARKER_NAME, ("Not publishable: the known-value scan found private values.\n" + report).encode())
+    return folders, findings, digest
 
 
 def _move_into_place(tmp: Path, out: Path) -> None:
