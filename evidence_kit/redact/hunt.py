@@ -93,9 +93,9 @@ class Hunter:
         self.table = spellings_of(values, public)
         self.pattern: Spellings | None = compile_spellings(self.table)
         # A text holding a spelling holds every spelling inside it: testing the shortest of them is enough.
-        ordered = sorted(self.table, key=len)
+        ordered = sorted(self.table, key=len) if len(self.table) <= 8 * _PREFILTER_LIMIT else []
         least = [s for i, s in enumerate(ordered) if not any(shorter in s for shorter in ordered[:i])]
-        self.prefilter = tuple(least) if len(least) <= _PREFILTER_LIMIT else None
+        self.prefilter = tuple(least) if ordered and len(least) <= _PREFILTER_LIMIT else None
 
     def __bool__(self) -> bool:
         return self.pattern is not None
