@@ -80,6 +80,7 @@ class _Action:
     what: Publication | None  # None: the field holds records
     kind: str | None = None
     vocabulary: Vocabulary | None = None
+    words: frozenset[str] = frozenset()  # a code's words: a value already one is published as it is
 
 
 @cache
@@ -95,7 +96,8 @@ def _actions(model: type[BaseModel]) -> tuple[_Action, ...]:
             raise TypeError(f"{f.where} declares no publication class")  # tests/redact/test_every_field_is_classed.py
         elif f.classed.publication is not Publication.PUBLIC:
             kind = f.classed.kind.value if f.classed.kind is not None else None
-            out.append(_Action(f.name, f.classed.publication, kind, f.classed.vocabulary))
+            vocabulary = f.classed.vocabulary
+            out.append(_Action(f.name, f.classed.publication, kind, vocabulary, frozenset(vocabulary.words if vocabulary else ())))
     return tuple(out)
 
 
@@ -168,9 +170,12 @@ class Publisher:
                     self.identities.update(_withheld_values(key, value))
             extra.clear()
         present = record.__pydantic_fields_set__
+        values = record.__dict__
         for action in _actions(type(record)):
-            if action.name in present and record.__dict__[action.name] is not None:
-                self._apply(record, action, file, line, private)
+            value = values[action.name]
+            if value is None or (action.words and value in action.words) or action.name not in present:
+                continue  # absent, or a code already its word (the common request: a finish reason "stop")
+            self._apply(record, action, file, line, private)
         return record
 
     def _apply(self, record: BaseModel, action: _Action, file: str, line: int | None, private: bool) -> None:
