@@ -1,0 +1,30 @@
+"""The known-value scan of any folder: names and contents, every reading, symbolic links never followed."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+from evidence_kit.redact import KnownValue, Policy, scan_tree
+
+HOST = KnownValue("host", "gpu-node-17.lab.acme-corp.internal")
+
+
+def test_a_known_value_is_found_in_a_name_and_in_every_reading_of_a_line(tmp_path: Path) -> None:
+    (tmp_path / "gpu-node-17.log").write_text("nothing\n")
+    (tmp_path / "page.html").write_text("ok\n<p>gpu&#45;node&#45;17</p>\n")
+    (tmp_path / "data.json").write_text('{"a": "x"}\n{"b": "gpu\\u002dnode-17"}\n')
+    (tmp_path / "blob.txt").write_text(base64.b64encode(b"on gpu-node-17.lab.acme-corp.internal today").decode() + "\n")
+    found = {(f.file, f.line, f.cls) for f in scan_tree(tmp_path, known_values=[HOST])}
+    assert found == {("[host]", None, "host"), ("page.html", 2, "host"), ("data.json", 2, "host"), ("blob.txt", 1, "host")}
+
+
+def test_a_symbolic_link_is_a_finding_and_never_followed(tmp_path: Path) -> None:
+    (tmp_path / "elsewhere").symlink_to("/etc")
+    assert [(f.file, f.source) for f in scan_tree(tmp_path)] == [("elsewhere", "unscannable")]
+
+
+def test_a_policys_public_word_is_never_hunted(tmp_path: Path) -> None:
+    (tmp_path / "page.md").write_text("the gpu-node-17 pool\n")
+    assert scan_tree(tmp_path, known_values=[HOST], policy=Policy(public=["gpu-node-17"])) == []
+    assert [f.cls for f in scan_tree(tmp_path, known_values=[HOST])] == ["host"]
