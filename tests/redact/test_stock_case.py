@@ -5,6 +5,7 @@ the same way by tests/collect/test_real_vllm.py (it collects the trial once for 
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -21,10 +22,12 @@ STARTUP_LOG = Path(__file__).parent / "fixtures" / "vllm-cpu-startup.log"  # vll
 
 
 def as_decision(root: Path, trial: Path) -> Path:
-    """A decision folder at ``root`` holding a copy of the raw trial folder ``trial``."""
-    shutil.copytree(trial, root / trial.name)
+    """A decision folder at ``root`` holding a copy of the raw trial folder ``trial``, under its trial id (the site
+    names a trial's evidence by it)."""
+    trial_id = json.loads((trial / "trial.json").read_text())["trial_id"]
+    shutil.copytree(trial, root / trial_id)
     (root / "decision.toml").write_text(
-        f'id = "stock-case"\ndate = "2026-12-03"\ntitle = "The stock case publishes"\ntrials = ["{trial.name}"]\n'
+        f'id = "stock-case"\ndate = "2026-12-03"\ntitle = "The stock case publishes"\ntrials = ["{trial_id}"]\n'
         '[narrative]\nwhy_it_matters = "A real engine, its own log and warnings."\n'
     )
     return root
