@@ -47,7 +47,8 @@ def _stream_failed(out: Outcome) -> str:
     """What failed, never what the engine said: an error body or event may name the model or the endpoint
     (``The model `acme/llama-70b` does not exist``), and a gate's detail is public."""
     status = f", http {out.http_status}" if out.http_status is not None else ""
-    return f"stream failed: {failure_code(out.error or '')}{status}"
+    finish = f", finish_reason {finish_code(out.finish_reason)!r}" if out.finish_reason else ""  # as its word, never as sent
+    return f"stream failed: {failure_code(out.error or '')}{status}{finish}"
 
 
 async def _post(client: httpx.AsyncClient, base: str, body: dict[str, Any], timeout: float) -> tuple[int, Any]:
