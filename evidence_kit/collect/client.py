@@ -21,7 +21,7 @@ from typing import Any
 
 import httpx
 
-__all__ = ["Outcome", "stream_chat", "Clock", "failure_kind"]
+__all__ = ["Outcome", "stream_chat", "Clock"]
 
 Clock = Callable[[], float]
 
@@ -85,12 +85,6 @@ class Outcome:
     @property
     def text(self) -> str:
         return "".join(self.content)
-
-
-def failure_kind(error: str) -> str:
-    """A failure reason less what the engine said: the words this module wrote before the first ``:``
-    (``http 404``, ``malformed stream``, ``error event``, ``timeout (ReadTimeout) after 30s limit``)."""
-    return error.partition(":")[0]
 
 
 class _BadUsage(ValueError):

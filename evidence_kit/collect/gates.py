@@ -18,7 +18,8 @@ from typing import Any
 
 import httpx
 
-from .client import Outcome, failure_kind, stream_chat
+from ..model.failures import failure_code, finish_code
+from .client import Outcome, stream_chat
 from .prompts import VOCABULARY
 
 __all__ = ["run_gate", "GATES"]
@@ -45,7 +46,9 @@ async def _streamed(client: httpx.AsyncClient, base: str, body: dict[str, Any], 
 def _stream_failed(out: Outcome) -> str:
     """What failed, never what the engine said: an error body or event may name the model or the endpoint
     (``The model `acme/llama-70b` does not exist``), and a gate's detail is public."""
-    return f"stream failed: {failure_kind(out.error or '')}"
+    status = f", http {out.http_status}" if out.http_status is not None else ""
+    finish = f", finish_reason {finish_code(out.finish_reason)!r}" if out.finish_reason else ""  # as its word, never as sent
+    return f"stream failed: {failure_code(out.error or '')}{status}{finish}"
 
 
 async def _post(client: httpx.AsyncClient, base: str, body: dict[str, Any], timeout: float) -> tuple[int, Any]:
@@ -89,7 +92,8 @@ async def smoke(client: httpx.AsyncClient, base: str, model: str, opts: dict[str
     # Reasoning counts as output: a reasoning model may spend 32 tokens before any content.
     ok = bool(out.token_times)
     return ok, (
-        f"http {out.http_status}, streamed {len(out.token_times)} token events, {len(out.text)} content characters, finish {out.finish_reason}"
+        f"http {out.http_status}, streamed {len(out.token_times)} token events, {len(out.text)} content characters, "
+        f"finish {finish_code(out.finish_reason) if out.finish_reason else None}"
     )
 
 

@@ -32,6 +32,7 @@ __all__ = [
     "EngineFailed",
     "Identity",
     "capture_identity",
+    "collector_info",
     "free_port",
     "fill_placeholders",
     "wait_ready",
@@ -226,16 +227,23 @@ def _count(digits: str) -> int:
 
 @dataclass
 class Identity:
-    """Who is serving: private parts, the public KV capacity and a comparable fingerprint."""
+    """Who is serving: its identities (the header's ``private``), its public settings and version (the
+    header's ``engine``), and a comparable fingerprint."""
 
     private: dict[str, Any]
     kv_token_slots: int | None
     fingerprint: str
     process_start: float | None
     models: list[str]
+    engine: dict[str, Any] = field(default_factory=dict)  # EngineInfo's fields besides kv_token_slots
     simulated: bool = False  # /version says "simulated": true (evidence-kit's simulator does)
     dialect: Dialect = DIALECTS["vllm"]  # the names its /metrics was read with
     dialect_metrics: bool | None = None  # /metrics holds series of the dialect's prefix; None: it did not answer
+
+    @property
+    def block_size(self) -> int | None:
+        """Tokens per KV cache block, where the engine stated it."""
+        return (self.engine.get("cache") or {}).get("block_size")
 
 
 async def _json(client: httpx.AsyncClient, url: str) -> Any:
@@ -244,6 +252,76 @@ async def _json(client: httpx.AsyncClient, url: str) -> Any:
         return response.json() if response.status_code == 200 else None
     except (httpx.HTTPError, ValueError):
         return None
+
+
+# What /version may state beyond the engine's version: the identities of its machine and build (the
+# simulator states them all; a wrapper may state some). Any other key is left out of the journal (the
+# fingerprint still covers it).
+_VERSION_IDENTITIES = ("model_path", "revision", "image", "host", "container_id", "gpu_uuids")
+
+
+def _engine_identity(version: Any) -> dict[str, Any] | None:
+    if not isinstance(version, dict):
+        return None
+    found: dict[str, Any] = {}
+    for key in _VERSION_IDENTITIES:
+        value = version.get(key)
+        if key == "gpu_uuids" and isinstance(value, list) and all(isinstance(v, str) for v in value):
+            found[key] = value
+        elif isinstance(value, str) and value:
+            found[key] = value
+    return found or None
+
+
+def _setting(value: str | None, kind: type) -> Any:
+    """A cache_config_info label as the setting it states (labels are text), or None when it is no such value."""
+    if value is None:
+        return None
+    if kind is bool:
+        return {"true": True, "false": False}.get(value.strip().lower())
+    try:
+        number = kind(value)
+    except ValueError:
+        return None
+    return number if number >= 0 else None
+
+
+_CACHE_SETTINGS: tuple[tuple[str, type], ...] = (
+    ("block_size", int),
+    ("cache_dtype", str),
+    ("num_gpu_blocks", int),
+    ("num_cpu_blocks", int),
+    ("enable_prefix_caching", bool),
+    ("gpu_memory_utilization", float),
+)
+
+
+def _cache_settings(labels: dict[str, str]) -> dict[str, Any] | None:
+    """The KV cache settings the contract publishes, read from the info metric's labels."""
+    found = {}
+    for name, kind in _CACHE_SETTINGS:
+        value = labels.get(name) if kind is str else _setting(labels.get(name), kind)
+        if value not in (None, "") and not (name == "block_size" and value == 0):
+            found[name] = value
+    return found or None
+
+
+def _engine_info(version: Any, models: list[dict[str, Any]], cache: dict[str, str], engine: EngineProcess | None) -> dict[str, Any]:
+    """The header's public ``engine`` fields (besides the KV capacity): version, simulator flag, pid, context, cache."""
+    info: dict[str, Any] = {}
+    if isinstance(version, dict) and isinstance(version.get("version"), str):
+        info["version"] = version["version"]
+    if isinstance(version, dict) and isinstance(version.get("simulated"), bool):
+        info["simulated"] = version["simulated"]
+    if engine is not None and engine.pgid:
+        info["pid"] = engine.pgid
+    lengths = [m.get("max_model_len") for m in models]
+    if lengths and isinstance(lengths[0], int) and not isinstance(lengths[0], bool) and lengths[0] > 0:
+        info["max_model_len"] = lengths[0]
+    settings = _cache_settings(cache)
+    if settings:
+        info["cache"] = settings
+    return info
 
 
 async def capture_identity(
@@ -269,25 +347,31 @@ async def capture_identity(
     slots = kv_token_slots(scraped) or log_kv_slots(log_path, dialect)
     fingerprint = config_fingerprint({"models": model_parts, "version": version, "cache_config": cache_info})
     process_start = scraped.gauges().get("process_start_time_s") if scraped else None
-    private: dict[str, Any] = {
-        "endpoint": base,
-        "models": model_parts,
-        "version": version,
-        "cache_config": cache_info,
-        "config_fingerprint": fingerprint,
-        "host": socket.gethostname(),
-        "collector_python": sys.version.split()[0],
-    }
-    if engine is not None:
-        private["engine_pid"] = engine.pgid
-        private["start_command"] = engine.command
     return Identity(
-        private=private,
+        private=_private(base, model_parts, version, fingerprint, engine),
         kv_token_slots=slots,
         fingerprint=fingerprint,
         process_start=process_start,
         models=[str(m["id"]) for m in model_parts],
+        engine=_engine_info(version, model_parts, cache_info, engine),
         dialect=dialect,
         simulated=isinstance(version, dict) and version.get("simulated") is True,
         dialect_metrics=None if scraped is None else scraped.speaks(),
     ), scraped
+
+
+def _private(base: str, models: list[dict[str, Any]], version: Any, fingerprint: str, engine: EngineProcess | None) -> dict[str, Any]:
+    """The header's ``private``: identities only (docs/contract.md, HeaderPrivate), each a string."""
+    served = [{k: m[k] for k in ("id", "root", "parent") if isinstance(m.get(k), str)} for m in models]
+    private: dict[str, Any] = {"endpoint": base, "models": [m for m in served if m], "config_fingerprint": fingerprint, "host": socket.gethostname()}
+    machine = _engine_identity(version)
+    if machine:
+        private["engine"] = machine
+    if engine is not None:
+        private["start_command"] = engine.command
+    return private
+
+
+def collector_info() -> dict[str, Any]:
+    """The header's ``collector``: what ran the collector."""
+    return {"python": sys.version.split()[0]}

@@ -153,15 +153,11 @@ def config_fingerprint(parts: dict[str, Any]) -> str:
     return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def shared_prefix_hits(requests: int, overhead_tokens: int, cache_config: dict[str, str]) -> int:
+def shared_prefix_hits(requests: int, overhead_tokens: int, block: int | None) -> int:
     """Prefix-cache hit tokens the shared instruction alone may earn over ``requests`` requests.
 
     Every prompt opens with the same chat template and instruction; an engine caching by
     whole blocks can reuse the blocks that prefix fills (``overhead_tokens``, measured by the
     calibration, bounds it). Hits beyond that mean prompt text itself was reused.
     """
-    try:
-        block = int(cache_config.get("block_size", ""))
-    except ValueError:
-        return 0
-    return requests * (overhead_tokens // block) * block if block > 0 else 0
+    return requests * (overhead_tokens // block) * block if block else 0

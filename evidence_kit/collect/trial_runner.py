@@ -93,9 +93,8 @@ def _restored_from_journal(ref: ArmRef, point: ResumePoint, plan: Plan, out: Pat
     logged = out / "logs" / f"{arm_stem(ref)}.log" if plan.arms[ref.arm].start else None
     ref_result = ArmResult(ref=ref, journal=out / ref.journal, log_path=logged)
     header: Header | None = point.header
-    private = header.private if header else {}
-    ref_result.fingerprint = private.get("config_fingerprint")
-    ref_result.base_url = private.get("endpoint")
+    ref_result.fingerprint = header.private.config_fingerprint if header else None
+    ref_result.base_url = header.private.endpoint if header else None
     cfg = plan.arms[ref_result.ref.arm]
     ref_result.managed = bool(cfg.start or cfg.stop)  # as a live arm decides it
     ref_result.kv_token_slots = header.engine.kv_token_slots if header else None

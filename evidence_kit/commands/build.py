@@ -31,7 +31,7 @@ from .command_line import command_line
     "--policy",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Redaction policy whose values, public words and detectors the leak scan uses.",
+    help="Redaction policy whose declared values and public words the known-value scan uses.",
 )
 @click.option(
     "--sign",
@@ -46,8 +46,8 @@ def build(decisions: tuple[Path, ...], out: Path, maps: tuple[Path, ...], policy
 
     Renders the pages, charts and chart data, copies the evidence, runs
     `mkdocs build --strict` offline, writes public/manifest.json and scans the
-    finished site for private values. Exit 0 when built, 1 when MkDocs or the
-    leak scan failed, 2 on bad input; OUT is unchanged unless the build succeeded.
+    finished site for the known private values. Exit 0 when built, 1 when MkDocs
+    or the known-value scan failed, 2 on bad input; OUT is unchanged unless the build succeeded.
     """
     kid = None
     if sign_key is not None:
@@ -55,10 +55,10 @@ def build(decisions: tuple[Path, ...], out: Path, maps: tuple[Path, ...], policy
         kid = key_id(load_private_key(sign_key).public_key())
     result = build_site(list(decisions), out, private_maps=list(maps), policy=policy, sign_key=sign_key)
     if not maps:
-        # The detectors cannot know this operator's host, model or serial names: only the map can.
+        # The scan hunts known values only: this operator's hosts, models and serials are in the map.
         click.echo(
-            "evidence-kit: warning: built without --known-values: the site was scanned by the detectors only, "
-            "not for this operator's private values (pass the map from `redact --map`)",
+            "evidence-kit: warning: built without --known-values: the site was not scanned for this operator's "
+            "private values (pass the map from `redact --map`)",
             err=True,
         )
     if kid is not None:

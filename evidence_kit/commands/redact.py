@@ -1,4 +1,4 @@
-"""``evidence-kit redact``: pseudonymise raw evidence into a bundle, then scan it."""
+"""``evidence-kit redact``: write a bundle from raw evidence's typed records, then scan it."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def read_key(path: Path | None) -> bytes | None:
 @click.argument("raw", type=click.Path(path_type=Path))
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path), help="Folder to write the bundle into.")
 @click.option(
-    "--policy", "policy", type=click.Path(path_type=Path), help="Redaction policy (TOML): extra private values, public words, dropped files."
+    "--policy", "policy", type=click.Path(path_type=Path), help="Redaction policy (TOML): values to hunt, words never to hunt, dropped files."
 )
 @click.option(
     "--key",
@@ -45,23 +45,31 @@ def read_key(path: Path | None) -> bytes | None:
     help="Also write the private map (pseudonym -> original values) here, mode 0600. Never publish it.",
 )
 def redact(raw: Path, out: Path, policy: Path | None, key: Path | None, replace: bool, map_out: Path | None) -> int:
-    """Pseudonymise RAW (a trial folder or a decision folder) into OUT.
+    """Write RAW (a trial folder or a decision folder) into OUT as a publishable bundle.
 
-    Writes receipt.json and manifest.json per trial bundle (and for a decision folder
-    its own, over everything below it), then scans the whole
-    output for every known private value in every variant and for every detector.
-    Exit 0: clean. Exit 1: a leak was found; OUT is marked NOT-PUBLISHABLE.txt and
-    has no manifest. Exit 2: bad input; nothing is written. RAW is never modified.
+    Every contract file is read through its model and written from its records:
+    identities as pseudonyms, secrets and undeclared fields left out, a failed
+    request's reason as a code. Every other file (logs/ included) is withheld and
+    listed by name, size and sha256; a format reader may publish a typed record of
+    it. Writes receipt.json and manifest.json per trial bundle (and for a decision
+    folder its own, over everything below it), then scans the whole output for
+    every known private value in every spelling.
+    Exit 0: clean. Exit 1: a known value was found; OUT is marked NOT-PUBLISHABLE.txt
+    and has no manifest. Exit 2: bad input (prose holding a private value
+    included); nothing is written. RAW is never modified.
     """
     require_completed(load_any(raw))  # what is redacted is read as build will read it: refused now, not after
     result = redact_bundle(raw, out, policy=policy, key=read_key(key), replace=replace, map_out=map_out)
     replaced = sum(sum(found.values()) for found in result.counts.values())
-    click.echo(f"{result.out}: {len(result.bundles)} trial bundle(s), {replaced} replacement(s) in {len(result.counts)} file(s), key {result.key_id}")
+    click.echo(
+        f"{result.out}: {len(result.bundles)} trial bundle(s), {replaced} pseudonym(s) in {len(result.counts)} file(s), "
+        f"{len(result.withheld)} file(s) withheld, key {result.key_id}"
+    )
     if result.publishable:
-        click.echo("leak scan: clean")
+        click.echo("known-value scan: clean")
         return 0
     for finding in result.findings[:_SHOWN]:
-        click.echo(f"evidence-kit: leak: {finding}", err=True)
+        click.echo(f"evidence-kit: private: {finding}", err=True)
     if len(result.findings) > _SHOWN:
         click.echo(f"evidence-kit: ... and {len(result.findings) - _SHOWN} more", err=True)
     click.echo(

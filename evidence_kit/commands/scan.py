@@ -1,4 +1,4 @@
-"""``evidence-kit scan``: the leak scan of any folder."""
+"""``evidence-kit scan``: the known-value scan of any folder."""
 
 from __future__ import annotations
 
@@ -32,30 +32,24 @@ _SHOWN = 50
     type=click.Path(path_type=Path),
     help="Private map written by 'redact --map' whose values to hunt for (repeatable).",
 )
-@click.option(
-    "--known-only",
-    "known_only",
-    multiple=True,
-    metavar="GLOB",
-    help="Files matching GLOB are checked for known values only, not by detectors (repeatable).",
-)
-def scan(folder: Path, policy: Path | None, raws: tuple[Path, ...], maps: tuple[Path, ...], known_only: tuple[str, ...]) -> int:
-    """Scan FOLDER (raw evidence, a bundle, a built site) for anything private.
+def scan(folder: Path, policy: Path | None, raws: tuple[Path, ...], maps: tuple[Path, ...]) -> int:
+    """Scan FOLDER (a bundle, a built site) for the known private values.
 
-    Every file name and every line is checked for the known private values (from
-    the policy, --raw and --map) in every variant, and by the built-in detectors.
-    Findings name the class, the file and the line, never the value.
+    Every file name and every line is searched, in every reading, for every
+    spelling of the values the policy declares, the identities of each --raw
+    folder and the values of each --map. Without any of them there is nothing
+    to hunt. Findings name the kind, the file and the line, never the value.
     Exit 0: clean. Exit 1: something private was found.
     """
     loaded = load_policy(policy)
     known = [value for raw in raws for value in known_values_from_raw(raw)]
     known += [value for path in maps for value in load_known_values(path)]
-    findings = scan_tree(folder, known_values=known, policy=loaded, known_only=known_only)
+    findings = scan_tree(folder, known_values=known, policy=loaded)
     if not findings:
         click.echo(f"{folder}: clean")
         return 0
     for finding in findings[:_SHOWN]:
-        click.echo(f"evidence-kit: leak: {finding}", err=True)
+        click.echo(f"evidence-kit: private: {finding}", err=True)
     if len(findings) > _SHOWN:
         click.echo(f"evidence-kit: ... and {len(findings) - _SHOWN} more", err=True)
     click.echo(f"evidence-kit: {folder}: {len(findings)} finding(s)", err=True)

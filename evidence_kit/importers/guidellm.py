@@ -52,7 +52,7 @@ def read(source: SourceFile, doc: dict[str, Any]) -> ImportedFile:
         raise BadInput("GuideLLM report with no benchmarks", path)
     groups = [_benchmark(b, i, path) for i, b in enumerate(doc["benchmarks"], start=1)]
     backend = _obj(_obj(_obj(doc.get("config")).get("spec")).get("backend"))
-    private = {key: backend[key] for key in ("target", "model") if backend.get(key)}
+    private = {name: backend[key] for key, name in (("target", "endpoint"), ("model", "model")) if isinstance(backend.get(key), str) and backend[key]}
     start = doc["benchmarks"][0].get("start_time")
     started = None
     if isinstance(start, (int, float)) and not isinstance(start, bool):

@@ -94,7 +94,7 @@ def read(source: SourceFile, doc: dict[str, Any]) -> ImportedFile:
         raise BadInput(f"vllm bench serve result: max_concurrency is {doc.get('max_concurrency')!r}", path)
     where = f"the benchmark at max concurrency {doc.get('max_concurrency')}"
     # Identities the file names, for the redactor (the tokenizer path is left out: the journal never holds it).
-    private = {key: doc[key] for key in ("model_id", "label") if doc.get(key)}
+    private = _identities(doc)
     return ImportedFile(
         path=path,
         sha256=source.sha256,
@@ -124,3 +124,8 @@ def _date(value: Any) -> str | None:
     if isinstance(value, str) and len(value) == 15 and value[8] == "-" and (value[:8] + value[9:]).isdigit():
         return f"{value[:4]}-{value[4:6]}-{value[6:8]}T{value[9:11]}:{value[11:13]}:{value[13:15]}"
     return None
+
+
+def _identities(doc: dict[str, Any]) -> dict[str, str]:
+    """What the file names (its model id and label), by the header's typed names, for the redactor."""
+    return {name: doc[key] for key, name in (("model_id", "model"), ("label", "label")) if isinstance(doc.get(key), str) and doc[key]}

@@ -7,6 +7,7 @@ from typing import Annotated
 from pydantic import Field
 
 from ._base import Record, Slug
+from .publication import PROSE, PUBLIC
 
 __all__ = ["Decision"]
 
@@ -16,9 +17,9 @@ IsoDate = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$")]
 class Decision(Record):
     """A decision: its trials, and prose that never overrides a computed figure."""
 
-    id: Slug
-    date: IsoDate
-    title: str = Field(min_length=1, max_length=300)
-    trials: list[str] = Field(min_length=1)
-    narrative: dict[str, str] = Field(default_factory=dict)
-    setup: dict[str, str] = Field(default_factory=dict)
+    id: Annotated[Slug, PROSE]
+    date: Annotated[IsoDate, PUBLIC]
+    title: Annotated[str, PROSE] = Field(min_length=1, max_length=300)
+    trials: Annotated[list[str], PROSE] = Field(min_length=1)
+    narrative: Annotated[dict[str, str], PROSE] = Field(default_factory=dict)
+    setup: Annotated[dict[str, str], PROSE] = Field(default_factory=dict)

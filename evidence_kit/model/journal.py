@@ -12,11 +12,22 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, NonNegativeInt, PositiveFloat, PositiveInt, TypeAdapter, model_validator
 
 from ._base import Record, Slug
+from .failures import FAILURE, FINISH
 from .phase import Phase
-from .telemetry import TelemetrySummary
+from .publication import PROSE, PUBLIC, SECRET, IdentityKind, coded, identity
+from .telemetry import COUNTER_NAMES, TelemetrySummary
 
 __all__ = [
+    "CacheSettings",
+    "CheckPrivate",
+    "CollectorInfo",
+    "EngineIdentity",
     "EngineInfo",
+    "HeaderPrivate",
+    "ImportedIdentity",
+    "RayNode",
+    "RunPrivate",
+    "ServedModel",
     "PromptCalibration",
     "ImportedFile",
     "ImportedFrom",
@@ -40,6 +51,7 @@ JOURNAL_SCHEMA = "evidence-kit/journal/v1"
 TIMING_FIELDS: tuple[str, ...] = ("e2e_s", "ttft_s", "ttft_content_s")
 
 Seconds = Annotated[float, Field(ge=0)]
+CounterName = Literal[COUNTER_NAMES]  # type: ignore[valid-type]
 
 # What two readings of one of the collector's clocks may disagree by and still be one truth: it rounds
 # every time to the microsecond and reads its clocks a few microseconds apart; 1 ms is a margin of
@@ -47,19 +59,95 @@ Seconds = Annotated[float, Field(ge=0)]
 HEALTH_TOLERANCE_S = 0.001
 
 
-class EngineInfo(Record):
-    """What the engine reported about itself that is safe to publish."""
+class CacheSettings(Record):
+    """The engine's KV cache settings as it reported them (vLLM's ``vllm:cache_config_info`` labels)."""
 
-    kv_token_slots: PositiveInt | None = None
+    block_size: Annotated[PositiveInt | None, PUBLIC] = Field(default=None, description="tokens per KV cache block")
+    cache_dtype: Annotated[str | None, PUBLIC] = Field(default=None, description="the KV cache's data type (auto, fp8, ...)")
+    num_gpu_blocks: Annotated[NonNegativeInt | None, PUBLIC] = Field(default=None, description="KV cache blocks on the accelerator")
+    num_cpu_blocks: Annotated[NonNegativeInt | None, PUBLIC] = Field(default=None, description="KV cache blocks in host memory")
+    enable_prefix_caching: Annotated[bool | None, PUBLIC] = Field(default=None, description="whether the engine caches prompt prefixes")
+    gpu_memory_utilization: Annotated[float | None, PUBLIC] = Field(
+        default=None, ge=0, description="the share of accelerator memory the engine may use"
+    )
+
+
+class EngineInfo(Record):
+    """What the engine reported about itself that is safe to publish: its settings and version."""
+
+    kv_token_slots: Annotated[PositiveInt | None, PUBLIC] = None
+    version: Annotated[str | None, PUBLIC] = Field(default=None, description="the engine's version, as its /version reported it")
+    simulated: Annotated[bool | None, PUBLIC] = Field(default=None, description='true when /version said "simulated": true')
+    pid: Annotated[PositiveInt | None, PUBLIC] = Field(default=None, description="the process (group) id of the engine the collector started")
+    max_model_len: Annotated[PositiveInt | None, PUBLIC] = Field(default=None, description="the served model's context length, from /v1/models")
+    cache: CacheSettings | None = Field(default=None, description="the KV cache settings the engine reported")
+
+
+class CollectorInfo(Record):
+    """What ran the collector."""
+
+    python: Annotated[str | None, PUBLIC] = Field(default=None, description="the collector's Python version")
+
+
+class ServedModel(Record):
+    """One model the engine listed at /v1/models, by its identities."""
+
+    id: Annotated[str | None, identity(IdentityKind.MODEL)] = Field(default=None, description="the name it is served under")
+    root: Annotated[str | None, identity(IdentityKind.MODEL)] = Field(default=None, description="the model it was loaded from (a path or a hub name)")
+    parent: Annotated[str | None, identity(IdentityKind.MODEL)] = Field(default=None, description="the base model of an adapter")
+
+
+class EngineIdentity(Record):
+    """What identifies the engine's machine and build, where its /version states it (the simulator does)."""
+
+    model_path: Annotated[str | None, identity(IdentityKind.PATH)] = None
+    revision: Annotated[str | None, identity(IdentityKind.REVISION)] = None
+    image: Annotated[str | None, identity(IdentityKind.IMAGE)] = None
+    host: Annotated[str | None, identity(IdentityKind.HOST)] = None
+    container_id: Annotated[str | None, identity(IdentityKind.CONTAINER)] = None
+    gpu_uuids: Annotated[list[str] | None, identity(IdentityKind.GPU)] = None
+
+
+class ImportedIdentity(Record):
+    """What one imported result file names: the model, the endpoint, the run's label."""
+
+    model: Annotated[str | None, identity(IdentityKind.MODEL)] = None
+    endpoint: Annotated[str | None, identity(IdentityKind.ENDPOINT)] = None
+    label: Annotated[str | None, identity(IdentityKind.VALUE)] = None
+
+
+class HeaderPrivate(Record):
+    """What identifies who served the arm: identities only, each published as its pseudonym.
+
+    A field this record does not declare (a raw folder of an earlier layout held ``version``,
+    ``cache_config``, ``engine_pid`` here) is not published; the receipt counts it.
+    """
+
+    endpoint: Annotated[str | None, identity(IdentityKind.ENDPOINT)] = Field(default=None, description="the arm's base URL")
+    routed_endpoint: Annotated[str | None, identity(IdentityKind.ENDPOINT)] = Field(
+        default=None, description="the route the arm was also gated through"
+    )
+    model: Annotated[str | None, identity(IdentityKind.MODEL)] = Field(default=None, description="the model name the plan sent requests for")
+    models: list[ServedModel] | None = Field(default=None, description="the models /v1/models listed")
+    host: Annotated[str | None, identity(IdentityKind.HOST)] = Field(default=None, description="the collector's host name")
+    start_command: Annotated[str | None, identity(IdentityKind.COMMAND)] = Field(default=None, description="the command that started the engine")
+    config_fingerprint: Annotated[str | None, identity(IdentityKind.FINGERPRINT)] = Field(
+        default=None, description="sha256 of the engine's reported configuration: equal pseudonyms mean equal configurations"
+    )
+    trace_sha256: Annotated[str | None, identity(IdentityKind.FINGERPRINT)] = Field(default=None, description="sha256 of the replayed trace")
+    engine: EngineIdentity | None = Field(default=None, description="the engine's machine and build, where /version states them")
+    imported_files: list[ImportedIdentity] | None = Field(default=None, description="an imported journal's: what each result file names")
 
 
 class PromptCalibration(Record):
     """How the collector sized the prompts: measured once, against the first arm's engine."""
 
-    method: Literal["tokenize", "usage"] = Field(description="tokenize: the engine's /tokenize; usage: usage.prompt_tokens of one-token requests")
-    overhead_tokens: NonNegativeInt = Field(description="tokens of the chat template and instruction alone")
-    tokens_per_word: float = Field(gt=0, description="prompt tokens per synthetic body word")
-    calibration_words: PositiveInt = Field(description="body words of the measuring prompt")
+    method: Annotated[Literal["tokenize", "usage"], PUBLIC] = Field(
+        description="tokenize: the engine's /tokenize; usage: usage.prompt_tokens of one-token requests"
+    )
+    overhead_tokens: Annotated[NonNegativeInt, PUBLIC] = Field(description="tokens of the chat template and instruction alone")
+    tokens_per_word: Annotated[float, PUBLIC] = Field(gt=0, description="prompt tokens per synthetic body word")
+    calibration_words: Annotated[PositiveInt, PUBLIC] = Field(description="body words of the measuring prompt")
 
 
 # What an imported journal's source tool did not record, each a named limit on the page. Absent is never
@@ -79,8 +167,8 @@ NOT_RECORDED: tuple[str, ...] = (
 class ImportedFile(Record):
     """One result file an imported journal was made from (one repetition of the arm)."""
 
-    sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="sha256 of the original result file's bytes")
-    version: str | None = Field(description="the tool's version as the file records it; null when the file does not record one")
+    sha256: Annotated[str, PUBLIC] = Field(pattern=r"^[0-9a-f]{64}$", description="sha256 of the original result file's bytes")
+    version: Annotated[str | None, PUBLIC] = Field(description="the tool's version as the file records it; null when the file does not record one")
 
 
 class ImportedFrom(Record):
@@ -90,28 +178,29 @@ class ImportedFrom(Record):
     holds them show that this journal was made from them.
     """
 
-    tool: Literal["vllm-bench-serve", "guidellm", "aiperf", "inference-perf"]
-    format: str = Field(min_length=1, description="the file format evidence-kit read, as it detected it")
+    tool: Annotated[Literal["vllm-bench-serve", "guidellm", "aiperf", "inference-perf"], PUBLIC]
+    format: Annotated[str, PUBLIC] = Field(min_length=1, description="the file format evidence-kit read, as it detected it")
     files: list[ImportedFile] = Field(min_length=1, description="the files, one per repetition, in order")
-    not_recorded: list[NotRecorded] = Field(description="what the tool does not record, so this journal lacks it")
+    not_recorded: Annotated[list[NotRecorded], PUBLIC] = Field(description="what the tool does not record, so this journal lacks it")
 
 
 class Header(Record):
     """First line of every journal: which trial, arm and phase it records."""
 
-    type: Literal["header"]
-    schema_: Literal["evidence-kit/journal/v1"] = Field(alias="schema")
-    trial_id: Slug
-    arm: Slug
-    phase: Phase
-    seq: PositiveInt
-    started_at: str = Field(min_length=1)
+    type: Annotated[Literal["header"], PUBLIC]
+    schema_: Annotated[Literal["evidence-kit/journal/v1"], PUBLIC] = Field(alias="schema")
+    trial_id: Annotated[Slug, PROSE]
+    arm: Annotated[Slug, PROSE]
+    phase: Annotated[Phase, PUBLIC]
+    seq: Annotated[PositiveInt, PUBLIC]
+    started_at: Annotated[str, PUBLIC] = Field(min_length=1)
     engine: EngineInfo = Field(default_factory=EngineInfo)
     prompts: PromptCalibration | None = Field(
         default=None, description="the calibration every arm's prompts were sized with (the collector writes it)"
     )
     imported: ImportedFrom | None = Field(default=None, description="set when `evidence-kit import` wrote this journal from another client's file")
-    private: dict[str, Any] = Field(default_factory=dict)
+    collector: CollectorInfo | None = Field(default=None, description="what ran the collector")
+    private: HeaderPrivate = Field(default_factory=HeaderPrivate, description="what identifies who served the arm: identities only")
 
     model_config = Record.model_config | {"populate_by_name": True}
 
@@ -127,59 +216,61 @@ class Request(Record):
     ``verify``'s contract check) enforce this rule.
     """
 
-    type: Literal["request"]
-    run: str = Field(min_length=1)
-    repetition: NonNegativeInt
-    input_nominal: PositiveInt
-    concurrency: PositiveInt | None = Field(
+    type: Annotated[Literal["request"], PUBLIC]
+    run: Annotated[str, PUBLIC] = Field(min_length=1)
+    repetition: Annotated[NonNegativeInt, PUBLIC]
+    input_nominal: Annotated[PositiveInt, PUBLIC]
+    concurrency: Annotated[PositiveInt | None, PUBLIC] = Field(
         default=None, description="the run's concurrency (closed loop); absent in an open-loop run, which has a rate"
     )
-    rate: PositiveFloat | None = Field(
+    rate: Annotated[PositiveFloat | None, PUBLIC] = Field(
         default=None, description="the run's arrival rate, requests per second (open loop); exactly one of concurrency and rate"
     )
-    index: NonNegativeInt
-    warmup: bool
-    ok: bool
-    error: str | None = None
-    prompt_tokens: NonNegativeInt | None = None
-    completion_tokens: NonNegativeInt | None = None
-    e2e_s: Seconds | None = None
-    ttft_s: Seconds | None = None
-    ttft_content_s: Seconds | None = None
-    finish_reason: str | None = None
+    index: Annotated[NonNegativeInt, PUBLIC]
+    warmup: Annotated[bool, PUBLIC]
+    ok: Annotated[bool, PUBLIC]
+    error: Annotated[str | None, coded(FAILURE)] = None
+    prompt_tokens: Annotated[NonNegativeInt | None, PUBLIC] = None
+    completion_tokens: Annotated[NonNegativeInt | None, PUBLIC] = None
+    e2e_s: Annotated[Seconds | None, PUBLIC] = None
+    ttft_s: Annotated[Seconds | None, PUBLIC] = None
+    ttft_content_s: Annotated[Seconds | None, PUBLIC] = None
+    finish_reason: Annotated[str | None, coded(FINISH)] = None
     # What the collector records beyond the contract's minimum (other writers may leave them out).
-    key: str | None = Field(default=None, description="the prompt's key, <run>/<index>: the same prompt in every arm")
-    t_send_s: Seconds | None = Field(default=None, description="when the request was sent, seconds since the arm began")
-    send_wait_s: Seconds | None = Field(
+    key: Annotated[str | None, PUBLIC] = Field(default=None, description="the prompt's key, <run>/<index>: the same prompt in every arm")
+    t_send_s: Annotated[Seconds | None, PUBLIC] = Field(default=None, description="when the request was sent, seconds since the arm began")
+    send_wait_s: Annotated[Seconds | None, PUBLIC] = Field(
         default=None,
         description="time the request waited inside the client (for a connection) before it was sent; "
         "in an open-loop run counted from its scheduled time (the send lag)",
     )
-    scheduled_s: Seconds | None = Field(
+    scheduled_s: Annotated[Seconds | None, PUBLIC] = Field(
         default=None, description="open loop: when the schedule had the request due, seconds after the run's first due request (the run's t_start_s)"
     )
-    http_status: int | None = Field(default=None, description="the reply's HTTP status; null when none came")
-    headers_s: Seconds | None = Field(default=None, description="send -> the reply's headers")
-    last_token_s: Seconds | None = Field(default=None, description="send -> the last streamed token")
-    reasoning_tokens: NonNegativeInt | None = Field(default=None, description="reasoning tokens, from the usage")
-    cached_tokens: NonNegativeInt | None = Field(
+    http_status: Annotated[int | None, PUBLIC] = Field(default=None, description="the reply's HTTP status; null when none came")
+    headers_s: Annotated[Seconds | None, PUBLIC] = Field(default=None, description="send -> the reply's headers")
+    last_token_s: Annotated[Seconds | None, PUBLIC] = Field(default=None, description="send -> the last streamed token")
+    reasoning_tokens: Annotated[NonNegativeInt | None, PUBLIC] = Field(default=None, description="reasoning tokens, from the usage")
+    cached_tokens: Annotated[NonNegativeInt | None, PUBLIC] = Field(
         default=None,
         description="prompt tokens the engine served from its prefix cache "
         "(usage.prompt_tokens_details.cached_tokens); absent where the engine did not report it, which is not 0",
     )
-    prefix: NonNegativeInt | None = Field(
+    prefix: Annotated[NonNegativeInt | None, PUBLIC] = Field(
         default=None, description="which shared prefix the prompt opened with (shared-prefix workloads); absent: none"
     )
-    conversation: NonNegativeInt | None = Field(
+    conversation: Annotated[NonNegativeInt | None, PUBLIC] = Field(
         default=None, description="multi-turn workloads: the request's conversation within its run (0, 1, ...); absent in a single-turn workload"
     )
-    turn: PositiveInt | None = Field(
+    turn: Annotated[PositiveInt | None, PUBLIC] = Field(
         default=None,
         description="multi-turn workloads: the request's turn within its conversation (1 ... turns); "
         "turn k+1 re-sends turn k's messages and answer; absent in a single-turn workload",
     )
-    token_events: NonNegativeInt | None = Field(default=None, description="streamed events that carried a token")
-    itl_us: list[NonNegativeInt] | None = Field(default=None, description="gaps between successive token events, microseconds (inter-token latency)")
+    token_events: Annotated[NonNegativeInt | None, PUBLIC] = Field(default=None, description="streamed events that carried a token")
+    itl_us: Annotated[list[NonNegativeInt] | None, PUBLIC] = Field(
+        default=None, description="gaps between successive token events, microseconds (inter-token latency)"
+    )
 
     @model_validator(mode="after")
     def _one_load(self) -> Request:
@@ -221,6 +312,9 @@ class Request(Record):
     def _times_in_order(self) -> Request:
         # Exact comparisons: the collector rounds every time the same way from one monotonic
         # clock, so a true order survives rounding; any tolerance would let a false one pass.
+        times = [t for t in (self.ttft_s, self.ttft_content_s, self.e2e_s) if t is not None]
+        if all(a <= b for a, b in zip(times, times[1:])):
+            return self  # the present times in order: no pair is out of it (the common case, checked at once)
         order = (("ttft_s", "the first token"), ("ttft_content_s", "the first visible content"), ("e2e_s", "the end of the request"))
         for i, (earlier, what_earlier) in enumerate(order):
             for later, what_later in order[i + 1 :]:
@@ -264,19 +358,21 @@ class ProcessHealth(Record):
     Raw values: ``analyze`` derives the CPU share and judges the lag against the trial's bounds.
     """
 
-    cpu_s: Seconds = Field(description="CPU seconds (user and system, every thread) the process used over the run")
-    loop_cpu_s: Seconds = Field(description="CPU seconds of the thread that runs the process's event loop")
-    loop_lag_interval_s: float = Field(gt=0, description="the lag sampler's interval: a timer set this far ahead")
-    loop_lag_samples: NonNegativeInt = Field(description="how many times the sampler woke (a wake still overdue when the run ended counts as one)")
-    loop_lag_p50_s: Seconds | None = Field(description="nearest-rank median of how late the sampler woke; null without a sample")
-    loop_lag_max_s: Seconds | None = Field(description="the latest the sampler woke; null without a sample")
-    t_send_bound_s: Seconds | None = Field(
+    cpu_s: Annotated[Seconds, PUBLIC] = Field(description="CPU seconds (user and system, every thread) the process used over the run")
+    loop_cpu_s: Annotated[Seconds, PUBLIC] = Field(description="CPU seconds of the thread that runs the process's event loop")
+    loop_lag_interval_s: Annotated[float, PUBLIC] = Field(gt=0, description="the lag sampler's interval: a timer set this far ahead")
+    loop_lag_samples: Annotated[NonNegativeInt, PUBLIC] = Field(
+        description="how many times the sampler woke (a wake still overdue when the run ended counts as one)"
+    )
+    loop_lag_p50_s: Annotated[Seconds | None, PUBLIC] = Field(description="nearest-rank median of how late the sampler woke; null without a sample")
+    loop_lag_max_s: Annotated[Seconds | None, PUBLIC] = Field(description="the latest the sampler woke; null without a sample")
+    t_send_bound_s: Annotated[Seconds | None, PUBLIC] = Field(
         default=None,
         description="a worker's: how far the t_send_s of the requests it sent may be from the "
         "collector's clock; 0 on the collector's machine (one monotonic clock), else half the round trip that "
         "placed the worker's anchor on it. Absent for the collector's own process",
     )
-    ray_node: str | None = Field(
+    ray_node: Annotated[str | None, identity(IdentityKind.IP)] = Field(
         default=None,
         description="a Ray actor's: the IP address of the Ray node it ran on (private: a redacted "
         "bundle holds its pseudonym, the same for every actor on that node)",
@@ -299,7 +395,9 @@ class ProcessHealth(Record):
 class ClientHealth(Record):
     """The client's own health over one run: its wall time and each of its processes."""
 
-    wall_s: Seconds = Field(description="the run's wall time on the collector's clock, from before its first request to after its last")
+    wall_s: Annotated[Seconds, PUBLIC] = Field(
+        description="the run's wall time on the collector's clock, from before its first request to after its last"
+    )
     processes: list[ProcessHealth] = Field(min_length=1, description="the collector's process first, then any worker processes")
 
     @model_validator(mode="after")
@@ -339,29 +437,45 @@ class ClientHealth(Record):
         return self
 
 
+class RayNode(Record):
+    """A Ray node a run's workers ran on."""
+
+    node_ip: Annotated[str | None, identity(IdentityKind.IP)] = None
+    hostname: Annotated[str | None, identity(IdentityKind.HOST)] = None
+    ray_node_id: Annotated[str | None, identity(IdentityKind.FINGERPRINT)] = None
+
+
+class RunPrivate(Record):
+    """What identifies the machines of one run's workers (Ray actors)."""
+
+    ray_nodes: list[RayNode] | None = None
+
+
 class Run(Record):
     """Closes one run: how many requests it had and whether counters reconciled."""
 
-    type: Literal["run"]
-    run: str = Field(min_length=1)
-    repetition: PositiveInt
-    input_nominal: PositiveInt
-    concurrency: PositiveInt | None = None
-    rate: PositiveFloat | None = Field(default=None, description="open loop: the arrival rate the run's schedule was drawn at, requests per second")
-    t_start_s: Seconds | None = Field(
+    type: Annotated[Literal["run"], PUBLIC]
+    run: Annotated[str, PUBLIC] = Field(min_length=1)
+    repetition: Annotated[PositiveInt, PUBLIC]
+    input_nominal: Annotated[PositiveInt, PUBLIC]
+    concurrency: Annotated[PositiveInt | None, PUBLIC] = None
+    rate: Annotated[PositiveFloat | None, PUBLIC] = Field(
+        default=None, description="open loop: the arrival rate the run's schedule was drawn at, requests per second"
+    )
+    t_start_s: Annotated[Seconds | None, PUBLIC] = Field(
         default=None, description="open loop: when the run's schedule began (its first request due), seconds since the arm began"
     )
-    requests: NonNegativeInt
-    ok: NonNegativeInt
-    reconciled: bool | None = None
-    counters: dict[str, tuple[float, float]] | None = None
-    mismatches: list[str] | None = Field(default=None, description="why the run did not reconcile, counter by counter")
-    process_start_times_s: list[Seconds] | None = Field(
+    requests: Annotated[NonNegativeInt, PUBLIC]
+    ok: Annotated[NonNegativeInt, PUBLIC]
+    reconciled: Annotated[bool | None, PUBLIC] = None
+    counters: Annotated[dict[CounterName, tuple[float, float]] | None, PUBLIC] = None
+    mismatches: Annotated[list[str] | None, PUBLIC] = Field(default=None, description="why the run did not reconcile, counter by counter")
+    process_start_times_s: Annotated[list[Seconds] | None, PUBLIC] = Field(
         default=None,
         description="the engine's process start times (process_start_time_seconds, Unix seconds) that /metrics "
         "reported before and after the run, each once, in the order seen: another value is another engine process",
     )
-    resumed: bool | None = Field(
+    resumed: Annotated[bool | None, PUBLIC] = Field(
         default=None,
         description="true on the first run a resumed collector measured (collect --resume); where the plan starts "
         "the engine, that collector started a new one",
@@ -369,11 +483,7 @@ class Run(Record):
     client: ClientHealth | None = Field(
         default=None, description="the client's own health over the run (loop lag, CPU); null or absent in journals that predate it"
     )
-    private: dict[str, Any] | None = Field(
-        default=None,
-        description="what identifies the machines the run's workers ran on (ray_nodes: each Ray "
-        "node's node_ip, hostname and ray_node_id); private, like a header's",
-    )
+    private: RunPrivate | None = Field(default=None, description="what identifies the machines the run's workers ran on")
 
     @model_validator(mode="after")
     def _one_load(self) -> Run:
@@ -389,11 +499,17 @@ class Run(Record):
 class Gate(Record):
     """A functional gate run before timed work (smoke, json, needle, tools, ...)."""
 
-    type: Literal["gate"]
-    name: str = Field(min_length=1)
-    target: str = "direct"
-    ok: bool
-    detail: str | None = None
+    type: Annotated[Literal["gate"], PUBLIC]
+    name: Annotated[str, PUBLIC] = Field(min_length=1)
+    target: Annotated[str, PUBLIC] = "direct"
+    ok: Annotated[bool, PUBLIC]
+    detail: Annotated[str | None, PUBLIC] = None
+
+
+class CheckPrivate(Record):
+    """What a check keeps for the operator alone."""
+
+    log_tail: Annotated[str | None, SECRET] = Field(default=None, description="the last lines of the engine's log: raw text, never published")
 
 
 class Check(Record):
@@ -403,20 +519,21 @@ class Check(Record):
     shown, but a failed warning does not fail the arm.
     """
 
-    type: Literal["check"]
-    name: str = Field(min_length=1)
-    ok: bool
-    detail: str | None = None
-    level: Literal["error", "warning"] = "error"
+    type: Annotated[Literal["check"], PUBLIC]
+    name: Annotated[str, PUBLIC] = Field(min_length=1)
+    ok: Annotated[bool, PUBLIC]
+    detail: Annotated[str | None, PUBLIC] = None
+    level: Annotated[Literal["error", "warning"], PUBLIC] = "error"
+    private: CheckPrivate | None = Field(default=None, description="what the check keeps for the operator alone")
 
 
 class Footer(Record):
     """Last line: written only when the arm ended; counts every request above it."""
 
-    type: Literal["footer"]
-    ended_at: str = Field(min_length=1)
-    requests: NonNegativeInt
-    timed_requests: NonNegativeInt
+    type: Annotated[Literal["footer"], PUBLIC]
+    ended_at: Annotated[str, PUBLIC] = Field(min_length=1)
+    requests: Annotated[NonNegativeInt, PUBLIC]
+    timed_requests: Annotated[NonNegativeInt, PUBLIC]
     telemetry: TelemetrySummary | None = Field(
         default=None,
         description="the summary of the arm's telemetry series as the collector computed it; analyze recomputes it "

@@ -10,6 +10,8 @@ metadata on its type::
 - ``identity``: published as its pseudonym, one per distinct value and kind (model, host, path, ...).
 - ``secret``: never published, not even as a pseudonym.
 - ``prose``: operator-written text, published after the known-value check; a hit is an error.
+- ``code``: a reason another program wrote (a failed request's error, a finish reason), published as
+  the one word of a fixed vocabulary it reduces to (``timeout``, ``http-5xx``): never as written.
 
 A field whose type is itself a record (or a list or mapping of records) needs no class: each of
 its own fields declares one. The class is part of the JSON Schema (``x-publication``), so the
@@ -20,8 +22,8 @@ from __future__ import annotations
 
 import types
 import typing
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -38,7 +40,9 @@ __all__ = [
     "ClassedField",
     "IdentityKind",
     "Publication",
+    "Vocabulary",
     "classed_fields",
+    "coded",
     "identity",
     "publication_of",
 ]
@@ -51,6 +55,7 @@ class Publication(StrEnum):
     IDENTITY = "identity"
     SECRET = "secret"
     PROSE = "prose"
+    CODE = "code"
 
 
 class IdentityKind(StrEnum):
@@ -72,7 +77,25 @@ class IdentityKind(StrEnum):
     NAMESPACE = "namespace"
     COMMAND = "command"
     EMAIL = "email"
+    FINGERPRINT = "fingerprint"
     VALUE = "value"
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The words a ``code`` field is published as, and how a written reason reduces to one of them."""
+
+    name: str
+    words: tuple[str, ...]
+    reduce: Callable[[str], str] = field(compare=False)
+    summary: str = ""
+
+    def code(self, text: str) -> str:
+        """The word ``text`` reduces to; always one of :attr:`words`."""
+        word = self.reduce(text)
+        if word not in self.words:
+            raise ValueError(f"{self.name} vocabulary reduced a reason to {word!r}, which is not one of its words")
+        return word
 
 
 @dataclass(frozen=True)
@@ -81,13 +104,20 @@ class Classed:
 
     publication: Publication
     kind: IdentityKind | None = None
+    vocabulary: Vocabulary | None = None
 
     def __post_init__(self) -> None:
         if (self.publication is Publication.IDENTITY) != (self.kind is not None):
             raise ValueError("an identity names its kind, and only an identity does")
+        if (self.publication is Publication.CODE) != (self.vocabulary is not None):
+            raise ValueError("a code names its vocabulary, and only a code does")
 
     def __str__(self) -> str:
-        return f"identity:{self.kind}" if self.kind is not None else str(self.publication)
+        if self.kind is not None:
+            return f"identity:{self.kind}"
+        if self.vocabulary is not None:
+            return f"code:{self.vocabulary.name}"
+        return str(self.publication)
 
     def __get_pydantic_json_schema__(self, core_schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
         schema = handler(core_schema)
@@ -105,9 +135,14 @@ def identity(kind: IdentityKind) -> Classed:
     return Classed(Publication.IDENTITY, kind)
 
 
-def publication_of(field: FieldInfo) -> Classed | None:
+def coded(vocabulary: Vocabulary) -> Classed:
+    """The class of a field published as the word of ``vocabulary`` its text reduces to."""
+    return Classed(Publication.CODE, vocabulary=vocabulary)
+
+
+def publication_of(info: FieldInfo) -> Classed | None:
     """The class a field declares, or ``None`` when it declares none."""
-    found = [m for m in field.metadata if isinstance(m, Classed)]
+    found = [m for m in info.metadata if isinstance(m, Classed)]
     if len(found) > 1:
         raise TypeError(f"a field declares {len(found)} publication classes: {', '.join(map(str, found))}")
     return found[0] if found else None
@@ -150,7 +185,7 @@ def classed_fields(*roots: type[BaseModel]) -> Iterator[ClassedField]:
         if model in seen:
             continue
         seen.add(model)
-        for name, field in model.model_fields.items():
-            records = tuple(dict.fromkeys(_records_in(field.annotation)))
-            yield ClassedField(model, name, publication_of(field), records)
+        for name, info in model.model_fields.items():
+            records = tuple(dict.fromkeys(_records_in(info.annotation)))
+            yield ClassedField(model, name, publication_of(info), records)
             todo.extend(records)

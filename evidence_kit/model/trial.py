@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, NonNegativeInt, PositiveFloat, PositiveInt, model_validator
 
 from ._base import Record, RelPath, Slug
 from .phase import Phase
+from .publication import PROSE, PUBLIC
 
 __all__ = [
     "ClientBounds",
@@ -69,10 +70,10 @@ class Guardrail(Record):
     # added) cannot be applied, so it is refused rather than left at the default.
     model_config = Record.model_config | {"extra": "forbid"}
 
-    metric: GuardedMetric
-    statistic: Literal["median", "p90", "p99"] = "median"
-    max_regression: float | None = Field(default=None, ge=0, lt=10)
-    max_change: float | None = Field(default=None, ge=0, lt=1)
+    metric: Annotated[GuardedMetric, PUBLIC]
+    statistic: Annotated[Literal["median", "p90", "p99"], PUBLIC] = "median"
+    max_regression: Annotated[float | None, PUBLIC] = Field(default=None, ge=0, lt=10)
+    max_change: Annotated[float | None, PUBLIC] = Field(default=None, ge=0, lt=1)
 
     @model_validator(mode="after")
     def _one_bound(self) -> Guardrail:
@@ -87,25 +88,25 @@ class DecisionRule(Record):
 
     model_config = Record.model_config | {"extra": "forbid"}
 
-    metric: Metric = Field(
+    metric: Annotated[Metric, PUBLIC] = Field(
         default="e2e_s",
         description="the decision metric: a latency (lower is better) or "
         "goodput, the share of timed requests that met every declared SLO (higher is better)",
     )
-    statistic: Literal["median", "share"] = Field(
+    statistic: Annotated[Literal["median", "share"], PUBLIC] = Field(
         default="median",
         description="median for a latency; share (the mean of each request's good-or-not) for goodput, the only statistic each allows",
     )
-    min_improvement: float = Field(gt=0, lt=1)
-    against: Literal["both-controls"] = "both-controls"
-    promote_if: Literal["any-group", "all-groups"] = "any-group"
-    confidence: Confidence = Field(
+    min_improvement: Annotated[float, PUBLIC] = Field(gt=0, lt=1)
+    against: Annotated[Literal["both-controls"], PUBLIC] = "both-controls"
+    promote_if: Annotated[Literal["any-group", "all-groups"], PUBLIC] = "any-group"
+    confidence: Annotated[Confidence, PUBLIC] = Field(
         default="point",
         description="point: the point estimates clear the threshold (the original rule); significant: and each "
         "interval excludes no change; bound: the conservative end of each interval clears the threshold",
     )
     guardrails: list[Guardrail] = Field(default_factory=list)
-    max_timing_gap_ms: float | None = Field(
+    max_timing_gap_ms: Annotated[float | None, PUBLIC] = Field(
         default=None,
         gt=0,
         description="the most a run's mean client time may differ from the engine's own (its TTFT and end-to-end "
@@ -142,14 +143,14 @@ class Slo(Record):
 
     model_config = Record.model_config | {"extra": "forbid"}
 
-    ttft_ms: float | None = Field(default=None, gt=0, description="the most a request's time to first token (ttft_s) may be")
-    tpot_ms: float | None = Field(
+    ttft_ms: Annotated[float | None, PUBLIC] = Field(default=None, gt=0, description="the most a request's time to first token (ttft_s) may be")
+    tpot_ms: Annotated[float | None, PUBLIC] = Field(
         default=None,
         gt=0,
         description="the most a request's time per output token may "
         "be: (e2e_s - ttft_s) / (completion_tokens - 1), 0 for one token or none (as vLLM)",
     )
-    e2e_ms: float | None = Field(default=None, gt=0, description="the most a request's end-to-end time (e2e_s) may be")
+    e2e_ms: Annotated[float | None, PUBLIC] = Field(default=None, gt=0, description="the most a request's end-to-end time (e2e_s) may be")
 
     @model_validator(mode="after")
     def _some(self) -> Slo:
@@ -170,8 +171,10 @@ class ClientBounds(Record):
 
     model_config = Record.model_config | {"extra": "forbid"}
 
-    max_loop_lag_s: float = Field(default=0.2, gt=0, description="the most any process's event loop may run late (the run's loop_lag_max_s)")
-    max_loop_lag_p50_s: float = Field(
+    max_loop_lag_s: Annotated[float, PUBLIC] = Field(
+        default=0.2, gt=0, description="the most any process's event loop may run late (the run's loop_lag_max_s)"
+    )
+    max_loop_lag_p50_s: Annotated[float, PUBLIC] = Field(
         default=0.025,
         gt=0,
         description="the most any process's event loop may "
@@ -179,16 +182,16 @@ class ClientBounds(Record):
         "(starved of CPU by a quota, other load or another thread) that no single wake "
         "shows",
     )
-    max_send_wait_s: float = Field(
+    max_send_wait_s: Annotated[float, PUBLIC] = Field(
         default=1.0, gt=0, description="the longest any timed request of the run may wait inside the client before it is sent (send_wait_s)"
     )
-    max_cpu_share: float = Field(
+    max_cpu_share: Annotated[float, PUBLIC] = Field(
         default=0.9,
         gt=0,
         le=1,
         description="the largest share of one core the thread running a process's event loop may use over the run (loop_cpu_s / wall_s)",
     )
-    max_rate_shortfall: float | None = Field(
+    max_rate_shortfall: Annotated[float | None, PUBLIC] = Field(
         default=None,
         gt=0,
         lt=1,
@@ -207,62 +210,62 @@ class Workload(Record):
     """The input x load matrix every arm runs: each load a concurrency (closed loop) or an arrival rate
     (open loop), exactly one of the two."""
 
-    input_nominal: list[PositiveInt] = Field(min_length=1)
-    concurrency: list[PositiveInt] | None = Field(
+    input_nominal: Annotated[list[PositiveInt], PUBLIC] = Field(min_length=1)
+    concurrency: Annotated[list[PositiveInt] | None, PUBLIC] = Field(
         default=None, min_length=1, description="requests kept in flight (closed loop); absent in an open-loop workload"
     )
-    rate: list[PositiveFloat] | None = Field(
+    rate: Annotated[list[PositiveFloat] | None, PUBLIC] = Field(
         default=None, min_length=1, description="requests started per second (open loop), each sent at its scheduled time whatever is in flight"
     )
-    arrival: Arrival | None = Field(
+    arrival: Annotated[Arrival | None, PUBLIC] = Field(
         default=None,
         description="the open-loop schedule: poisson or constant gaps, "
         "seeded from seed, input and rate (the same in every arm and repetition), or "
         "trace: a replayed request trace's arrivals (the trace itself is private)",
     )
-    max_in_flight: PositiveInt | None = Field(
+    max_in_flight: Annotated[PositiveInt | None, PUBLIC] = Field(
         default=None, description="the most open-loop requests in flight; a request due beyond it waits (its wait is send lag)"
     )
-    repetitions: PositiveInt
-    requests_per_run: PositiveInt
-    max_tokens: PositiveInt | None = Field(
+    repetitions: Annotated[PositiveInt, PUBLIC]
+    requests_per_run: Annotated[PositiveInt, PUBLIC]
+    max_tokens: Annotated[PositiveInt | None, PUBLIC] = Field(
         default=None, description="output cap of every timed request; absent only in a trial imported from a client whose file does not record it"
     )
-    temperature: float | None = Field(
+    temperature: Annotated[float | None, PUBLIC] = Field(
         default=None, ge=0, description="sampling temperature; absent only in a trial imported from a client whose file does not record it"
     )
-    warmup_requests: NonNegativeInt = 0
-    seed: int | None = Field(default=None, description="base of every prompt's text and every request's seed")
-    extra_body: dict[str, Any] | None = Field(default=None, description="the plan's other request-body fields")
-    order: Order | None = Field(
+    warmup_requests: Annotated[NonNegativeInt, PUBLIC] = 0
+    seed: Annotated[int | None, PUBLIC] = Field(default=None, description="base of every prompt's text and every request's seed")
+    extra_body: Annotated[dict[str, Any] | None, PROSE] = Field(default=None, description="the plan's other request-body fields")
+    order: Annotated[Order | None, PUBLIC] = Field(
         default=None,
         description="the order of the groups within a repetition: fixed "
         "(plan order; also when absent) or randomised (shuffled per repetition from seed)",
     )
-    prefix_tokens: PositiveInt | None = Field(
+    prefix_tokens: Annotated[PositiveInt | None, PUBLIC] = Field(
         default=None,
         description="shared-prefix workloads: the tokens of each shared prefix (the chat template and "
         "instruction included) every prompt of a prefix group opens with; absent: every prompt is unique",
     )
-    prefixes: PositiveInt | None = Field(
+    prefixes: Annotated[PositiveInt | None, PUBLIC] = Field(
         default=None, description="how many distinct shared prefixes there are; each request takes one, seeded by its key (the same in every arm)"
     )
-    prefix_inputs: list[PositiveInt] | None = Field(
+    prefix_inputs: Annotated[list[PositiveInt] | None, PUBLIC] = Field(
         default=None, description="the input sizes whose groups carry the shared prefixes (absent with prefixes: all)"
     )
-    prime_prefixes: bool | None = Field(
+    prime_prefixes: Annotated[bool | None, PUBLIC] = Field(
         default=None,
         description="before each run of a shared-prefix group the collector sent one untimed request "
         "per shared prefix, so every run starts with them cached",
     )
-    turns: int | None = Field(
+    turns: Annotated[int | None, PUBLIC] = Field(
         default=None,
         ge=2,
         description="multi-turn workloads: the turns of every conversation, 2 or more (each of "
         "a run's requests_per_run is a conversation; turn k+1 re-sends the history and turn k's answer); absent: "
         "1, which is never written",
     )
-    session_header: str | None = Field(
+    session_header: Annotated[str | None, PROSE] = Field(
         default=None,
         pattern=HEADER_TOKEN,
         max_length=128,
@@ -361,13 +364,13 @@ def rate_text(rate: float) -> str:
 class ArmRef(Record):
     """One arm of the trial's sequence (one block of its design) and the journal it wrote."""
 
-    seq: PositiveInt
-    arm: Slug
-    role: Literal["control", "candidate"]
-    phase: Phase
-    journal: RelPath
-    label: str | None = Field(default=None, max_length=200)
-    block: PositiveInt | None = Field(
+    seq: Annotated[PositiveInt, PUBLIC]
+    arm: Annotated[Slug, PROSE]
+    role: Annotated[Literal["control", "candidate"], PUBLIC]
+    phase: Annotated[Phase, PUBLIC]
+    journal: Annotated[RelPath, PROSE]
+    label: Annotated[str | None, PROSE] = Field(default=None, max_length=200)
+    block: Annotated[PositiveInt | None, PUBLIC] = Field(
         default=None, description="the arm's place among the arms of its phase (1, 2, ...); present in every arm of a design other than A/B/A"
     )
 
@@ -386,17 +389,17 @@ def phase_of(position: int, role: str) -> Phase:
 class Trial(Record):
     """A whole trial as it was run: A/B/A, or a longer alternation of the same two arms."""
 
-    schema_: Literal["evidence-kit/trial/v1"] = Field(alias="schema")
-    trial_id: Slug
-    title: str = Field(min_length=1, max_length=300)
-    engine_kind: EngineKind
-    dialect: SimulatedDialect | None = Field(
+    schema_: Annotated[Literal["evidence-kit/trial/v1"], PUBLIC] = Field(alias="schema")
+    trial_id: Annotated[Slug, PROSE]
+    title: Annotated[str, PROSE] = Field(min_length=1, max_length=300)
+    engine_kind: Annotated[EngineKind, PUBLIC]
+    dialect: Annotated[SimulatedDialect | None, PUBLIC] = Field(
         default=None, description="the metric names a simulated engine spoke; absent: vLLM's (only with engine_kind simulated)"
     )
     decision_rule: DecisionRule
     workload: Workload
     arms: list[ArmRef] = Field(min_length=3)
-    gates: list[str] | None = Field(default=None, description="the functional gates every arm ran, by name")
+    gates: Annotated[list[str] | None, PUBLIC] = Field(default=None, description="the functional gates every arm ran, by name")
     client: ClientBounds = Field(
         default_factory=ClientBounds,
         description="the bounds of the client's own health; absent in trial.json written before them, which reads as the defaults",

@@ -1,9 +1,9 @@
-"""The last step of a build: scan the finished site for anything private, and fail closed.
+"""The last step of a build: scan the finished site for the known private values, and fail closed.
 
-The redactor's scanner does the work (its known-value matcher and its
-detectors); this module only decides what to hunt for: the private values of
-any raw (receipt-less) bundle being published, the operator's private maps and
-policy, and the detectors everywhere but the vendored, minified scripts.
+The redactor's known-value scan does the work; this module only decides what to hunt for: the
+identities of any raw (receipt-less) bundle being published, the operator's private maps and
+policy. Exact copies of third-party files (the theme, the chart library) hold nothing of the
+evidence and are not scanned.
 """
 
 from __future__ import annotations
@@ -19,13 +19,8 @@ from ..model import RECEIPT_NAME
 from ..model.evidence import DecisionEvidence
 from ..redact import KnownValue, Policy, known_values_from_raw, load_known_values, load_policy, scan_tree
 from ..render.charts import VEGA_SCRIPT, vendored_script
-from ..schemas import SCHEMA_NAMES, schema_id
 
-__all__ = ["KNOWN_ONLY", "known_values", "public_copies", "scan_site"]
-
-# Minified third-party scripts: hunted for known values only (the detectors would
-# flag their own hashes and example addresses).
-KNOWN_ONLY: tuple[str, ...] = ("assets/vega-bundle.js", "search/*.js", "assets/javascripts/*", "assets/stylesheets/*", "assets/images/*")
+__all__ = ["known_values", "public_copies", "scan_site"]
 
 
 def known_values(decisions: Sequence[DecisionEvidence], maps: Sequence[Path] = ()) -> list[KnownValue]:
@@ -38,19 +33,6 @@ def known_values(decisions: Sequence[DecisionEvidence], maps: Sequence[Path] = (
     for path in maps:
         found += load_known_values(path)
     return found
-
-
-# Addresses every built site contains that name no one: XML namespaces and the
-# schemas' own identifiers. Public, so the url detector does not flag them.
-SITE_PUBLIC: tuple[str, ...] = (
-    "http://www.w3.org/2000/svg",
-    "http://www.w3.org/1999/xlink",
-    "https://json-schema.org/draft/2020-12/schema",
-    *(schema_id(name) for name in SCHEMA_NAMES),
-    # The signed Statement's type identifiers (``build --sign``).
-    "https://in-toto.io/Statement/v1",
-    "https://evidence-kit.invalid/attestation/site/v1",
-)
 
 
 def _upstream(rel: str) -> Path | bytes | None:
@@ -90,12 +72,11 @@ def scan_site(roots: Sequence[Path], values: list[KnownValue], *, shown_as: Path
     vendored folders is, for known values.
     """
     policy = load_policy(policy_file) if policy_file else Policy()
-    policy = policy.model_copy(update={"public": [*policy.public, *SITE_PUBLIC]})
     for root in roots:
-        findings = scan_tree(root, known_values=values, policy=policy, known_only=KNOWN_ONLY, skip=public_copies(root))
+        findings = scan_tree(root, known_values=values, policy=policy, skip=public_copies(root))
         if findings:
             first = findings[0]
-            how = "a known private value" if first.source == "known" else f"the {first.cls} detector"
+            how = "a known private value" if first.source == "known" else "a file the scan cannot read"
             more = f" (and {len(findings) - 1} more findings)" if len(findings) > 1 else ""
             raise CheckFailed(
                 f"the site would publish something private: {first.cls}, found as {how}{more}; nothing was written",

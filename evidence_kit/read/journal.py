@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -70,7 +70,7 @@ class JournalReader:
         size = 0
         requests = 0
         timed = 0
-        open_runs: dict[str, Counter[str]] = {}
+        open_runs: defaultdict[str, Counter[str]] = defaultdict(Counter)
         spans: dict[str, _Span] = {}
         starts: dict[str, list[tuple[int, float]]] = {}  # open-loop run -> (line, t_send_s - scheduled_s - send_wait_s)
         closed_runs: set[str] = set()
@@ -100,7 +100,7 @@ class JournalReader:
                         timed += 1
                         if record.run in closed_runs:
                             raise BadInput(f"request of run {record.run!r} after that run's record", self.path, line_no)
-                        counts = open_runs.setdefault(record.run, Counter())
+                        counts = open_runs[record.run]
                         counts["requests"] += 1
                         counts["ok"] += int(record.ok)
                         if record.t_send_s is not None and record.e2e_s is not None:

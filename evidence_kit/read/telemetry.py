@@ -18,6 +18,10 @@ def parse_sample(raw: bytes) -> TelemetrySample | None:
     """One telemetry line as a sample; ``None`` for a line of another ``type`` (the contract allows
     them; only samples are read). Raises :class:`BadInput` without location."""
     try:
+        return TelemetrySample.model_validate_json(raw)  # the common line, parsed and checked at once
+    except ValidationError:
+        pass  # another type, or a bad sample: said below
+    try:
         record = json.loads(raw)
     except ValueError as err:
         raise BadInput(f"telemetry line is not valid JSON ({err})") from None

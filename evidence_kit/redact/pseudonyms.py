@@ -19,9 +19,11 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from ..errors import BadInput
+from ..model.publication import IdentityKind
 
 __all__ = [
     "CLASSES",
+    "KINDS",
     "PSEUDONYM",
     "PSEUDONYM_ANYWHERE",
     "Pseudonyms",
@@ -30,30 +32,10 @@ __all__ = [
     "letters",
 ]
 
-# Every class a pseudonym can have; the prefix of the pseudonym is the class.
-CLASSES: tuple[str, ...] = (
-    "model",
-    "org",
-    "revision",
-    "image",
-    "registry",
-    "gpu",
-    "uuid",
-    "host",
-    "domain",
-    "ip",
-    "mac",
-    "endpoint",
-    "url",
-    "path",
-    "user",
-    "container",
-    "hex",
-    "email",
-    "token",
-    "serial",
-    "value",
-)
+# Every kind a pseudonym can have (the identity kinds of the contract), and the classes a policy or a private
+# map written before them names (each hunted as the kind it stands for now); the prefix of a pseudonym is its kind.
+KINDS: tuple[str, ...] = tuple(kind.value for kind in IdentityKind)
+CLASSES: tuple[str, ...] = (*KINDS, "org", "registry", "uuid", "domain", "url", "hex", "token")
 ALPHABET = "ghjkmnpqrstvwxyz"
 MIN_KEY_BYTES = 16
 
@@ -119,7 +101,7 @@ class Pseudonyms:
 
     def name(self, cls: str, value: str) -> str:
         """The pseudonym of ``value`` as a ``cls``; the same for every spelling case."""
-        if cls not in CLASSES:
+        if cls not in KINDS:
             cls = "value"
         ident = (cls, value.casefold())
         found = self._names.get(ident)

@@ -1,63 +1,61 @@
-"""``redact_bundle``: raw trial or decision folder in, publishable bundle out (or none).
+"""``redact_bundle``: raw trial or decision folder in, a bundle written from the typed records out.
 
-The pipeline, in order: check the paths; take the inventory (refusing binary
-files the policy does not drop); discover every private value of the raw
-evidence (:mod:`.discover`: declared, harvested, then a fixed point over the
-original texts); rewrite every file once into a temporary sibling of OUT (names
-too) with that fixed set; write each trial's receipt and manifest; scan the
-whole output; then rename it into place.
+The pipeline: check the paths; read every contract file through its model and write it from its
+records (:mod:`.files`, :mod:`.records`): identities become pseudonyms, secrets and undeclared fields
+are left out, codes become their words; every other file is withheld (a format reader may publish a
+typed record of it); check the prose against every known value; write each folder's receipt and
+manifest; scan the whole output for the known values (the independent second check); rename it
+into place.
 
-A crash or bad input removes the temporary folder: OUT is left as it was. A
-leak found by the final scan still moves the output into place, so the operator
-can look at it, but marked: no ``manifest.json`` (nothing downstream accepts a
-bundle without one) and a ``NOT-PUBLISHABLE.txt`` listing class, file and line
-of every finding (never a value).
+Bad input or a crash removes the temporary folder: OUT is left as it was. A finding of the final
+scan still moves the output into place, so the operator can look at it, but marked: no
+``manifest.json`` (nothing downstream accepts a bundle without one) and a ``NOT-PUBLISHABLE.txt``
+listing kind, file and line of every finding (never a value).
 """
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import shutil
 import tempfile
-import tomllib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME, build_manifest, listed_files, read_manifest, write_manifest
+from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME, build_manifest, read_manifest, write_manifest
 from ..canonical import canonical_json
 from ..errors import BadInput
 from ..fsutil import atomic_write
 from ..model import RECEIPT_NAME, RECEIPT_SCHEMA, Receipt
+from ..model.manifest import WithheldFile
 from ..read import read_json_model
 from ..version import __version__
-from .discover import Discovered, discover_files
-from .matcher import Matcher
+from .files import Withheld, own_record, shown_name, withhold, write_decision, write_journal, write_record_file, write_telemetry, write_trial
+from .hunt import Hunter
 from .policy import Policy, load_policy, policy_digest
 from .pseudonyms import Pseudonyms
-from .scanner import Finding, imported_hashes, scan_files, with_short_forms
-from .walkers import check_name, file_kind, redact_file, redact_name
+from .records import Prose, Publisher
+from .scanner import Finding, scan_files
 
 __all__ = ["RedactResult", "redact_bundle", "RECEIPT_NAME", "MARKER_NAME"]
 
 MARKER_NAME = "NOT-PUBLISHABLE.txt"
 _GENERATED = (MANIFEST_NAME, ENVELOPE_NAME, RECEIPT_NAME)
-_ORDER = {"text": 0, "toml": 0, "json": 1, "jsonl": 2}  # the order counter pseudonyms are handed out in
 
 
 @dataclass
 class RedactResult:
-    """What a redaction did: where, per-file counts per class, and the scan's findings."""
+    """What a redaction did: where, pseudonyms per file and kind, what it withheld, the scan's findings."""
 
     out: Path
-    bundles: list[str]  # the trial bundles, by their (redacted) folder names in OUT
+    bundles: list[str]  # the trial bundles, by their folder names in OUT
     counts: dict[str, dict[str, int]]
     findings: list[Finding]
     key_id: str
     policy_digest: str
     dropped: list[str] = field(default_factory=list)
+    withheld: list[str] = field(default_factory=list)  # the withheld raw files, by the names the receipts list
 
     @property
     def publishable(self) -> bool:
@@ -65,45 +63,18 @@ class RedactResult:
 
 
 @dataclass
-class _Source:
-    rel: str
-    kind: str
-    bundle: str | None  # relative path of its trial bundle ("" for a trial at the root)
-    out_rel: str = ""
+class _Folder:
+    """One folder the redaction writes a receipt and a manifest for: a trial bundle, or the decision folder."""
+
+    rel: str  # relative to RAW ("" for RAW itself)
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    withheld: list[Withheld] = field(default_factory=list)
+    withheld_fields: Counter[str] = field(default_factory=Counter)
+    dropped: list[str] = field(default_factory=list)
 
 
 def _inside(child: Path, parent: Path) -> bool:
     return child == parent or parent in child.parents
-
-
-def _redacted_before(raw: Path, bundles: list[str], receipts: dict[str, Path]) -> str | None:
-    """The kind of pseudonyms (``counter`` or ``hmac-sha256``) of a RAW that is a bundle this tool
-    wrote, else None. That takes every trial's receipt and a manifest matching its files, and for
-    a decision folder its own receipt and a manifest matching everything below it (so a file added
-    since, such as a new ``decision.toml`` or a log, is not trusted). Only then are values spelled
-    like pseudonyms *of that kind* taken as earlier pseudonyms and left alone; a stray
-    ``receipt.json`` in raw evidence earns no such trust, so a real host called ``host-7`` is still
-    hunted."""
-    folders = list(bundles)
-    if bundles and bundles != [""]:
-        if not (raw / RECEIPT_NAME).is_file():
-            return None
-        folders.append("")
-    if not bundles:
-        return None
-    kinds = set()
-    for bundle in folders:
-        folder = raw / bundle
-        receipt = receipts.get(bundle) if bundle in bundles else raw / RECEIPT_NAME
-        if receipt is None or not (folder / MANIFEST_NAME).is_file():
-            return None
-        try:
-            if read_manifest(folder / MANIFEST_NAME) != build_manifest(folder):
-                return None
-            kinds.add(json.loads(receipt.read_text(encoding="utf-8")).get("pseudonyms"))
-        except (BadInput, ValueError, AttributeError):
-            return None
-    return kinds.pop() if len(kinds) == 1 and kinds <= {"counter", "hmac-sha256"} else None
 
 
 def _check_paths(raw: Path, out: Path, replace: bool, map_out: Path | None) -> None:
@@ -118,21 +89,11 @@ def _check_paths(raw: Path, out: Path, replace: bool, map_out: Path | None) -> N
             raise BadInput("exists and is not a folder", out)
         if any(out.iterdir()) and not replace:
             raise BadInput("is not empty (pass --replace to overwrite it)", out)
-    if map_out is not None and (_inside(map_out, raw) or _inside(map_out, out)):
-        raise BadInput("the private map must be written outside RAW and OUT", map_out)
     if map_out is not None:
-        _check_map_path(map_out)
-
-
-def _check_map_path(map_out: Path) -> None:
-    """Refuse a ``--map`` path that cannot be written as a file, before anything is written."""
-    if map_out.exists() and not map_out.is_file():
-        raise BadInput("the private map path exists and is not a file", map_out)
-    parent = map_out.parent
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent
-    if not parent.is_dir():
-        raise BadInput("the private map's folder is not a folder", parent)
+        if _inside(map_out, raw) or _inside(map_out, out):
+            raise BadInput("the private map must be written outside RAW and OUT", map_out)
+        if map_out.exists() and not map_out.is_file():
+            raise BadInput("the private map path exists and is not a file", map_out)
 
 
 def _bundles(raw: Path) -> list[str]:
@@ -142,139 +103,131 @@ def _bundles(raw: Path) -> list[str]:
     return sorted(p.parent.relative_to(raw).as_posix() for p in raw.rglob("trial.json"))
 
 
-def _inventory(raw: Path, bundles: list[str], policy: Policy) -> tuple[list[_Source], list[str], dict[str, Path]]:
-    sources: list[_Source] = []
-    dropped: list[str] = []
-    receipts: dict[str, Path] = {}
+def _files(raw: Path) -> list[str]:
+    """Every regular file of RAW (relative, sorted); a symbolic link or a name that is not UTF-8 is bad input."""
+    found = []
     for path in sorted(raw.rglob("*")):
         if path.is_symlink():
             raise BadInput("symbolic link (copy the file in, or drop it in the policy)", path)
-        if not path.is_file():
-            continue
-        rel = path.relative_to(raw).as_posix()
-        check_name(rel, raw)
-        bundle = next((b for b in sorted(bundles, key=len, reverse=True) if not b or rel.startswith(b + "/")), None)
-        inner = rel[len(bundle) + 1 :] if bundle else rel
-        if (bundle is not None and inner in _GENERATED) or rel == MARKER_NAME:
-            if inner == RECEIPT_NAME:
-                receipts[bundle or ""] = path  # an earlier redaction's counts carry forward
-            continue  # written afresh for the output
-        if policy.drops(rel, inner):
-            dropped.append(rel)
-            continue
-        kind = file_kind(path)
-        if kind == "binary":
-            raise BadInput("binary or compressed file: the redactor cannot see inside it (list it under drop in the policy to leave it out)", path)
-        sources.append(_Source(rel, kind, bundle))
-    sources.sort(key=lambda s: (_ORDER[s.kind], s.rel))
-    return sources, dropped, receipts
+        if path.is_file():
+            rel = path.relative_to(raw).as_posix()
+            try:
+                rel.encode("utf-8")
+            except UnicodeEncodeError:
+                raise BadInput(
+                    "a file name that is not UTF-8; rename it", raw / rel.encode("utf-8", "surrogateescape").decode("ascii", "backslashreplace")
+                ) from None
+            found.append(rel)
+    return found
 
 
-def _rewrite(
-    raw: Path, tmp: Path, source: _Source, discovered: Discovered, pseudonyms: Pseudonyms, counts: dict[str, Counter[str]], broken: list[Finding]
-) -> None:
-    matcher = discovered.matcher
-    found: Counter[str] = Counter()
-    out_rel = redact_name(source.rel, matcher, pseudonyms, found)
-    if out_rel in counts:
-        raise BadInput("two files get the same redacted name; rename one", raw / source.rel)
-    _check_name_length(out_rel, raw / source.rel)
-    source.out_rel = out_rel
-    dst = tmp / out_rel
-    try:
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        found.update(redact_file(raw / source.rel, dst, source.kind, matcher, pseudonyms, discovered.ledgers.get(source.rel)))
-    except OSError as err:
-        if err.errno != errno.ENAMETOOLONG:
-            raise
-        raise BadInput("its redacted name is too long for the file system; rename it (shorter)", raw / source.rel) from None
-    counts[out_rel] = found
-    if source.kind == "toml" and +found:
+def _redacted_before(raw: Path, bundles: list[str]) -> str | None:
+    """The pseudonym kind (``counter`` or ``hmac-sha256``) of a RAW this tool wrote, else None: every folder's
+    receipt, and a manifest that matches its files. Only then are values spelled like pseudonyms of that kind
+    taken as earlier pseudonyms and kept; a stray ``receipt.json`` earns no such trust."""
+    folders = list(bundles) + ([""] if bundles != [""] else [])
+    kinds = set()
+    for rel in folders:
+        folder = raw / rel
+        if not (folder / MANIFEST_NAME).is_file() or not (folder / RECEIPT_NAME).is_file():
+            return None
         try:
-            tomllib.loads(dst.read_text(encoding="utf-8", errors="surrogateescape"))
-        except (tomllib.TOMLDecodeError, RecursionError):
-            broken.append(Finding(out_rel, None, "TOML", "broken"))
+            if read_manifest(folder / MANIFEST_NAME) != build_manifest(folder):
+                return None
+            kinds.add(json.loads((folder / RECEIPT_NAME).read_text(encoding="utf-8")).get("pseudonyms"))
+        except (BadInput, ValueError, AttributeError):
+            return None
+    return kinds.pop() if len(kinds) == 1 and kinds <= {"counter", "hmac-sha256"} else None
 
 
-_NAME_MAX = 255  # bytes in one file or folder name, on every common file system
+class _Writer:
+    """One redaction: the publisher, the temporary output, and the folders' receipts."""
 
+    def __init__(self, raw: Path, tmp: Path, policy: Policy, publisher: Publisher):
+        self.raw, self.tmp, self.policy, self.publisher = raw, tmp, policy, publisher
 
-def _check_name_length(out_rel: str, src: Path) -> None:
-    """Refuse a file whose redacted name has a component too long to create (pseudonyms can be
-    longer than what they replace): bad input naming the raw file, never a traceback."""
-    if any(len(part.encode("utf-8", "surrogateescape")) > _NAME_MAX for part in out_rel.split("/")):
-        raise BadInput(f"its redacted name is longer than {_NAME_MAX} bytes; rename it (shorter)", src)
+    def _counted(self, folder: _Folder, rel: str) -> None:
+        """Record the pseudonyms the file ``rel`` (relative to RAW) got, then start counting afresh."""
+        if +self.publisher.counts:
+            inner = rel[len(folder.rel) + 1 :] if folder.rel else rel
+            folder.counts[inner] = dict(sorted(self.publisher.counts.items()))
+        self.publisher.counts.clear()
 
+    def trial(self, folder: _Folder, files: list[str]) -> None:
+        base = folder.rel + "/" if folder.rel else ""
+        if folder.rel:
+            self.publisher.prose.append(Prose(folder.rel, None, "the trial folder's name", folder.rel))
+        trial = write_trial(self.raw / base / "trial.json", self.tmp / base / "trial.json", self.publisher, base + "trial.json")
+        self._counted(folder, base + "trial.json")
+        contract = {"trial.json"}
+        stems = set()
+        for ref in trial.arms:
+            src = self.raw / base / ref.journal
+            if not src.is_file():
+                raise BadInput(f"journal of the {ref.phase} arm is missing (trial.json names {ref.journal})", src)
+            write_journal(src, self.tmp / base / ref.journal, self.publisher, base + ref.journal)
+            self._counted(folder, base + ref.journal)
+            telemetry = f"telemetry/{Path(ref.journal).name}"
+            if (self.raw / base / telemetry).is_file():
+                write_telemetry(self.raw / base / telemetry, self.tmp / base / telemetry, self.publisher, base + telemetry)
+                self._counted(folder, base + telemetry)
+                contract.add(telemetry)
+            contract.add(ref.journal)
+            stems.add(Path(ref.journal).stem)
+        others = [rel for rel in files if rel.startswith(base) and rel[len(base) :] not in contract]
+        self.others(folder, others, stems)
 
-def _redacted_folder(bundle: str, matcher: Matcher, pseudonyms: Pseudonyms) -> str:
-    """A trial folder's name in the output (``""`` for a trial at the root): redacted component by
-    component, exactly as the names of the files in it were."""
-    return redact_name(bundle, matcher, pseudonyms, Counter()) if bundle else ""
+    def others(self, folder: _Folder, files: list[str], stems: set[str]) -> None:
+        """Files that are not contract files: a record an earlier redaction published, or withheld."""
+        base = folder.rel + "/" if folder.rel else ""
+        for rel in files:
+            inner = rel[len(base) :]
+            if inner in _GENERATED or rel == MARKER_NAME:
+                continue  # written afresh
+            if self.policy.drops(rel, inner):
+                folder.dropped.append(shown_name(inner, stems, self.publisher))
+                self.publisher.counts.clear()  # a name's pseudonym is no replacement in a published file
+            elif (reader := own_record(inner)) is not None:
+                write_record_file(self.raw / rel, self.tmp / rel, self.publisher, rel, reader)
+                self._counted(folder, rel)
+            else:
+                shown = shown_name(inner, stems, self.publisher)
+                self.publisher.counts.clear()
+                withheld = withhold(self.raw / rel, self.tmp / base, inner, shown, self.publisher)
+                folder.withheld.append(withheld)
+                if withheld.record is not None:
+                    self._counted(folder, base + withheld.record)
+                self.publisher.counts.clear()
+        folder.withheld_fields.update(self.publisher.withheld)
+        self.publisher.withheld.clear()
 
+    def carry_forward(self, folder: _Folder) -> None:
+        """A RAW this tool redacted before keeps what its receipts said: the files it withheld then, its
+        pseudonyms' counts (kept, not counted again) and the fields it left out."""
+        prior = read_json_model(self.raw / folder.rel / RECEIPT_NAME, Receipt)
+        for rel, counted in prior.counts.items():
+            if (self.tmp / folder.rel / rel).is_file():
+                folder.counts.setdefault(rel, dict(counted))
+        folder.withheld += [Withheld(w.path, w.size, w.sha256, w.record, w.reader) for w in prior.withheld or []]
+        folder.withheld_fields.update(prior.withheld_fields or {})
+        folder.dropped += prior.dropped or []
 
-def _receipt(
-    bundle: str,
-    counts: dict[str, Counter[str]],
-    prior: Path | None,
-    digest: str,
-    key_id: str,
-    dropped: list[str],
-    pseudonym_kind: str,
-    kept: set[str],
-) -> bytes:
-    prefix = bundle + "/" if bundle else ""
-    per_file: dict[str, Counter[str]] = {rel[len(prefix) :]: Counter(found) for rel, found in counts.items() if rel.startswith(prefix) and +found}
-    if prior is not None:
-        for rel, found in read_json_model(prior, Receipt).counts.items():
-            if prefix + rel in kept:  # a file this redaction drops takes its earlier counts with it
-                per_file.setdefault(rel, Counter()).update(found)
-    receipt = Receipt(
-        schema=RECEIPT_SCHEMA,
-        tool_version=__version__,
-        policy_digest=digest,
-        key_id=key_id,
-        counts={rel: dict(sorted(found.items())) for rel, found in sorted(per_file.items())},
-    )
-    body = receipt.model_dump(by_alias=True, mode="json") | {"pseudonyms": pseudonym_kind, "dropped": sorted(dropped)}
-    return canonical_json(body)
-
-
-def _outside(rel: str, bundles: list[str]) -> bool:
-    return not any(rel.startswith(bundle + "/") for bundle in bundles)
-
-
-def _write_decision_files(
-    tmp: Path,
-    raw: Path,
-    bundles: list[str],
-    sources: list[_Source],
-    counts: dict[str, Counter[str]],
-    digest: str,
-    key_id: str,
-    dropped_names: list[str],
-    pseudonym_kind: str,
-) -> set[str]:
-    """A decision folder's own receipt and manifest; returns the sha256 of every file the manifest lists.
-
-    The receipt counts the replacements in ``decision.toml`` and any other file
-    outside the trial bundles (each bundle's receipt counts its own). The manifest
-    lists every file below the decision folder, the trial bundles' manifests and
-    receipts included, so a change anywhere (an edited ``decision.toml``, a trial
-    dropped or renamed, a file added at any depth) disagrees with it, while each
-    trial bundle still verifies alone against its own manifest. An earlier
-    redaction's receipt, manifest or envelope at the top was rewritten like any
-    file by the loop above: it is replaced here, and its counts carry forward.
-    """
-    stale = [s for s in sources if s.bundle is None and s.rel in _GENERATED]
-    for source in stale:
-        counts.pop(source.out_rel, None)
-        (tmp / source.out_rel).unlink(missing_ok=True)
-    prior = raw / RECEIPT_NAME if any(s.rel == RECEIPT_NAME for s in stale) else None
-    kept = {s.out_rel for s in sources if s not in stale}
-    own = {rel: found for rel, found in counts.items() if _outside(rel, bundles)}
-    names = [name for name in dropped_names if _outside(name, bundles)]
-    atomic_write(tmp / RECEIPT_NAME, _receipt("", own, prior, digest, key_id, names, pseudonym_kind, kept))
-    return {entry.sha256 for entry in write_manifest(tmp).files}
+    def receipt(self, folder: _Folder, digest: str) -> None:
+        if self.publisher.trusted is not None:
+            self.carry_forward(folder)
+        receipt = Receipt(
+            schema=RECEIPT_SCHEMA,
+            tool_version=__version__,
+            policy_digest=digest,
+            key_id=self.publisher.pseudonyms.key_id,
+            counts=folder.counts,
+            pseudonyms="hmac-sha256" if self.publisher.pseudonyms.key else "counter",
+            dropped=sorted(set(folder.dropped)),
+            withheld=[WithheldFile.model_validate(w.entry()) for w in sorted(set(folder.withheld), key=lambda w: w.path)],
+            withheld_fields=dict(sorted(folder.withheld_fields.items())),
+        )
+        (self.tmp / folder.rel).mkdir(parents=True, exist_ok=True)
+        atomic_write(self.tmp / folder.rel / RECEIPT_NAME, canonical_json(receipt.model_dump(by_alias=True, mode="json")))
 
 
 def redact_bundle(
@@ -288,86 +241,75 @@ def redact_bundle(
 ) -> RedactResult:
     """Redact a raw trial folder (``trial.json``) or decision folder (``decision.toml``) into OUT.
 
-    ``key`` (at least 16 bytes) makes pseudonyms keyed HMACs, stable across bundles;
-    without it they are per-run counters. ``replace`` allows a non-empty OUT.
-    ``map_out`` receives the private map (pseudonym -> original values, mode 0600).
-    RAW is only read. Raises :class:`~evidence_kit.errors.BadInput` for bad input
-    (nothing written); a leak is reported in ``result.findings`` (output marked).
+    ``key`` (at least 16 bytes) makes pseudonyms keyed HMACs, stable across bundles; without it they
+    are per-run counters. ``replace`` allows a non-empty OUT. ``map_out`` receives the private map
+    (pseudonym -> original values, mode 0600). RAW is only read. Raises
+    :class:`~evidence_kit.errors.BadInput` for bad input (nothing written); a finding of the final scan
+    is reported in ``result.findings`` (the output is marked).
     """
     raw, out = Path(raw).resolve(), Path(out).resolve()
     map_out = Path(map_out).resolve() if map_out is not None else None
     policy = policy if isinstance(policy, Policy) else load_policy(policy)
     _check_paths(raw, out, replace, map_out)
     bundles = _bundles(raw)
-    sources, dropped, receipts = _inventory(raw, bundles, policy)
-    # An imported journal's header names its original files by sha256: published, never a value to replace.
-    imported = imported_hashes(raw, [s.rel for s in sources if s.kind == "jsonl"])
-    discovered = discover_files(
-        raw,
-        [(s.rel, s.kind) for s in sources] + [(rel, "binary") for rel in dropped],
-        policy.known_values(),
-        public=[*policy.public, *sorted(imported)],
-        disabled=policy.disable,
-        trust_pseudonyms=_redacted_before(raw, bundles, receipts),
-        declared=policy.known_values(),
-    )
-    matcher = discovered.matcher
-    pseudonyms = Pseudonyms(key)
-    pseudonyms.reserve(matcher.table)  # no pseudonym is spelled like a real value
-
+    files = _files(raw)
+    publisher = Publisher(Pseudonyms(key), trusted=_redacted_before(raw, bundles))
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".redacting", dir=out.parent))
     try:
-        counts: dict[str, Counter[str]] = {}
-        dropped_names = [redact_name(rel, matcher, pseudonyms, Counter()) for rel in dropped]
-        broken: list[Finding] = []  # a structured file the rewrite left unparsable (fails closed)
-        for source in sources:
-            _rewrite(raw, tmp, source, discovered, pseudonyms, counts, broken)
-        digest = policy_digest(policy, pseudonyms)
-        kept = {source.out_rel for source in sources}
-        hashes: set[str] = {digest.split(":", 1)[1], *imported}
-        # A trial folder's name is redacted like any name: its receipt and manifest go under the
-        # name its files were written under, never the raw one.
-        out_bundles = [_redacted_folder(bundle, matcher, pseudonyms) for bundle in bundles]
-        for bundle, out_bundle in zip(bundles, out_bundles):
-            names = [n[len(out_bundle) + 1 :] if out_bundle else n for n in dropped_names if not out_bundle or n.startswith(out_bundle + "/")]
-            folder = tmp / out_bundle
-            folder.mkdir(parents=True, exist_ok=True)
-            atomic_write(
-                folder / RECEIPT_NAME,
-                _receipt(out_bundle, counts, receipts.get(bundle), digest, pseudonyms.key_id, names, "hmac-sha256" if key else "counter", kept),
-            )
-            hashes.update(entry.sha256 for entry in write_manifest(folder).files)
-        if "" not in bundles:
-            hashes |= _write_decision_files(
-                tmp, raw, out_bundles, sources, counts, digest, pseudonyms.key_id, dropped_names, "hmac-sha256" if key else "counter"
-            )
-        files = listed_files(tmp)
-        matcher.for_scanning(with_short_forms(hashes))
-        ledgers = {source.out_rel: discovered.ledgers[source.rel] for source in sources if source.rel in discovered.ledgers}
-        findings = sorted({*scan_files(tmp, files, matcher, ledgers=ledgers), *broken}, key=lambda f: (f.file, f.line or 0, f.cls, f.source))
-        if findings:
-            for out_bundle in out_bundles:
-                (tmp / out_bundle / MANIFEST_NAME).unlink(missing_ok=True)
-            (tmp / MANIFEST_NAME).unlink(missing_ok=True)  # a decision folder's own manifest
-            report = "".join(f"{finding}\n" for finding in findings)
-            atomic_write(tmp / MARKER_NAME, ("Not publishable: the leak scan found private values.\n" + report).encode())
+        folders, findings, digest = _write(raw, tmp, policy, publisher, bundles, files)
         _move_into_place(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     if map_out is not None:
-        body = {"schema": "evidence-kit/redaction-map/v1", "key_id": pseudonyms.key_id, "entries": pseudonyms.mapping()}
+        body = {"schema": "evidence-kit/redaction-map/v1", "key_id": publisher.pseudonyms.key_id, "entries": publisher.pseudonyms.mapping()}
         _write_private(map_out, canonical_json(body))
+
+    def shown(folder: _Folder, rel: str) -> str:
+        return f"{folder.rel}/{rel}" if folder.rel else rel
+
     return RedactResult(
         out=out,
-        bundles=out_bundles,
-        counts={rel: dict(c) for rel, c in sorted(counts.items()) if +c},
+        bundles=bundles,
+        counts=dict(sorted((shown(folder, rel), c) for folder in folders for rel, c in folder.counts.items())),
         findings=findings,
-        key_id=pseudonyms.key_id,
+        key_id=publisher.pseudonyms.key_id,
         policy_digest=digest,
-        dropped=dropped_names,
+        dropped=sorted(shown(folder, d) for folder in folders for d in folder.dropped),
+        withheld=sorted(shown(folder, w.path) for folder in folders for w in folder.withheld),
     )
+
+
+def _write(
+    raw: Path, tmp: Path, policy: Policy, publisher: Publisher, bundles: list[str], files: list[str]
+) -> tuple[list[_Folder], list[Finding], str]:
+    """Write every folder into ``tmp``, check the prose, write receipts and manifests, and scan it all."""
+    writer = _Writer(raw, tmp, policy, publisher)
+    folders = [_Folder(bundle) for bundle in bundles]
+    for folder in folders:
+        writer.trial(folder, files)
+    if bundles != [""]:
+        top = _Folder("")
+        write_decision(raw / "decision.toml", tmp / "decision.toml", publisher, "decision.toml")
+        writer._counted(top, "decision.toml")
+        outside = [rel for rel in files if rel != "decision.toml" and not any(rel.startswith(b + "/") for b in bundles)]
+        writer.others(top, outside, set())
+        folders.append(top)
+    hunter = Hunter([*publisher.identities, *policy.known_values()], public=policy.public)
+    publisher.check_prose(hunter)
+    digest = policy_digest(policy, publisher.pseudonyms)
+    for folder in folders:
+        writer.receipt(folder, digest)
+        write_manifest(tmp / folder.rel)  # a decision folder's own is written last, over everything below it
+    written = sorted(p.relative_to(tmp).as_posix() for p in tmp.rglob("*") if p.is_file())
+    findings = scan_files(tmp, written, hunter)
+    if findings:
+        for folder in folders:
+            (tmp / folder.rel / MANIFEST_NAME).unlink(missing_ok=True)
+        report = "".join(f"{finding}\n" for finding in findings)
+        atomic_write(tmp / MARKER_NAME, ("Not publishable: the known-value scan found private values.\n" + report).encode())
+    return folders, findings, digest
 
 
 def _move_into_place(tmp: Path, out: Path) -> None:

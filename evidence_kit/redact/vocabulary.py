@@ -1,4 +1,4 @@
-"""The words of the evidence format itself, which are public by definition.
+"""The words that are public by definition: the evidence format's, English, the site templates'.
 
 The redactor hunts the parts of a private value on their own (a path's folder
 names, a host's short name, a model's base name). When such a part is spelled
@@ -22,11 +22,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from ..schemas import schemas
 
-__all__ = ["format_words"]
+_TEMPLATES = Path(__file__).resolve().parents[1] / "render" / "templates"
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*")
+# The tool's own names, which every page and schema of a site holds.
+_OWN = ("evidence-kit", "evidence_kit", "evidence", "kit", "mkdocs", "material", "vega", "altair")
+
+__all__ = ["english_words", "format_words", "template_words"]
 
 _SPLIT = re.compile(r"[_\-.:/]+")
 
@@ -57,3 +63,25 @@ def format_words() -> frozenset[str]:
         out.add(word.casefold())
         out.update(part.casefold() for part in _SPLIT.split(word) if part)
     return frozenset(out)
+
+
+@lru_cache(maxsize=1)
+def english_words() -> frozenset[str]:
+    """Ordinary English words (the ``english-words`` package's web2 list), lower case."""
+    from english_words import get_english_words_set  # type: ignore[import-untyped]
+
+    return frozenset(get_english_words_set(["web2"], lower=True))
+
+
+@lru_cache(maxsize=1)
+def template_words() -> frozenset[str]:
+    """Every word of the site's own templates (``templates/``) and the tool's own names, lower case,
+    with the parts of hyphenated and underscored words."""
+    words: set[str] = set(_OWN)
+    if _TEMPLATES.is_dir():
+        for path in sorted(_TEMPLATES.rglob("*")):
+            if path.is_file():
+                for word in _WORD.findall(path.read_text(encoding="utf-8", errors="replace")):
+                    words.add(word.casefold())
+                    words.update(part.casefold() for part in _SPLIT.split(word) if part)
+    return frozenset(words)

@@ -12,6 +12,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from ..model.evidence import ArmEvidence, DecisionEvidence, TrialEvidence
+from ..model.failures import NOT_SENT, failure_code
 from ..model.journal import Request
 from ..read import load_any
 
@@ -38,7 +39,6 @@ def discover_evidence(root: Path, files: list[str]) -> list[str]:
 
 # How far a turn's send may precede its previous turn's end in the journal: both are rounded to the microsecond.
 _ROUNDING_S = 2e-6
-NOT_SENT = "not sent: "
 
 
 def _turn_problems(name: str, conversation: int, turns: list[Request], planned: int) -> list[str]:
@@ -60,7 +60,7 @@ def _turn_problems(name: str, conversation: int, turns: list[Request], planned: 
         key = f"{name}/{conversation}" + ("" if turn == 1 else f"/turn{turn}")
         if r.key is not None and r.key != key:
             out.append(f"{at} has key {r.key!r}; its prompt's key is {key!r}")
-        unsent = (r.error or "").startswith(NOT_SENT)
+        unsent = r.error is not None and failure_code(r.error) == NOT_SENT  # a raw journal's reason, or a bundle's code
         if failed is not None:
             if not unsent or r.ok:
                 out.append(f"{at} is journalled as sent, yet turn {failed} ended the conversation")

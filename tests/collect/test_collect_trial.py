@@ -53,7 +53,7 @@ def test_a_b_a_trial_is_valid_reconciled_and_checked(tmp_path: Path, run_cli) ->
         assert len(arm.timed) == trial.workload.planned_per_arm == 12
         assert all(r.ok for r in arm.requests) and all(run.reconciled for run in arm.runs)
         assert [r.run for r in arm.requests if r.warmup] == ["warmup"]
-        assert arm.header.engine.kv_token_slots and arm.header.private["endpoint"].startswith("http://127.0.0.1:")
+        assert arm.header.engine.kv_token_slots and (arm.header.private.endpoint or "").startswith("http://127.0.0.1:")
         assert all(g.ok for g in arm.gates)
         assert checks(arm)["process-stable"]
         prefix = next(c for c in arm.checks if c.name == "prefix-cache")
@@ -196,7 +196,7 @@ def test_failed_start_and_failed_gate_are_recorded_and_fail_the_trial(tmp_path: 
     assert not candidate.timed and checks(candidate) == {"ready": False}
     ready = next(c for c in candidate.checks if c.name == "ready")
     assert "status 3" in ready.detail and "/models/secret" not in ready.detail
-    assert "/models/secret" in ready.private["log_tail"]
+    assert "/models/secret" in (ready.private.log_tail if ready.private else "")
     assert len(evidence.arms[2].timed) == 12  # the original is still restored and measured
 
     closed = write_plan(

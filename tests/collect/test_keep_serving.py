@@ -25,7 +25,7 @@ def test_an_engine_kept_serving_is_not_reaped_by_a_later_resume(tmp_path: Path) 
     )
     out = tmp_path / "raw"
     assert collect_trial(plan, out).ok
-    pgid = load_trial(out).arms[2].header.private["engine_pid"]
+    pgid = load_trial(out).arms[2].header.engine.pid
     try:
         os.killpg(pgid, 0)  # still serving after the trial, as asked
         assert not (out / STATE_FILE).exists()

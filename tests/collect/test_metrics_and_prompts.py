@@ -82,6 +82,6 @@ def test_the_shared_instruction_may_earn_whole_block_prefix_hits_and_no_more() -
     from evidence_kit.collect.metrics import shared_prefix_hits
 
     # 24 shared tokens fill one 16-token block per request; a 128-token block none.
-    assert shared_prefix_hits(10, 24, {"block_size": "16"}) == 160
-    assert shared_prefix_hits(10, 24, {"block_size": "128"}) == 0
-    assert shared_prefix_hits(10, 24, {}) == shared_prefix_hits(10, 24, {"block_size": "x"}) == 0
+    assert shared_prefix_hits(10, 24, 16) == 160
+    assert shared_prefix_hits(10, 24, 128) == 0
+    assert shared_prefix_hits(10, 24, None) == 0

@@ -86,7 +86,7 @@ def test_a_gate_answered_without_a_stream_fails(gate: str) -> None:
     opts = {"timeout_s": 10, "max_tokens": 16, "needle_words": 64, "seed": 1}
     with CannedServer(reply) as server:
         ok, detail = _run(lambda client: run_gate(gate, client, server.url, "m", opts))
-    assert not ok and detail == "stream failed: stream ended without [DONE]"
+    assert not ok and detail == "stream failed: incomplete, http 200"
 
 
 @pytest.mark.parametrize("reply", [[1, 2], {"data": "x"}, "text"])

@@ -59,7 +59,7 @@ def test_a_trial_through_a_local_ray_cluster_is_the_trial_local_workers_collect_
                 if how == "ray":
                     # On the collector's own node: one monotonic clock, the anchors placed exactly.
                     assert all(p.ray_node and p.t_send_bound_s == 0 for p in workers)
-                    assert private and {n["node_ip"] for n in private["ray_nodes"]} == {p.ray_node for p in workers}
+                    assert private and {n.node_ip for n in private.ray_nodes or []} == {p.ray_node for p in workers}
                 else:
                     assert all(p.ray_node is None for p in workers) and not private
         trial = analyze(evidence).trials[0]
@@ -67,14 +67,14 @@ def test_a_trial_through_a_local_ray_cluster_is_the_trial_local_workers_collect_
         shapes[how] = _shapes_without_private(out)
     assert shapes["local"] == shapes["ray"]  # the same records in the same order with the same fields
 
-    # The node's identities are private: harvested, pseudonymised, and found by the scan in no published file.
+    # The node's identities are private: typed identities, pseudonymised, and found by the scan in no published file.
     raw = tmp_path / "ray"
     (raw / "decision.toml").write_text('id = "ray-trial"\ndate = "2026-12-01"\ntitle = "Through Ray"\ntrials = ["t-small"]\n')
     node = json.loads(next(line for line in (raw / "t-small/journals/01-original-before.jsonl").read_text().splitlines() if '"type":"run"' in line))[
         "private"
     ]["ray_nodes"][0]
-    known = {k.value: k.cls for k in known_values_from_raw(raw / "t-small")}
-    assert known.get(node["node_ip"]) == "ip" and known.get(node["ray_node_id"]) == "hex"
+    known = {k.value: k.kind for k in known_values_from_raw(raw / "t-small")}
+    assert known.get(node["node_ip"]) == "ip" and known.get(node["ray_node_id"]) == "fingerprint"
     bundle, private_map = tmp_path / "bundle", tmp_path / "map.json"
     assert _cli("redact", str(raw), "--out", str(bundle), "--map", str(private_map)).returncode == 0
     assert scan_tree(bundle, known_values=known_values_from_raw(raw / "t-small")) == []

@@ -17,8 +17,10 @@ import pytest
 from evidence_kit.analyze.trial import analyze_trial
 from evidence_kit.collect import collect_trial
 from evidence_kit.read import load_trial
+from evidence_kit.redact import redact_bundle
 
 from ..conftest import REPO
+from ..redact.nothing_lost import assert_nothing_lost
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
@@ -68,3 +70,7 @@ def test_small_trial_on_llamacpp_reconciles_its_tokens_and_says_what_it_cannot(t
     for arm in analysis.arms:
         assert [(t.runs_compared, t.runs_not_reconcilable, t.runs_without_counters) for t in arm.timing] == [(0, arm.runs_total, 0)] * 2
     assert result.ok, result.problems
+    # Nothing public is lost in redaction (issue 23): every number, timestamp, token count and date, field by field.
+    redacted = redact_bundle(tmp_path / "raw", tmp_path / "bundle", key=b"fabricated-test-key-0123456789abcdef")
+    assert redacted.publishable, [str(f) for f in redacted.findings]
+    assert assert_nothing_lost(tmp_path / "raw", redacted.out) > 100

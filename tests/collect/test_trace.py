@@ -134,7 +134,7 @@ def test_a_replayed_trace_offers_its_arrivals_in_every_arm_and_stays_out_of_the_
     evidence = load_trial(out)
     want = [round(x, 6) for x in read_trace(trace).offsets(2.0)]
     for arm in evidence.arms:
-        assert arm.header.private["trace_sha256"] == digest
+        assert arm.header.private.trace_sha256 == digest
         assert [run.rate for run in arm.runs] == [evidence.trial.workload.rate[0]] * 2
         for run in arm.runs:
             requests = [r for r in arm.timed if r.run == run.run]

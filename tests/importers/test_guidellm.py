@@ -74,7 +74,7 @@ def test_each_benchmark_becomes_a_group(tmp_path: Path) -> None:
     assert [(r.concurrency, r.repetition) for r in trial.arms[0].runs] == [(1, 1), (2, 1)]
     for arm in trial.arms:
         assert arm.header.imported is not None and arm.header.imported.files[0].version == "0.8.1"
-        assert arm.header.private["imported_files"][0]["model"] == _doc("before")["config"]["spec"]["backend"]["model"]
+        assert (arm.header.private.imported_files or [])[0].model == _doc("before")["config"]["spec"]["backend"]["model"]
         assert all(r.ttft_content_s is not None for r in arm.timed if r.ok)
 
 

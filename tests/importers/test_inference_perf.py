@@ -62,7 +62,7 @@ def test_a_report_records_no_date_so_the_decision_needs_one(tmp_path: Path, caps
     decision = load_decision(tmp_path / "raw")
     assert decision.decision.date == "2026-12-01"
     (trial,) = decision.trials
-    assert all(arm.header.private["imported_files"][0]["model"] for arm in trial.arms)
+    assert all((arm.header.private.imported_files or [])[0].model for arm in trial.arms)
     # One level for the trial: the most any file had in flight, which is the stages' concurrency_level.
     assert trial.trial.workload.concurrency == [_summary("before")["load_summary"]["concurrency"]]
 

@@ -72,7 +72,7 @@ def test_import_writes_a_decision_folder_the_reader_accepts(tmp_path: Path) -> N
         doc = _doc(phase)
         assert arm.header.imported is not None and arm.header.imported.tool == "vllm-bench-serve"
         assert arm.header.imported.files[0].sha256 == hashlib.sha256((SAMPLES / f"{phase}.json").read_bytes()).hexdigest()
-        assert arm.header.private["imported_files"][0]["model_id"] == doc["model_id"]
+        assert (arm.header.private.imported_files or [])[0].model == doc["model_id"]
         timed = arm.timed
         assert len(timed) == doc["num_prompts"] and all(r.ttft_content_s is None for r in timed)
         assert all(run.reconciled is None and run.counters is None and run.client is None for run in arm.runs)

@@ -75,7 +75,6 @@ CANARIES = (
     ENDPOINT,
     "registry.acme-corp.internal",
     "vllm-fork",
-    "v0.11.1-acme3",
     *GPUS,
     *(g[4:] for g in GPUS),
     CONTAINER,
@@ -294,18 +293,24 @@ def make_raw_trial(root: Path, trial_id: str = "cache-layout") -> Path:
     return root
 
 
-def make_raw_decision(root: Path) -> Path:
-    """A decision folder with two raw trials and a decision.toml naming the model in prose."""
+CLEAN_NARRATIVE = '[narrative]\nwhy_it_matters = "The candidate pool grew."\ncaveat = "Small natural-output scouts."\n'
+LEAKING_NARRATIVE = (
+    "[narrative]\n"
+    f'why_it_matters = "On {HOST} the {SERVED} pool grew."\n'
+    'caveat = "Small natural-output scouts on gpu\\U0000002Dnode\\u002D17."\n'
+    'background = """Served by acme-labs/falcon-sec\\\n    ret-70b."""\n'
+)
+
+
+def make_raw_decision(root: Path, narrative: str = CLEAN_NARRATIVE) -> Path:
+    """A decision folder with two raw trials and a decision.toml (its prose naming private values, with
+    ``LEAKING_NARRATIVE``)."""
     make_raw_trial(root / "cache-layout", "cache-layout")
     make_raw_trial(root / "dflash", "dflash")
     (root / "decision.toml").write_text(
         'id = "2026-11-01-cache-layout-and-dflash"\n'
         'date = "2026-11-01"\n'
         'title = "Cache-layout and DFlash scouts: retain the current configuration"\n'
-        'trials = ["cache-layout", "dflash"]\n\n'
-        "[narrative]\n"
-        f'why_it_matters = "On {HOST} the {SERVED} pool grew."\n'
-        'caveat = "Small natural-output scouts on gpu\\U0000002Dnode\\u002D17."\n'
-        'background = """Served by acme-labs/falcon-sec\\\n    ret-70b."""\n'
+        'trials = ["cache-layout", "dflash"]\n\n' + narrative
     )
     return root

@@ -13,7 +13,7 @@ def test_redact_then_scan_clean(raw_trial, tmp_path, run_cli):
     key.write_bytes(KEY)
     result = run_cli("redact", raw_trial, "--out", tmp_path / "bundle", "--key", key, "--map", tmp_path / "map.json")
     assert result.code == 0, result.err
-    assert "leak scan: clean" in result.out and "key key-" in result.out
+    assert "known-value scan: clean" in result.out and "key key-" in result.out and "5 file(s) withheld" in result.out
     scanned = run_cli("scan", tmp_path / "bundle", "--raw", raw_trial, "--map", tmp_path / "map.json")
     assert scanned.code == 0 and "clean" in scanned.out
 
@@ -21,19 +21,22 @@ def test_redact_then_scan_clean(raw_trial, tmp_path, run_cli):
 def test_scan_of_raw_evidence_exits_1_without_values(raw_trial, run_cli):
     result = run_cli("scan", raw_trial, "--raw", raw_trial)
     assert result.code == 1
-    assert "leak: " in result.err and "finding(s)" in result.err
+    assert "private: " in result.err and "finding(s)" in result.err
     for canary in corpus.CANARIES:
         assert canary.lower() not in result.err.lower()
 
 
 def test_redact_leak_exits_1(tmp_path, run_cli):
     raw = corpus.make_raw_trial(tmp_path / "raw")
-    (raw / "telemetry" / "board.jsonl").write_text(json.dumps({"board": int(corpus.SERIAL)}) + "\n")
+    journal = raw / "journals" / "01-original-before.jsonl"
+    lines = journal.read_text().splitlines(keepends=True)
+    lines[1] = json.dumps(json.loads(lines[1]) | {"completion_tokens": int(corpus.SERIAL)}) + "\n"
+    journal.write_text("".join(lines))
     policy = tmp_path / "policy.toml"
     policy.write_text(f'[private]\nserial = ["{corpus.SERIAL}"]\n')
     result = run_cli("redact", raw, "--out", tmp_path / "out", "--policy", policy)
     assert result.code == 1
-    assert "telemetry/board.jsonl:1: serial" in result.err and "NOT publishable" in result.err
+    assert "journals/01-original-before.jsonl:2: serial" in result.err and "NOT publishable" in result.err
     assert corpus.SERIAL not in result.err + result.out
 
 

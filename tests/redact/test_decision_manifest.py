@@ -16,13 +16,14 @@ def _tree(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def test_decision_receipt_counts_decision_toml(raw_decision: Path, tmp_path: Path) -> None:
+def test_decision_receipt_is_the_decision_folders_own(raw_decision: Path, tmp_path: Path) -> None:
+    (raw_decision / "notes.txt").write_text("operator notes on gpu-node-17\n")
     result = redact_bundle(raw_decision, tmp_path / "pub", key=KEY)
     receipt = read_json_model(result.out / "receipt.json", Receipt)
     assert receipt.key_id == result.key_id
-    assert sum(receipt.counts["decision.toml"].values()) >= 1  # the host named in the prose
-    assert set(receipt.counts) == {"decision.toml"}  # each trial's receipt counts its own files
-    assert result.counts["decision.toml"] == receipt.counts["decision.toml"]
+    assert receipt.counts == {}  # decision.toml holds prose, no identity; each trial's receipt counts its own files
+    assert [w.path.split("-")[0] for w in receipt.withheld or []] == ["path"]  # the notes, withheld under a pseudonym
+    assert not (result.out / "notes.txt").exists()
 
 
 def test_decision_manifest_lists_everything_nested_manifests_included(raw_decision: Path, tmp_path: Path) -> None:

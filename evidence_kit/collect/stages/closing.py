@@ -29,7 +29,7 @@ def closing_checks(arm: ArmContext, watch: EngineWatch, engine: ArmEngine, ident
         assert resume.header is not None
         arm.check(
             "resumed",
-            identity.fingerprint == (resume.header.private or {}).get("config_fingerprint"),
+            identity.fingerprint == resume.header.private.config_fingerprint,
             f"collection resumed after {len(resume.done_runs)} completed run(s); configuration fingerprint compared with the header's",
         )
     _prefix_cache(arm, watch, identity)
@@ -55,7 +55,7 @@ def _prefix_cache(arm: ArmContext, watch: EngineWatch, identity: Identity) -> No
     sound = True
     if hits is not None and watch.unique_sent:
         calibration = arm.result.calibration
-        allowed = shared_prefix_hits(watch.unique_sent, calibration.overhead_tokens if calibration else 0, identity.private.get("cache_config") or {})
+        allowed = shared_prefix_hits(watch.unique_sent, calibration.overhead_tokens if calibration else 0, identity.block_size)
         where = "timed runs without shared prefixes" if shared else "timed runs"
         sound = hits <= allowed
         parts.append(

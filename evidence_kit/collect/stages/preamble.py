@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..calibration import calibrate
 from ..gates import run_gate
-from ..lifecycle import Identity
+from ..lifecycle import Identity, collector_info
 from ..prompts import Calibration, PromptBook
 from ..runs import request_body, request_record, send_all
 from .context import ArmContext
@@ -33,7 +33,8 @@ def write_header(arm: ArmContext, identity: Identity, calibration: Calibration) 
     if trace is not None:
         # Private evidence: which trace was replayed, by its digest (the file itself never enters the bundle).
         private["trace_sha256"] = trace.sha256
-    arm.header(engine={"kv_token_slots": identity.kv_token_slots}, prompts=calibration.as_record(), private=private)
+    engine = {"kv_token_slots": identity.kv_token_slots, **identity.engine}
+    arm.header(engine=engine, collector=collector_info(), prompts=calibration.as_record(), private=private)
 
 
 def engine_kind_ok(arm: ArmContext, identity: Identity) -> bool:

@@ -1,0 +1,223 @@
+"""The typed writer's core: a record of the contract in, its published form out.
+
+Each field is published as its class says (``evidence_kit.model.publication``): a public field as
+it is; an identity as its pseudonym (one per value and kind across the bundle); a secret not at
+all; prose as it is, after the known-value check (:meth:`Publisher.check_prose`); a code as the
+word of its vocabulary. A field the record does not declare (the contract allows extras) is not
+typed, so it is not published: the receipt counts it per record type, never its value. The
+strings of an undeclared field inside a ``private`` part are identities all the same (a raw folder
+of the previous layout kept settings there too): they are hunted by the known-value scan.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from pydantic import BaseModel
+
+from ..errors import BadInput
+from ..model.publication import Publication, Vocabulary, classed_fields
+from .hunt import Hunter, KnownValue
+from .pseudonyms import Pseudonyms, is_pseudonym
+
+__all__ = ["Prose", "Publisher", "published_json"]
+
+_MIN_SERIAL_DIGITS = 6  # a whole number with fewer digits is a setting or a count
+# The kind of an undeclared field of a private part, by a word of its key (``jump_host``, ``gpu_uuids``,
+# ``checkpoint_dir``): a key that names no kind holds no identity the scan can tell from a setting.
+_KEY_KINDS: dict[str, str] = {
+    "gpu": "gpu",
+    "uuid": "gpu",
+    "image": "image",
+    "container": "container",
+    "revision": "revision",
+    "commit": "revision",
+    "endpoint": "endpoint",
+    "url": "endpoint",
+    "host": "host",
+    "hostname": "host",
+    "node": "host",
+    "ip": "ip",
+    "mac": "mac",
+    "model": "model",
+    "served": "model",
+    "path": "path",
+    "dir": "path",
+    "command": "command",
+    "user": "user",
+    "email": "email",
+    "serial": "serial",
+    "fingerprint": "fingerprint",
+}
+# Settings a raw folder of the previous layout kept in the header's private part: withheld, never hunted.
+_LEGACY_SETTINGS = frozenset({"cache_config", "collector_python", "engine_pid", "owned_by", "max_model_len", "version.version", "version.simulated"})
+_KEY_WORD = re.compile(r"[a-z]+")
+
+
+def _key_kind(key: str) -> str | None:
+    words = _KEY_WORD.findall(key.rsplit(".", 1)[-1].lower())
+    return next((_KEY_KINDS[w] for w in words if w in _KEY_KINDS), None)
+
+
+@dataclass(frozen=True)
+class Prose:
+    """One prose field as published, where it stands, for the known-value check."""
+
+    file: str
+    line: int | None
+    field: str
+    text: str
+
+
+@dataclass(frozen=True)
+class _Action:
+    name: str
+    what: Publication | None  # None: the field holds records
+    kind: str | None = None
+    vocabulary: Vocabulary | None = None
+    words: frozenset[str] = frozenset()  # a code's words: a value already one is published as it is
+
+
+@cache
+def _actions(model: type[BaseModel]) -> tuple[_Action, ...]:
+    """What to do to each field of ``model`` that is not published as it is."""
+    out = []
+    for f in classed_fields(model):
+        if f.model is not model:
+            continue
+        if f.records:
+            out.append(_Action(f.name, None))
+        elif f.classed is None:
+            raise TypeError(f"{f.where} declares no publication class")  # tests/redact/test_every_field_is_classed.py
+        elif f.classed.publication is not Publication.PUBLIC:
+            kind = f.classed.kind.value if f.classed.kind is not None else None
+            vocabulary = f.classed.vocabulary
+            out.append(_Action(f.name, f.classed.publication, kind, vocabulary, frozenset(vocabulary.words if vocabulary else ())))
+    return tuple(out)
+
+
+def _records(value: Any) -> Iterator[BaseModel]:
+    if isinstance(value, BaseModel):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _records(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _records(item)
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield str(key)
+            yield from _strings(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _strings(item)
+
+
+def _withheld_values(key: str, value: Any) -> Iterator[KnownValue]:
+    """The identities an undeclared field of a private part holds: the strings under a key that names a kind
+    (and, under one that names a mapping of them, its keys), and long whole numbers under a serial's key."""
+    if key in _LEGACY_SETTINGS or key.split(".", 1)[0] in _LEGACY_SETTINGS or isinstance(value, bool):
+        return
+    kind = _key_kind(key)
+    if isinstance(value, dict):
+        for name, item in value.items():
+            if kind is not None and isinstance(name, str) and name.strip():
+                yield KnownValue(kind, name)  # "per_host": {"dgx-b200-rack4": ...}
+            yield from _withheld_values(f"{key}.{name}", item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _withheld_values(key, item)
+    elif kind is not None:
+        yield from _withheld_leaf(kind, value)
+
+
+def _withheld_leaf(kind: str, value: Any) -> Iterator[KnownValue]:
+    if isinstance(value, int) and kind == "serial" and len(str(abs(value))) >= _MIN_SERIAL_DIGITS:
+        yield KnownValue("serial", str(abs(value)))
+    elif isinstance(value, str) and value.strip():
+        yield KnownValue(kind, value)
+
+
+@dataclass
+class Publisher:
+    """Publishes records in place; remembers what it pseudonymised, withheld and must check."""
+
+    pseudonyms: Pseudonyms
+    trusted: str | None = None  # the pseudonym kind of a RAW this tool redacted before: its pseudonyms stay
+    identities: set[KnownValue] = field(default_factory=set)
+    withheld: Counter[str] = field(default_factory=Counter)
+    prose: list[Prose] = field(default_factory=list)
+    counts: Counter[str] = field(default_factory=Counter)  # the current file's pseudonyms, per kind
+
+    def publish(self, record: BaseModel, *, file: str, line: int | None = None, private: bool = False) -> BaseModel:
+        """Make ``record`` (validated, in place) its published form; return it."""
+        extra = record.__pydantic_extra__
+        if extra:
+            self.withheld[type(record).__name__] += len(extra)
+            if private:
+                for key, value in extra.items():
+                    self.identities.update(_withheld_values(key, value))
+            extra.clear()
+        present = record.__pydantic_fields_set__
+        values = record.__dict__
+        for action in _actions(type(record)):
+            value = values[action.name]
+            if value is None or (action.words and value in action.words) or action.name not in present:
+                continue  # absent, or a code already its word (the common request: a finish reason "stop")
+            self._apply(record, action, file, line, private)
+        return record
+
+    def _apply(self, record: BaseModel, action: _Action, file: str, line: int | None, private: bool) -> None:
+        value = record.__dict__[action.name]
+        if action.what is None:
+            for inner in _records(value):
+                self.publish(inner, file=file, line=line, private=private or action.name == "private")
+        elif action.what is Publication.IDENTITY:
+            assert action.kind is not None
+            kind = action.kind
+            record.__dict__[action.name] = [self.pseudonym(kind, v) for v in value] if isinstance(value, list) else self.pseudonym(kind, value)
+        elif action.what is Publication.SECRET:
+            record.__pydantic_fields_set__.discard(action.name)
+            self.withheld[f"{type(record).__name__}.{action.name}"] += 1
+        elif action.what is Publication.CODE:
+            assert action.vocabulary is not None
+            if isinstance(value, str):
+                record.__dict__[action.name] = action.vocabulary.code(value)
+        else:
+            self.prose += [Prose(file, line, f"{type(record).__name__}.{action.name}", text) for text in _strings(value)]
+
+    def pseudonym(self, kind: str, value: str) -> str:
+        """``value``'s pseudonym as a ``kind`` (an earlier redaction's pseudonym stays as it is)."""
+        if self.trusted is not None and is_pseudonym(value, self.trusted):
+            return value
+        self.counts[kind] += 1
+        self.identities.add(KnownValue(kind, value))
+        return self.pseudonyms.name(kind, value)
+
+    def check_prose(self, hunter: Hunter) -> None:
+        """Refuse prose that holds a known private value: one line naming the file, the line and the field."""
+        for item in self.prose:
+            kind = hunter.find(item.text)
+            if kind is not None:
+                raise BadInput(
+                    f"{item.field} holds a private value (a {kind}, as the evidence's identities or the policy name it): "
+                    "write it without, or by its pseudonym, and redact again",
+                    item.file,
+                    item.line,
+                )
+
+
+def published_json(record: BaseModel, *, indent: int | None = None) -> bytes:
+    """A published record as JSON (UTF-8): its declared fields that were present, by their contract names."""
+    return record.__pydantic_serializer__.to_json(record, by_alias=True, exclude_unset=True, indent=indent)
