@@ -187,4 +187,4 @@ def test_the_redactor_replaces_the_files_identities_and_the_scan_finds_one_left(
     capsys.readouterr()
     assert main(["scan", str(evidence), "--raw", str(raw)]) == 1
     err = capsys.readouterr().err
-    assert "leak: imported/journals/02-candidate-candidate.jsonl" in err and model not in err
+    assert "private: imported/journals/02-candidate-candidate.jsonl" in err and model not in err
