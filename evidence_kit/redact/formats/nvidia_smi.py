@@ -1,0 +1,386 @@
+"""``nvidia-smi -q`` and ``nvidia-smi --query-gpu=... --format=csv``: each GPU's product, memory and power.
+
+``-q`` is a tree of ``Key : Value`` lines indented four spaces a level, one ``GPU <bus id>``
+section per GPU; the keys read are in ``QUERY_KEYS``. A CSV's header names its columns with the
+``--query-gpu`` fields (``memory.total [MiB]``); without a header (``noheader``) a column is read
+only when its values say what they are (a GPU UUID, a product name, a bus id, a driver version).
+Values are read with or without their units (``nounits``); ``N/A`` and ``[Not Supported]`` are absent.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ...model.formats.nvidia import NvidiaGpu, NvidiaSmi
+from ...model.formats.shapes import DRIVER_VERSION, GPU_PRODUCT
+from .build import build
+from .lines import cleaned
+from .reader import Example, FormatReader
+
+__all__ = ["CSV_READER", "QUERY_READER"]
+
+MAX_ROWS = 10_000
+ABSENT = re.compile(r"^\[?(?:N/A|Not Supported|Unknown Error|Insufficient Permissions|Requested functionality has been deprecated|None)\]?$")
+_NUMBER = re.compile(r"^(?P<n>[+-]?\d{1,15}(?:\.\d{1,9})?)\s*(?:MiB|W|MHz|C|%|mV|KB/s)?$")
+UUID = re.compile(r"^(?:GPU|MIG)-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+BUS_ID = re.compile(r"^[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]$")
+
+
+def number(text: str) -> float | None:
+    match = _NUMBER.match(text)
+    return float(match["n"]) if match else None
+
+
+def whole(text: str) -> int | None:
+    value = number(text)
+    return int(value) if value is not None and value.is_integer() else None
+
+
+def word(text: str) -> str:
+    return text
+
+
+Convert = Callable[[str], Any]
+
+# -q: the path of section names and key, '/'-joined -> the NvidiaGpu field and how its value reads.
+QUERY_KEYS: dict[str, tuple[str, Convert]] = {
+    "Product Name": ("product", word),
+    "Product Brand": ("brand", word),
+    "Product Architecture": ("architecture", word),
+    "Persistence Mode": ("persistence_mode", word),
+    "MIG Mode/Current": ("mig_mode", word),
+    "Serial Number": ("serial", word),
+    "GPU UUID": ("uuid", word),
+    "Minor Number": ("minor_number", whole),
+    "VBIOS Version": ("vbios_version", word),
+    "Board ID": ("board_id", word),
+    "Board Part Number": ("board_part_number", word),
+    "GPU Part Number": ("gpu_part_number", word),
+    "Module ID": ("module_id", whole),
+    "Platform Info/Module Id": ("module_id", whole),
+    "PCI/Bus Id": ("bus_id", word),
+    "FB Memory Usage/Total": ("memory_total_mib", whole),
+    "FB Memory Usage/Reserved": ("memory_reserved_mib", whole),
+    "FB Memory Usage/Used": ("memory_used_mib", whole),
+    "FB Memory Usage/Free": ("memory_free_mib", whole),
+    "Compute Mode": ("compute_mode", word),
+    "Performance State": ("performance_state", word),
+    "ECC Mode/Current": ("ecc_mode", word),
+    "Ecc Mode/Current": ("ecc_mode", word),
+    "Temperature/GPU Current Temp": ("temperature_c", number),
+    "Utilization/Gpu": ("utilization_gpu_percent", number),
+    "Utilization/Memory": ("utilization_memory_percent", number),
+    "Max Clocks/Graphics": ("max_graphics_clock_mhz", whole),
+    "Max Clocks/SM": ("max_sm_clock_mhz", whole),
+    "Max Clocks/Memory": ("max_memory_clock_mhz", whole),
+    "Fabric/ClusterUUID": ("fabric_cluster_uuid", word),
+}
+for _section in ("GPU Power Readings", "Power Readings"):
+    QUERY_KEYS |= {
+        # The limit in force: older drivers list "Power Limit" and then "Enforced Power Limit" (the last read wins).
+        f"{_section}/Power Limit": ("power_limit_w", number),
+        f"{_section}/Current Power Limit": ("power_limit_w", number),
+        f"{_section}/Enforced Power Limit": ("power_limit_w", number),
+        f"{_section}/Default Power Limit": ("power_default_limit_w", number),
+        f"{_section}/Min Power Limit": ("power_min_limit_w", number),
+        f"{_section}/Max Power Limit": ("power_max_limit_w", number),
+        f"{_section}/Power Draw": ("power_draw_w", number),
+        f"{_section}/Average Power Draw": ("power_draw_w", number),
+    }
+TOP_KEYS: dict[str, tuple[str, Convert]] = {
+    "Timestamp": ("timestamp", word),
+    "Driver Version": ("driver_version", word),
+    "CUDA Version": ("cuda_version", word),
+    "Attached GPUs": ("attached_gpus", whole),
+}
+_ENTRY = re.compile(r"^(?P<indent> *)(?P<key>[^:\s][^:]{0,120}?)\s*(?::(?:\s+(?P<value>.*?))?)?\s*$")
+_GPU = re.compile(r"^GPU (?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])$")
+
+
+def _put(target: dict[str, Any], spec: tuple[str, Convert] | None, value: str) -> None:
+    if spec is None or ABSENT.match(value):
+        return
+    name, convert = spec
+    converted = convert(value)
+    if converted is not None:
+        target[name] = converted
+
+
+class _Report:
+    """The state of reading one -q report: the values above the GPU sections, each section's, the path of sections."""
+
+    def __init__(self) -> None:
+        self.top: dict[str, Any] = {}
+        self.gpus: list[dict[str, Any]] = []
+        self.current: dict[str, Any] | None = None  # the GPU section being read (past MAX_ROWS, a scratch one)
+        self.stack: list[tuple[int, str]] = []
+        self.not_kept = 0
+
+    def gpu(self, bus: str) -> None:
+        self.current, self.stack = {"bus_id": bus, "processes": 0}, []
+        if len(self.gpus) < MAX_ROWS:
+            self.gpus.append(self.current)
+        else:
+            self.not_kept += 1
+
+    def entry(self, indent: int, key: str, value: str | None, line: str) -> None:
+        self.stack = [(i, name) for i, name in self.stack if i < indent]
+        if value is None and ":" not in line:
+            if len(self.stack) < 8:  # -q nests four deep; deeper is not its shape
+                self.stack.append((indent, key))
+            return
+        where = "/".join([name for _, name in self.stack] + [key])
+        if self.current is None:
+            _put(self.top, TOP_KEYS.get(where), value or "")
+        elif where.startswith("Processes/") and key == "Process ID":
+            self.current["processes"] += 1
+        else:
+            _put(self.current, QUERY_KEYS.get(where), value or "")
+
+
+def read_query(lines: Iterable[str], path: str) -> NvidiaSmi:
+    """The report of ``nvidia-smi -q``."""
+    report = _Report()
+    for line in cleaned(lines):
+        if (gpu := _GPU.match(line)) is not None:
+            report.gpu(gpu["bus"])
+        elif (entry := _ENTRY.match(line)) is not None:
+            report.entry(len(entry["indent"]), entry["key"], entry["value"], line)
+    return _record(report.top, report.gpus, not_kept=report.not_kept)
+
+
+def _record(top: dict[str, Any], rows: list[dict[str, Any]], *, not_kept: int = 0, unread: int = 0) -> NvidiaSmi:
+    withheld = 0
+    kept = []
+    for row in rows:
+        gpu, dropped = build(NvidiaGpu, row)
+        kept.append(gpu)
+        withheld += dropped
+    data = dict(top, rows_not_kept=not_kept, cells_unread=unread)
+    record, dropped = build(NvidiaSmi, data)
+    return record.model_copy(update={"gpus": kept, "values_withheld": withheld + dropped})
+
+
+def recognises_query(path: str, head: str) -> bool:
+    """``nvidia-smi -q``: its banner, or a ``Driver Version :`` line and a ``GPU <bus id>`` section."""
+    lines = head.splitlines()[:4000]
+    if any(line.strip() == "==============NVSMI LOG==============" for line in lines):
+        return True
+    return any(line.startswith("Driver Version ") for line in lines) and any(_GPU.match(line.rstrip()) for line in lines)
+
+
+# --query-gpu fields (nvidia-smi --help-query-gpu), as a CSV header names them -> the NvidiaGpu field.
+CSV_FIELDS: dict[str, tuple[str, Convert]] = {
+    "index": ("index", whole),
+    "name": ("product", word),
+    "gpu_name": ("product", word),
+    "uuid": ("uuid", word),
+    "gpu_uuid": ("uuid", word),
+    "serial": ("serial", word),
+    "gpu_serial": ("serial", word),
+    "pci.bus_id": ("bus_id", word),
+    "gpu_bus_id": ("bus_id", word),
+    "vbios_version": ("vbios_version", word),
+    "compute_mode": ("compute_mode", word),
+    "pstate": ("performance_state", word),
+    "persistence_mode": ("persistence_mode", word),
+    "mig.mode.current": ("mig_mode", word),
+    "ecc.mode.current": ("ecc_mode", word),
+    "memory.total": ("memory_total_mib", whole),
+    "memory.reserved": ("memory_reserved_mib", whole),
+    "memory.used": ("memory_used_mib", whole),
+    "memory.free": ("memory_free_mib", whole),
+    "power.limit": ("power_limit_w", number),
+    "enforced.power.limit": ("power_limit_w", number),
+    "power.default_limit": ("power_default_limit_w", number),
+    "power.min_limit": ("power_min_limit_w", number),
+    "power.max_limit": ("power_max_limit_w", number),
+    "power.draw": ("power_draw_w", number),
+    "power.draw.average": ("power_draw_w", number),
+    "power.draw.instant": ("power_draw_w", number),
+    "temperature.gpu": ("temperature_c", number),
+    "utilization.gpu": ("utilization_gpu_percent", number),
+    "utilization.memory": ("utilization_memory_percent", number),
+    "clocks.max.graphics": ("max_graphics_clock_mhz", whole),
+    "clocks.max.gr": ("max_graphics_clock_mhz", whole),
+    "clocks.max.sm": ("max_sm_clock_mhz", whole),
+    "clocks.max.memory": ("max_memory_clock_mhz", whole),
+    "clocks.max.mem": ("max_memory_clock_mhz", whole),
+}
+CSV_TOP: dict[str, tuple[str, Convert]] = {"driver_version": ("driver_version", word), "count": ("attached_gpus", whole)}
+# Fields a header may name that this reader knows but does not read (a time series' clock, live clocks, fans).
+CSV_KNOWN = frozenset(
+    "timestamp fan.speed temperature.memory clocks.current.graphics clocks.gr clocks.current.sm clocks.sm clocks.current.memory clocks.mem "
+    "clocks.current.video clocks.video clocks_event_reasons.active display_mode display_active accounting.mode pcie.link.gen.current "
+    "pcie.link.gen.max pcie.link.width.current pcie.link.width.max driver_model.current power.management encoder.stats.sessionCount "
+    "utilization.encoder utilization.decoder memory.used.percent".split()
+)
+# One column the header names alone is a CSV of nvidia-smi only when no other tool would name it so.
+_GENERIC = frozenset({"index", "name", "count", "timestamp", "serial", "uuid"})
+_HEADER_CELL = re.compile(r"^(?P<field>[a-z][a-z0-9_.]{1,60})(?: \[[^\]]{1,20}\])?$")
+
+
+def _header(line: str) -> list[str] | None:
+    """The --query-gpu fields a CSV header line names, or ``None`` when it is no such header."""
+    cells = [cell.strip() for cell in line.split(",")]
+    fields = []
+    for cell in cells:
+        match = _HEADER_CELL.match(cell)
+        if match is None or not (match["field"] in CSV_FIELDS or match["field"] in CSV_TOP or match["field"] in CSV_KNOWN):
+            return None
+        fields.append(match["field"])
+    if len(fields) == 1 and fields[0] in _GENERIC:
+        return None
+    return fields
+
+
+def _evident(cell: str) -> str | None:
+    """The --query-gpu field a cell of a header-less row is, when its value alone says so."""
+    if UUID.match(cell):
+        return "uuid"
+    if BUS_ID.match(cell):
+        return "pci.bus_id"
+    if GPU_PRODUCT.fits(cell) and " " in cell:
+        return "name"
+    if DRIVER_VERSION.fits(cell) and cell.count(".") == 2:
+        return "driver_version"
+    return None
+
+
+def _row(fields: list[str] | None, cells: list[str], top: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """One row's GPU fields (driver version and count go to ``top``) and how many of its cells were not read."""
+    row: dict[str, Any] = {}
+    unread = 0
+    for at, cell in enumerate(cells):
+        name = _evident(cell) if fields is None else (fields[at] if at < len(fields) else None)
+        if name in CSV_TOP:
+            _put(top, CSV_TOP[name], cell)
+        elif name in CSV_FIELDS:
+            _put(row, CSV_FIELDS[name], cell)
+        elif name not in CSV_KNOWN and not ABSENT.match(cell):
+            unread += 1
+    return row, unread
+
+
+def read_csv(lines: Iterable[str], path: str) -> NvidiaSmi:
+    """The rows of ``nvidia-smi --query-gpu=... --format=csv[,noheader][,nounits]``."""
+    top: dict[str, Any] = {}
+    rows: list[dict[str, Any]] = []
+    fields: list[str] | None = None
+    unread = not_kept = 0
+    first = True
+    for line in cleaned(lines):
+        if not line.strip():
+            continue
+        if first:
+            first = False
+            fields = _header(line)
+            if fields is not None:
+                continue
+        row, missed = _row(fields, [cell.strip() for cell in line.split(",")], top)
+        unread += missed
+        if len(rows) < MAX_ROWS:
+            rows.append(row)
+        else:
+            not_kept += 1
+    return _record(top, rows, not_kept=not_kept, unread=unread)
+
+
+def recognises_csv(path: str, head: str) -> bool:
+    """A --query-gpu CSV: a header of --query-gpu fields, or header-less rows that each hold a GPU UUID or product name."""
+    lines = [line for line in head.splitlines()[:200] if line.strip()]
+    if not lines:
+        return False
+    if _header(lines[0]) is not None:
+        return True
+    # The last line of the head may be cut short; every other must hold a GPU's UUID or product name.
+    whole_lines = lines[:-1] or lines
+    evident = [{_evident(cell.strip()) for cell in line.split(",")} for line in whole_lines]
+    return all(found & {"uuid", "name"} for found in evident) and len({line.count(",") for line in whole_lines}) == 1
+
+
+_SMI_Q = """==============NVSMI LOG==============
+
+Timestamp                                 : Tue Nov  3 09:14:05 2026
+Driver Version                            : 570.133.20
+CUDA Version                              : 12.8
+
+Attached GPUs                             : 1
+GPU 00000000:18:00.0
+    Product Name                          : NVIDIA H100 80GB HBM3
+    Serial Number                         : 1654922001234
+    GPU UUID                              : GPU-5b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0
+    PCI
+        Bus Id                            : 00000000:18:00.0
+    FB Memory Usage
+        Total                             : 81559 MiB
+    Compute Mode                          : Default
+    GPU Power Readings
+        Current Power Limit               : 700.00 W
+"""
+QUERY_READER = FormatReader(
+    name="nvidia-smi-query",
+    summary="nvidia-smi -q: driver and CUDA versions, each GPU's product, memory, power limits and modes",
+    record=NvidiaSmi,
+    recognises=recognises_query,
+    read=read_query,
+    examples=(
+        Example(
+            text=_SMI_Q,
+            path="logs/nvidia-smi-q.txt",
+            expect={
+                "driver_version": "570.133.20",
+                "cuda_version": "12.8",
+                "attached_gpus": 1,
+                "gpus": [
+                    {
+                        "product": "NVIDIA H100 80GB HBM3",
+                        "memory_total_mib": 81559,
+                        "power_limit_w": 700.0,
+                        "compute_mode": "Default",
+                        "uuid": "GPU-5b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0",
+                        "serial": "1654922001234",
+                        "bus_id": "00000000:18:00.0",
+                    }
+                ],
+            },
+        ),
+    ),
+)
+CSV_READER = FormatReader(
+    name="nvidia-smi-csv",
+    summary="nvidia-smi --query-gpu=... --format=csv (noheader, nounits too): one GPU reading per row",
+    record=NvidiaSmi,
+    recognises=recognises_csv,
+    read=read_csv,
+    examples=(
+        Example(
+            text=(
+                "name, uuid, memory.total [MiB], power.limit [W]\n"
+                "NVIDIA H100 80GB HBM3, GPU-5b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0, 81559 MiB, 700.00 W\n"
+            ),
+            path="logs/gpus.csv",
+            expect={
+                "gpus": [
+                    {
+                        "product": "NVIDIA H100 80GB HBM3",
+                        "uuid": "GPU-5b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0",
+                        "memory_total_mib": 81559,
+                        "power_limit_w": 700.0,
+                    }
+                ]
+            },
+        ),
+        Example(
+            text="0, NVIDIA H100 80GB HBM3, GPU-5b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0, 570.133.20, 81559, 700.00\n",
+            path="logs/gpus.csv",
+            expect={
+                "driver_version": "570.133.20",
+                "gpus": [{"product": "NVIDIA H100 80GB HBM3", "uuid": "GPU-5b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0"}],
+                "cells_unread": 3,
+            },
+        ),
+    ),
+)

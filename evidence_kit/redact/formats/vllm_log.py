@@ -1,0 +1,383 @@
+"""vLLM's start-up log: engine settings and KV cache public, who it serves as identities.
+
+Reads the lines ``vllm serve`` (or ``python -m vllm.entrypoints.openai.api_server``, or the
+simulator) prints, in any of vLLM's line formats since 0.5: ``INFO 12-03 13:27:02 [api_utils.py:286]
+msg``, with or without a ``(EngineCore pid=N)`` prefix or the brackets. Only the messages below are
+read; every other line is counted by level, and a traceback by the exception it ends in.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...model.dialects import DIALECTS
+from ...model.formats.vllm import VllmStartup
+from .build import build
+from .lines import cleaned
+from .pyrepr import Bare, parse_pairs, parse_value
+from .reader import Example, FormatReader
+from .values import endpoint_parts, is_path, place_host
+
+__all__ = ["READER"]
+
+LINE = re.compile(
+    r"^(?:\((?P<proc>[\w.-]{1,40}) pid=\d{1,10}\)\s+)?(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) "
+    r"(?P<stamp>\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})?) \[?(?P<src>[\w.\-/]{1,120}(?::\d{1,6})?)\] ?(?P<msg>.*)$"
+)
+MARKERS = re.compile(
+    r"vLLM API server version |non-default args: \{|Initializing an? (?:V1 )?LLM engine|[\u2580-\u259f]\s+version \d|Starting vLLM (?:API )?server"
+)
+TRACEBACK = "Traceback (most recent call last):"
+EXCEPTION = re.compile(r"^(?:[\w.]{1,200}\.)?(?P<name>[A-Za-z_]\w{0,80})(?::|$)")
+
+# non-default args and engine-config names -> the VllmSettings field they state.
+SETTINGS: dict[str, str] = {
+    name: name
+    for name in (
+        "max_model_len block_size kv_cache_dtype dtype quantization tensor_parallel_size pipeline_parallel_size data_parallel_size "
+        "gpu_memory_utilization max_num_seqs max_num_batched_tokens kv_cache_memory_bytes swap_space cpu_offload_gb seed "
+        "enable_prefix_caching enable_chunked_prefill enforce_eager trust_remote_code async_scheduling enable_prompt_tokens_details "
+        "enable_auto_tool_choice load_format tokenizer_mode reasoning_parser tool_call_parser attention_backend "
+        "distributed_executor_backend device"
+    ).split()
+} | {"max_seq_len": "max_model_len", "cache_dtype": "kv_cache_dtype", "device_config": "device"}
+# Settings whose value is an identity of the VllmStartup field of the same name (a chat template only when it is a path).
+IDENTITIES = ("revision", "tokenizer_revision", "code_revision", "download_dir", "chat_template")
+SPECULATIVE: dict[str, str] = {
+    "method": "method",
+    "num_speculative_tokens": "num_speculative_tokens",
+    "num_spec_tokens": "num_speculative_tokens",
+    "prompt_lookup_min": "prompt_lookup_min",
+    "prompt_lookup_max": "prompt_lookup_max",
+    "draft_tensor_parallel_size": "draft_tensor_parallel_size",
+}
+
+
+def scalar(value: Any) -> Any:
+    """A repr value as data: bare words become ``None``, booleans and numbers; torch dtypes lose ``torch.``."""
+    if not isinstance(value, Bare):
+        return value
+    word = str(value)
+    if word in ("None", "True", "False"):
+        return {"None": None, "True": True, "False": False}[word]
+    if re.fullmatch(r"-?\d{1,30}", word):
+        return int(word)
+    if re.fullmatch(r"-?\d{1,30}\.\d{0,30}(?:[eE][+-]?\d{1,3})?", word):
+        return float(word)
+    return word.removeprefix("torch.")
+
+
+@dataclass
+class _Found:
+    top: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+    spec: dict[str, Any] = field(default_factory=dict)
+    kv: dict[str, Any] = field(default_factory=dict)
+    log: dict[str, Any] = field(default_factory=lambda: {"lines": 0, "other": 0, "tracebacks": 0, "settings_unread": 0})
+    in_traceback: bool = False
+
+    def model(self, key: str, value: Any) -> None:
+        """A model or tokenizer named by a path or by a name."""
+        if isinstance(value, str) and value and value != "None":
+            self.top[f"{key}_path" if is_path(value) else key] = value
+
+    def server(self, host: Any, port: Any) -> None:
+        if isinstance(host, str) and host:
+            place_host(self.top, host)
+        if isinstance(port, int):
+            self.top["port"] = port
+
+
+def _words(raw: Any) -> list[str]:
+    """A list (or one value) of names, without empty ones and ``None``."""
+    values = [scalar(v) for v in (raw if isinstance(raw, list) else [raw])]
+    return [v for v in values if isinstance(v, str) and v and v != "None"]
+
+
+def _setting(found: _Found, name: str, raw: Any) -> None:
+    value = scalar(raw)
+    if value is not None and value != "":
+        found.settings[SETTINGS[name]] = value
+
+
+def _identity(found: _Found, name: str, raw: Any) -> None:
+    value = scalar(raw)
+    if isinstance(value, str) and value and value != "None" and (name != "chat_template" or is_path(value)):
+        found.top[name] = value
+
+
+def _structured(found: _Found, name: str, raw: Any) -> None:
+    if isinstance(raw, dict):
+        _setting(found, "reasoning_parser", raw.get("reasoning_parser"))
+
+
+# A setting that is not an engine setting of VllmSettings: how it is read.
+STATED: dict[str, Callable[[_Found, str, Any], None]] = {
+    **{name: _identity for name in IDENTITIES},
+    "model": lambda found, name, raw: found.model(name, scalar(raw)),
+    "tokenizer": lambda found, name, raw: found.model(name, scalar(raw)),
+    "served_model_name": lambda found, name, raw: found.top.update(served_model_name=_words(raw)),
+    "host": lambda found, name, raw: found.server(scalar(raw), None),
+    "port": lambda found, name, raw: found.server(None, scalar(raw)),
+    "api_key": lambda found, name, raw: found.top.update(api_key=_words(raw)),
+    "speculative_config": lambda found, name, raw: _speculative(found, raw),
+    "structured_outputs_config": _structured,
+}
+
+
+def _state(found: _Found, name: str, raw: Any) -> None:
+    """One setting of ``non-default args`` or of the engine-config line."""
+    if name in SETTINGS:
+        _setting(found, name, raw)
+    elif name in STATED:
+        STATED[name](found, name, raw)
+    else:
+        found.log["settings_unread"] += 1
+
+
+def _speculative(found: _Found, raw: Any) -> None:
+    if isinstance(raw, str):  # older releases take --speculative-config as a JSON string
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            return
+    if not isinstance(raw, dict):
+        return
+    for key, value in raw.items():
+        value = scalar(value)
+        if key in SPECULATIVE and value is not None:
+            found.spec[SPECULATIVE[key]] = value
+        elif key == "model" and isinstance(value, str) and value:
+            found.spec["draft_model_path" if is_path(value) else "draft_model"] = value
+
+
+def _non_default(found: _Found, match: re.Match[str]) -> None:
+    args = parse_value(match["dict"])
+    if isinstance(args, dict):
+        for name, raw in args.items():
+            _state(found, name, raw)
+
+
+def _engine_config(found: _Found, match: re.Match[str]) -> None:
+    found.top["version"] = match["version"]
+    found.top["engine_starts"] = found.top.get("engine_starts", 0) + 1
+    for name, raw in parse_pairs(match["config"]).items():
+        if name in SETTINGS or name in STATED:
+            _state(found, name, raw)
+
+
+def _set(section: str, key: str, group: str, convert: Callable[[str], Any]) -> Callable[[_Found, re.Match[str]], None]:
+    def handler(found: _Found, match: re.Match[str]) -> None:
+        getattr(found, section)[key] = convert(match[group])
+
+    return handler
+
+
+def _count(text: str) -> int:
+    return int(text.replace(",", "").replace("_", ""))
+
+
+def _gib(text: str) -> int:
+    return round(float(text) * 2**30)
+
+
+def _serving(found: _Found, match: re.Match[str]) -> None:
+    found.top["ready"] = True
+    host, port = endpoint_parts(match["where"])
+    if host is None:
+        found.top["endpoint"] = match["where"]
+        return
+    found.server(host, port)
+    if "listen" not in found.top:
+        found.top["endpoint"] = match["where"]
+
+
+def _concurrency(found: _Found, match: re.Match[str]) -> None:
+    found.kv["concurrency_tokens_per_request"] = _count(match["per"])
+    found.kv["max_concurrency"] = float(match["x"])
+
+
+def _kv_tokens(found: _Found, match: re.Match[str]) -> None:
+    found.kv["tokens"] = _count(match["tokens"])
+    if match["device"]:
+        found.kv["device"] = match["device"]
+
+
+def _simulated_identity(found: _Found, match: re.Match[str]) -> None:
+    found.top.update(image=match["image"], container=match["container"])
+    place_host(found.top, match["host"])
+
+
+def _simulated_speculation(found: _Found, match: re.Match[str]) -> None:
+    found.spec.update(method=match["method"], num_speculative_tokens=int(match["k"]))
+    if match["draft"]:
+        found.spec["draft_model_path" if is_path(match["draft"]) else "draft_model"] = match["draft"]
+        found.spec["draft_kv_cache_dtype"] = match["draft_kv"]
+
+
+def _version(found: _Found, match: re.Match[str]) -> None:
+    found.top["version"] = match["version"]
+    if match.groupdict().get("simulated"):
+        found.top["simulated"] = True
+
+
+_CAPACITY = DIALECTS["vllm"].capacity_log[0]  # "KV cache size: N tokens", as the collector reads it
+HANDLERS: tuple[tuple[re.Pattern[str], Callable[[_Found, re.Match[str]], None]], ...] = (
+    (re.compile(r"vLLM API server version (?P<version>\S{1,80})(?P<simulated> \(SIMULATED by evidence-kit)?"), _version),
+    (re.compile(r"[\u2580-\u259f]\s+version\s+(?P<version>\S{1,80})\s*$"), _version),
+    (re.compile(r"[\u2580-\u259f]\s+model\s+(?P<model>\S.{0,4000}?)\s*$"), lambda f, m: f.model("model", m["model"])),
+    (re.compile(r"non-default args: (?P<dict>\{.*\})\s*$"), _non_default),
+    (re.compile(r"Initializing an? (?:V1 )?LLM engine \(v(?P<version>[^)\s]{1,80})\) with config: (?P<config>.*)$"), _engine_config),
+    (re.compile(r"Available KV cache memory: [\d.]+ Gi?B \((?P<bytes>\d{1,20}) bytes\)"), _set("kv", "memory_bytes", "bytes", int)),
+    (re.compile(r"Available KV cache memory: (?P<gib>\d{1,9}(?:\.\d{1,9})?) GiB$"), _set("kv", "memory_bytes", "gib", _gib)),
+    (re.compile(r"Explicitly set \((?P<gib>\d{1,9}(?:\.\d{1,9})?)/[\d.]+\) GiB for KV cache"), _set("kv", "memory_bytes", "gib", _gib)),
+    (re.compile(r"# GPU blocks: (?P<blocks>\d{1,12})"), _set("kv", "blocks", "blocks", int)),
+    (re.compile(rf"(?:(?P<device>GPU|CPU|XPU|TPU|HPU) )?{_CAPACITY}"), _kv_tokens),
+    (re.compile(r"Maximum concurrency for (?P<per>[\d,_]{1,20}) tokens per request: (?P<x>\d{1,12}(?:\.\d{1,6})?)x"), _concurrency),
+    (re.compile(r"Using max model len (?P<n>\d{1,12})"), _set("settings", "max_model_len", "n", int)),
+    (
+        re.compile(r"init engine \(profile, create kv cache, warmup model\) took (?P<s>\d{1,9}(?:\.\d{1,6})?) s"),
+        _set("top", "init_engine_seconds", "s", float),
+    ),
+    (re.compile(r"Loading weights took (?P<s>\d{1,9}(?:\.\d{1,6})?) s"), _set("top", "weights_load_seconds", "s", float)),
+    (
+        re.compile(r"Using (?:AttentionBackendEnum\.|_Backend\.)?(?P<b>[A-Z][A-Z0-9_]{1,40}) (?:attention )?backend"),
+        _set("settings", "attention_backend", "b", str),
+    ),
+    (re.compile(r"Starting vLLM (?:API )?server(?: \d+)? on (?P<where>\S{1,4000})"), _serving),
+    (
+        re.compile(
+            r"Speculative decoding: method=(?P<method>\w{1,40}), num_speculative_tokens=(?P<k>\d{1,6})"
+            r"(?:, draft model (?P<draft>\S{1,4000}), draft KV (?P<draft_kv>\w{1,40}))?"
+        ),
+        _simulated_speculation,
+    ),
+    (re.compile(r"^image: (?P<image>[^;]{1,4000}); host: (?P<host>[^;]{1,4000}); container id: (?P<container>\S{1,4000})$"), _simulated_identity),
+    (re.compile(r"^Simulated time scale: (?P<x>\d{1,9}(?:\.\d{1,9})?)x faster"), _set("top", "simulated_time_scale", "x", float)),
+    (re.compile(r"^GPU \d{1,4}: (?P<gpu>\S{1,4000}) \(simulated\)$"), lambda f, m: f.top.setdefault("gpus", []).append(m["gpu"])),
+)
+
+
+# A word every message the handlers read holds: the others (most lines) are counted after one search.
+_ANY = re.compile(r"version|args|LLM engine|KV cache|blocks|concurrency|max model len|took|backend|Starting vLLM|Speculative|image: |^GPU |Simulated")
+
+
+def _vllm_line(found: _Found, match: re.Match[str]) -> None:
+    level = match["level"].lower()
+    found.log[level] = found.log.get(level, 0) + 1
+    found.log.setdefault("first_time", match["stamp"])
+    found.log["last_time"] = match["stamp"]
+    message = match["msg"]
+    if not _ANY.search(message):
+        return
+    for pattern, handler in HANDLERS:
+        hit = pattern.search(message)
+        if hit:
+            handler(found, hit)
+
+
+def _traceback(found: _Found, text: str) -> None:
+    """Count tracebacks (bare, or each line logged by vLLM's logger) and name the exception each ends in."""
+    if text.endswith(TRACEBACK):
+        found.log["tracebacks"] += 1
+        found.in_traceback = True
+    elif found.in_traceback and text and not text[0].isspace():
+        found.in_traceback = False
+        hit = EXCEPTION.match(text)
+        if hit:
+            found.log["last_exception"] = hit["name"]
+
+
+def read(lines: Iterable[str], path: str) -> VllmStartup:
+    """The start-up facts of one vLLM log."""
+    found = _Found()
+    for line in cleaned(lines):
+        found.log["lines"] += 1
+        match = LINE.match(line)
+        if match:
+            _vllm_line(found, match)
+        else:
+            found.log["other"] += 1
+            if "Application startup complete." in line:  # uvicorn's, in its own format
+                found.top["ready"] = True
+        _traceback(found, match["msg"] if match else line)
+    data = dict(found.top, settings=found.settings, kv_cache=found.kv, log=found.log)
+    if found.spec:
+        data["speculative"] = found.spec
+    record, withheld = build(VllmStartup, data)
+    return record.model_copy(update={"log": record.log.model_copy(update={"values_withheld": withheld})})
+
+
+def recognises(path: str, head: str) -> bool:
+    """A vLLM log: a line in vLLM's format whose message only vLLM (or its simulator) prints."""
+    for line in cleaned(head.splitlines()[:2000]):
+        match = LINE.match(line)
+        if match and MARKERS.search(match["msg"]):
+            return True
+    return False
+
+
+READER = FormatReader(
+    name="vllm-startup-log",
+    summary="vLLM's start-up log (vllm serve, the OpenAI API server, the simulator): version, engine settings, KV cache",
+    record=VllmStartup,
+    recognises=recognises,
+    read=read,
+    examples=(
+        Example(
+            text=(
+                "(APIServer pid=11436) INFO 12-03 13:27:02 [api_utils.py:347]  \u2584\u2584 \u2584\u2588 \u2588     \u2588  version 0.32.0\n"
+                "(APIServer pid=11436) INFO 12-03 13:27:02 [api_utils.py:286] non-default args: {'host': '127.0.0.1', 'port': 8000, "
+                "'model': '/home/jdoe/models/falcon-secret-70b', 'max_model_len': 32768, 'served_model_name': ['falcon-secret'], "
+                "'kv_cache_dtype': 'fp8', 'speculative_config': {'method': 'ngram', 'num_speculative_tokens': 3}}\n"
+            ),
+            expect={
+                "version": "0.32.0",
+                "listen": "127.0.0.1",
+                "port": 8000,
+                "model_path": "/home/jdoe/models/falcon-secret-70b",
+                "served_model_name": ["falcon-secret"],
+                "settings": {"max_model_len": 32768, "kv_cache_dtype": "fp8"},
+                "speculative": {"method": "ngram", "num_speculative_tokens": 3},
+            },
+        ),
+        Example(
+            text=(
+                "(EngineCore pid=11719) INFO 12-03 13:27:24 [core.py:133] Initializing a V1 LLM engine (v0.32.0) with config: "
+                "model='acme/falcon-secret-70b', speculative_config=None, tokenizer='acme/falcon-secret-70b', revision=1f0e9d8c, "
+                "dtype=torch.bfloat16, max_seq_len=4096, tensor_parallel_size=2, kv_cache_dtype=auto, device_config=cuda, "
+                "served_model_name=falcon-secret, enable_prefix_caching=True\n"
+                "(EngineCore pid=11719) INFO 12-03 13:28:39 [kv_cache_utils.py:2327] GPU KV cache size: 1,330,576 tokens\n"
+                "(EngineCore pid=11719) INFO 12-03 13:28:39 [kv_cache_utils.py:2331] Maximum concurrency for 4,096 tokens per request: 324.85x\n"
+            ),
+            expect={
+                "version": "0.32.0",
+                "engine_starts": 1,
+                "model": "acme/falcon-secret-70b",
+                "revision": "1f0e9d8c",
+                "settings": {"dtype": "bfloat16", "max_model_len": 4096, "tensor_parallel_size": 2, "kv_cache_dtype": "auto", "device": "cuda"},
+                "kv_cache": {"tokens": 1330576, "device": "GPU", "max_concurrency": 324.85, "concurrency_tokens_per_request": 4096},
+            },
+        ),
+        Example(
+            text=(
+                "INFO 12-03 13:27:14 [vllm.py:1605] Starting vLLM API server 0 on http://gpu-07.lab.example:8000\n"
+                "WARNING 12-03 13:27:37 [cpu_worker.py:114] libtcmalloc is not found. See https://docs.vllm.ai/en/latest/ for help.\n"
+                "Traceback (most recent call last):\n"
+                '  File "/home/jdoe/venv/lib/python3.11/site-packages/vllm/engine/arg_utils.py", line 2240, in create_engine_config\n'
+                "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB on gpu-07\n"
+            ),
+            expect={
+                "ready": True,
+                "host": "gpu-07.lab.example",
+                "port": 8000,
+                "endpoint": "http://gpu-07.lab.example:8000",
+                "log": {"lines": 5, "info": 1, "warning": 1, "other": 3, "tracebacks": 1, "last_exception": "OutOfMemoryError"},
+            },
+        ),
+    ),
+)
