@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from evidence_kit.engine_sim.metrics import EngineMetrics
 from evidence_kit.engine_sim import load_profile
+from evidence_kit.engine_sim.metrics import EngineMetrics
 from evidence_kit.engine_sim.server import startup_log
 from evidence_kit.model.formats import KubePods, NvidiaSmi, PrometheusScrape, VllmStartup
 from evidence_kit.redact.formats import READERS, head_of, lines_of, reader_for
