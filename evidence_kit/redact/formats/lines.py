@@ -22,7 +22,7 @@ HEAD_BYTES = 65_536  # what recognition sees of a file
 
 # CSI (colour, cursor), OSC (title, hyperlink) and the two-character escapes.
 _ANSI = re.compile(r"\x1b(?:\[[0-9;:?<=>]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
-_DOCKER = re.compile(r'^\{"log":"')
+_DOCKER = re.compile(r'^\{\s*"log"\s*:\s*"')
 
 
 def _unwrap_docker(line: str) -> str:

@@ -217,8 +217,8 @@ CSV_KNOWN = frozenset(
     "pcie.link.gen.max pcie.link.width.current pcie.link.width.max driver_model.current power.management encoder.stats.sessionCount "
     "utilization.encoder utilization.decoder memory.used.percent".split()
 )
-# One column the header names alone is a CSV of nvidia-smi only when no other tool would name it so.
-_GENERIC = frozenset({"index", "name", "count", "timestamp", "serial", "uuid"})
+# Fields other tools' CSVs name too.
+_GENERIC = frozenset({"index", "name", "count", "timestamp", "serial", "uuid", "pstate"})
 _HEADER_CELL = re.compile(r"^(?P<field>[a-z][a-z0-9_.]{1,60})(?: \[[^\]]{1,20}\])?$")
 
 
@@ -231,7 +231,8 @@ def _header(line: str) -> list[str] | None:
         if match is None or not (match["field"] in CSV_FIELDS or match["field"] in CSV_TOP or match["field"] in CSV_KNOWN):
             return None
         fields.append(match["field"])
-    if len(fields) == 1 and fields[0] in _GENERIC:
+    # Another tool's CSV may name an index, a name or a count: one field only nvidia-smi names must be there.
+    if all(field in _GENERIC for field in fields):
         return None
     return fields
 

@@ -128,15 +128,15 @@ def read(lines: Iterable[str], path: str) -> PrometheusScrape:
 
 
 def recognises(path: str, head: str) -> bool:
-    """A scrape: a ``# TYPE`` line, or three samples of known families and no line that is neither sample nor comment."""
-    lines = [line.strip() for line in cleaned(head.splitlines()[:-1] or head.splitlines())]
-    lines = [line for line in lines[:4000] if line]
-    if not lines:
+    """A scrape: every line (but at most one in ten) a sample, a comment or blank, and a ``# TYPE``
+    line or three samples of known families."""
+    lines = [line.strip() for line in cleaned((head.splitlines()[:-1] or head.splitlines())[:4000])]
+    comments = [line for line in lines if line.startswith("#")]
+    samples = [parse_sample(line) for line in lines if line and not line.startswith("#")]
+    read = [s for s in samples if s is not None]
+    if not read or len(samples) - len(read) > len(samples) // 10:
         return False
-    if any(_TYPE.match(line) for line in lines if line.startswith("#")):
-        return True
-    samples = [parse_sample(line) for line in lines if not line.startswith("#")]
-    return all(s is not None for s in samples) and sum(METRICS.fits(s[0]) for s in samples if s) >= 3
+    return any(_TYPE.match(line) for line in comments) or sum(METRICS.fits(s[0]) for s in read) >= 3
 
 
 READER = FormatReader(

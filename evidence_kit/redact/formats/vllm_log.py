@@ -226,44 +226,69 @@ def _version(found: _Found, match: re.Match[str]) -> None:
 
 
 _CAPACITY = DIALECTS["vllm"].capacity_log[0]  # "KV cache size: N tokens", as the collector reads it
-HANDLERS: tuple[tuple[re.Pattern[str], Callable[[_Found, re.Match[str]], None]], ...] = (
-    (re.compile(r"vLLM API server version (?P<version>\S{1,80})(?P<simulated> \(SIMULATED by evidence-kit)?"), _version),
-    (re.compile(r"[\u2580-\u259f]\s+version\s+(?P<version>\S{1,80})\s*$"), _version),
-    (re.compile(r"[\u2580-\u259f]\s+model\s+(?P<model>\S.{0,4000}?)\s*$"), lambda f, m: f.model("model", m["model"])),
-    (re.compile(r"non-default args: (?P<dict>\{.*\})\s*$"), _non_default),
-    (re.compile(r"Initializing an? (?:V1 )?LLM engine \(v(?P<version>[^)\s]{1,80})\) with config: (?P<config>.*)$"), _engine_config),
-    (re.compile(r"Available KV cache memory: [\d.]+ Gi?B \((?P<bytes>\d{1,20}) bytes\)"), _set("kv", "memory_bytes", "bytes", int)),
-    (re.compile(r"Available KV cache memory: (?P<gib>\d{1,9}(?:\.\d{1,9})?) GiB$"), _set("kv", "memory_bytes", "gib", _gib)),
-    (re.compile(r"Explicitly set \((?P<gib>\d{1,9}(?:\.\d{1,9})?)/[\d.]+\) GiB for KV cache"), _set("kv", "memory_bytes", "gib", _gib)),
-    (re.compile(r"# GPU blocks: (?P<blocks>\d{1,12})"), _set("kv", "blocks", "blocks", int)),
-    (re.compile(rf"(?:(?P<device>GPU|CPU|XPU|TPU|HPU) )?{_CAPACITY}"), _kv_tokens),
-    (re.compile(r"Maximum concurrency for (?P<per>[\d,_]{1,20}) tokens per request: (?P<x>\d{1,12}(?:\.\d{1,6})?)x"), _concurrency),
-    (re.compile(r"Using max model len (?P<n>\d{1,12})"), _set("settings", "max_model_len", "n", int)),
+# (a text every message the handler reads holds, the pattern it reads, what it does with a match): the
+# needle spares most lines (a long log is mostly request lines) every pattern but one substring test.
+HANDLERS: tuple[tuple[str, re.Pattern[str], Callable[[_Found, re.Match[str]], None]], ...] = (
+    ("vLLM API server version", re.compile(r"vLLM API server version (?P<version>\S{1,80})(?P<simulated> \(SIMULATED by evidence-kit)?"), _version),
+    ("version", re.compile(r"[\u2580-\u259f]\s+version\s+(?P<version>\S{1,80})\s*$"), _version),
+    ("model", re.compile(r"[\u2580-\u259f]\s+model\s+(?P<model>\S.{0,4000}?)\s*$"), lambda f, m: f.model("model", m["model"])),
+    ("non-default args: ", re.compile(r"non-default args: (?P<dict>\{.*\})\s*$"), _non_default),
+    ("LLM engine (", re.compile(r"Initializing an? (?:V1 )?LLM engine \(v(?P<version>[^)\s]{1,80})\) with config: (?P<config>.*)$"), _engine_config),
     (
+        "Available KV cache memory",
+        re.compile(r"Available KV cache memory: [\d.]+ Gi?B \((?P<bytes>\d{1,20}) bytes\)"),
+        _set("kv", "memory_bytes", "bytes", int),
+    ),
+    (
+        "Available KV cache memory",
+        re.compile(r"Available KV cache memory: (?P<gib>\d{1,9}(?:\.\d{1,9})?) GiB$"),
+        _set("kv", "memory_bytes", "gib", _gib),
+    ),
+    (
+        "Explicitly set (",
+        re.compile(r"Explicitly set \((?P<gib>\d{1,9}(?:\.\d{1,9})?)/[\d.]+\) GiB for KV cache"),
+        _set("kv", "memory_bytes", "gib", _gib),
+    ),
+    ("# GPU blocks", re.compile(r"# GPU blocks: (?P<blocks>\d{1,12})"), _set("kv", "blocks", "blocks", int)),
+    ("KV cache size", re.compile(rf"(?:(?P<device>GPU|CPU|XPU|TPU|HPU) )?{_CAPACITY}"), _kv_tokens),
+    (
+        "Maximum concurrency",
+        re.compile(r"Maximum concurrency for (?P<per>[\d,_]{1,20}) tokens per request: (?P<x>\d{1,12}(?:\.\d{1,6})?)x"),
+        _concurrency,
+    ),
+    ("Using max model len", re.compile(r"Using max model len (?P<n>\d{1,12})"), _set("settings", "max_model_len", "n", int)),
+    (
+        "init engine",
         re.compile(r"init engine \(profile, create kv cache, warmup model\) took (?P<s>\d{1,9}(?:\.\d{1,6})?) s"),
         _set("top", "init_engine_seconds", "s", float),
     ),
-    (re.compile(r"Loading weights took (?P<s>\d{1,9}(?:\.\d{1,6})?) s"), _set("top", "weights_load_seconds", "s", float)),
+    ("Loading weights took", re.compile(r"Loading weights took (?P<s>\d{1,9}(?:\.\d{1,6})?) s"), _set("top", "weights_load_seconds", "s", float)),
     (
+        "backend",
         re.compile(r"Using (?:AttentionBackendEnum\.|_Backend\.)?(?P<b>[A-Z][A-Z0-9_]{1,40}) (?:attention )?backend"),
         _set("settings", "attention_backend", "b", str),
     ),
-    (re.compile(r"Starting vLLM (?:API )?server(?: \d+)? on (?P<where>\S{1,4000})"), _serving),
+    ("Starting vLLM", re.compile(r"Starting vLLM (?:API )?server(?: \d+)? on (?P<where>\S{1,4000})"), _serving),
     (
+        "Speculative decoding: ",
         re.compile(
             r"Speculative decoding: method=(?P<method>\w{1,40}), num_speculative_tokens=(?P<k>\d{1,6})"
             r"(?:, draft model (?P<draft>\S{1,4000}), draft KV (?P<draft_kv>\w{1,40}))?"
         ),
         _simulated_speculation,
     ),
-    (re.compile(r"^image: (?P<image>[^;]{1,4000}); host: (?P<host>[^;]{1,4000}); container id: (?P<container>\S{1,4000})$"), _simulated_identity),
-    (re.compile(r"^Simulated time scale: (?P<x>\d{1,9}(?:\.\d{1,9})?)x faster"), _set("top", "simulated_time_scale", "x", float)),
-    (re.compile(r"^GPU \d{1,4}: (?P<gpu>\S{1,4000}) \(simulated\)$"), lambda f, m: f.top.setdefault("gpus", []).append(m["gpu"])),
+    (
+        "image: ",
+        re.compile(r"^image: (?P<image>[^;]{1,4000}); host: (?P<host>[^;]{1,4000}); container id: (?P<container>\S{1,4000})$"),
+        _simulated_identity,
+    ),
+    (
+        "Simulated time scale",
+        re.compile(r"^Simulated time scale: (?P<x>\d{1,9}(?:\.\d{1,9})?)x faster"),
+        _set("top", "simulated_time_scale", "x", float),
+    ),
+    ("(simulated)", re.compile(r"^GPU \d{1,4}: (?P<gpu>\S{1,4000}) \(simulated\)$"), lambda f, m: f.top.setdefault("gpus", []).append(m["gpu"])),
 )
-
-
-# A word every message the handlers read holds: the others (most lines) are counted after one search.
-_ANY = re.compile(r"version|args|LLM engine|KV cache|blocks|concurrency|max model len|took|backend|Starting vLLM|Speculative|image: |^GPU |Simulated")
 
 
 def _vllm_line(found: _Found, match: re.Match[str]) -> None:
@@ -272,11 +297,8 @@ def _vllm_line(found: _Found, match: re.Match[str]) -> None:
     found.log.setdefault("first_time", match["stamp"])
     found.log["last_time"] = match["stamp"]
     message = match["msg"]
-    if not _ANY.search(message):
-        return
-    for pattern, handler in HANDLERS:
-        hit = pattern.search(message)
-        if hit:
+    for needle, pattern, handler in HANDLERS:
+        if needle in message and (hit := pattern.search(message)):
             handler(found, hit)
 
 
@@ -312,13 +334,26 @@ def read(lines: Iterable[str], path: str) -> VllmStartup:
     return record.model_copy(update={"log": record.log.model_copy(update={"values_withheld": withheld})})
 
 
+_PROCESS = re.compile(r"^\([\w.-]{1,40} pid=\d{1,10}\)\s+")
+# Lines of a vLLM log that are not vLLM's own format but no other file's either: uvicorn's
+# (access lines too), a traceback's, a continuation's.
+_NEUTRAL = ("Traceback", "INFO:", "WARNING:", "ERROR:", "DEBUG:", "CRITICAL:")
+
+
 def recognises(path: str, head: str) -> bool:
-    """A vLLM log: a line in vLLM's format whose message only vLLM (or its simulator) prints."""
-    for line in cleaned(head.splitlines()[:2000]):
+    """A vLLM log: a message only vLLM (or its simulator) prints, in a file most of whose lines are
+    vLLM's (uvicorn's lines, a traceback's and indented ones count for neither side)."""
+    marked, ours, theirs = False, 0, 0
+    for line in list(cleaned(head.splitlines()[:4000]))[:1000]:
         match = LINE.match(line)
-        if match and MARKERS.search(match["msg"]):
-            return True
-    return False
+        if match:
+            ours += 1
+            marked = marked or MARKERS.search(match["msg"]) is not None
+            continue
+        bare = _PROCESS.sub("", line, count=1)
+        if bare.strip() and not bare[0].isspace() and not bare.startswith(_NEUTRAL):
+            theirs += 1
+    return marked and ours >= theirs
 
 
 READER = FormatReader(
