@@ -295,3 +295,13 @@ def test_the_leak_check_sees_public_values() -> None:
     """The check above would fail if a private value were public: here a public one stands in for it."""
     record = read_sample(VLLM, "vllm-cpu-ngram.log")
     assert leaks(record, ["bfloat16", "ngram"]) and not leaks(record, ["tiny-ops"])
+
+
+@pytest.mark.parametrize("name", ["sglang-metrics.txt", "llamacpp-metrics.txt"])
+def test_the_collectors_other_engine_scrapes_read_whole(name: str) -> None:
+    path = REPO / "tests" / "collect" / "fixtures" / name
+    assert reader_for(f"logs/{name}", head_of(path)) is PROMETHEUS
+    record = PROMETHEUS.read(lines_of(path), f"logs/{name}")
+    assert isinstance(record, PrometheusScrape)
+    assert record.samples and record.samples_withheld == record.lines_unread == 0
+    assert all(s.labels_withheld == 0 for s in record.samples)
