@@ -1,10 +1,15 @@
-"""The base of every format record: closed (no field it does not declare), strict, frozen."""
+"""The base of every format record (closed, strict, frozen) and the field types records share."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from typing import Annotated
 
-__all__ = ["FormatRecord"]
+from pydantic import BaseModel, ConfigDict, NonNegativeFloat, NonNegativeInt
+
+from ..publication import PUBLIC, IdentityKind, identity
+from .shapes import IdentityText
+
+__all__ = ["Count", "Flag", "FormatRecord", "Number", "Value", "Whole"]
 
 
 class FormatRecord(BaseModel):
@@ -16,3 +21,10 @@ class FormatRecord(BaseModel):
     """
 
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, frozen=True)
+
+
+Count = Annotated[NonNegativeInt, PUBLIC]  # a count the reader keeps: lines, values withheld
+Whole = Annotated[NonNegativeInt | None, PUBLIC]  # a whole number the file states, or None
+Number = Annotated[NonNegativeFloat | None, PUBLIC]
+Flag = Annotated[bool | None, PUBLIC]
+Value = Annotated[IdentityText | None, identity(IdentityKind.VALUE)]  # an identity of no other kind: a bus id, a job

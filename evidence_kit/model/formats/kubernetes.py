@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from pydantic import Field, NonNegativeInt
 
 from ..publication import PUBLIC, SECRET, IdentityKind, identity
-from .base import FormatRecord
+from .base import Count, FormatRecord
 from .shapes import IdentityText, KubeQuantity, KubeResource, Rfc3339
 
 __all__ = ["ContainerState", "KubeContainer", "KubePod", "KubePods", "PodCondition", "PodReason"]
@@ -77,7 +77,6 @@ OwnerKind = Literal[
 ]
 
 _Int = Annotated[int | None, PUBLIC]
-_Count = Annotated[NonNegativeInt, PUBLIC]
 _Time = Annotated[Rfc3339 | None, PUBLIC]
 _Resources = Annotated[dict[KubeResource, KubeQuantity], PUBLIC]
 
@@ -99,10 +98,10 @@ class KubeContainer(FormatRecord):
     init: Annotated[bool, PUBLIC] = False
     requests: _Resources = Field(default_factory=dict)
     limits: _Resources = Field(default_factory=dict)
-    resources_withheld: _Count = Field(default=0, description="resources of a name or quantity no shape admits")
+    resources_withheld: Count = Field(default=0, description="resources of a name or quantity no shape admits")
     ports: Annotated[list[NonNegativeInt], PUBLIC] = Field(default_factory=list)
-    env_count: _Count = 0
-    args_count: _Count = Field(default=0, description="command and args, counted: they name paths and models")
+    env_count: Count = 0
+    args_count: Count = Field(default=0, description="command and args, counted: they name paths and models")
     ready: Annotated[bool | None, PUBLIC] = None
     started: Annotated[bool | None, PUBLIC] = None
     restart_count: Annotated[NonNegativeInt | None, PUBLIC] = None
@@ -139,10 +138,10 @@ class KubePod(FormatRecord):
     deletion_timestamp: _Time = None
     conditions: list[PodCondition] = Field(default_factory=list)
     containers: list[KubeContainer] = Field(default_factory=list)
-    labels_count: _Count = 0
-    annotations_count: _Count = 0
-    volumes_count: _Count = 0
-    values_withheld: _Count = Field(default=0, description="values whose shape no public field admits")
+    labels_count: Count = 0
+    annotations_count: Count = 0
+    volumes_count: Count = 0
+    values_withheld: Count = Field(default=0, description="values whose shape no public field admits")
 
     name: Annotated[IdentityText | None, identity(IdentityKind.POD)] = None
     namespace: Annotated[IdentityText | None, identity(IdentityKind.NAMESPACE)] = None
@@ -160,5 +159,5 @@ class KubePods(FormatRecord):
 
     kind: Annotated[Literal["Pod", "List", "PodList"] | None, PUBLIC] = None
     pods: list[KubePod] = Field(default_factory=list)
-    items_withheld: _Count = Field(default=0, description="List items that are not Pods, or past the first 1,000")
+    items_withheld: Count = Field(default=0, description="List items that are not Pods, or past the first 1,000")
     unreadable: Annotated[bool, PUBLIC] = Field(default=False, description="not JSON or YAML this reader can read, or larger than 8 MiB")

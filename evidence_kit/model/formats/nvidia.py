@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, NonNegativeFloat, NonNegativeInt
+from pydantic import Field, NonNegativeInt
 
 from ..publication import PUBLIC, IdentityKind, identity
-from .base import FormatRecord
+from .base import FormatRecord, Number, Value, Whole
 from .shapes import CudaVersion, DriverVersion, GpuProduct, IdentityText, SmiTimestamp, Vbios
 from .vocabulary import ComputeMode
 
@@ -41,16 +41,13 @@ GpuArchitecture = Literal["Kepler", "Maxwell", "Pascal", "Volta", "Turing", "Amp
 OnOff = Literal["Enabled", "Disabled"]
 PerformanceState = Literal["P0", "P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P10", "P11", "P12", "P13", "P14", "P15", "Unknown"]
 
-_Int = Annotated[NonNegativeInt | None, PUBLIC]
-_Float = Annotated[NonNegativeFloat | None, PUBLIC]
 _OnOff = Annotated[OnOff | None, PUBLIC]
-_Value = Annotated[IdentityText | None, identity(IdentityKind.VALUE)]
 
 
 class NvidiaGpu(FormatRecord):
     """One GPU (``-q``: one ``GPU 00000000:01:00.0`` section; CSV: one row)."""
 
-    index: _Int = None
+    index: Whole = None
     product: Annotated[GpuProduct | None, PUBLIC] = None
     brand: Annotated[GpuBrand | None, PUBLIC] = None
     architecture: Annotated[GpuArchitecture | None, PUBLIC] = None
@@ -60,32 +57,32 @@ class NvidiaGpu(FormatRecord):
     persistence_mode: _OnOff = None
     mig_mode: _OnOff = None
     ecc_mode: _OnOff = None
-    minor_number: _Int = None
-    module_id: _Int = None
-    memory_total_mib: _Int = None
-    memory_reserved_mib: _Int = None
-    memory_used_mib: _Int = None
-    memory_free_mib: _Int = None
-    power_limit_w: _Float = Field(default=None, description="the limit in force: 'Current Power Limit', older 'Power Limit', CSV power.limit")
-    power_default_limit_w: _Float = None
-    power_min_limit_w: _Float = None
-    power_max_limit_w: _Float = None
-    power_draw_w: _Float = None
+    minor_number: Whole = None
+    module_id: Whole = None
+    memory_total_mib: Whole = None
+    memory_reserved_mib: Whole = None
+    memory_used_mib: Whole = None
+    memory_free_mib: Whole = None
+    power_limit_w: Number = Field(default=None, description="the limit in force: 'Current Power Limit', older 'Power Limit', CSV power.limit")
+    power_default_limit_w: Number = None
+    power_min_limit_w: Number = None
+    power_max_limit_w: Number = None
+    power_draw_w: Number = None
     temperature_c: Annotated[float | None, PUBLIC] = None
-    utilization_gpu_percent: _Float = None
-    utilization_memory_percent: _Float = None
-    max_graphics_clock_mhz: _Int = None
-    max_sm_clock_mhz: _Int = None
-    max_memory_clock_mhz: _Int = None
-    processes: _Int = Field(default=None, description="processes listed under 'Processes' (their names and ids are not read)")
+    utilization_gpu_percent: Number = None
+    utilization_memory_percent: Number = None
+    max_graphics_clock_mhz: Whole = None
+    max_sm_clock_mhz: Whole = None
+    max_memory_clock_mhz: Whole = None
+    processes: Whole = Field(default=None, description="processes listed under 'Processes' (their names and ids are not read)")
 
     uuid: Annotated[IdentityText | None, identity(IdentityKind.GPU)] = None
     serial: Annotated[IdentityText | None, identity(IdentityKind.SERIAL)] = None
-    bus_id: _Value = None
-    board_id: _Value = None
-    board_part_number: _Value = None
-    gpu_part_number: _Value = None
-    fabric_cluster_uuid: _Value = None
+    bus_id: Value = None
+    board_id: Value = None
+    board_part_number: Value = None
+    gpu_part_number: Value = None
+    fabric_cluster_uuid: Value = None
 
 
 class NvidiaSmi(FormatRecord):
@@ -94,7 +91,7 @@ class NvidiaSmi(FormatRecord):
     timestamp: Annotated[SmiTimestamp | None, PUBLIC] = None
     driver_version: Annotated[DriverVersion | None, PUBLIC] = None
     cuda_version: Annotated[CudaVersion | None, PUBLIC] = None
-    attached_gpus: _Int = None
+    attached_gpus: Whole = None
     gpus: list[NvidiaGpu] = Field(default_factory=list)
     rows_not_kept: Annotated[NonNegativeInt, PUBLIC] = Field(
         default=0, description="GPU rows past the first 10,000 (a long -l loop): counted, not kept"

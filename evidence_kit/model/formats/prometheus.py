@@ -18,7 +18,7 @@ from pydantic import AfterValidator, Field, NonNegativeInt, model_validator
 
 from ..publication import PUBLIC, IdentityKind, identity
 from ..telemetry import COUNTERS, GAUGES
-from .base import FormatRecord
+from .base import FormatRecord, Value
 from .constraints import Checked
 from .shapes import DRIVER_VERSION, GPU_PRODUCT, NUMBER_TEXT, SMALL_INT, VERSION, IdentityText, Shape, Words
 from .vocabulary import CacheDType, words
@@ -196,7 +196,6 @@ SpecialValue = Literal["NaN", "+Inf", "-Inf"]
 
 _Model = Annotated[IdentityText | None, identity(IdentityKind.MODEL)]
 _Host = Annotated[IdentityText | None, identity(IdentityKind.HOST)]
-_Value = Annotated[IdentityText | None, identity(IdentityKind.VALUE)]
 
 
 class Sample(FormatRecord):
@@ -216,9 +215,9 @@ class Sample(FormatRecord):
     instance: Annotated[IdentityText | None, identity(IdentityKind.ENDPOINT)] = None
     instance_host: _Host = Field(default=None, description='the host of instance="host:port", so it is pseudonymised wherever it stands alone')
     instance_ip: Annotated[IdentityText | None, identity(IdentityKind.IP)] = None
-    job: _Value = None
-    service: _Value = None
-    endpoint: _Value = None
+    job: Value = None
+    service: Value = None
+    endpoint: Value = None
     pod: Annotated[IdentityText | None, identity(IdentityKind.POD)] = None
     exported_pod: Annotated[IdentityText | None, identity(IdentityKind.POD)] = None
     namespace: Annotated[IdentityText | None, identity(IdentityKind.NAMESPACE)] = None
@@ -231,7 +230,7 @@ class Sample(FormatRecord):
     Hostname: _Host = None
     host: _Host = None
     UUID: Annotated[IdentityText | None, identity(IdentityKind.GPU)] = None
-    pci_bus_id: _Value = None
+    pci_bus_id: Value = None
 
     @model_validator(mode="after")
     def _labels_fit_their_rules(self) -> Sample:
