@@ -8,7 +8,7 @@ from typing import Any, get_args
 
 from ...model.formats.vllm import ListenAddress
 
-__all__ = ["endpoint_parts", "is_ip", "is_path", "place_host"]
+__all__ = ["LISTEN", "endpoint_parts", "is_ip", "is_path", "place_host"]
 
 LISTEN = frozenset(get_args(ListenAddress))
 _URL = re.compile(

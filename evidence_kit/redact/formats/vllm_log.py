@@ -20,7 +20,7 @@ from .build import build
 from .lines import cleaned
 from .pyrepr import Bare, parse_pairs, parse_value
 from .reader import Example, FormatReader
-from .values import endpoint_parts, is_path, place_host
+from .values import LISTEN, endpoint_parts, is_path, place_host
 
 __all__ = ["READER"]
 
@@ -192,7 +192,7 @@ def _serving(found: _Found, match: re.Match[str]) -> None:
         found.top["endpoint"] = match["where"]
         return
     found.server(host, port)
-    if "listen" not in found.top:
+    if host not in LISTEN:  # an address that names a machine is an identity, whole and by its host
         found.top["endpoint"] = match["where"]
 
 
