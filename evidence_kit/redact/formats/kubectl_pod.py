@@ -1,55 +1,32 @@
 """``kubectl get pod -o json`` and ``-o yaml``: a Pod (or a List of Pods) as typed records.
 
-The document is read whole, up to ``MAX_BYTES`` (a larger one is unreadable, read as nothing);
-YAML with the safe loader only. Each list is read up to a bound (pods, containers, conditions,
-environment entries), so neither size nor YAML aliases make the reading unbounded.
+The document is read whole and within bounds (``documents.py``): pods, containers, conditions
+and environment entries each up to a limit.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import json
 import re
 from collections.abc import Iterable
 from typing import Any
 
-import yaml
-
 from ...model.formats.kubernetes import KubePod, KubePods
 from ...model.formats.shapes import KUBE_QUANTITY, KUBE_RESOURCE
 from .build import build
+from .documents import MAX_ITEMS, at, count, document, flag, items, text, whole
 from .reader import Example, FormatReader
 
 __all__ = ["READER"]
 
-MAX_BYTES = 8 * 2**20
-MAX_PODS, MAX_CONTAINERS, MAX_ITEMS = 1000, 64, 1024
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+MAX_PODS, MAX_CONTAINERS = 1000, 64
 
 
-def _at(node: Any, *keys: str) -> Any:
-    for key in keys:
-        node = node.get(key) if isinstance(node, dict) else None
-    return node
 
 
-def _items(node: Any, limit: int = MAX_ITEMS) -> list[Any]:
-    return node[:limit] if isinstance(node, list) else []
 
 
-def _text(value: Any) -> str | None:
-    if isinstance(value, dt.datetime):  # an unquoted YAML timestamp
-        stamp = value if value.tzinfo else value.replace(tzinfo=dt.UTC)
-        return stamp.isoformat().replace("+00:00", "Z")
-    return value if isinstance(value, str) and value else None
 
 
-def _int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    return int(value) if isinstance(value, str) and re.fullmatch(r"-?\d{1,18}", value) else None
 
 
 def _resources(node: Any) -> tuple[dict[str, str], int]:
@@ -72,105 +49,101 @@ def _state(node: Any) -> dict[str, Any] | None:
         if isinstance(detail, dict):
             return {
                 "state": which,
-                "reason": _text(detail.get("reason")),
-                "exit_code": _int(detail.get("exitCode")),
-                "signal": _int(detail.get("signal")),
-                "started_at": _text(detail.get("startedAt")),
-                "finished_at": _text(detail.get("finishedAt")),
+                "reason": text(detail.get("reason")),
+                "exit_code": whole(detail.get("exitCode")),
+                "signal": whole(detail.get("signal")),
+                "started_at": text(detail.get("startedAt")),
+                "finished_at": text(detail.get("finishedAt")),
             }
     return None
 
 
 def _container(spec: dict[str, Any], status: dict[str, Any], init: bool) -> dict[str, Any]:
-    requests, withheld_requests = _resources(_at(spec, "resources", "requests"))
-    limits, withheld_limits = _resources(_at(spec, "resources", "limits"))
-    env = _items(spec.get("env"))
+    requests, withheld_requests = _resources(at(spec, "resources", "requests"))
+    limits, withheld_limits = _resources(at(spec, "resources", "limits"))
+    env = items(spec.get("env"))
     return {
         "init": init,
-        "name": _text(spec.get("name")),
-        "image": _text(spec.get("image")),
+        "name": text(spec.get("name")),
+        "image": text(spec.get("image")),
         "requests": requests,
         "limits": limits,
         "resources_withheld": withheld_requests + withheld_limits,
-        "ports": [p for port in _items(spec.get("ports")) if (p := _int(_at(port, "containerPort"))) is not None],
+        "ports": [p for port in items(spec.get("ports")) if (p := whole(at(port, "containerPort"))) is not None],
         "env_count": len(env),
-        "env_values": [v for entry in env if (v := _text(_at(entry, "value")))],
-        "args_count": len(_items(spec.get("command"))) + len(_items(spec.get("args"))),
-        "ready": _flag(status.get("ready")),
-        "started": _flag(status.get("started")),
-        "restart_count": _int(status.get("restartCount")),
+        "env_values": [v for entry in env if (v := text(at(entry, "value")))],
+        "args_count": len(items(spec.get("command"))) + len(items(spec.get("args"))),
+        "ready": flag(status.get("ready")),
+        "started": flag(status.get("started")),
+        "restart_count": whole(status.get("restartCount")),
         "state": _state(status.get("state")),
         "last_state": _state(status.get("lastState")),
-        "image_id": _text(status.get("imageID")),
-        "container_id": _text(status.get("containerID")),
+        "image_id": text(status.get("imageID")),
+        "container_id": text(status.get("containerID")),
     }
 
 
 def _containers(pod: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for init, spec_key, status_key in ((True, "initContainers", "initContainerStatuses"), (False, "containers", "containerStatuses")):
-        statuses = {s.get("name"): s for s in _items(_at(pod, "status", status_key)) if isinstance(s, dict)}
-        for spec in _items(_at(pod, "spec", spec_key), MAX_CONTAINERS):
+        statuses = {s.get("name"): s for s in items(at(pod, "status", status_key)) if isinstance(s, dict)}
+        for spec in items(at(pod, "spec", spec_key), MAX_CONTAINERS):
             if isinstance(spec, dict):
                 out.append(_container(spec, statuses.get(spec.get("name"), {}), init))
     return out
 
 
-def _count(node: Any) -> int:
-    return len(node) if isinstance(node, (dict, list)) else 0
 
 
-def _flag(node: Any) -> bool | None:
-    return node if isinstance(node, bool) else None
 
 
 def _metadata(meta: Any) -> dict[str, Any]:
-    owners = [o for o in _items(_at(meta, "ownerReferences")) if isinstance(o, dict)] or [{}]
+    owners = [o for o in items(at(meta, "ownerReferences")) if isinstance(o, dict)] or [{}]
     return {
-        "name": _text(_at(meta, "name")),
-        "namespace": _text(_at(meta, "namespace")),
-        "uid": _text(_at(meta, "uid")),
-        "owner_kind": _text(owners[0].get("kind")),
-        "owner": _text(owners[0].get("name")),
-        "creation_timestamp": _text(_at(meta, "creationTimestamp")),
-        "deletion_timestamp": _text(_at(meta, "deletionTimestamp")),
-        "labels_count": _count(_at(meta, "labels")),
-        "annotations_count": _count(_at(meta, "annotations")),
+        "name": text(at(meta, "name")),
+        "namespace": text(at(meta, "namespace")),
+        "uid": text(at(meta, "uid")),
+        "owner_kind": text(owners[0].get("kind")),
+        "owner": text(owners[0].get("name")),
+        "creation_timestamp": text(at(meta, "creationTimestamp")),
+        "deletion_timestamp": text(at(meta, "deletionTimestamp")),
+        "labels_count": count(at(meta, "labels")),
+        "annotations_count": count(at(meta, "annotations")),
     }
 
 
 def _spec(spec: Any) -> dict[str, Any]:
     return {
-        "node": _text(_at(spec, "nodeName")),
-        "service_account": _text(_at(spec, "serviceAccountName")),
-        "priority_class": _text(_at(spec, "priorityClassName")),
-        "priority": _int(_at(spec, "priority")),
-        "restart_policy": _text(_at(spec, "restartPolicy")),
-        "dns_policy": _text(_at(spec, "dnsPolicy")),
-        "host_network": _flag(_at(spec, "hostNetwork")),
-        "volumes_count": _count(_at(spec, "volumes")),
+        "node": text(at(spec, "nodeName")),
+        "service_account": text(at(spec, "serviceAccountName")),
+        "priority_class": text(at(spec, "priorityClassName")),
+        "priority": whole(at(spec, "priority")),
+        "restart_policy": text(at(spec, "restartPolicy")),
+        "dns_policy": text(at(spec, "dnsPolicy")),
+        "host_network": flag(at(spec, "hostNetwork")),
+        "volumes_count": count(at(spec, "volumes")),
     }
 
 
 def _condition(condition: dict[str, Any]) -> dict[str, Any]:
     return {
-        "type": _text(condition.get("type")),
-        "status": _text(condition.get("status")),
-        "reason": _text(condition.get("reason")),
-        "last_transition_time": _text(condition.get("lastTransitionTime")),
+        "type": text(condition.get("type")),
+        "status": text(condition.get("status")),
+        "reason": text(condition.get("reason")),
+        "last_transition_time": text(condition.get("lastTransitionTime")),
     }
 
 
 def _status(status: Any) -> dict[str, Any]:
-    ips = [ip for entry in _items(_at(status, "podIPs")) if (ip := _text(_at(entry, "ip")))]
+    ips = [ip for entry in items(at(status, "podIPs")) if (ip := text(at(entry, "ip")))]
     return {
-        "phase": _text(_at(status, "phase")),
-        "reason": _text(_at(status, "reason")),
-        "qos_class": _text(_at(status, "qosClass")),
-        "host_ip": _text(_at(status, "hostIP")),
-        "pod_ips": ips or [ip for ip in [_text(_at(status, "podIP"))] if ip],
-        "start_time": _text(_at(status, "startTime")),
-        "conditions": [_condition(c) for c in _items(_at(status, "conditions"), 64) if isinstance(c, dict)],
+        "phase": text(at(status, "phase")),
+        "reason": text(at(status, "reason")),
+        "qos_class": text(at(status, "qosClass")),
+        "host_ip": text(at(status, "hostIP")),
+        "pod_ips": ips or [ip for ip in [text(at(status, "podIP"))] if ip],
+        "start_time": text(at(status, "startTime")),
+        "conditions": [_condition(c) for c in items(at(status, "conditions"), 64) if isinstance(c, dict)],
     }
 
 
@@ -178,35 +151,23 @@ def _pod(pod: dict[str, Any]) -> dict[str, Any]:
     return _metadata(pod.get("metadata")) | _spec(pod.get("spec")) | _status(pod.get("status")) | {"containers": _containers(pod)}
 
 
-def _document(lines: Iterable[str]) -> Any:
-    parts, size = [], 0
-    for line in lines:
-        size += len(line)
-        if size > MAX_BYTES:
-            return None
-        parts.append(line)
-    text = "".join(parts)
-    try:
-        return json.loads(text) if text.lstrip().startswith("{") else yaml.load(text, Loader=_LOADER)  # noqa: S506 (a safe loader)
-    except (ValueError, yaml.YAMLError, RecursionError):
-        return None
 
 
 def read(lines: Iterable[str], path: str) -> KubePods:
     """The pods of one ``kubectl get pod -o json|yaml``."""
-    document = _document(lines)
-    if not isinstance(document, dict):
+    doc = document(lines)
+    if not isinstance(doc, dict):
         return KubePods(unreadable=True)
-    kind = document.get("kind")
-    items = [document] if kind == "Pod" else _items(document.get("items"), MAX_PODS) if kind in ("List", "PodList") else []
-    pods, withheld = [], 0
-    for item in items:
+    kind = doc.get("kind")
+    listed = items(doc.get("items"), MAX_PODS) if kind in ("List", "PodList") else []
+    pods: list[KubePod] = []
+    withheld = count(doc.get("items")) - len(listed) if listed else 0  # past MAX_PODS
+    for item in [doc] if kind == "Pod" else listed:
         if not (isinstance(item, dict) and item.get("kind", "Pod") == "Pod"):
             withheld += 1
             continue
         pod, dropped = build(KubePod, _pod(item))
         pods.append(pod.model_copy(update={"values_withheld": dropped}))
-    withheld += max(0, len(document.get("items") or []) - MAX_PODS) if isinstance(document.get("items"), list) else 0
     record, _ = build(KubePods, {"kind": kind if isinstance(kind, str) else None, "items_withheld": withheld})
     return record.model_copy(update={"pods": pods})
 
