@@ -8,6 +8,7 @@ carry an operator's string into a public field whatever text it was read from.
 from __future__ import annotations
 
 from .base import FormatRecord
+from .docker import DockerContainer, DockerInspect
 from .kubernetes import ContainerState, KubeContainer, KubePod, KubePods, PodCondition
 from .nvidia import NvidiaGpu, NvidiaSmi
 from .prometheus import LABELS, METRICS, LabelRule, PrometheusScrape, Sample
@@ -17,6 +18,8 @@ __all__ = [
     "LABELS",
     "METRICS",
     "ContainerState",
+    "DockerContainer",
+    "DockerInspect",
     "FormatRecord",
     "KubeContainer",
     "KubePod",

@@ -22,7 +22,7 @@ from pydantic import BaseModel
 
 from ...model.formats.constraints import string_leaves
 from ...model.publication import Publication, classed_fields
-from . import kubectl_pod, nvidia_smi, prometheus_text, vllm_log
+from . import docker_inspect, kubectl_pod, nvidia_smi, prometheus_text, vllm_log
 from .lines import HEAD_BYTES, MAX_LINE, head_of, lines_of
 from .reader import Example, FormatReader
 
@@ -32,6 +32,7 @@ __all__ = ["HEAD_BYTES", "MAX_LINE", "READERS", "Example", "FormatReader", "head
 # In order of precedence: the first reader that recognises a file reads it.
 READERS: tuple[FormatReader, ...] = (
     kubectl_pod.READER,
+    docker_inspect.READER,
     nvidia_smi.QUERY_READER,
     nvidia_smi.CSV_READER,
     prometheus_text.READER,

@@ -21,14 +21,6 @@ __all__ = ["READER"]
 MAX_PODS, MAX_CONTAINERS = 1000, 64
 
 
-
-
-
-
-
-
-
-
 def _resources(node: Any) -> tuple[dict[str, str], int]:
     kept: dict[str, str] = {}
     withheld = 0
@@ -93,10 +85,6 @@ def _containers(pod: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-
-
-
-
 def _metadata(meta: Any) -> dict[str, Any]:
     owners = [o for o in items(at(meta, "ownerReferences")) if isinstance(o, dict)] or [{}]
     return {
@@ -149,8 +137,6 @@ def _status(status: Any) -> dict[str, Any]:
 
 def _pod(pod: dict[str, Any]) -> dict[str, Any]:
     return _metadata(pod.get("metadata")) | _spec(pod.get("spec")) | _status(pod.get("status")) | {"containers": _containers(pod)}
-
-
 
 
 def read(lines: Iterable[str], path: str) -> KubePods:

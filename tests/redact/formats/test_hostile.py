@@ -27,6 +27,7 @@ SAMPLE_OF = {
     "nvidia-smi-query": "nvidia-smi-q-h100.txt",
     "nvidia-smi-csv": "nvidia-smi-query.csv",
     "kubectl-pod": "kubectl-get-pod.json",
+    "docker-inspect": "docker-inspect.json",
 }
 PRIVATE = VLLM_PRIVATE + ACME_PRIVATE
 

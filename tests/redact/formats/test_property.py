@@ -118,10 +118,17 @@ def _planted(node: Any, c: str) -> Any:
 def _keep_structure(node: Any, c: str) -> Any:
     """Every string value planted, every key kept (so the reader finds its fields), resource names planted too."""
     if isinstance(node, dict):
-        return {k: (_planted(v, c) if k in ("requests", "limits", "labels", "annotations") else _keep_structure(v, c)) for k, v in node.items()}
+        planted = ("requests", "limits", "labels", "annotations", "Labels", "ExposedPorts", "Networks")
+        return {k: (_planted(v, c) if k in planted else _keep_structure(v, c)) for k, v in node.items()}
     if isinstance(node, list):
         return [_keep_structure(v, c) for v in node]
     return c if isinstance(node, str) else node
+
+
+def docker_texts(c: str) -> list[str]:
+    containers = json.loads((SAMPLES / "docker-inspect.json").read_text())
+    planted = [_keep_structure(item, c) | {"Id": "0" * 64} for item in containers]
+    return [json.dumps(planted, indent=4)]
 
 
 def pod_texts(c: str) -> list[str]:
@@ -137,6 +144,7 @@ TEMPLATES: dict[str, Callable[[str], list[str]]] = {
     "nvidia-smi-query": lambda c: ["\n".join(smi_query_lines(c)) + "\n"],
     "nvidia-smi-csv": lambda c: ["\n".join(smi_csv_lines(c)) + "\n"],
     "kubectl-pod": pod_texts,
+    "docker-inspect": docker_texts,
 }
 
 

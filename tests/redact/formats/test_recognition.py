@@ -103,7 +103,8 @@ PODS_WIDE = (
 )
 
 OTHER_TEXTS = {
-    "docker-inspect.json": corpus.docker_inspect(),
+    "docker-inspect-partial.json": corpus.docker_inspect(),
+    "docker-image-inspect.json": '[\n    {\n        "Id": "sha256:' + "0" * 64 + '",\n        "RepoTags": ["acme/vllm:1"]\n    }\n]\n',
     "kubectl-describe-pod.txt": KUBECTL_DESCRIBE,
     "scontrol-show-job.txt": SCONTROL,
     "nvidia-smi.txt": SMI_TABLE,

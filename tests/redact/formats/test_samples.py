@@ -14,7 +14,7 @@ import pytest
 from evidence_kit.engine_sim import load_profile
 from evidence_kit.engine_sim.metrics import EngineMetrics
 from evidence_kit.engine_sim.server import startup_log
-from evidence_kit.model.formats import KubePods, NvidiaSmi, PrometheusScrape, VllmStartup
+from evidence_kit.model.formats import DockerInspect, KubePods, NvidiaSmi, PrometheusScrape, VllmStartup
 from evidence_kit.redact.formats import READERS, head_of, lines_of, reader_for
 
 from ...conftest import REPO
@@ -50,6 +50,15 @@ ACME_PRIVATE = [
     "0xd800",
     "kubernetes-pods",
     "dcgm-exporter",
+    "3f2e1d0c",
+    "aa11bb22",
+    "9a8b7c6d",
+    "hf_QzXw",
+    "172.17.0.3",
+    "02:42:ac",
+    "fd00:dead",
+    "/srv/",
+    "/home/",
 ]
 
 
@@ -67,6 +76,7 @@ ACME_PRIVATE = [
         ("nvidia-smi-query-nounits.csv", "nvidia-smi-csv"),
         ("nvidia-smi-query-noheader.csv", "nvidia-smi-csv"),
         ("kubectl-get-pod.json", "kubectl-pod"),
+        ("docker-inspect.json", "docker-inspect"),
         ("kubectl-get-pods.yaml", "kubectl-pod"),
     ],
 )
@@ -305,3 +315,38 @@ def test_the_collectors_other_engine_scrapes_read_whole(name: str) -> None:
     assert isinstance(record, PrometheusScrape)
     assert record.samples and record.samples_withheld == record.lines_unread == 0
     assert all(s.labels_withheld == 0 for s in record.samples)
+
+
+def test_docker_inspect_states_state_limits_and_gpu_requests() -> None:
+    record = read_sample(BY_NAME["docker-inspect"], "docker-inspect.json")
+    assert isinstance(record, DockerInspect)
+    running, killed = record.containers
+    assert (running.status, running.network_mode, running.memory_bytes, running.gpu_driver, running.restart_count) == (
+        "running",
+        "host",
+        274877906944,
+        "nvidia",
+        1,
+    )
+    assert running.gpus == ["GPU-5b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0", "GPU-9e8d7c6b-5a49-3827-1605-f4e3d2c1b0a9"]
+    assert (killed.status, killed.oom_killed, killed.exit_code, killed.gpu_count, killed.finished_at) == (
+        "exited",
+        True,
+        137,
+        -1,
+        "2026-11-01T08:59:58.001Z",
+    )
+    assert (killed.ips, killed.macs, killed.user, killed.hostname) == (
+        ["172.17.0.3", "fd00:dead:beef::3"],
+        ["02:42:ac:11:00:03"],
+        "jdoe",
+        "gpu-node-17",
+    )
+    assert "hf_QzXwVbNmLkJhGfDsAqWeRtYuIoP12345" in running.env_values
+
+
+def test_a_partial_docker_inspect_is_withheld_whole() -> None:
+    """The redactor corpus's docker inspect names no State or HostConfig: it is not docker's output, so no reader takes it."""
+    from .. import corpus
+
+    assert reader_for("logs/docker-inspect.json", corpus.docker_inspect()) is None
