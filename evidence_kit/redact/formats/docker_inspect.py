@@ -42,15 +42,52 @@ def _addresses(networks: Any) -> tuple[list[str], list[str]]:
     return ips, macs
 
 
-def _container(item: dict[str, Any]) -> dict[str, Any]:
-    config, host, state = item.get("Config"), item.get("HostConfig"), item.get("State")
-    ips, macs = _addresses(at(item, "NetworkSettings", "Networks"))
-    ips += [ip for key in ("IPAddress", "GlobalIPv6Address") if (ip := text(at(item, "NetworkSettings", key)))]
-    macs += [mac for mac in [text(at(item, "NetworkSettings", "MacAddress"))] if mac]
-    mounts = [m for m in items(item.get("Mounts")) if isinstance(m, dict)]
+def _state(state: Any) -> dict[str, Any]:
+    return {
+        "status": text(at(state, "Status")),
+        "running": flag(at(state, "Running")),
+        "oom_killed": flag(at(state, "OOMKilled")),
+        "exit_code": whole(at(state, "ExitCode")),
+        "started_at": text(at(state, "StartedAt")),
+        "finished_at": text(at(state, "FinishedAt")),
+    }
+
+
+def _config(config: Any) -> dict[str, Any]:
     env = [e for e in items(at(config, "Env")) if isinstance(e, str)]
     ports = at(config, "ExposedPorts")
     return {
+        "hostname": text(at(config, "Hostname")),
+        "image": text(at(config, "Image")),
+        "user": text(at(config, "User")),
+        "working_dir": text(at(config, "WorkingDir")),
+        "env_count": len(env),
+        "env_values": [value for entry in env if (value := entry.partition("=")[2])],
+        "labels_count": count(at(config, "Labels")),
+        "exposed_ports": [int(m["port"]) for key in (list(ports)[:64] if isinstance(ports, dict) else []) if (m := _PORT.match(str(key)))],
+    }
+
+
+def _host(host: Any) -> dict[str, Any]:
+    return {
+        "restart_policy": text(at(host, "RestartPolicy", "Name")),
+        "network_mode": text(at(host, "NetworkMode")),
+        "memory_bytes": whole(at(host, "Memory")),
+        "nano_cpus": whole(at(host, "NanoCpus")),
+        "shm_size_bytes": whole(at(host, "ShmSize")),
+    } | _gpus(host)
+
+
+def _network(settings: Any) -> dict[str, Any]:
+    ips, macs = _addresses(at(settings, "Networks"))
+    ips += [ip for key in ("IPAddress", "GlobalIPv6Address") if (ip := text(at(settings, key)))]
+    macs += [mac for mac in [text(at(settings, "MacAddress"))] if mac]
+    return {"ips": ips, "macs": macs}
+
+
+def _container(item: dict[str, Any]) -> dict[str, Any]:
+    mounts = [m for m in items(item.get("Mounts")) if isinstance(m, dict)]
+    own = {
         "id": text(item.get("Id")),
         "name": text(item.get("Name")),
         "created": text(item.get("Created")),
@@ -58,31 +95,11 @@ def _container(item: dict[str, Any]) -> dict[str, Any]:
         "storage_driver": text(item.get("Driver")),
         "restart_count": whole(item.get("RestartCount")),
         "image_id": text(item.get("Image")),
-        "status": text(at(state, "Status")),
-        "running": flag(at(state, "Running")),
-        "oom_killed": flag(at(state, "OOMKilled")),
-        "exit_code": whole(at(state, "ExitCode")),
-        "started_at": text(at(state, "StartedAt")),
-        "finished_at": text(at(state, "FinishedAt")),
-        "hostname": text(at(config, "Hostname")),
-        "image": text(at(config, "Image")),
-        "user": text(at(config, "User")),
-        "working_dir": text(at(config, "WorkingDir")),
-        "env_count": len(env),
-        "env_values": [value for entry in env if (value := entry.partition("=")[2])],
         "args_count": len(items(item.get("Args"))) + bool(text(item.get("Path"))),
-        "labels_count": count(at(config, "Labels")),
-        "exposed_ports": [int(m["port"]) for key in (list(ports)[:64] if isinstance(ports, dict) else []) if (m := _PORT.match(str(key)))],
-        "restart_policy": text(at(host, "RestartPolicy", "Name")),
-        "network_mode": text(at(host, "NetworkMode")),
-        "memory_bytes": whole(at(host, "Memory")),
-        "nano_cpus": whole(at(host, "NanoCpus")),
-        "shm_size_bytes": whole(at(host, "ShmSize")),
         "mounts_count": len(mounts),
         "mount_paths": [p for m in mounts for key in ("Source", "Destination") if (p := text(m.get(key)))],
-        "ips": ips,
-        "macs": macs,
-    } | _gpus(host)
+    }
+    return own | _state(item.get("State")) | _config(item.get("Config")) | _host(item.get("HostConfig")) | _network(item.get("NetworkSettings"))
 
 
 def read(lines: Iterable[str], path: str) -> DockerInspect:
