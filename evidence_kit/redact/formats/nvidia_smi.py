@@ -28,13 +28,14 @@ UUID = re.compile(r"^(?:GPU|MIG)-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0
 BUS_ID = re.compile(r"^[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]$")
 
 
-def number(text: str) -> float | None:
+def amount(text: str) -> float | None:
+    """A number with or without its unit (``700.00 W``, ``81559``), or ``None``."""
     match = _NUMBER.match(text)
     return float(match["n"]) if match else None
 
 
-def whole(text: str) -> int | None:
-    value = number(text)
+def whole_amount(text: str) -> int | None:
+    value = amount(text)
     return int(value) if value is not None and value.is_integer() else None
 
 
@@ -53,47 +54,47 @@ QUERY_KEYS: dict[str, tuple[str, Convert]] = {
     "MIG Mode/Current": ("mig_mode", word),
     "Serial Number": ("serial", word),
     "GPU UUID": ("uuid", word),
-    "Minor Number": ("minor_number", whole),
+    "Minor Number": ("minor_number", whole_amount),
     "VBIOS Version": ("vbios_version", word),
     "Board ID": ("board_id", word),
     "Board Part Number": ("board_part_number", word),
     "GPU Part Number": ("gpu_part_number", word),
-    "Module ID": ("module_id", whole),
-    "Platform Info/Module Id": ("module_id", whole),
+    "Module ID": ("module_id", whole_amount),
+    "Platform Info/Module Id": ("module_id", whole_amount),
     "PCI/Bus Id": ("bus_id", word),
-    "FB Memory Usage/Total": ("memory_total_mib", whole),
-    "FB Memory Usage/Reserved": ("memory_reserved_mib", whole),
-    "FB Memory Usage/Used": ("memory_used_mib", whole),
-    "FB Memory Usage/Free": ("memory_free_mib", whole),
+    "FB Memory Usage/Total": ("memory_total_mib", whole_amount),
+    "FB Memory Usage/Reserved": ("memory_reserved_mib", whole_amount),
+    "FB Memory Usage/Used": ("memory_used_mib", whole_amount),
+    "FB Memory Usage/Free": ("memory_free_mib", whole_amount),
     "Compute Mode": ("compute_mode", word),
     "Performance State": ("performance_state", word),
     "ECC Mode/Current": ("ecc_mode", word),
     "Ecc Mode/Current": ("ecc_mode", word),
-    "Temperature/GPU Current Temp": ("temperature_c", number),
-    "Utilization/Gpu": ("utilization_gpu_percent", number),
-    "Utilization/Memory": ("utilization_memory_percent", number),
-    "Max Clocks/Graphics": ("max_graphics_clock_mhz", whole),
-    "Max Clocks/SM": ("max_sm_clock_mhz", whole),
-    "Max Clocks/Memory": ("max_memory_clock_mhz", whole),
+    "Temperature/GPU Current Temp": ("temperature_c", amount),
+    "Utilization/Gpu": ("utilization_gpu_percent", amount),
+    "Utilization/Memory": ("utilization_memory_percent", amount),
+    "Max Clocks/Graphics": ("max_graphics_clock_mhz", whole_amount),
+    "Max Clocks/SM": ("max_sm_clock_mhz", whole_amount),
+    "Max Clocks/Memory": ("max_memory_clock_mhz", whole_amount),
     "Fabric/ClusterUUID": ("fabric_cluster_uuid", word),
 }
 for _section in ("GPU Power Readings", "Power Readings"):
     QUERY_KEYS |= {
         # The limit in force: older drivers list "Power Limit" and then "Enforced Power Limit" (the last read wins).
-        f"{_section}/Power Limit": ("power_limit_w", number),
-        f"{_section}/Current Power Limit": ("power_limit_w", number),
-        f"{_section}/Enforced Power Limit": ("power_limit_w", number),
-        f"{_section}/Default Power Limit": ("power_default_limit_w", number),
-        f"{_section}/Min Power Limit": ("power_min_limit_w", number),
-        f"{_section}/Max Power Limit": ("power_max_limit_w", number),
-        f"{_section}/Power Draw": ("power_draw_w", number),
-        f"{_section}/Average Power Draw": ("power_draw_w", number),
+        f"{_section}/Power Limit": ("power_limit_w", amount),
+        f"{_section}/Current Power Limit": ("power_limit_w", amount),
+        f"{_section}/Enforced Power Limit": ("power_limit_w", amount),
+        f"{_section}/Default Power Limit": ("power_default_limit_w", amount),
+        f"{_section}/Min Power Limit": ("power_min_limit_w", amount),
+        f"{_section}/Max Power Limit": ("power_max_limit_w", amount),
+        f"{_section}/Power Draw": ("power_draw_w", amount),
+        f"{_section}/Average Power Draw": ("power_draw_w", amount),
     }
 TOP_KEYS: dict[str, tuple[str, Convert]] = {
     "Timestamp": ("timestamp", word),
     "Driver Version": ("driver_version", word),
     "CUDA Version": ("cuda_version", word),
-    "Attached GPUs": ("attached_gpus", whole),
+    "Attached GPUs": ("attached_gpus", whole_amount),
 }
 _ENTRY = re.compile(r"^(?P<indent> *)(?P<key>[^:\s][^:]{0,120}?)\s*(?::(?:\s+(?P<value>.*?))?)?\s*$")
 _GPU = re.compile(r"^GPU (?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])$")
@@ -173,7 +174,7 @@ def recognises_query(path: str, head: str) -> bool:
 
 # --query-gpu fields (nvidia-smi --help-query-gpu), as a CSV header names them -> the NvidiaGpu field.
 CSV_FIELDS: dict[str, tuple[str, Convert]] = {
-    "index": ("index", whole),
+    "index": ("index", whole_amount),
     "name": ("product", word),
     "gpu_name": ("product", word),
     "uuid": ("uuid", word),
@@ -188,28 +189,28 @@ CSV_FIELDS: dict[str, tuple[str, Convert]] = {
     "persistence_mode": ("persistence_mode", word),
     "mig.mode.current": ("mig_mode", word),
     "ecc.mode.current": ("ecc_mode", word),
-    "memory.total": ("memory_total_mib", whole),
-    "memory.reserved": ("memory_reserved_mib", whole),
-    "memory.used": ("memory_used_mib", whole),
-    "memory.free": ("memory_free_mib", whole),
-    "power.limit": ("power_limit_w", number),
-    "enforced.power.limit": ("power_limit_w", number),
-    "power.default_limit": ("power_default_limit_w", number),
-    "power.min_limit": ("power_min_limit_w", number),
-    "power.max_limit": ("power_max_limit_w", number),
-    "power.draw": ("power_draw_w", number),
-    "power.draw.average": ("power_draw_w", number),
-    "power.draw.instant": ("power_draw_w", number),
-    "temperature.gpu": ("temperature_c", number),
-    "utilization.gpu": ("utilization_gpu_percent", number),
-    "utilization.memory": ("utilization_memory_percent", number),
-    "clocks.max.graphics": ("max_graphics_clock_mhz", whole),
-    "clocks.max.gr": ("max_graphics_clock_mhz", whole),
-    "clocks.max.sm": ("max_sm_clock_mhz", whole),
-    "clocks.max.memory": ("max_memory_clock_mhz", whole),
-    "clocks.max.mem": ("max_memory_clock_mhz", whole),
+    "memory.total": ("memory_total_mib", whole_amount),
+    "memory.reserved": ("memory_reserved_mib", whole_amount),
+    "memory.used": ("memory_used_mib", whole_amount),
+    "memory.free": ("memory_free_mib", whole_amount),
+    "power.limit": ("power_limit_w", amount),
+    "enforced.power.limit": ("power_limit_w", amount),
+    "power.default_limit": ("power_default_limit_w", amount),
+    "power.min_limit": ("power_min_limit_w", amount),
+    "power.max_limit": ("power_max_limit_w", amount),
+    "power.draw": ("power_draw_w", amount),
+    "power.draw.average": ("power_draw_w", amount),
+    "power.draw.instant": ("power_draw_w", amount),
+    "temperature.gpu": ("temperature_c", amount),
+    "utilization.gpu": ("utilization_gpu_percent", amount),
+    "utilization.memory": ("utilization_memory_percent", amount),
+    "clocks.max.graphics": ("max_graphics_clock_mhz", whole_amount),
+    "clocks.max.gr": ("max_graphics_clock_mhz", whole_amount),
+    "clocks.max.sm": ("max_sm_clock_mhz", whole_amount),
+    "clocks.max.memory": ("max_memory_clock_mhz", whole_amount),
+    "clocks.max.mem": ("max_memory_clock_mhz", whole_amount),
 }
-CSV_TOP: dict[str, tuple[str, Convert]] = {"driver_version": ("driver_version", word), "count": ("attached_gpus", whole)}
+CSV_TOP: dict[str, tuple[str, Convert]] = {"driver_version": ("driver_version", word), "count": ("attached_gpus", whole_amount)}
 # Fields a header may name that this reader knows but does not read (a time series' clock, live clocks, fans).
 CSV_KNOWN = frozenset(
     "timestamp fan.speed temperature.memory clocks.current.graphics clocks.gr clocks.current.sm clocks.sm clocks.current.memory clocks.mem "
