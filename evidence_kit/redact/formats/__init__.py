@@ -22,7 +22,7 @@ from pydantic import BaseModel
 
 from ...model.formats.constraints import string_leaves
 from ...model.publication import Publication, classed_fields
-from . import docker_inspect, kubectl_pod, nvidia_smi, prometheus_text, vllm_log
+from . import docker_inspect, kubectl_pod, nvidia_csv, nvidia_smi, prometheus_text, vllm_log
 from .lines import HEAD_BYTES, MAX_LINE, head_of, lines_of
 from .reader import Example, FormatReader
 
@@ -34,7 +34,7 @@ READERS: tuple[FormatReader, ...] = (
     kubectl_pod.READER,
     docker_inspect.READER,
     nvidia_smi.QUERY_READER,
-    nvidia_smi.CSV_READER,
+    nvidia_csv.CSV_READER,
     prometheus_text.READER,
     vllm_log.READER,
 )

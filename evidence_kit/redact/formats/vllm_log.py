@@ -8,19 +8,17 @@ read; every other line is counted by level, and a traceback by the exception it 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 from ...model.dialects import DIALECTS
 from ...model.formats.vllm import VllmStartup
 from .build import build
 from .lines import cleaned
-from .pyrepr import Bare, parse_pairs, parse_value
 from .reader import Example, FormatReader
 from .values import LISTEN, endpoint_parts, is_path, place_host
+from .vllm_settings import Found, engine_config, non_default
 
 __all__ = ["READER"]
 
@@ -34,144 +32,9 @@ MARKERS = re.compile(
 TRACEBACK = "Traceback (most recent call last):"
 EXCEPTION = re.compile(r"^(?:[\w.]{1,200}\.)?(?P<name>[A-Za-z_]\w{0,80})(?::|$)")
 
-# non-default args and engine-config names -> the VllmSettings field they state.
-SETTINGS: dict[str, str] = {
-    name: name
-    for name in (
-        "max_model_len block_size kv_cache_dtype dtype quantization tensor_parallel_size pipeline_parallel_size data_parallel_size "
-        "gpu_memory_utilization max_num_seqs max_num_batched_tokens kv_cache_memory_bytes swap_space cpu_offload_gb seed "
-        "enable_prefix_caching enable_chunked_prefill enforce_eager trust_remote_code async_scheduling enable_prompt_tokens_details "
-        "enable_auto_tool_choice load_format tokenizer_mode reasoning_parser tool_call_parser attention_backend "
-        "distributed_executor_backend device"
-    ).split()
-} | {"max_seq_len": "max_model_len", "cache_dtype": "kv_cache_dtype", "device_config": "device"}
-# Settings whose value is an identity of the VllmStartup field of the same name (a chat template only when it is a path).
-IDENTITIES = ("revision", "tokenizer_revision", "code_revision", "download_dir", "chat_template")
-SPECULATIVE: dict[str, str] = {
-    "method": "method",
-    "num_speculative_tokens": "num_speculative_tokens",
-    "num_spec_tokens": "num_speculative_tokens",
-    "prompt_lookup_min": "prompt_lookup_min",
-    "prompt_lookup_max": "prompt_lookup_max",
-    "draft_tensor_parallel_size": "draft_tensor_parallel_size",
-}
 
-
-def scalar(value: Any) -> Any:
-    """A repr value as data: bare words become ``None``, booleans and numbers; torch dtypes lose ``torch.``."""
-    if not isinstance(value, Bare):
-        return value
-    word = str(value)
-    if word in ("None", "True", "False"):
-        return {"None": None, "True": True, "False": False}[word]
-    if re.fullmatch(r"-?\d{1,30}", word):
-        return int(word)
-    if re.fullmatch(r"-?\d{1,30}\.\d{0,30}(?:[eE][+-]?\d{1,3})?", word):
-        return float(word)
-    return word.removeprefix("torch.")
-
-
-@dataclass
-class _Found:
-    top: dict[str, Any] = field(default_factory=dict)
-    settings: dict[str, Any] = field(default_factory=dict)
-    spec: dict[str, Any] = field(default_factory=dict)
-    kv: dict[str, Any] = field(default_factory=dict)
-    log: dict[str, Any] = field(default_factory=lambda: {"lines": 0, "other": 0, "tracebacks": 0, "settings_unread": 0})
-    in_traceback: bool = False
-
-    def model(self, key: str, value: Any) -> None:
-        """A model or tokenizer named by a path or by a name."""
-        if isinstance(value, str) and value and value != "None":
-            self.top[f"{key}_path" if is_path(value) else key] = value
-
-    def server(self, host: Any, port: Any) -> None:
-        if isinstance(host, str) and host:
-            place_host(self.top, host)
-        if isinstance(port, int):
-            self.top["port"] = port
-
-
-def _words(raw: Any) -> list[str]:
-    """A list (or one value) of names, without empty ones and ``None``."""
-    values = [scalar(v) for v in (raw if isinstance(raw, list) else [raw])]
-    return [v for v in values if isinstance(v, str) and v and v != "None"]
-
-
-def _setting(found: _Found, name: str, raw: Any) -> None:
-    value = scalar(raw)
-    if value is not None and value != "":
-        found.settings[SETTINGS[name]] = value
-
-
-def _identity(found: _Found, name: str, raw: Any) -> None:
-    value = scalar(raw)
-    if isinstance(value, str) and value and value != "None" and (name != "chat_template" or is_path(value)):
-        found.top[name] = value
-
-
-def _structured(found: _Found, name: str, raw: Any) -> None:
-    if isinstance(raw, dict):
-        _setting(found, "reasoning_parser", raw.get("reasoning_parser"))
-
-
-# A setting that is not an engine setting of VllmSettings: how it is read.
-STATED: dict[str, Callable[[_Found, str, Any], None]] = {
-    **{name: _identity for name in IDENTITIES},
-    "model": lambda found, name, raw: found.model(name, scalar(raw)),
-    "tokenizer": lambda found, name, raw: found.model(name, scalar(raw)),
-    "served_model_name": lambda found, name, raw: found.top.update(served_model_name=_words(raw)),
-    "host": lambda found, name, raw: found.server(scalar(raw), None),
-    "port": lambda found, name, raw: found.server(None, scalar(raw)),
-    "api_key": lambda found, name, raw: found.top.update(api_key=_words(raw)),
-    "speculative_config": lambda found, name, raw: _speculative(found, raw),
-    "structured_outputs_config": _structured,
-}
-
-
-def _state(found: _Found, name: str, raw: Any) -> None:
-    """One setting of ``non-default args`` or of the engine-config line."""
-    if name in SETTINGS:
-        _setting(found, name, raw)
-    elif name in STATED:
-        STATED[name](found, name, raw)
-    else:
-        found.log["settings_unread"] += 1
-
-
-def _speculative(found: _Found, raw: Any) -> None:
-    if isinstance(raw, str):  # older releases take --speculative-config as a JSON string
-        try:
-            raw = json.loads(raw)
-        except ValueError:
-            return
-    if not isinstance(raw, dict):
-        return
-    for key, value in raw.items():
-        value = scalar(value)
-        if key in SPECULATIVE and value is not None:
-            found.spec[SPECULATIVE[key]] = value
-        elif key == "model" and isinstance(value, str) and value:
-            found.spec["draft_model_path" if is_path(value) else "draft_model"] = value
-
-
-def _non_default(found: _Found, match: re.Match[str]) -> None:
-    args = parse_value(match["dict"])
-    if isinstance(args, dict):
-        for name, raw in args.items():
-            _state(found, name, raw)
-
-
-def _engine_config(found: _Found, match: re.Match[str]) -> None:
-    found.top["version"] = match["version"]
-    found.top["engine_starts"] = found.top.get("engine_starts", 0) + 1
-    for name, raw in parse_pairs(match["config"]).items():
-        if name in SETTINGS or name in STATED:
-            _state(found, name, raw)
-
-
-def _set(section: str, key: str, group: str, convert: Callable[[str], Any]) -> Callable[[_Found, re.Match[str]], None]:
-    def handler(found: _Found, match: re.Match[str]) -> None:
+def _set(section: str, key: str, group: str, convert: Callable[[str], Any]) -> Callable[[Found, re.Match[str]], None]:
+    def handler(found: Found, match: re.Match[str]) -> None:
         getattr(found, section)[key] = convert(match[group])
 
     return handler
@@ -185,7 +48,7 @@ def _gib(text: str) -> int:
     return round(float(text) * 2**30)
 
 
-def _serving(found: _Found, match: re.Match[str]) -> None:
+def _serving(found: Found, match: re.Match[str]) -> None:
     found.top["ready"] = True
     host, port = endpoint_parts(match["where"])
     if host is None:
@@ -196,30 +59,30 @@ def _serving(found: _Found, match: re.Match[str]) -> None:
         found.top["endpoint"] = match["where"]
 
 
-def _concurrency(found: _Found, match: re.Match[str]) -> None:
+def _concurrency(found: Found, match: re.Match[str]) -> None:
     found.kv["concurrency_tokens_per_request"] = _count(match["per"])
     found.kv["max_concurrency"] = float(match["x"])
 
 
-def _kv_tokens(found: _Found, match: re.Match[str]) -> None:
+def _kv_tokens(found: Found, match: re.Match[str]) -> None:
     found.kv["tokens"] = _count(match["tokens"])
     if match["device"]:
         found.kv["device"] = match["device"]
 
 
-def _simulated_identity(found: _Found, match: re.Match[str]) -> None:
+def _simulated_identity(found: Found, match: re.Match[str]) -> None:
     found.top.update(image=match["image"], container=match["container"])
     place_host(found.top, match["host"])
 
 
-def _simulated_speculation(found: _Found, match: re.Match[str]) -> None:
+def _simulated_speculation(found: Found, match: re.Match[str]) -> None:
     found.spec.update(method=match["method"], num_speculative_tokens=int(match["k"]))
     if match["draft"]:
         found.spec["draft_model_path" if is_path(match["draft"]) else "draft_model"] = match["draft"]
         found.spec["draft_kv_cache_dtype"] = match["draft_kv"]
 
 
-def _version(found: _Found, match: re.Match[str]) -> None:
+def _version(found: Found, match: re.Match[str]) -> None:
     found.top["version"] = match["version"]
     if match.groupdict().get("simulated"):
         found.top["simulated"] = True
@@ -228,12 +91,16 @@ def _version(found: _Found, match: re.Match[str]) -> None:
 _CAPACITY = DIALECTS["vllm"].capacity_log[0]  # "KV cache size: N tokens", as the collector reads it
 # (a text every message the handler reads holds, the pattern it reads, what it does with a match): the
 # needle spares most lines (a long log is mostly request lines) every pattern but one substring test.
-HANDLERS: tuple[tuple[str, re.Pattern[str], Callable[[_Found, re.Match[str]], None]], ...] = (
+HANDLERS: tuple[tuple[str, re.Pattern[str], Callable[[Found, re.Match[str]], None]], ...] = (
     ("vLLM API server version", re.compile(r"vLLM API server version (?P<version>\S{1,80})(?P<simulated> \(SIMULATED by evidence-kit)?"), _version),
     ("version", re.compile(r"[\u2580-\u259f]\s+version\s+(?P<version>\S{1,80})\s*$"), _version),
     ("model", re.compile(r"[\u2580-\u259f]\s+model\s+(?P<model>\S.{0,4000}?)\s*$"), lambda f, m: f.model("model", m["model"])),
-    ("non-default args: ", re.compile(r"non-default args: (?P<dict>\{.*\})\s*$"), _non_default),
-    ("LLM engine (", re.compile(r"Initializing an? (?:V1 )?LLM engine \(v(?P<version>[^)\s]{1,80})\) with config: (?P<config>.*)$"), _engine_config),
+    ("non-default args: ", re.compile(r"non-default args: (?P<dict>\{.*\})\s*$"), lambda f, m: non_default(f, m["dict"])),
+    (
+        "LLM engine (",
+        re.compile(r"Initializing an? (?:V1 )?LLM engine \(v(?P<version>[^)\s]{1,80})\) with config: (?P<config>.*)$"),
+        lambda f, m: engine_config(f, m["version"], m["config"]),
+    ),
     (
         "Available KV cache memory",
         re.compile(r"Available KV cache memory: [\d.]+ Gi?B \((?P<bytes>\d{1,20}) bytes\)"),
@@ -291,7 +158,7 @@ HANDLERS: tuple[tuple[str, re.Pattern[str], Callable[[_Found, re.Match[str]], No
 )
 
 
-def _vllm_line(found: _Found, match: re.Match[str]) -> None:
+def _vllm_line(found: Found, match: re.Match[str]) -> None:
     level = match["level"].lower()
     found.log[level] = found.log.get(level, 0) + 1
     found.log.setdefault("first_time", match["stamp"])
@@ -302,7 +169,7 @@ def _vllm_line(found: _Found, match: re.Match[str]) -> None:
             handler(found, hit)
 
 
-def _traceback(found: _Found, text: str) -> None:
+def _traceback(found: Found, text: str) -> None:
     """Count tracebacks (bare, or each line logged by vLLM's logger) and name the exception each ends in."""
     if text.endswith(TRACEBACK):
         found.log["tracebacks"] += 1
@@ -316,7 +183,7 @@ def _traceback(found: _Found, text: str) -> None:
 
 def read(lines: Iterable[str], path: str) -> VllmStartup:
     """The start-up facts of one vLLM log."""
-    found = _Found()
+    found = Found()
     for line in cleaned(lines):
         found.log["lines"] += 1
         match = LINE.match(line)

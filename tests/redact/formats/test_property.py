@@ -99,7 +99,7 @@ def smi_query_lines(c: str) -> list[str]:
 
 
 def smi_csv_lines(c: str) -> list[str]:
-    from evidence_kit.redact.formats.nvidia_smi import CSV_FIELDS, CSV_TOP
+    from evidence_kit.redact.formats.nvidia_csv import CSV_FIELDS, CSV_TOP
 
     fields = [*CSV_FIELDS, *CSV_TOP]
     return [", ".join(fields), ", ".join([c] * len(fields)), "", f"{c}, GPU-5b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0, {c}, NVIDIA {c}"]
