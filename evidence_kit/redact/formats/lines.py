@@ -53,20 +53,33 @@ def cleaned(lines: Iterable[str]) -> Iterator[str]:
         yield clean(line)
 
 
+def _decode(piece: bytes, cut: bool) -> str:
+    """UTF-8, strictly; a line cut at MAX_LINE may end in half a character, which is dropped."""
+    try:
+        return piece.decode("utf-8")
+    except UnicodeDecodeError as err:
+        if not (cut and err.reason == "unexpected end of data"):
+            raise
+        return piece[: err.start].decode("utf-8")
+
+
 def _bounded(stream: IO[bytes]) -> Iterator[str]:
     while True:
         line = stream.readline(MAX_LINE)
         if not line:
             return
-        # "replace": a character cut in half at MAX_LINE (the file's own bytes were checked to be UTF-8 before).
-        yield line.decode("utf-8", "replace")
-        if not line.endswith(b"\n"):  # cut short at MAX_LINE: skip the rest of this line unread
+        cut = not line.endswith(b"\n")
+        yield _decode(line, cut)
+        if cut:  # cut short at MAX_LINE: skip the rest of this line unread
             while (rest := stream.readline(MAX_LINE)) and not rest.endswith(b"\n"):
                 pass
 
 
 def lines_of(path: Path) -> Iterator[str]:
-    """The lines of a file (split at ``\\n`` only), each at most ``MAX_LINE`` bytes, read in bounded memory."""
+    """The lines of a file (split at ``\\n`` only), each at most ``MAX_LINE`` bytes, read in bounded memory.
+
+    Bytes that are not UTF-8 raise ``UnicodeDecodeError`` where they are met, as reading the file as
+    text would: a file that is text at first and bytes further on is the caller's to withhold."""
     with path.open("rb") as stream:
         yield from _bounded(stream)
 

@@ -106,9 +106,18 @@ def test_yaml_aliases_cannot_make_the_pod_reader_unbounded() -> None:
 
 def test_lines_of_reads_a_line_of_any_length_in_bounded_pieces(tmp_path: Path) -> None:
     path = tmp_path / "one-line.log"
-    path.write_bytes(b"INFO " + b"x" * (5 * MAX_LINE) + b"\nsecond\n")
+    path.write_bytes(b"INFO " + b"x" * (5 * MAX_LINE) + b"\nsecond\r\nthird\rstill third\n")
     lines = list(lines_of(path))
-    assert [len(line) for line in lines] == [MAX_LINE, len("second\n")]
+    assert [len(line) for line in lines] == [MAX_LINE, len("second\r\n"), len("third\rstill third\n")]
+
+
+def test_lines_of_drops_half_a_character_at_the_cut_and_refuses_bytes_that_are_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "cut.log"
+    path.write_bytes(b"x" * (MAX_LINE - 1) + "é".encode() + b"rest\nnext\n")
+    assert [len(line) for line in lines_of(path)] == [MAX_LINE - 1, len("next\n")]
+    path.write_bytes(b"fine\n\xff\xfe not text\n")
+    with pytest.raises(UnicodeDecodeError):
+        list(lines_of(path))
 
 
 STREAM = """
