@@ -61,6 +61,9 @@ def _words_of(*records: type[BaseModel]) -> set[str]:
 
 
 def public_words() -> frozenset[str]:
-    """Every word a public field of any reader's record may hold: configuration words (``auto``,
-    ``fp8``, ``Running``, ``ngram``), label and metric names. The known-value scan never hunts one."""
-    return frozenset(_words_of(*(reader.record for reader in READERS)) - {""})
+    """Every word a public field of any reader's record may hold (configuration words: ``auto``,
+    ``fp8``, ``Running``, ``ngram``; label and metric names), and each reader's name as the bundle's
+    record files carry it (``docker-inspect``, ``docker-inspect.json``: an operator's raw file may
+    be named so). The known-value scan never hunts one."""
+    names = {form for reader in READERS for form in (reader.name, f"{reader.name}.json")}
+    return frozenset(_words_of(*(reader.record for reader in READERS)) - {""} | names)

@@ -87,6 +87,8 @@ def test_public_words_are_configuration_words_never_identities() -> None:
     assert {"auto", "fp8", "bfloat16", "ngram", "qwen3", "Running", "OOMKilled", "Default", "vllm:num_requests_running", "le"} <= words
     assert {"", "gpu-node-17", "tiny-ops", "falcon-secret", "10.20.30.40"}.isdisjoint(words)
     assert {"127.0.0.1", "0.0.0.0", "::1"} <= words  # an address that names no machine is published as it is
+    # A record is published as <name>.<reader>.json: a raw file named after a reader must not make its own record a finding.
+    assert {"docker-inspect", "docker-inspect.json", "vllm-startup-log.json"} <= words
     # Every word of every public Literal of every record is there.
     for field in PUBLIC:
         info = field.model.model_fields[field.name]
