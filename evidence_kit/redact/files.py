@@ -23,7 +23,7 @@ from ..errors import BadInput
 from ..model import Decision, Trial
 from ..read import JournalReader, parse_sample, read_json_model, read_toml_model
 from ..read.validation import describe_validation_error
-from .formats import READERS, FormatReader, reader_for
+from .formats import READERS, FormatReader, lines_of, reader_for
 from .records import Publisher, published_json
 
 __all__ = [
@@ -178,8 +178,7 @@ def withhold(src: Path, out_dir: Path, inner: str, shown: str, publisher: Publis
     if reader is None:
         return Withheld(shown, size, digest)
     try:
-        with src.open(encoding="utf-8", errors="strict", newline="") as handle:
-            record: BaseModel = reader.read(handle, inner)
+        record: BaseModel = reader.read(lines_of(src), inner)  # bounded lines, strict UTF-8
     except UnicodeDecodeError:
         return Withheld(shown, size, digest)  # text at first, bytes further on: withheld unread
     except Exception as err:  # a reader never fails on content (redact/formats): one that does is a bug, said in one line

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..schemas import schemas
+from .formats import public_words
 
 _TEMPLATES = Path(__file__).resolve().parents[1] / "render" / "templates"
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*")
@@ -54,8 +55,9 @@ def _schema_words(node: Any) -> Iterator[str]:
 
 @lru_cache(maxsize=1)
 def format_words() -> frozenset[str]:
-    """Every word of the evidence format, case-folded, with its ``_``/``-``-separated parts."""
-    words: set[str] = set()
+    """Every word of the evidence format, case-folded, with its ``_``/``-``-separated parts: the
+    contract's schemas' and every word a format reader's public field may hold."""
+    words: set[str] = set(public_words())
     for schema in schemas().values():
         words.update(_schema_words(schema))
     out: set[str] = set()

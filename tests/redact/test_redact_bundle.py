@@ -31,9 +31,16 @@ def test_no_canary_survives_in_content_or_names(raw_trial, redacted):
 
 def test_raw_text_is_withheld_and_listed_by_name_size_and_sha256(raw_trial, redacted):
     receipt = read_json_model(redacted.out / "receipt.json", Receipt)
-    assert not (redacted.out / "logs").exists() and not (redacted.out / "telemetry" / "gpus.jsonl").exists()
     listed = {w.path: w for w in receipt.withheld or []}
     assert len(listed) == 5  # the engine log, nvidia-smi, docker inspect, two telemetry files of no arm
+    # What a format reader recognised is published as its typed record, never as its text: the bundle's
+    # logs/ holds exactly the records the receipt names, one per recognised file.
+    records = {w.record for w in listed.values() if w.record}
+    # The engine log and nvidia-smi -q; the corpus's docker inspect is a fragment (no State, no HostConfig),
+    # which the docker reader does not recognise, so it is withheld whole.
+    assert len(records) == 2, sorted(listed)
+    assert {p.relative_to(redacted.out).as_posix() for p in (redacted.out / "logs").iterdir()} == records
+    assert not (redacted.out / "telemetry" / "gpus.jsonl").exists()
     raw = {p.stat().st_size for p in raw_trial.rglob("*") if p.is_file() and p.parent.name in ("logs", "telemetry")}
     assert {w.size for w in listed.values()} <= raw
     # A withheld file's name is raw text too: the collector names none of these, so each is a pseudonym.
