@@ -73,6 +73,7 @@ VERDICT_WORDS = {
     ("inconclusive", "controls-disagree"): "inconclusive: the controls disagree",
     ("no-win", "below-threshold"): "no-win",
     ("inconclusive", "unresolved"): "inconclusive: the intervals cannot resolve the threshold",
+    ("likely", "not-resolved"): "likely, not resolved",
 }
 
 
@@ -199,7 +200,7 @@ def threshold_labels(trial: TrialAnalysis) -> list[tuple[float, str]]:
 
 def verdicts_text(trial: TrialAnalysis) -> str:
     """'0 win, 2 no-win, 1 regression, 1 inconclusive'."""
-    return ", ".join(f"{trial.verdicts.get(name, 0)} {name}" for name in VERDICTS)
+    return ", ".join(f"{trial.verdicts[name]} {name}" for name in VERDICTS if name in trial.verdicts)
 
 
 def detectable_text(group: GroupResult) -> str:
