@@ -127,9 +127,10 @@ def _satterthwaite(parts: Sequence[tuple[float, int]]) -> int:
     """Satterthwaite's degrees of freedom of a sum of variance components (each with its own), rounded down."""
     total = math.fsum(c for c, _ in parts)
     denominator = math.fsum(c * c / d for c, d in parts if c > 0 and d > 0)
-    if total <= 0 or denominator <= 0:
+    count = total * total / denominator if total > 0 and denominator > 0 else math.nan
+    if not math.isfinite(count):  # no spread, or one so large its square overflows: the fewest the parts have
         return min((d for _, d in parts if d > 0), default=1)
-    return max(1, int(math.floor(total * total / denominator + 1e-9)))
+    return max(1, int(math.floor(count + 1e-9)))
 
 
 def compare(

@@ -44,6 +44,8 @@ __all__ = [
     "detectable_text",
     "detectable_sentence",
     "verdict_definitions",
+    "VERDICT_MEANINGS",
+    "VERDICT_WORDS",
     "interval_method_sentence",
     "guardrail_result_text",
     "threshold_labels",
@@ -74,6 +76,19 @@ VERDICT_WORDS = {
     ("no-win", "below-threshold"): "no-win",
     ("inconclusive", "unresolved"): "inconclusive: the intervals cannot resolve the threshold",
     ("likely", "not-resolved"): "likely, not resolved",
+}
+# Each verdict word's meaning in one sentence: the one registry the page, ``analyze`` and docs/analysis.md
+# (checked by tests/present/test_verdict_meanings.py) say it from.
+VERDICT_MEANINGS = {
+    "win": "The candidate clears the threshold against the judged controls at the rule's confidence (under statistics v4's "
+    "bound: the whole interval lies beyond it, admitted by Holm's step-down over the groups).",
+    "likely, not resolved": "The point estimates clear the threshold but the interval, or the family's error budget, does "
+    "not: more evidence may make it a win, and it is never one.",
+    "regression": "The candidate is slower than the judged controls by at least half the threshold, at the rule's confidence.",
+    "inconclusive: the controls disagree": "The before and the restored control differ by at least the threshold, so the row "
+    "cannot be decided cleanly.",
+    "no-win": "Against at least one judged control the interval excludes an improvement of the threshold's size.",
+    "inconclusive: the intervals cannot resolve the threshold": "The intervals can resolve the threshold neither way.",
 }
 
 
