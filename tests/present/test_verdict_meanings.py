@@ -12,7 +12,7 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "analysis.md"
 
 def test_every_verdict_and_reason_the_analysis_can_give_has_a_word_and_a_meaning() -> None:
     reasons = Verdict.model_fields["reason"].annotation.__args__  # type: ignore[union-attr]
-    for verdict, reason in VERDICT_WORDS:
+    for _verdict, reason in VERDICT_WORDS:
         assert reason in reasons
     assert set(VERDICT_WORDS.values()) == set(VERDICT_MEANINGS)
     assert all(m.count(". ") == 0 and m.endswith(".") for m in VERDICT_MEANINGS.values())  # one sentence each
