@@ -40,7 +40,10 @@ def launch_intervals(
 
     ``runs`` holds each arm's runs (in ``arms`` order); ``threshold_ratio`` (the decision metric only) asks
     each interval for its p-value of an improvement smaller than the threshold."""
-    names = ("before", "restored") + (() if judged_against(arms) == ("before", "restored") else ("corrected",))
+    # The drift-corrected control decides a longer design's decision metric; tails and guardrails, judged on
+    # point estimates against both controls, are shown against those two.
+    longer = judged_against(arms) == ("corrected",)
+    names = ("before", "restored") + (("corrected",) if longer and threshold_ratio is not None else ())
     found = _blocks(arms, runs, of)
     if found is None:
         return [_none(name, statistic_name) for name in names]

@@ -193,7 +193,7 @@ class Verdict(_Versioned):
 
     _v4_only = ("p_value", "tested_at")
     verdict: VerdictName
-    reason: Literal["clears-both", "slower-than-both", "controls-disagree", "below-threshold", "unresolved", "not-resolved"]
+    reason: Literal["clears-both", "slower-than-both", "controls-disagree", "below-threshold", "unresolved", "not-resolved", "not-admitted"]
     win: bool = Field(description="verdict is win: the rule's threshold cleared at its declared confidence")
     point_win: bool = Field(description="the point estimates clear the threshold against both controls")
     within_noise: bool = Field(description="a point-estimate win whose interval against a control includes no change")

@@ -201,5 +201,5 @@ def family_adjusted(verdict: Verdict, tested_at: float, rejected: bool) -> Verdi
     """A v4 ``bound`` verdict after Holm's step-down: a win the family does not admit is likely, not resolved."""
     out = verdict.model_copy(update={"tested_at": tested_at})
     if verdict.win and not rejected:
-        out = out.model_copy(update={"verdict": "likely", "reason": "not-resolved", "win": False})
+        out = out.model_copy(update={"verdict": "likely", "reason": "not-admitted", "win": False})
     return out

@@ -70,7 +70,7 @@ def test_holm_turns_a_win_into_likely_when_the_family_does_not_admit_it(tmp_path
         assert p is not None
         if 0.025 / 4 < p <= 0.025:
             assert group.intervals[0].high is not None and group.intervals[0].high <= 0.9  # alone it would win
-            assert (group.verdict.verdict, group.verdict.tested_at) == ("likely", 0.025 / 4)
+            assert (group.verdict.verdict, group.verdict.reason, group.verdict.tested_at) == ("likely", "not-admitted", 0.025 / 4)
             return
     raise AssertionError("no candidate speed put the p-value between the family's levels")
 
