@@ -49,6 +49,7 @@ from .present import (
     turn_headers,
     turn_rows,
     turn_title,
+    verdict_definitions,
     verdicts_text,
     wins_sentence,
 )
@@ -91,7 +92,10 @@ def _trial_text(trial: TrialAnalysis) -> list[str]:
     for metric in METRIC_TITLES:
         out += _metric_table(trial, metric) + [""]
         if metric == trial.rule.metric:  # its resolution, tails and guardrails beside it
-            out += [detectable_sentence(trial), "", tail_title(trial), *table(TAIL_HEADERS, tail_rows(trial)), ""]
+            out += [detectable_sentence(trial), ""]
+            if trial.rule.statistics == 4:  # statistics v4: what each verdict word means, beside the verdicts
+                out += ["Verdicts, the first that applies:", *(f"- {line}" for line in verdict_definitions(trial)), ""]
+            out += [tail_title(trial), *table(TAIL_HEADERS, tail_rows(trial)), ""]
             if trial.rule.guardrails:
                 out += [GUARDRAIL_TITLE, *table(GUARDRAIL_HEADERS, guardrail_rows(trial)), ""]
             hits = cache_hit_title(trial)

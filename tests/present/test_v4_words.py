@@ -48,3 +48,13 @@ def test_the_result_card_states_the_error_rates_and_the_smallest_change(tmp_path
     assert rows["Smallest resolvable change"][0].endswith("%") is False and " at ~" in rows["Smallest resolvable change"][0]
     v3 = {name for name, _, _ in headline_rows(_analysis(tmp_path / "v3", FLAT))}
     assert "Error rates kept" not in v3  # a v3 card is the one it always was
+
+
+def test_analyze_prints_each_verdict_words_meaning_under_v4_and_not_under_v3(tmp_path: Path) -> None:
+    from evidence_kit.present.verdict_meanings import VERDICT_MEANINGS
+    from evidence_kit.text_report import render_text
+
+    text = render_text(_analysis(tmp_path / "4", FLAT, statistics=4))
+    assert "Verdicts, the first that applies:" in text and "launch-level 95% interval" in text
+    assert all(f"- {word}: {meaning}" in text for word, meaning in VERDICT_MEANINGS.items())
+    assert "Verdicts, the first that applies:" not in render_text(_analysis(tmp_path / "3", FLAT))
