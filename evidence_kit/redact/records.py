@@ -167,7 +167,9 @@ class Publisher:
             self.withheld[type(record).__name__] += len(extra)
             if private:
                 for key, value in extra.items():
-                    self.identities.update(_withheld_values(key, value))
+                    # An earlier redaction's pseudonym kept there is no private value (a bundle of the previous
+                    # layout holds the old `version` object, pseudonyms inside): hunting it finds the kept pseudonym.
+                    self.identities.update(v for v in _withheld_values(key, value) if not self._earlier(v.value))
             extra.clear()
         present = record.__pydantic_fields_set__
         values = record.__dict__
@@ -197,9 +199,13 @@ class Publisher:
         else:
             self.prose += [Prose(file, line, f"{type(record).__name__}.{action.name}", text) for text in _strings(value)]
 
+    def _earlier(self, value: str) -> bool:
+        """Whether ``value`` is a pseudonym of the earlier redaction this RAW came from."""
+        return self.trusted is not None and is_pseudonym(value, self.trusted)
+
     def pseudonym(self, kind: str, value: str) -> str:
         """``value``'s pseudonym as a ``kind`` (an earlier redaction's pseudonym stays as it is)."""
-        if self.trusted is not None and is_pseudonym(value, self.trusted):
+        if self._earlier(value):
             return value
         self.counts[kind] += 1
         self.identities.add(KnownValue(kind, value))
