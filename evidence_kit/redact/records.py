@@ -19,8 +19,11 @@ from functools import cache
 from typing import Any
 
 from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 
 from ..errors import BadInput
+from ..model.formats.constraints import string_leaves
+from ..model.formats.shapes import Shape, Words
 from ..model.publication import Publication, Vocabulary, classed_fields
 from .hunt import Hunter, KnownValue
 from .pseudonyms import Pseudonyms, is_pseudonym
@@ -81,6 +84,19 @@ class _Action:
     kind: str | None = None
     vocabulary: Vocabulary | None = None
     words: frozenset[str] = frozenset()  # a code's words: a value already one is published as it is
+    text: Shape | Words | None = None  # a public string's shape or vocabulary (model/texts.py)
+    optional: bool = False  # a public string that may be absent: one that does not fit is left out
+
+
+def _text(info: FieldInfo) -> Shape | Words | None:
+    """What a public field's strings must fit to be published, or ``None`` for a field without strings."""
+    leaves = [leaf for leaf in string_leaves(info.annotation, tuple(info.metadata)) if leaf.kind in ("shape", "words")]
+    return (leaves[0].shape or leaves[0].vocabulary) if leaves else None
+
+
+def _public(name: str, info: FieldInfo) -> _Action | None:
+    text = _text(info)
+    return None if text is None else _Action(name, Publication.PUBLIC, text=text, optional=not info.is_required() and info.default is None)
 
 
 @cache
@@ -94,7 +110,10 @@ def _actions(model: type[BaseModel]) -> tuple[_Action, ...]:
             out.append(_Action(f.name, None))
         elif f.classed is None:
             raise TypeError(f"{f.where} declares no publication class")  # tests/redact/test_every_field_is_classed.py
-        elif f.classed.publication is not Publication.PUBLIC:
+        elif f.classed.publication is Publication.PUBLIC:
+            if (action := _public(f.name, model.model_fields[f.name])) is not None:
+                out.append(action)
+        else:
             kind = f.classed.kind.value if f.classed.kind is not None else None
             vocabulary = f.classed.vocabulary
             out.append(_Action(f.name, f.classed.publication, kind, vocabulary, frozenset(vocabulary.words if vocabulary else ())))
@@ -189,6 +208,8 @@ class Publisher:
             assert action.kind is not None
             kind = action.kind
             record.__dict__[action.name] = [self.pseudonym(kind, v) for v in value] if isinstance(value, list) else self.pseudonym(kind, value)
+        elif action.what is Publication.PUBLIC:
+            self._fit(record, action, file, line, value)
         elif action.what is Publication.SECRET:
             record.__pydantic_fields_set__.discard(action.name)
             self.withheld[f"{type(record).__name__}.{action.name}"] += 1
@@ -198,6 +219,24 @@ class Publisher:
                 record.__dict__[action.name] = action.vocabulary.code(value)
         else:
             self.prose += [Prose(file, line, f"{type(record).__name__}.{action.name}", text) for text in _strings(value)]
+
+    def _fit(self, record: BaseModel, action: _Action, file: str, line: int | None, value: Any) -> None:
+        """Publish a public string as it is only when it fits its shape or vocabulary: otherwise leave it out
+        (a field that may be absent) or refuse the record, never naming the value."""
+        assert action.text is not None
+        if all(action.text.fits(v) for v in (value if isinstance(value, list) else [value]) if isinstance(v, str)):
+            return
+        where = f"{type(record).__name__}.{action.name}"
+        if action.optional:
+            record.__pydantic_fields_set__.discard(action.name)
+            self.withheld[f"{where} (not a {action.text.name})"] += 1
+            return
+        raise BadInput(
+            f"{where} is not a {action.text.name} ({action.text.admits}): a public field is published as it is, "
+            "so it holds nothing else; write the record as the collector does",
+            file,
+            line,
+        )
 
     def _earlier(self, value: str) -> bool:
         """Whether ``value`` is a pseudonym of the earlier redaction this RAW came from."""
