@@ -17,6 +17,11 @@ _PACKAGE = Path(__file__).resolve().parents[1]
 SOURCES = ("collect", "importers", "examples")
 
 
+def _word(token: str) -> bool:
+    # A module's dotted name (`evidence_kit.collect.worker_process`) is code, not a message's word.
+    return any(c.isalpha() for c in token) and token.isprintable() and not token.startswith("evidence_kit.")
+
+
 def source_words() -> list[str]:
     """Every word (a token holding a letter) of the string literals under :data:`SOURCES`, case-folded, sorted."""
     from .texts import composed_tokens  # the tokenizer the vocabulary is judged with
@@ -31,7 +36,7 @@ def source_words() -> list[str]:
             docs = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
             for node in ast.walk(tree):
                 if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
-                    words.update(t.casefold() for t in composed_tokens(node.value) if any(c.isalpha() for c in t) and t.isprintable())
+                    words.update(t.casefold() for t in composed_tokens(node.value) if _word(t))
     return sorted(words)
 
 

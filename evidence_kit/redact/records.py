@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -86,6 +86,7 @@ class _Action:
     words: frozenset[str] = frozenset()  # a code's words: a value already one is published as it is
     text: Shape | Words | None = None  # a public string's shape or vocabulary (model/texts.py)
     optional: bool = False  # a public string that may be absent: one that does not fit is left out
+    fits: Callable[[str], object] | None = field(default=None, compare=False)  # text's test, at hand for the hot path
 
 
 def _text(info: FieldInfo) -> Shape | Words | None:
@@ -96,7 +97,10 @@ def _text(info: FieldInfo) -> Shape | Words | None:
 
 def _public(name: str, info: FieldInfo) -> _Action | None:
     text = _text(info)
-    return None if text is None else _Action(name, Publication.PUBLIC, text=text, optional=not info.is_required() and info.default is None)
+    if text is None:
+        return None
+    fits = text.compiled.fullmatch if isinstance(text, Shape) else text.fits
+    return _Action(name, Publication.PUBLIC, text=text, optional=not info.is_required() and info.default is None, fits=fits)
 
 
 @cache
@@ -194,8 +198,13 @@ class Publisher:
         values = record.__dict__
         for action in _actions(type(record)):
             value = values[action.name]
-            if value is None or (action.words and value in action.words) or action.name not in present:
-                continue  # absent, or a code already its word (the common request: a finish reason "stop")
+            if value is None or action.name not in present:
+                continue
+            if action.fits is not None and type(value) is str:
+                if action.fits(value):
+                    continue  # a public string that fits its shape (the common request's run and key)
+            elif action.words and value in action.words:
+                continue  # a code already its word (the common request: a finish reason "stop")
             self._apply(record, action, file, line, private)
         return record
 
@@ -223,8 +232,9 @@ class Publisher:
     def _fit(self, record: BaseModel, action: _Action, file: str, line: int | None, value: Any) -> None:
         """Publish a public string as it is only when it fits its shape or vocabulary: otherwise leave it out
         (a field that may be absent) or refuse the record, never naming the value."""
-        assert action.text is not None
-        if all(action.text.fits(v) for v in (value if isinstance(value, list) else [value]) if isinstance(v, str)):
+        text = action.text
+        assert text is not None
+        if text.fits(value) if isinstance(value, str) else all(text.fits(v) for v in value if isinstance(v, str)):
             return
         where = f"{type(record).__name__}.{action.name}"
         if action.optional:
