@@ -108,7 +108,7 @@ class JournalReader:
                             spans.setdefault(record.run, _Span()).add(record.t_send_s, record.e2e_s)
                         if None not in (record.t_send_s, record.scheduled_s, record.send_wait_s):
                             # An open-loop request's lag is its send less its due time: all three on one clock.
-                            starts.setdefault(record.run, []).append((line_no, record.t_send_s - record.scheduled_s - record.send_wait_s))  # type: ignore[operator]
+                            starts.setdefault(record.run, []).append((line_no, record.t_send_s - record.scheduled_s - record.send_wait_s))
                 elif isinstance(record, Run):
                     self._close_run(record, open_runs.pop(record.run, Counter()), closed_runs, line_no)
                     self._check_span(record, spans.pop(record.run, None), line_no)

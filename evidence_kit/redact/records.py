@@ -239,10 +239,10 @@ class Publisher:
         where = f"{type(record).__name__}.{action.name}"
         if action.optional:
             record.__pydantic_fields_set__.discard(action.name)
-            self.withheld[f"{where} (not a {action.text.name})"] += 1
+            self.withheld[f"{where} (not a {text.name})"] += 1
             return
         raise BadInput(
-            f"{where} is not a {action.text.name} ({action.text.admits}): a public field is published as it is, "
+            f"{where} is not a {text.name} ({text.admits}): a public field is published as it is, "
             "so it holds nothing else; write the record as the collector does",
             file,
             line,
