@@ -252,12 +252,15 @@ class Publisher:
         """Whether ``value`` is a pseudonym of the earlier redaction this RAW came from."""
         return self.trusted is not None and is_pseudonym(value, self.trusted)
 
-    def pseudonym(self, kind: str, value: str) -> str:
-        """``value``'s pseudonym as a ``kind`` (an earlier redaction's pseudonym stays as it is)."""
+    def pseudonym(self, kind: str, value: str, *, hunted: bool = True) -> str:
+        """``value``'s pseudonym as a ``kind`` (an earlier redaction's pseudonym stays as it is). ``hunted``:
+        whether the known-value scan hunts ``value`` (a withheld file's name is published nowhere but as its
+        pseudonym, so it is not: ``pod.json`` was once found inside its own record's name)."""
         if self._earlier(value):
             return value
         self.counts[kind] += 1
-        self.identities.add(KnownValue(kind, value))
+        if hunted:
+            self.identities.add(KnownValue(kind, value))
         return self.pseudonyms.name(kind, value)
 
     def check_prose(self, hunter: Hunter) -> None:

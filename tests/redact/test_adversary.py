@@ -15,7 +15,7 @@ import pytest
 from evidence_kit.errors import BadInput
 from evidence_kit.model import Receipt
 from evidence_kit.read import read_json_model
-from evidence_kit.redact import redact_bundle
+from evidence_kit.redact import Policy, redact_bundle
 
 from . import corpus
 from .conftest import KEY
@@ -120,3 +120,36 @@ def test_the_collectors_own_texts_fit_and_are_published_as_they_are(tmp_path):
     for text in ("0.11.1rc2.dev140+g0c1d2e3.cpu", "fp8_e4m3", "http 200, streamed 13 token events, finish stop", "started engine alive"):
         assert text in published
     assert not [name for name in read_json_model(result.out / "receipt.json", Receipt).withheld_fields if "(not a " in name]
+
+
+def test_a_withheld_files_plain_name_does_not_make_the_bundle_unpublishable(tmp_path):
+    # `docker inspect` saved as inspect.json and a pod as pod.json: their names were hunted as private
+    # paths, and found inside their own records' names (`path-….docker-inspect.json`), so ordinary
+    # evidence was not publishable. A withheld file's name is published nowhere but as its pseudonym.
+    samples = Path(__file__).parent / "formats" / "samples"
+    raw = corpus.make_raw_trial(tmp_path / "raw")
+    shutil.copy(samples / "docker-inspect.json", raw / "logs" / "inspect.json")
+    shutil.copy(samples / "kubectl-get-pod.json", raw / "logs" / "pod.json")
+    result = redact_bundle(raw, tmp_path / "out", key=KEY)
+    assert result.publishable, [str(f) for f in result.findings]
+    assert {"docker-inspect", "kubectl-pod"} <= {p.name.rsplit(".", 2)[-2] for p in (result.out / "logs").iterdir()}
+    assert [w for w in result.withheld if "inspect" in w or "pod" in w] == []  # listed by their pseudonyms
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "On ka\u0308strel: faster",  # the host's accent written as a combining mark (NFD)
+        "On kastrel: faster",  # without its accent
+        "On xn--kstrel-bua: faster",  # its short name as DNS spells it
+        "On XN--KSTREL-BUA.lab.example: faster",
+    ],
+)
+def test_prose_naming_a_non_ascii_host_in_another_spelling_is_bad_input(tmp_path, title):
+    # The declared host's spellings kept its accent while the text read lost it (or the reverse), and a
+    # short name was never spelled in IDNA: each of these titles once passed the prose check.
+    raw = corpus.make_raw_trial(tmp_path / "raw", "cache-layout")
+    trial = json.loads((raw / "trial.json").read_text())
+    (raw / "trial.json").write_text(json.dumps(trial | {"title": title}))
+    with pytest.raises(BadInput, match="Trial.title holds a private value"):
+        redact_bundle(raw, tmp_path / "out", key=KEY, policy=Policy(private={"host": ["kästrel.lab.example"]}))
