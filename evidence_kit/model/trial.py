@@ -15,6 +15,7 @@ from pydantic import Field, NonNegativeInt, PositiveFloat, PositiveInt, model_va
 from ._base import Record, RelPath, Slug
 from .phase import Phase
 from .publication import PROSE, PUBLIC
+from .texts import GATE_NAMES
 
 __all__ = [
     "ClientBounds",
@@ -399,7 +400,7 @@ class Trial(Record):
     decision_rule: DecisionRule
     workload: Workload
     arms: list[ArmRef] = Field(min_length=3)
-    gates: Annotated[list[str] | None, PUBLIC] = Field(default=None, description="the functional gates every arm ran, by name")
+    gates: Annotated[list[Annotated[str, GATE_NAMES]] | None, PUBLIC] = Field(default=None, description="the functional gates every arm ran, by name")
     client: ClientBounds = Field(
         default_factory=ClientBounds,
         description="the bounds of the client's own health; absent in trial.json written before them, which reads as the defaults",
