@@ -32,7 +32,8 @@ PAGES: dict[str, dict[str, Path]] = {
     "explanation/what-verify-proves.md": EVIDENCE,
     "explanation/statistics.md": EVIDENCE,
 }
-COLLECTS = {"tutorial.md"}  # pages whose example collects a trial from the simulator
+# Pages whose example collects a trial from the simulator or builds a site (MkDocs, tens of seconds each).
+SLOW = {"tutorial.md", "how-to/import-three-result-files.md", "how-to/verify-a-site.md", "how-to/add-decisions-to-mkdocs.md"}
 
 
 def prepare(page: str, work: Path) -> None:
@@ -45,7 +46,7 @@ def prepare(page: str, work: Path) -> None:
 
 
 def _marks(page: str) -> list[pytest.MarkDecorator]:
-    return [pytest.mark.slow] if page in COLLECTS or "how-to/" in page or "verify" in page else []
+    return [pytest.mark.slow] if page in SLOW else []
 
 
 @pytest.mark.parametrize("page", PAGES)
