@@ -82,7 +82,8 @@ def _argv(command: str) -> list[str]:
 
 def _as_shown(output: str, work: Path) -> str:
     """The output with this machine's paths written as the reader's, and colour and trailing spaces gone."""
-    for real, shown in ((str(work), WORK), (str(work.resolve()), WORK), (str(REPO), CHECKOUT)):
+    venv = ((str(BIN), f"{CHECKOUT}/.venv/bin"),)  # wherever the venv is, the reader's is the checkout's
+    for real, shown in (*venv, (str(work), WORK), (str(work.resolve()), WORK), (str(REPO), CHECKOUT)):
         output = output.replace(real, shown)
     output = re.sub(r"\x1b\[[0-9;]*m", "", output)
     return "\n".join(line.rstrip() for line in output.splitlines()) + "\n"
