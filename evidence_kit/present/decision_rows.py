@@ -17,6 +17,7 @@ from ..model import Decision, Workload
 from ..model.evidence import DecisionEvidence
 from .arms import arm_phases
 from .format import count, signed_percent
+from .verdict_meanings import error_rates_text, is_v4, smallest_change_text
 from .wording import failures_text, outcome_sentence, rule_sentence, verdicts_text, wins_text
 
 __all__ = [
@@ -149,9 +150,16 @@ def headline_rows(analysis: Analysis) -> list[tuple[str, str, str]]:
         (
             "Group verdicts",
             "; ".join(verdicts),
-            "one per group and trial: win, no-win, regression or inconclusive, from the predeclared rule and the run-level 95% intervals",
+            "one per group and trial: win, likely, no-win, regression or inconclusive, from the predeclared rule and the launch-level 95% intervals"
+            if any(is_v4(t) for t in trials)
+            else "one per group and trial: win, no-win, regression or inconclusive, from the predeclared rule and the run-level 95% intervals",
         )
     )
+    if any(is_v4(t) for t in trials):  # statistics v4: the error rates the rule keeps, and what it could resolve
+        rates = _same_or_each([error_rates_text(t) for t in trials], "")
+        rows.append(("Error rates kept", "; ".join(rates), "from the predeclared rule (docs: analysis, statistics v4)"))
+        smallest = [smallest_change_text(t) if len(trials) == 1 else f"{t.trial_id}: {smallest_change_text(t)}" for t in trials]
+        rows.append(("Smallest resolvable change", "; ".join(smallest), "the smallest true improvement the rule would call a win with 80% power"))
     for t in trials:
         s = t.slots
         if s.change_pct is None:
