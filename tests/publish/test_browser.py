@@ -96,7 +96,7 @@ def test_index_lists_the_decision_with_its_badges(browser, served: str) -> None:
 
 def test_result_card_tables_and_charts(browser, served: str) -> None:
     page, errors, remote = _visit(browser, served + f"decisions/{DECISION_ID}/index.html")
-    assert page.locator(".admonition.warning", has_text="Simulated evidence").count() >= 1
+    assert page.locator(".admonition.note", has_text="Simulated evidence").count() >= 1
     headline = page.locator("table", has_text="Headline measurement")
     cells = headline.locator("tbody tr").all_inner_texts()
     assert any(re.search(r"Timed requests completed\s+144/144 in each trial", c) for c in cells)
