@@ -68,7 +68,7 @@ def parse_statement(payload: bytes) -> tuple[dict[str, str], dict[str, Any]]:
     """Check a verified payload is our Statement; return ``({name: sha256}, predicate)``."""
     try:
         doc = json.loads(payload)
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+    except (ValueError, RecursionError) as err:
         raise StatementError(f"payload is not JSON ({err})") from None
     if not isinstance(doc, dict):
         raise StatementError("payload is not a JSON object")

@@ -231,6 +231,18 @@ NOT_RECORDED_WORDS = {
     "client-health": "no client health",
     "warmup": "no warmup requests recorded",
     "engine-identity": "no engine identity or KV capacity",
+    "engine-version": "no engine identity (the KV capacity is the server metrics')",
+    "counter-window": "no counter reconciliation (the server metrics' window was not the timed requests' alone: "
+    "a warmup request ended inside it, or the scrapes did not span it)",
+}
+
+
+# An imported client whose own summaries take percentiles another way than this page (whose median is the
+# mean of the two middle values of an even count), and how: its console and this page can differ a little.
+PERCENTILE_WORDS = {
+    "guidellm": "GuideLLM's own summaries take the nearest-rank percentile (its median is the lower of the two "
+    "middle values of an even count); this page's medians are the mean of the two, so they can differ from "
+    "GuideLLM's console in the last digits, from the same requests",
 }
 
 
@@ -259,9 +271,10 @@ def imported_sentence(tool: str, versions: list[str], not_recorded: list[str]) -
     name = tool_name(tool)
     named = f"{name} {', '.join(versions)}" if versions else f"{name} (its files record no version)"
     limits = ", ".join(NOT_RECORDED_WORDS.get(item, item) for item in not_recorded)
+    percentiles = f" {PERCENTILE_WORDS[tool]}." if tool in PERCENTILE_WORDS else ""
     return (
         f"Imported from {named}: {limits or 'nothing missing'}. These times are the client's own, as it "
-        "recorded them; what it did not record is absent, never filled in."
+        f"recorded them; what it did not record is absent, never filled in.{percentiles}"
     )
 
 
