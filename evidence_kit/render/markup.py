@@ -38,7 +38,9 @@ ARTICLE: dict[str, frozenset[str]] = {
     },
 }
 # Class names inside the article: ours (ek-...), admonitions, code languages, the article's own.
-ARTICLE_CLASS = re.compile(r"ek-[a-z0-9-]+|admonition(?:-title)?|note|warning|tip|info|danger|success|failure|question|language-[a-z0-9]+|md-content__inner|md-typeset")
+ARTICLE_CLASS = re.compile(
+    r"ek-[a-z0-9-]+|admonition(?:-title)?|note|warning|tip|info|danger|success|failure|question|language-[a-z0-9]+|md-content__inner|md-typeset"
+)
 
 # Around the article: mkdocs-material's markup. Its data-md-* and aria-* attributes configure its scripts
 # and screen readers (aria-label is read as text: the chrome check counts it).
