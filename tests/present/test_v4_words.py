@@ -8,7 +8,7 @@ from pathlib import Path
 from evidence_kit.analyze import analyze
 from evidence_kit.examples.reference import GROUPS, REFERENCE_TRIALS, write_trial_bundle
 from evidence_kit.present import comparison_headers, comparison_rows, rule_sentence, verdict_definitions
-from evidence_kit.present.decision_rows import headline_rows
+from evidence_kit.present.decision_rows import trial_card_rows
 from evidence_kit.read import load_trial
 
 FLAT = {g: (2.0, 2.0, 2.0) for g in GROUPS}
@@ -17,6 +17,13 @@ FLAT = {g: (2.0, 2.0, 2.0) for g in GROUPS}
 def _analysis(tmp_path: Path, e2e: dict, design: str = "ABA", **rule: object):
     spec = {**REFERENCE_TRIALS["cache-layout"], "title": "v4 words", "e2e": e2e, "slots": tuple([1330579] * len(design))}
     return analyze(load_trial(write_trial_bundle(tmp_path, "t", spec, design=design, rule=rule)))
+
+
+def _card(tmp_path: Path, **rule: object) -> list[tuple[str, str, str]]:
+    """The one trial's result card."""
+    spec = {**REFERENCE_TRIALS["cache-layout"], "title": "v4 words", "e2e": FLAT, "slots": (1330579,) * 3}
+    evidence = load_trial(write_trial_bundle(tmp_path, "t", spec, design="ABA", rule=rule))
+    return trial_card_rows(evidence, analyze(evidence).trials[0])
 
 
 def test_the_rule_states_the_family_wise_rate_and_point_says_it_keeps_none(tmp_path: Path) -> None:
@@ -43,8 +50,8 @@ def test_a_longer_design_shows_its_drift_corrected_interval_under_its_own_header
 
 
 def test_the_result_card_states_the_error_rates_and_the_smallest_change(tmp_path: Path) -> None:
-    rows = {name: (value, conditions) for name, value, conditions in headline_rows(_analysis(tmp_path, FLAT, statistics=4))}
+    rows = {name: (value, conditions) for name, value, conditions in _card(tmp_path, statistics=4)}
     assert rows["Error rates kept"][0] == "false promotion at most 2.5% per decision (Holm over 4 groups); 95% launch-level intervals"
     assert rows["Smallest resolvable change"][0].endswith("%") is False and " at ~" in rows["Smallest resolvable change"][0]
-    v3 = {name for name, _, _ in headline_rows(_analysis(tmp_path / "v3", FLAT))}
+    v3 = {name for name, _, _ in _card(tmp_path / "v3")}
     assert "Error rates kept" not in v3  # a v3 card is the one it always was
