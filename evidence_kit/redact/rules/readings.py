@@ -12,6 +12,7 @@ import binascii
 import html
 import re
 import unicodedata
+from collections.abc import Iterator
 from urllib.parse import unquote
 
 from . import Example, Rule
@@ -67,15 +68,52 @@ def _unhidden(text: str) -> str | None:
 
 
 _UPPER = re.compile("[A-Z]")
+_RUN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
+_RUN_ON = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
+# A run's letters as `a` and its other characters as `0`: sixteen `0` in a row is where a run without a letter
+# may be (base64 of text is seldom one, but it is read too), found by a plain substring search.
+_RUN_SHAPE = str.maketrans({**{c: "a" for c in _RUN_CHARS if c.isalpha()}, **{c: "0" for c in _RUN_CHARS if not c.isalpha()}})
+
+
+def _run_at(text: str, index: int) -> tuple[int, re.Match[str]]:
+    """The whole run holding ``text[index]``: where it starts, and its match (its ``=`` padding with it)."""
+    start = index
+    while start and text[start - 1] in _RUN_CHARS:
+        start -= 1
+    run = _RUN_ON.match(text, start)
+    assert run is not None
+    return start, run
+
+
+def _letterless_runs(text: str) -> Iterator[tuple[int, str]]:
+    shape = text.translate(_RUN_SHAPE)
+    index = shape.find("0" * 16)
+    while index >= 0:
+        start, run = _run_at(text, index)
+        if "a" not in shape[start : run.end()] and not run.group().isdigit():
+            yield start, run.group()
+        index = shape.find("0" * 16, run.end())
+
+
+def _base64_runs(text: str) -> list[tuple[int, str]]:
+    """The runs :data:`_BASE64_RUN` finds that may be base64, with where they start: those holding both a
+    capital and a small letter, and those without a letter that are not all digits. A run of small letters
+    and digits alone (most of a journal) is never looked at: the search starts from each capital."""
+    runs = list(_letterless_runs(text))
+    found = _UPPER.search(text)
+    while found is not None:
+        start, run = _run_at(text, found.start())
+        if len(run.group().rstrip("=")) >= 16 and not run.group().isupper():
+            runs.append((start, run.group()))
+        found = _UPPER.search(text, run.end())
+    return sorted(runs)
 
 
 def _unbase64(text: str) -> str | None:
     if _UPPER.search(text) is None:
         return None  # base64 of text holds capitals (a run without any is a hash, a name, a word)
     decoded = []
-    for run in _BASE64_RUN.findall(text):
-        if run.islower() or run.isupper() or run.isdigit():
-            continue  # a hash, a name, a word: not base64
+    for _, run in _base64_runs(text):
         body = run.rstrip("=").replace("-", "+").replace("_", "/")
         for start in range(3):  # the encoding of a value may start at any of three byte offsets
             chunk = body[start:]
