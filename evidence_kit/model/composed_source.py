@@ -35,6 +35,8 @@ def source_words() -> list[str]:
             tree = ast.parse(path.read_text(encoding="utf-8"))
             # A docstring is prose about the code (its examples name made-up hosts): not a message's words.
             docs = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+            # A format spec (`{x:.3f}`) is how a number is written, not a word of the message.
+            docs |= {id(c) for n in ast.walk(tree) if isinstance(n, ast.FormattedValue) and n.format_spec for c in ast.walk(n.format_spec)}
             for node in ast.walk(tree):
                 if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
                     words.update(t.casefold() for t in composed_tokens(node.value) if _word(t))

@@ -83,16 +83,17 @@ CHECK_NAMES = Words(
 )
 CACHE_DTYPES = Words("KV cache type", frozenset(get_args(CacheDType)), "vLLM's CacheDType words and bf16, fp16")
 
-# A token is what stands between spaces and punctuation; `.`, `-` and `_` stay inside it, so a host
-# (`gpu-node-17.lab`), a dotted address or a file name is one token, never a run of harmless words.
-_SPLIT = re.compile(r"[\s()\[\]{},;:\"'`!?=<>|/\\*#&@$^~]+")
+# A token is what stands between spaces and punctuation; `.`, `-`, `_` and `:` stay inside it, so a host
+# (`gpu-node-17.lab`), a dotted address, a MAC or IPv6 address (`00:1f:ab:…`) or a file name is one token,
+# never a run of harmless words and numbers; a sentence's `.` and a label's `:` at its end are dropped.
+_SPLIT = re.compile(r"[\s()\[\]{},;\"'`!?=<>|/\\*#&@$^~]+")
 _NUMBER = re.compile(r"[+-]?(?:[0-9]{1,24}(?:\.[0-9]{1,24})?|\.[0-9]{1,24})(?:e[+-]?[0-9]{1,3})?(?:%|s|ms|x)?")
 _RANGE = re.compile(rf"{_NUMBER.pattern}(?:-{_NUMBER.pattern})?")
 
 
 def composed_tokens(text: str) -> list[str]:
     """The tokens of ``text`` a :class:`Composed` vocabulary judges (a sentence's closing dot dropped)."""
-    return [token for part in _SPLIT.split(text) if (token := part.strip("."))]
+    return [token for part in _SPLIT.split(text) if (token := part.strip(".:"))]
 
 
 @dataclass(frozen=True)

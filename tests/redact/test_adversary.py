@@ -153,3 +153,34 @@ def test_prose_naming_a_non_ascii_host_in_another_spelling_is_bad_input(tmp_path
     (raw / "trial.json").write_text(json.dumps(trial | {"title": title}))
     with pytest.raises(BadInput, match="Trial.title holds a private value"):
         redact_bundle(raw, tmp_path / "out", key=KEY, policy=Policy(private={"host": ["kästrel.lab.example"]}))
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "engine at 00:11:22:33:44:55 stopped",  # a MAC of digits: a run of numbers once its colons split it
+        "engine at 00:1f:ab:00:3f:be stopped",  # hex pairs that format specs and words once put in the vocabulary
+        "ConnectError: fe80::1c2d:3e4f refused",
+        "ConnectError: 10.20.30.40 refused",
+        "ConnectError: gpu-node-17 refused",
+        "http 404: model falcon-secret-70b does not exist",
+    ],
+)
+def test_a_collector_sentence_holds_no_address_however_it_is_split(sentence):
+    from evidence_kit.model.texts import COMPOSED
+
+    assert not COMPOSED.fits(sentence)
+
+
+def test_the_collectors_own_sentences_fit() -> None:
+    from evidence_kit.model.texts import COMPOSED
+
+    for sentence in (
+        "http 200, streamed 13 token events, 173 content characters, finish stop",
+        "configuration fingerprint matches the before arm; KV token slots 20480 vs 20480",
+        "prompt_tokens: engine +12, client 10",
+        'the engine is consistent with engine_kind "simulated"',
+        "not ready after 600s",
+        "2382 drafts, 6424 accepted tokens during timed runs",
+    ):
+        assert COMPOSED.fits(sentence), sentence
