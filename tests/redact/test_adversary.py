@@ -184,3 +184,17 @@ def test_the_collectors_own_sentences_fit() -> None:
         "2382 drafts, 6424 accepted tokens during timed runs",
     ):
         assert COMPOSED.fits(sentence), sentence
+
+
+def test_prose_naming_a_cluster_file_system_is_not_refused_for_a_private_path(tmp_path):
+    # The engine's model path sat under /lustre: `lustre` was hunted as a private folder, and a title saying
+    # where the checkpoints were read from was refused. A file system's mount point names nobody.
+    raw = corpus.make_raw_trial(tmp_path / "raw", "cache-layout")
+    _edit(raw, "header", lambda r: r["private"].update(engine={"model_path": "/lustre/ckpt/falcon-secret-70b"}))
+    trial = json.loads((raw / "trial.json").read_text())
+    (raw / "trial.json").write_text(json.dumps(trial | {"title": "Cache layout, checkpoints read from Lustre (ckpt format)"}))
+    result = redact_bundle(raw, tmp_path / "out", key=KEY)
+    assert result.publishable and "Lustre" in (result.out / "trial.json").read_text()
+    with pytest.raises(BadInput, match="Trial.title holds a private value"):
+        (raw / "trial.json").write_text(json.dumps(trial | {"title": "Cache layout for falcon-secret-70b"}))
+        redact_bundle(raw, tmp_path / "out2", key=KEY)
