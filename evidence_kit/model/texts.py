@@ -50,7 +50,7 @@ TIMESTAMP = Shape(
     r"^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:?[0-9]{2})?|not recorded)$",
     "an RFC 3339 time (2026-11-01T09:00:00Z), one without its zone, or not recorded",
 )
-_RATE = r"rate[0-9]{1,6}(?:\.[0-9]{1,17})?(?:e[+-]?[0-9]{1,3})?"
+_RATE = r"rate[0-9]{1,17}(?:\.[0-9]{1,17})?(?:e[+-]?[0-9]{1,3})?"
 _RUN = rf"(?:warmup|r[0-9]{{1,6}}-[0-9]{{1,9}}-(?:c[0-9]{{1,6}}|{_RATE}))"
 RUN_NAME = Shape("run name", rf"^{_RUN}$", "warmup, or the collector's r<repetition>-<input tokens>-c<concurrency> (-rate<rate>)")
 REQUEST_KEY = Shape(

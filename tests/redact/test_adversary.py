@@ -198,3 +198,16 @@ def test_prose_naming_a_cluster_file_system_is_not_refused_for_a_private_path(tm
     with pytest.raises(BadInput, match="Trial.title holds a private value"):
         (raw / "trial.json").write_text(json.dumps(trial | {"title": "Cache layout for falcon-secret-70b"}))
         redact_bundle(raw, tmp_path / "out2", key=KEY)
+
+
+@pytest.mark.parametrize("load", [1, 4, 256])
+@pytest.mark.parametrize("rate", [None, 0.1, 2.0, 1e-05, 1234567.0, 1 / 3])
+def test_every_run_name_and_key_the_collector_writes_fits_its_shape(load, rate):
+    from evidence_kit.collect.conversations import conversation_keys
+    from evidence_kit.collect.runs import run_id
+    from evidence_kit.model.texts import REQUEST_KEY, RUN_NAME
+
+    run = run_id(3, 8192, load if rate is None else rate, open_loop=rate is not None)
+    assert RUN_NAME.fits(run) and RUN_NAME.fits("warmup")
+    for key in (f"{run}/0", f"{run}/prime-{load}", "warmup/7", *conversation_keys(run, 2, 3)):
+        assert REQUEST_KEY.fits(key), key
