@@ -7,7 +7,7 @@ one more member of :data:`JournalRecord`.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Field, NonNegativeInt, PositiveFloat, PositiveInt, TypeAdapter, model_validator
 
@@ -153,8 +153,9 @@ class PromptCalibration(Record):
 
 # What an imported journal's source tool did not record, each a named limit on the page. Absent is never
 # filled in: a journal imported from another client holds only what that client measured.
-NotRecorded = Literal["counter-reconciliation", "functional-gates", "lifecycle-checks", "content-ttft", "client-health", "warmup", "engine-identity"]
-NOT_RECORDED: tuple[str, ...] = (
+# ``counter-window``: the tool recorded the engine's counters, but over a window that was not the timed
+# requests' alone; ``engine-version``: it recorded the KV capacity, not the engine's identity.
+NotRecorded = Literal[
     "counter-reconciliation",
     "functional-gates",
     "lifecycle-checks",
@@ -162,7 +163,10 @@ NOT_RECORDED: tuple[str, ...] = (
     "client-health",
     "warmup",
     "engine-identity",
-)
+    "engine-version",
+    "counter-window",
+]
+NOT_RECORDED: tuple[str, ...] = get_args(NotRecorded)
 
 
 class ImportedFile(Record):
