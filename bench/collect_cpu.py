@@ -144,8 +144,13 @@ def vllm_cpu(url: str, concurrency: int, count: int, tokens: int) -> tuple[float
 
 
 def marginal_ms(measure, sizes: tuple[int, int]) -> float:  # type: ignore[no-untyped-def]
-    """CPU milliseconds per request: the difference between a run of the larger size and one of the smaller."""
-    (cpu_small, n_small), (cpu_large, n_large) = measure(sizes[0]), measure(sizes[1])
+    """CPU milliseconds per request: the difference between a run of the larger size and one of the smaller
+    (NaN where a client failed: its row still prints, with the others' figures)."""
+    try:
+        (cpu_small, n_small), (cpu_large, n_large) = measure(sizes[0]), measure(sizes[1])
+    except subprocess.CalledProcessError as err:
+        print(f"({err.cmd[0]} {' '.join(err.cmd[1:3])[:60]}... exited {err.returncode})", file=sys.stderr)
+        return float("nan")
     return 1000 * (cpu_large - cpu_small) / (n_large - n_small)
 
 

@@ -37,8 +37,10 @@ _HEX = frozenset(b"0123456789abcdefABCDEF")
 
 
 def fast_path(request: httpx.Request, proxy: str | None) -> bool:
-    """Whether a lane's request can go on its own connection: plain HTTP, no proxy, a body of known length."""
-    return request.url.scheme == "http" and proxy is None and "transfer-encoding" not in request.headers
+    """Whether a lane's request can go on its own connection: plain HTTP, no proxy, a body already in memory."""
+    return (
+        request.url.scheme == "http" and proxy is None and isinstance(request.stream, httpx.ByteStream) and "transfer-encoding" not in request.headers
+    )
 
 
 class LaneConnection(asyncio.Protocol):
