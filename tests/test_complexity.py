@@ -39,7 +39,6 @@ LEGACY: dict[tuple[str, str], int] = {
     ("evidence_kit/engine_sim/generation.py", "plan_output"): 16,
     ("evidence_kit/engine_sim/protocol.py", "_chosen_tool"): 16,
     ("evidence_kit/importers/guidellm.py", "_benchmark"): 18,
-    ("evidence_kit/importers/trial.py", "_check_shape"): 31,
     ("evidence_kit/importers/trial.py", "assemble"): 17,
     ("evidence_kit/importers/vllm_bench.py", "read"): 29,
     ("evidence_kit/mkdocs_plugin.py", "EvidenceKitPlugin._no_secret_copied"): 21,
@@ -56,7 +55,6 @@ LEGACY: dict[tuple[str, str], int] = {
     ("evidence_kit/verify/contract.py", "arm_problems"): 20,
     ("evidence_kit/verify/evidence_checks.py", "check_receipts"): 23,
     ("evidence_kit/verify/page_text.py", "_Parser.handle_starttag"): 35,
-    ("evidence_kit/verify/recompute.py", "_predicate_problems"): 16,
     ("evidence_kit/verify/recompute.py", "check_figures"): 20,
     ("evidence_kit/verify/sources.py", "check_sources"): 16,
 }
