@@ -27,6 +27,7 @@ TINY: dict[str, list[str]] = {
     "stat_coverage.py": ["--trials", "4", "--shapes", "3x4", "--scenarios", "mixed"],
     "stat_interval_methods.py": ["--trials", "4"],
     "stat_small_runs.py": ["--trials", "4", "--cells", "mixed:3"],
+    "stat_verdicts.py": ["--tiny"],
     "trace_replay.py": ["--requests", "10"],
     "verify_throughput.py": ["--size-mb", "1", "--repeat", "1"],
     "warm_connections.py": ["--levels", "2", "--rounds", "1"],
