@@ -17,6 +17,7 @@ from ..model import Decision, Workload
 from ..model.evidence import DecisionEvidence, TrialEvidence
 from .arms import arm_phases
 from .format import count, signed_percent
+from .verdict_meanings import error_rates_text, is_v4, smallest_change_text
 from .wording import failures_text, outcome_sentence, rule_sentence, verdicts_text, wins_text
 
 __all__ = [
@@ -135,9 +136,16 @@ def trial_card_rows(evidence: TrialEvidence, trial: TrialAnalysis) -> list[tuple
         (
             "Group verdicts",
             verdicts_text(trial),
-            "one per group: win, no-win, regression or inconclusive, from the predeclared rule and the run-level 95% intervals",
+            "one per group: win, likely, no-win, regression or inconclusive, from the predeclared rule and the launch-level 95% intervals"
+            if is_v4(trial)
+            else "one per group: win, no-win, regression or inconclusive, from the predeclared rule and the run-level 95% intervals",
         ),
     ]
+    if is_v4(trial):  # statistics v4: the error rates the rule keeps, and what it could resolve
+        rows.append(("Error rates kept", error_rates_text(trial), "from the predeclared rule (docs: analysis, statistics v4)"))
+        rows.append(
+            ("Smallest resolvable change", smallest_change_text(trial), "the smallest true improvement the rule would call a win with 80% power")
+        )
     s = trial.slots
     if s.change_pct is not None:
         rows.append(

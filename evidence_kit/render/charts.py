@@ -40,7 +40,7 @@ PHASE_COLOURS = ["#4c78a8", "#e45756", "#72b7b2"]
 CANDIDATE_BLOCK_COLOURS = ["#e45756", "#f58518", "#b279a2", "#ff9da6"]
 CONTROL_BLOCK_COLOURS = ["#9ecae9", "#54a24b", "#88d27a", "#bab0ac"]
 # One fixed colour per verdict, from Okabe & Ito's colour-blind-safe palette (grey for "no verdict reached").
-VERDICT_COLOURS = {"win": "#009E73", "no-win": "#0072B2", "regression": "#D55E00", "inconclusive": "#999999"}
+VERDICT_COLOURS = {"win": "#009E73", "likely": "#E69F00", "no-win": "#0072B2", "regression": "#D55E00", "inconclusive": "#999999"}
 
 
 @dataclass
@@ -163,10 +163,11 @@ def interval_chart(trial: TrialAnalysis) -> Chart:
     the group's verdict, over lines at the rule's threshold either way and at no change (all from the analysis)."""
     rows = interval_rows(trial)
     controls = list(dict.fromkeys(r["control"] for r in rows))
+    verdicts = [v for v in VERDICTS if v in trial.verdicts]  # the verdicts the trial's statistics version has
     base = alt.Chart(pd.DataFrame(rows)).encode(
         y=alt.Y("group:N", sort=_group_order(trial), title=None),
         yOffset=alt.YOffset("control:N", sort=controls),
-        color=alt.Color("verdict:N", title="Verdict", scale=alt.Scale(domain=list(VERDICTS), range=[VERDICT_COLOURS[v] for v in VERDICTS])),
+        color=alt.Color("verdict:N", title="Verdict", scale=alt.Scale(domain=verdicts, range=[VERDICT_COLOURS[v] for v in verdicts])),
     )
     bars = base.mark_rule(strokeWidth=2).encode(
         x=alt.X(

@@ -57,5 +57,7 @@ def html_text(value: object) -> str:
 
 
 def yaml_string(value: str) -> str:
-    """A YAML double-quoted scalar (JSON strings are valid YAML)."""
-    return json.dumps(value, ensure_ascii=True)
+    """A YAML double-quoted scalar, ASCII only: JSON's escapes, which YAML shares, but a character outside
+    the Basic Multilingual Plane (an emoji) as YAML's ``\\UXXXXXXXX``. JSON would write it as a surrogate pair,
+    which YAML reads as two lone surrogates that no UTF-8 page can hold."""
+    return '"' + "".join(f"\\U{ord(c):08x}" if ord(c) > 0xFFFF else json.dumps(c, ensure_ascii=True)[1:-1] for c in value) + '"'
