@@ -331,6 +331,7 @@ def check_figures(ctx: Context) -> CheckResult:
     if not ctx.evidence:
         return CheckResult(name, "fail", "nothing recomputed", [Problem(ctx.label, "no evidence loaded (see the contract check)")])
     analyses = {unit: analyze(evidence) for unit, evidence in sorted(ctx.evidence.items())}
+    ctx.analyses = analyses  # the history check names the decisions verified
     problems = _predicate_problems(ctx, analyses) if ctx.predicate is not None else []
     compared = 0
     sites = site_decisions(ctx)

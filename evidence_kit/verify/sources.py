@@ -24,13 +24,11 @@ import tempfile
 from pathlib import Path
 
 from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME
-from ..attest.statement import StatementError, recorded_toolchain
+from ..attest.statement import StatementError, recorded_sources, recorded_toolchain
 from ..attest.tree import walk_tree
-from ..render.article import article_html
 from ..render.docs_folder import CONFIG_NAME, DOCS_DIR, OWNED, PUBLIC_DIR, is_evidence_copy
 from ..render.mkdocs_build import run_mkdocs, source_date_epoch
 from ..render.toolchain import describe_differences, installed_toolchain, toolchain_bound, toolchain_differences
-from .page_text import page_mismatches, read_page
 from .recompute import SIGNING_FILES, THEME_DIRS, embedded_decisions, is_built_site, site_decisions, site_docs
 from .verification import CheckResult, Context, Problem
 
@@ -78,9 +76,14 @@ def _on_disk(site: Path, problems: list[Problem]) -> dict[str, Path]:
     return found
 
 
-def _site_folder_problems(ctx: Context, site: Path, docs: dict[str, bytes], rebuilding: bool) -> tuple[list[Problem], int]:
-    """``SITE`` holds only what build writes, and ``mkdocs.yml`` and ``site/`` are that. Without the recorded
-    toolchain the Markdown pages are compared by their text, and the chart SVGs and vendored scripts not at all."""
+def _site_folder_problems(
+    ctx: Context, site: Path, docs: dict[str, bytes], rebuilding: bool, signed: dict[str, str] | None
+) -> tuple[list[Problem], int]:
+    """``SITE`` holds only what build writes, and ``mkdocs.yml`` and ``site/`` are that: each file byte for byte
+    what build writes from the evidence, and, where the signed statement records the sources (``build --sign``),
+    the file it signed. Without the recorded toolchain a toolchain-bound file (a chart SVG, the vendored
+    script, a Markdown page whose bytes Jinja2 writes) is not regenerated: the signed record alone covers it,
+    and with no record it fails (fail closed)."""
     problems: list[Problem] = []
     for entry in sorted(p.name for p in site.iterdir()):
         if entry not in OWNED:
@@ -88,20 +91,24 @@ def _site_folder_problems(ctx: Context, site: Path, docs: dict[str, bytes], rebu
     if "" not in ctx.manifests:
         problems.append(Problem(str(site / PUBLIC_DIR / MANIFEST_NAME), "missing: build writes it"))
     present = _on_disk(site, problems)
-    for rel in sorted(set(docs) | set(present)):
+    for rel in sorted(set(docs) | set(present) | set(signed or {})):
         where = str(site / rel)
         if rel not in present:
-            problems.append(Problem(where, "missing: build writes it from the evidence"))
+            problems.append(Problem(where, "missing: build writes it from the evidence" + (" and signed it" if rel in (signed or {}) else "")))
+            continue
+        data = present[rel].read_bytes()
+        if signed is not None and signed.get(rel) != hashlib.sha256(data).hexdigest():
+            said = "is not the file the signed statement records" if rel in signed else "is not among the sources the signed statement records"
+            problems.append(Problem(where, f"{said} (added or edited after the build?)"))
         elif rel not in docs:
             problems.append(Problem(where, "present, but build does not write it (added after the build?)"))
         elif rebuilding or not (rel.endswith(".md") or toolchain_bound(rel)):
-            data = present[rel].read_bytes()
             if data != docs[rel]:
                 problems.append(Problem(f"{where}:{first_difference(data, docs[rel])}", "differs from what build writes from the published evidence"))
-        elif rel.endswith(".md"):
-            config = docs[CONFIG_NAME]
-            found = page_mismatches(read_page(article_html(present[rel].read_bytes(), config)), read_page(article_html(docs[rel], config)))
-            problems += [Problem(where, f"{figure}: published {published}, recomputed {recomputed}") for figure, published, recomputed in found]
+        elif signed is None:
+            problems.append(Problem(where, "not regenerated (another toolchain is installed) and not signed: nothing here can check it"))
+        else:
+            ctx.unregenerated.append(rel)
     return problems, len(present)
 
 
@@ -202,14 +209,29 @@ def check_sources(ctx: Context) -> CheckResult:
     rebuilding = ctx.not_rebuilt is None and not problems
     compared = 0
     if site is not None:
-        found, compared = _site_folder_problems(ctx, site, docs, rebuilding)
+        try:
+            signed = recorded_sources(ctx.predicate) if ctx.predicate is not None else None
+        except StatementError as err:
+            signed, problems = None, [*problems, Problem(ctx.where(ENVELOPE_NAME), str(err))]
+        found, compared = _site_folder_problems(ctx, site, docs, rebuilding, signed)
         problems += found
+    if not rebuilding:
+        # What the rebuild would have compared: still covered by the signature (the digests check), and each
+        # page's text and each chart's data by the figures check.
+        ctx.unregenerated += [
+            f"{PUBLIC_DIR}/{rel}"
+            for rel in ctx.files
+            if rel not in SIGNING_FILES and not is_evidence_copy(rel) and not rel.endswith((".json", ".csv"))
+        ]
     if rebuilding:
         dates = [ctx.evidence[unit].decision.date for unit in sites]  # type: ignore[union-attr]
         found, rebuilt = _rebuild_problems(ctx, docs, dates)
         problems += found
         compared += rebuilt
-    skipped = f"site rebuild skipped: {ctx.not_rebuilt}; figures checked against the pages' text"
+    skipped = (
+        f"site rebuild skipped: {ctx.not_rebuilt}; {len(ctx.unregenerated)} file(s) not regenerated, each covered by the signature "
+        "(the digests of public/, the signed record of the sources); figures checked against the pages' text"
+    )
     if problems:
         detail = f"{len(problems)} file(s) are not what build writes from the evidence"
         return CheckResult(name, "fail", detail + (f" ({skipped})" if ctx.not_rebuilt else ""), problems)
