@@ -62,7 +62,9 @@ def verify(
     every published figure recomputed from the journals and found in the pages'
     text, whatever MkDocs and Material are installed; a site rebuilt byte for
     byte with the toolchain its signed statement records (skipped in one line
-    naming the versions when another is installed). The last line says what
+    naming the versions when another is installed); the publication's place in
+    its signed history, with the decisions verified (--since refuses an older,
+    forked or shortened site). The last line says what
     was proven and whether the signer is authenticated. Exit 0 verified (and authenticated, or
     --allow-unpinned), 1 a check failed or the signer is not authenticated,
     2 unreadable input.

@@ -68,6 +68,11 @@ def load_since(text: str) -> Since:
         raise BadInput(f"--since: cannot read the state file ({err.strerror}); give a state file or sha256:<64 hex digits>", path) from None
     except (ValueError, RecursionError):
         raise BadInput("--since: not a state file (not JSON)", path) from None
+    return _state(doc, path)
+
+
+def _state(doc: object, path: Path) -> Since:
+    """A state file's document, checked field by field."""
     if not isinstance(doc, dict) or doc.get("schema") != STATE_SCHEMA:
         raise BadInput(f"--since: not a state file (no schema {STATE_SCHEMA!r})", path)
     digest, sequence, decisions, key_id = doc.get("publication"), doc.get("sequence"), doc.get("decisions"), doc.get("key_id")

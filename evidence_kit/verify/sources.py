@@ -96,20 +96,30 @@ def _site_folder_problems(
         if rel not in present:
             problems.append(Problem(where, "missing: build writes it from the evidence" + (" and signed it" if rel in (signed or {}) else "")))
             continue
-        data = present[rel].read_bytes()
-        if signed is not None and signed.get(rel) != hashlib.sha256(data).hexdigest():
-            said = "is not the file the signed statement records" if rel in signed else "is not among the sources the signed statement records"
-            problems.append(Problem(where, f"{said} (added or edited after the build?)"))
-        elif rel not in docs:
-            problems.append(Problem(where, "present, but build does not write it (added after the build?)"))
-        elif rebuilding or not (rel.endswith(".md") or toolchain_bound(rel)):
-            if data != docs[rel]:
-                problems.append(Problem(f"{where}:{first_difference(data, docs[rel])}", "differs from what build writes from the published evidence"))
-        elif signed is None:
-            problems.append(Problem(where, "not regenerated (another toolchain is installed) and not signed: nothing here can check it"))
-        else:
-            ctx.unregenerated.append(rel)
+        found = _source_problem(rel, present[rel].read_bytes(), docs, rebuilding, signed)
+        if found is not None:
+            problems.append(Problem(where + found[0], found[1]))
+        elif not _regenerated(rel, rebuilding):
+            ctx.unregenerated.append(rel)  # covered by the signed record alone
     return problems, len(present)
+
+
+def _regenerated(rel: str, rebuilding: bool) -> bool:
+    """Whether a file of ``SITE`` is compared with what build writes: all are with the recorded toolchain; with
+    another, all but the Markdown (whose bytes Jinja2 writes) and the toolchain-bound files."""
+    return rebuilding or not (rel.endswith(".md") or toolchain_bound(rel))
+
+
+def _source_problem(rel: str, data: bytes, docs: dict[str, bytes], rebuilding: bool, signed: dict[str, str] | None) -> tuple[str, str] | None:
+    """What is wrong with one file of ``SITE``: ``(":LINE" or "", what)``, or ``None``."""
+    if signed is not None and signed.get(rel) != hashlib.sha256(data).hexdigest():
+        said = "is not the file the signed statement records" if rel in signed else "is not among the sources the signed statement records"
+        return "", f"{said} (added or edited after the build?)"
+    if rel not in docs:
+        return "", "present, but build does not write it (added after the build?)"
+    if _regenerated(rel, rebuilding):
+        return None if data == docs[rel] else (f":{first_difference(data, docs[rel])}", "differs from what build writes from the published evidence")
+    return None if signed is not None else ("", "not regenerated (another toolchain is installed) and not signed: nothing here can check it")
 
 
 # The last rebuild of this process, by the digest of its docs folder and epoch: a rebuild is a pure function of
@@ -181,6 +191,25 @@ def _toolchain(ctx: Context) -> tuple[str, str | None, list[Problem]]:
     return "the toolchain the site records", (describe_differences(differences) if differences else None), []
 
 
+def _site_folder(ctx: Context, site: Path | None, docs: dict[str, bytes], rebuilding: bool) -> tuple[list[Problem], int]:
+    """The problems of ``SITE`` beside ``public/`` (none when only ``public/`` was given) and how many files it holds."""
+    if site is None:
+        return [], 0
+    try:
+        signed = recorded_sources(ctx.predicate) if ctx.predicate is not None else None
+    except StatementError as err:
+        return [Problem(ctx.where(ENVELOPE_NAME), str(err))], 0
+    return _site_folder_problems(ctx, site, docs, rebuilding, signed)
+
+
+def _not_regenerated(ctx: Context) -> None:
+    """Note what the rebuild would have compared in ``public/``: still covered by the signature (the digests
+    check), and each page's text and each chart's data by the figures check."""
+    ctx.unregenerated += [
+        f"{PUBLIC_DIR}/{rel}" for rel in ctx.files if rel not in SIGNING_FILES and not is_evidence_copy(rel) and not rel.endswith((".json", ".csv"))
+    ]
+
+
 def check_sources(ctx: Context) -> CheckResult:
     """A built site is byte for byte what ``build`` writes from its evidence, with the toolchain it records."""
     name = "sources"
@@ -207,23 +236,11 @@ def check_sources(ctx: Context) -> CheckResult:
     toolchain, ctx.not_rebuilt, problems = _toolchain(ctx)
     docs = site_docs(ctx)
     rebuilding = ctx.not_rebuilt is None and not problems
-    compared = 0
-    if site is not None:
-        try:
-            signed = recorded_sources(ctx.predicate) if ctx.predicate is not None else None
-        except StatementError as err:
-            signed, problems = None, [*problems, Problem(ctx.where(ENVELOPE_NAME), str(err))]
-        found, compared = _site_folder_problems(ctx, site, docs, rebuilding, signed)
-        problems += found
+    found, compared = _site_folder(ctx, site, docs, rebuilding)
+    problems += found
     if not rebuilding:
-        # What the rebuild would have compared: still covered by the signature (the digests check), and each
-        # page's text and each chart's data by the figures check.
-        ctx.unregenerated += [
-            f"{PUBLIC_DIR}/{rel}"
-            for rel in ctx.files
-            if rel not in SIGNING_FILES and not is_evidence_copy(rel) and not rel.endswith((".json", ".csv"))
-        ]
-    if rebuilding:
+        _not_regenerated(ctx)
+    else:
         dates = [ctx.evidence[unit].decision.date for unit in sites]  # type: ignore[union-attr]
         found, rebuilt = _rebuild_problems(ctx, docs, dates)
         problems += found
