@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from .analyze.collected import CollectedArm
 from .analyze.report import Analysis, TrialAnalysis
 from .present import (
-    COMPARISON_HEADERS,
     GUARDRAIL_HEADERS,
     GUARDRAIL_TITLE,
     METRIC_TITLES,
@@ -23,6 +22,7 @@ from .present import (
     cache_hit_title,
     client_health_sentence,
     comparison_cells,
+    comparison_headers,
     count,
     design_headers,
     design_rows,
@@ -49,6 +49,7 @@ from .present import (
     turn_headers,
     turn_rows,
     turn_title,
+    verdict_definitions,
     verdicts_text,
     wins_sentence,
 )
@@ -70,9 +71,16 @@ def _metric_table(trial: TrialAnalysis, metric: str) -> list[str]:
     """A pooled-median table; the decision metric's carries its comparisons, intervals and wins."""
     headers, rows = metric_headers(trial), metric_rows(trial, metric)
     if metric == trial.rule.metric:
-        headers += COMPARISON_HEADERS
+        headers += comparison_headers(trial)
         rows = [row + comparison_cells(trial, g) for row, g in zip(rows, trial.groups)]
     return [METRIC_TITLES[metric], *table(headers, rows)]
+
+
+def _verdict_meanings(trial: TrialAnalysis) -> list[str]:
+    """Statistics v4: what each verdict word means, beside the verdicts (none under v3, whose output is as it was)."""
+    if trial.rule.statistics != 4:
+        return []
+    return ["Verdicts, the first that applies:", *(f"- {line}" for line in verdict_definitions(trial)), ""]
 
 
 def _trial_text(trial: TrialAnalysis) -> list[str]:
@@ -91,7 +99,7 @@ def _trial_text(trial: TrialAnalysis) -> list[str]:
     for metric in METRIC_TITLES:
         out += _metric_table(trial, metric) + [""]
         if metric == trial.rule.metric:  # its resolution, tails and guardrails beside it
-            out += [detectable_sentence(trial), "", tail_title(trial), *table(TAIL_HEADERS, tail_rows(trial)), ""]
+            out += [detectable_sentence(trial), "", *_verdict_meanings(trial), tail_title(trial), *table(TAIL_HEADERS, tail_rows(trial)), ""]
             if trial.rule.guardrails:
                 out += [GUARDRAIL_TITLE, *table(GUARDRAIL_HEADERS, guardrail_rows(trial)), ""]
             hits = cache_hit_title(trial)
@@ -104,7 +112,7 @@ def _trial_text(trial: TrialAnalysis) -> list[str]:
     if loads:
         headers = load_headers(trial)
         if trial.rule.metric == "goodput":  # the decision metric's table carries its comparisons
-            headers += COMPARISON_HEADERS
+            headers += comparison_headers(trial)
             loads = [row + comparison_cells(trial, g) for row, g in zip(loads, trial.groups)]
         out += [load_title(trial), *table(headers, loads), ""]
         if trial.rule.metric == "goodput":

@@ -39,6 +39,7 @@ __all__ = [
     "log_kv_slots",
     "kill_group",
     "run_command",
+    "cache_settings",
 ]
 
 
@@ -296,7 +297,7 @@ _CACHE_SETTINGS: tuple[tuple[str, type], ...] = (
 )
 
 
-def _cache_settings(labels: dict[str, str]) -> dict[str, Any] | None:
+def cache_settings(labels: dict[str, str]) -> dict[str, Any] | None:
     """The KV cache settings the contract publishes, read from the info metric's labels."""
     found = {}
     for name, kind in _CACHE_SETTINGS:
@@ -318,7 +319,7 @@ def _engine_info(version: Any, models: list[dict[str, Any]], cache: dict[str, st
     lengths = [m.get("max_model_len") for m in models]
     if lengths and isinstance(lengths[0], int) and not isinstance(lengths[0], bool) and lengths[0] > 0:
         info["max_model_len"] = lengths[0]
-    settings = _cache_settings(cache)
+    settings = cache_settings(cache)
     if settings:
         info["cache"] = settings
     return info

@@ -14,6 +14,7 @@ from ..importers import DEFAULT_RULE, import_trial
 from ..model import DecisionRule
 from ..model._base import Record
 from ..read import read_toml_model
+from .json_result import echo_result, json_option
 
 __all__ = ["import_"]
 
@@ -27,7 +28,7 @@ class RuleFile(Record):
 
 
 SLUG = r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}"
-_FILE = click.Path(path_type=Path, dir_okay=False)
+_FILE = click.Path(path_type=Path)  # a file, or an AIPerf artifact folder
 
 
 @click.command("import")
@@ -36,7 +37,7 @@ _FILE = click.Path(path_type=Path, dir_okay=False)
     multiple=True,
     required=True,
     type=_FILE,
-    help="A result file of the original configuration, measured first (repeat: one per repetition).",
+    help="A result file (or an AIPerf artifact folder) of the original configuration, measured first (repeat: one per repetition, or per level of a client that runs one level per file).",
 )
 @click.option(
     "--candidate", multiple=True, required=True, type=_FILE, help="A result file of the candidate configuration (repeat: one per repetition)."
@@ -79,6 +80,7 @@ _FILE = click.Path(path_type=Path, dir_okay=False)
     "inference-perf reports); no file may have had more requests in flight at once. Default: the "
     "most requests any of the files had in flight at once.",
 )
+@json_option
 def import_(
     before: tuple[Path, ...],
     candidate: tuple[Path, ...],
@@ -89,6 +91,7 @@ def import_(
     title: str | None,
     date: dt.datetime | None,
     concurrency: int | None,
+    as_json: bool,
 ) -> None:
     """Turn result files of vllm bench serve (--save-detailed), GuideLLM (its JSON report), AIPerf
     (profile_export.jsonl) or inference-perf (per_request_lifecycle_metrics.json) into the raw evidence of one A/B/A trial: OUT
@@ -111,4 +114,7 @@ def import_(
         date=None if date is None else date.date().isoformat(),
         concurrency=concurrency,
     )
-    click.echo(str(folder))
+    if as_json:
+        echo_result("import", decision=str(out), trial=str(folder), trial_id=trial_id)
+    else:
+        click.echo(str(folder))

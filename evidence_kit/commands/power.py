@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ..analyze.plan_v4 import PlanRefused, plan_lines
 from ..analyze.power import MAX_REPETITIONS, GroupPower, PowerReport, TrialPower, power_report
 from ..canonical import canonical_json
 from ..errors import BadInput
@@ -95,8 +96,10 @@ def power(path: Path, effect: float, as_json: bool) -> None:
     """Plan a trial from a pilot: for each group of the trial bundle or decision folder at PATH, how many
     repetitions of how many requests resolve a change of --effect with 95% confidence and 80% power.
 
+    A pilot whose rule declares statistics = 4 is planned by simulating the rule itself, design by design.
+
     Exit 0, or 2 when PATH is unreadable, breaks the evidence contract or holds a trial in which no timed
-    request completed.
+    request completed, or when a statistics 4 pilot cannot estimate the launch noise (A/B/A).
     """
     evidence = require_completed(load_any(path))
     trials = [evidence] if isinstance(evidence, TrialEvidence) else evidence.trials
@@ -114,6 +117,16 @@ def power(path: Path, effect: float, as_json: bool) -> None:
             "turns are neither (each re-sends the history before it); plan from a single-turn pilot",
             path,
         )
+    if any(t.trial.decision_rule.version == 4 for t in trials):
+        # Statistics v4: plan by simulating the rule itself (analyze/plan_v4.py).
+        if as_json:
+            raise BadInput("--json prints the v3 plan (evidence-kit/power/v1); a statistics 4 pilot's plan is printed as text", path)
+        try:
+            lines = [line for t in trials for line in plan_lines(t, effect)]
+        except PlanRefused as refused:
+            raise BadInput(str(refused), path) from None
+        click.echo("\n".join(lines))
+        return
     report = power_report(trials, effect, max_repetitions=MAX_REPETITIONS)
     if as_json:
         click.echo(canonical_json(report.model_dump(mode="json", by_alias=True)).decode(), nl=False)

@@ -10,6 +10,7 @@ is absent.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,10 +18,14 @@ from typing import Any
 from ..errors import BadInput
 from ..model import DecisionRule
 from . import aiperf, guidellm, inference_perf, vllm_bench
+from .levels import combine_levels
 from .source import ImportedFile, SourceFile, parse_json, read_source
 from .trial import DEFAULT_RULE, TOOL_NAMES, assemble
+from .wrong_files import wrong_file
 
 __all__ = ["import_trial", "read_file", "DEFAULT_RULE", "TOOL_NAMES"]
+
+_LOG = logging.getLogger(__name__)
 
 # (detect, read) per format, tried in order on a file's parsed JSON.
 _JSON_FORMATS: list[tuple[Callable[[Any], bool], Callable[[SourceFile, Any], ImportedFile]]] = [
@@ -28,12 +33,17 @@ _JSON_FORMATS: list[tuple[Callable[[Any], bool], Callable[[SourceFile, Any], Imp
     (guidellm.detect, guidellm.read),
     (inference_perf.detect, inference_perf.read),
 ]
-KNOWN = "vllm bench serve (--save-detailed), GuideLLM benchmarks.json, AIPerf profile_export.jsonl, inference-perf per_request_lifecycle_metrics.json"
+KNOWN = (
+    "vllm bench serve (--save-detailed), GuideLLM benchmarks.json, AIPerf profile_export.jsonl or its artifact folder, "
+    "inference-perf per_request_lifecycle_metrics.json"
+)
 
 
 def read_file(path: Path) -> ImportedFile:
     """One result file, its format detected from its content; a located :class:`BadInput` for a file of
     no known format, too old, damaged, or without the per-request timings an import needs."""
+    if path.is_dir():  # AIPerf's artifact folder: its records with their summary and server metrics
+        return aiperf.read_folder(path)
     source = read_source(path)
     first = source.text.lstrip().split("\n", 1)[0]
     if first.startswith("{") and _one_object(first) and ("\n" in source.text.strip() or aiperf.detect(json.loads(first))):
@@ -53,7 +63,16 @@ def read_file(path: Path) -> ImportedFile:
     for detect, read in _JSON_FORMATS:
         if detect(doc):
             return read(source, doc)
+    wrong = wrong_file(doc)
+    if wrong is not None:
+        raise BadInput(f"{wrong.name}, which holds no per-request timings: {wrong.instead}", path, 1)
     raise BadInput(f"not a result file of a known client ({KNOWN})", path, 1)
+
+
+def _logged(imported: ImportedFile, phase: str) -> ImportedFile:
+    levels = ", ".join(f"concurrency {g.concurrency}: {len(g.requests)} request(s)" for g in imported.groups)
+    _LOG.info("%s %s: %s %s, %s", phase, imported.path, TOOL_NAMES[imported.tool], imported.version or "(no version recorded)", levels)
+    return imported
 
 
 def _one_object(line: str) -> bool:
@@ -80,7 +99,8 @@ def import_trial(
     for phase, files in (("before", before), ("candidate", candidate), ("restored", restored)):
         if not files:
             raise BadInput(f"no {phase} file: an A/B/A trial needs at least one file per phase")
-    phases = {"before": [read_file(p) for p in before], "candidate": [read_file(p) for p in candidate], "restored": [read_file(p) for p in restored]}
+    given = {"before": before, "candidate": candidate, "restored": restored}
+    phases = {phase: combine_levels([_logged(read_file(p), phase) for p in paths], phase) for phase, paths in given.items()}
     first = phases["before"][0]
     tool = TOOL_NAMES[first.tool]
     dates = sorted(f.started_at[:10] for files in phases.values() for f in files if f.started_at)

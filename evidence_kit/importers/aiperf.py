@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadInput
-from .source import ImportedFile, ImportedGroup, ImportedRequest, SourceFile, in_flight, reason, seconds, tokens
+from . import aiperf_server
+from .source import ImportedFile, ImportedGroup, ImportedRequest, SourceFile, in_flight, parse_json, read_source, reason, seconds, tokens
 
-__all__ = ["TOOL", "detect", "read"]
+__all__ = ["TOOL", "detect", "read", "read_folder"]
 
 TOOL = "aiperf"
 NOT_RECORDED = ["counter-reconciliation", "functional-gates", "lifecycle-checks", "client-health", "engine-identity"]
@@ -130,3 +131,74 @@ def read(source: SourceFile, lines: list[tuple[int, str]]) -> ImportedFile:
         private={},
         started_at=started,
     )
+
+
+def read_folder(folder: Path) -> ImportedFile:
+    """An AIPerf artifact folder (``--artifact-dir``), each file told by its content: the records
+    (required), the summary (AIPerf's version and the ``--concurrency`` set, in place of the most seen in
+    flight) and the server metrics (the KV capacity)."""
+    found = _folder_files(folder)
+    if "records" not in found:
+        raise BadInput("an AIPerf artifact folder without its records (profile_export.jsonl): run aiperf profile with --export-level records", folder)
+    source, _ = found["records"]
+    imported = read(source, [(n, text) for n, text in enumerate(source.text.splitlines(), start=1) if text.strip()])
+    if "summary" in found:
+        _apply_summary(imported, *found["summary"])
+    if "server" in found:
+        server_source, doc = found["server"]
+        _apply_server(imported, aiperf_server.read_server_metrics(doc, server_source.path))
+    names = {"summary": "profile_export_aiperf.json", "server": "server_metrics_export.json"}
+    imported.format = "AIPerf artifact folder (" + ", ".join(["profile_export.jsonl", *(names[k] for k in names if k in found)]) + ")"
+    group = imported.groups[0]
+    group.where = f"the profile at concurrency {group.concurrency}"
+    return imported
+
+
+def _folder_files(folder: Path) -> dict[str, tuple[SourceFile, Any]]:
+    """The folder's records, summary and server metrics, by their content (the first of each kind)."""
+    found: dict[str, tuple[SourceFile, Any]] = {}
+    for path in sorted(p for p in folder.iterdir() if p.is_file() and p.suffix in (".json", ".jsonl")):
+        source = read_source(path)
+        if path.suffix == ".jsonl":
+            first = source.text.lstrip().split("\n", 1)[0]
+            if _one_record(first):
+                found.setdefault("records", (source, None))
+            continue
+        doc = parse_json(source)
+        if aiperf_server.detect(doc):
+            found.setdefault("server", (source, doc))
+        elif isinstance(doc, dict) and "aiperf_version" in doc and "input_config" in doc:
+            found.setdefault("summary", (source, doc))
+    return found
+
+
+def _one_record(line: str) -> bool:
+    try:
+        return detect(json.loads(line))
+    except ValueError:
+        return False
+
+
+def _apply_summary(imported: ImportedFile, source: SourceFile, doc: dict[str, Any]) -> None:
+    version = doc.get("aiperf_version")
+    if isinstance(version, str) and version:
+        imported.version = version
+    phases = (doc.get("input_config") or {}).get("phases") if isinstance(doc.get("input_config"), dict) else None
+    profiling = next((p for p in phases or [] if isinstance(p, dict) and p.get("kind") == "profiling"), None)
+    setting = profiling.get("concurrency") if profiling else None
+    if isinstance(setting, int) and not isinstance(setting, bool) and setting >= 1:
+        group = imported.groups[0]
+        if group.concurrency > setting:
+            raise BadInput(
+                f"AIPerf records had {group.concurrency} requests in flight at once, more than the summary's concurrency {setting}", source.path
+            )
+        group.concurrency, group.observed = setting, False
+
+
+def _apply_server(imported: ImportedFile, metrics: aiperf_server.ServerMetrics) -> None:
+    if metrics.kv_token_slots is not None:
+        imported.engine = {"kv_token_slots": metrics.kv_token_slots, **({"cache": metrics.cache} if metrics.cache else {})}
+        imported.not_recorded = ["engine-version" if item == "engine-identity" else item for item in imported.not_recorded]
+    # The counters' totals are bounded by scrapes the export does not time (aiperf_server.py): not the timed
+    # requests' window, so not reconciled; the page says why.
+    imported.not_recorded = ["counter-window" if item == "counter-reconciliation" else item for item in imported.not_recorded]

@@ -61,6 +61,18 @@ class ImportedFile:
     groups: list[ImportedGroup]
     private: dict[str, Any] = field(default_factory=dict)
     started_at: str | None = None
+    engine: dict[str, Any] | None = None  # the journal header's public ``engine`` fields the tool recorded (KV capacity)
+    # A repetition combined from files of one level each (AIPerf runs at different concurrencies): those
+    # files, each holding its one group, in the order of ``groups``; empty for a file read as it is.
+    parts: list[ImportedFile] = field(default_factory=list)
+
+    def sources(self) -> list[ImportedFile]:
+        """The files read: the parts of a combined repetition, else this file."""
+        return self.parts or [self]
+
+    def source_of(self, index: int) -> ImportedFile:
+        """The file that holds group ``index``."""
+        return self.parts[index] if self.parts else self
 
 
 @dataclass

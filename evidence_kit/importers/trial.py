@@ -3,7 +3,9 @@
 Each phase's files are its repetitions, in the order given; each file's groups (concurrency levels, in
 the file's order) are that repetition's runs. Every file must hold the same concurrency levels in the
 same order. A group's ``input_nominal`` is the median prompt tokens the files record for it, over every
-file (so every arm's group has the same key); ``requests_per_run`` is the most timed requests any
+file (so every arm's group has the same key). The recorded (input, concurrency) pairs are the trial's
+groups, never their product: a sweep whose levels differ in prompt size writes them as the workload's
+``cells``, so no group that never ran is planned (and then counted as not completed); ``requests_per_run`` is the most timed requests any
 imported run holds. The journals are written by the collector's own :class:`JournalWriter`, so each
 record is validated against the contract as it is queued, and the folder is written whole or not at all.
 """
@@ -35,22 +37,9 @@ ARMS = (("before", "original", "control"), ("candidate", "candidate", "candidate
 
 
 def _check_shape(phases: dict[str, list[ImportedFile]], concurrency: int | None) -> list[int]:
-    """The concurrency levels every file holds, in order; a located :class:`BadInput` otherwise.
-
-    A file that does not record its concurrency (``observed``: the most requests it had in flight at once)
-    takes ``concurrency`` where given (no file may exceed it), else the most any file of the trial had in
-    flight: one level for every arm, never more than was declared or seen.
-    """
+    """The concurrency levels every file holds, in order; a located :class:`BadInput` otherwise."""
     every = [f for files in phases.values() for f in files]
-    seen: dict[str, Path] = {}
-    for f in every:
-        if f.sha256 in seen:
-            raise BadInput(
-                f"has the same bytes as {seen[f.sha256]}: each arm and repetition is its own "
-                "measurement, and a file counted twice would count its requests twice",
-                f.path,
-            )
-        seen[f.sha256] = f.path
+    _check_distinct(every)
     counts = {phase: len(files) for phase, files in phases.items()}
     if len(set(counts.values())) != 1:
         raise BadInput("each phase needs the same number of files, one per repetition: " + ", ".join(f"{n} {phase}" for phase, n in counts.items()))
@@ -68,23 +57,7 @@ def _check_shape(phases: dict[str, list[ImportedFile]], concurrency: int | None)
                 "of a trial runs the same levels in the same order",
                 f.path,
             )
-    if all(g.observed for f in every for g in f.groups):
-        most = max(g.concurrency for f in every for g in f.groups)
-        if concurrency is not None:
-            over = next((f for f in every for g in f.groups if g.concurrency > concurrency), None)
-            if over is not None:
-                raise BadInput(
-                    f"had {max(g.concurrency for g in over.groups)} requests in flight at once, more than --concurrency {concurrency}", over.path
-                )
-        for f in every:
-            for g in f.groups:
-                g.concurrency = concurrency or most
-    elif concurrency is not None:
-        raise BadInput(
-            f"records its concurrency ({first.groups[0].where}): --concurrency is only for files that "
-            "do not (AIPerf records, inference-perf reports)",
-            first.path,
-        )
+    _settle_concurrency(every, concurrency)
     levels = [g.concurrency for g in first.groups]
     if len(set(levels)) != len(levels):
         raise BadInput(f"holds two groups at concurrency {levels}: evidence-kit compares one group per concurrency level", first.path)
@@ -96,6 +69,52 @@ def _check_shape(phases: dict[str, list[ImportedFile]], concurrency: int | None)
                 f.path,
             )
     return levels
+
+
+def _check_distinct(every: list[ImportedFile]) -> None:
+    """No file read twice: the same bytes for two repetitions or phases would count their requests twice."""
+    seen: dict[str, Path] = {}
+    for src in (src for f in every for src in f.sources()):
+        if src.sha256 in seen:
+            raise BadInput(
+                f"has the same bytes as {seen[src.sha256]}: each arm and repetition is its own "
+                "measurement, and a file counted twice would count its requests twice",
+                src.path,
+            )
+        seen[src.sha256] = src.path
+
+
+def _settle_concurrency(every: list[ImportedFile], concurrency: int | None) -> None:
+    """Give the groups of files that do not record their concurrency (``observed``: the most requests they
+    had in flight at once) one level: ``concurrency`` where given (no file may exceed it), else the most any
+    file of the trial had in flight, never more than was declared or seen. Levels combined from one-level
+    runs (AIPerf at several concurrencies) keep each run's own."""
+    first = every[0]
+    observed = all(g.observed for f in every for g in f.groups)
+    if not observed:
+        if concurrency is not None:
+            raise BadInput(
+                f"records its concurrency ({first.groups[0].where}): --concurrency is only for files that "
+                "do not (AIPerf records, inference-perf reports)",
+                first.path,
+            )
+        return
+    if any(len(f.groups) > 1 for f in every):
+        if concurrency is not None:
+            raise BadInput(f"holds {len(first.groups)} concurrency levels: --concurrency names one level", first.path)
+        return
+    _one_level(every, concurrency)
+
+
+def _one_level(every: list[ImportedFile], concurrency: int | None) -> None:
+    """Every observed group at ``concurrency`` (none may exceed it), else at the most any had in flight."""
+    groups = [g for f in every for g in f.groups]
+    most = max(g.concurrency for g in groups)
+    if concurrency is not None and most > concurrency:
+        over = next(f for f in every if any(g.concurrency == most for g in f.groups))
+        raise BadInput(f"had {most} requests in flight at once, more than --concurrency {concurrency}", over.path)
+    for g in groups:
+        g.concurrency = concurrency or most
 
 
 def _a(name: str) -> str:
@@ -132,6 +151,7 @@ def _trial(trial_id: str, title: str, rule: DecisionRule, groups: list[tuple[int
             "workload": {
                 "input_nominal": sorted({i for i, _ in groups}),
                 "concurrency": sorted({c for _, c in groups}),
+                **({} if _is_product(groups) else {"cells": [list(g) for g in groups]}),
                 "repetitions": reps,
                 "requests_per_run": per_run,
                 **workload,
@@ -140,11 +160,18 @@ def _trial(trial_id: str, title: str, rule: DecisionRule, groups: list[tuple[int
     )
 
 
+def _is_product(groups: list[tuple[int, int]]) -> bool:
+    """Whether the recorded (input, concurrency) pairs are every pairing of their inputs and concurrencies,
+    in plan order (inputs outer): only then may the workload leave out ``cells``."""
+    inputs, levels = sorted({i for i, _ in groups}), sorted({c for _, c in groups})
+    return groups == [(i, c) for i in inputs for c in levels]
+
+
 def _journal(path: Path, trial: Trial, seq: int, files: list[ImportedFile], keys: list[tuple[int, int]]) -> None:
     ref = trial.arms[seq - 1]
     writer = JournalWriter(path)
     first = files[0]
-    private = {"imported_files": [f.private for f in files]}
+    private = {"imported_files": [src.private for f in files for src in f.sources()]}
     writer.add(
         {
             "type": "header",
@@ -154,23 +181,24 @@ def _journal(path: Path, trial: Trial, seq: int, files: list[ImportedFile], keys
             "phase": ref.phase,
             "seq": seq,
             "started_at": first.started_at or "not recorded",
+            **({"engine": engine} if (engine := next((src.engine for f in files for src in f.sources() if src.engine), None)) else {}),
             "imported": {
                 "tool": first.tool,
                 "format": first.format,
                 "not_recorded": first.not_recorded,
-                "files": [{"sha256": f.sha256, "version": f.version} for f in files],
+                "files": [{"sha256": src.sha256, "version": src.version} for f in files for src in f.sources()],
             },
             "private": private,
         }
     )
     warm = [0]  # warmup requests of the whole arm, numbered in order
     for rep, f in enumerate(files, start=1):
-        for (nominal, concurrency), group in zip(keys, f.groups):
+        for index, ((nominal, concurrency), group) in enumerate(zip(keys, f.groups)):
             try:
                 _run(writer, rep, nominal, concurrency, group, warm)
             except _Refused as err:  # a record the contract refuses (times out of order, ...): the file's fault
                 named = f", {err.request.name}" if err.request.name else ""
-                raise BadInput(f"{group.where}{named}: {err.message}", f.path, err.request.line) from None
+                raise BadInput(f"{group.where}{named}: {err.message}", f.source_of(index).path, err.request.line) from None
     writer.footer(ended_at="not recorded")
     writer.commit()
 

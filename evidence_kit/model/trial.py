@@ -15,6 +15,7 @@ from pydantic import Field, NonNegativeInt, PositiveFloat, PositiveInt, model_va
 from ._base import Record, RelPath, Slug
 from .phase import Phase
 from .publication import PROSE, PUBLIC
+from .texts import GATE_NAMES
 
 __all__ = [
     "ClientBounds",
@@ -102,8 +103,15 @@ class DecisionRule(Record):
     promote_if: Annotated[Literal["any-group", "all-groups"], PUBLIC] = "any-group"
     confidence: Annotated[Confidence, PUBLIC] = Field(
         default="point",
-        description="point: the point estimates clear the threshold (the original rule); significant: and each "
-        "interval excludes no change; bound: the conservative end of each interval clears the threshold",
+        description="point: the point estimates clear the threshold (the original rule; no error control); "
+        "significant: and each interval excludes no change; bound: the conservative end of each interval clears the "
+        "threshold (the default under statistics = 4)",
+    )
+    statistics: Annotated[Literal[3, 4] | None, PUBLIC] = Field(
+        default=None,
+        description="the statistics version the trial is judged by: 4 (launch-level intervals, bound by default, "
+        "Holm's step-down over the groups, longer designs decided on the drift-corrected control; "
+        "docs/analysis.md); absent or 3: version 3, as every trial before it",
     )
     guardrails: list[Guardrail] = Field(default_factory=list)
     max_timing_gap_ms: Annotated[float | None, PUBLIC] = Field(
@@ -119,8 +127,17 @@ class DecisionRule(Record):
     def _goodput_share(cls, data: Any) -> Any:
         # goodput has one statistic: a rule that names the metric alone means it.
         if isinstance(data, dict) and data.get("metric") == "goodput" and "statistic" not in data:
-            return {**data, "statistic": "share"}
+            data = {**data, "statistic": "share"}
+        # Under statistics 4 a win means what it says: the whole interval beyond the threshold, unless the
+        # rule asks for another confidence in so many words.
+        if isinstance(data, dict) and data.get("statistics") == 4 and "confidence" not in data:
+            data = {**data, "confidence": "bound"}
         return data
+
+    @property
+    def version(self) -> int:
+        """The statistics version the rule is judged by (3 where it declares none)."""
+        return self.statistics or 3
 
     @model_validator(mode="after")
     def _statistic_fits(self) -> DecisionRule:
@@ -234,6 +251,12 @@ class Workload(Record):
     temperature: Annotated[float | None, PUBLIC] = Field(
         default=None, ge=0, description="sampling temperature; absent only in a trial imported from a client whose file does not record it"
     )
+    cells: Annotated[list[Annotated[list[PositiveInt | PositiveFloat], Field(min_length=2, max_length=2)]] | None, PUBLIC] = Field(
+        default=None,
+        min_length=1,
+        description="the groups run, each [input_nominal, load], when they are not every pairing of input_nominal "
+        "and the loads (an imported sweep whose levels differ in prompt size); absent: every pairing",
+    )
     warmup_requests: Annotated[NonNegativeInt, PUBLIC] = 0
     seed: Annotated[int | None, PUBLIC] = Field(default=None, description="base of every prompt's text and every request's seed")
     extra_body: Annotated[dict[str, Any] | None, PROSE] = Field(default=None, description="the plan's other request-body fields")
@@ -285,6 +308,7 @@ class Workload(Record):
             values = getattr(self, name) or []
             if len(set(values)) != len(values):
                 raise ValueError(f"{name} lists a value twice")
+        self._check_cells()
         if self.order == "randomised" and self.seed is None:
             raise ValueError("order randomised needs a seed to shuffle from")
         if (self.prefix_tokens is None) != (self.prefixes is None):
@@ -296,6 +320,17 @@ class Workload(Record):
                 "turns belongs to a closed-loop workload (concurrency): a conversation's next turn is sent when its previous answer ends"
             )
         return self
+
+    def _check_cells(self) -> None:
+        if self.cells is None:
+            return
+        if not all(isinstance(i, int) for i, _ in self.cells):
+            raise ValueError("a cell's input (its first value) is a whole number of tokens")
+        if len({(i, float(c)) for i, c in self.cells}) != len(self.cells):
+            raise ValueError("cells lists a group twice")
+        inputs, loads = {i for i, _ in self.cells}, {float(load) for _, load in self.cells}
+        if inputs != set(self.input_nominal) or loads != {float(x) for x in self.loads}:
+            raise ValueError("cells uses every value of input_nominal and of the loads, and no other")
 
     @property
     def turns_per_conversation(self) -> int:
@@ -324,7 +359,12 @@ class Workload(Record):
         return self.rate if self.rate is not None else self.concurrency or []
 
     def groups(self) -> list[tuple[int, Load]]:
-        """Every (input_nominal, load) cell, in plan order; the load a concurrency or a rate."""
+        """Every (input_nominal, load) cell, in plan order; the load a concurrency or a rate. Only the
+        recorded ``cells`` when the workload has them (never their product: a product would invent groups
+        that never ran)."""
+        if self.cells is not None:
+            loads = {float(x): x for x in self.loads}
+            return [(int(i), loads[float(c)]) for i, c in self.cells]
         return [(i, c) for i in self.input_nominal for c in self.loads]
 
     def load_label(self, load: Load) -> str:
@@ -399,7 +439,7 @@ class Trial(Record):
     decision_rule: DecisionRule
     workload: Workload
     arms: list[ArmRef] = Field(min_length=3)
-    gates: Annotated[list[str] | None, PUBLIC] = Field(default=None, description="the functional gates every arm ran, by name")
+    gates: Annotated[list[Annotated[str, GATE_NAMES]] | None, PUBLIC] = Field(default=None, description="the functional gates every arm ran, by name")
     client: ClientBounds = Field(
         default_factory=ClientBounds,
         description="the bounds of the client's own health; absent in trial.json written before them, which reads as the defaults",

@@ -318,11 +318,15 @@ def _predicate_problems(ctx: Context, analyses: dict[str, Analysis]) -> list[Pro
         )
     elif layout is None and claimed is not None:
         problems.append(Problem(where, f"the signed statement says the folder was published as {claimed!r}, but it holds no published pages"))
-    if predicate.get("statistics") != DEFINITIONS["version"]:
-        problems.append(
-            Problem(where, f"signed with statistics {predicate.get('statistics')!r}; this verifier recomputes with {DEFINITIONS['version']!r}")
-        )
-    return problems
+    return problems + _version_problems(where, predicate, analyses)
+
+
+def _version_problems(where: str, predicate: dict[str, Any], analyses: dict[str, Analysis]) -> list[Problem]:
+    """The statistics the predicate names must be the version the trials' rules declare (v3 where none does)."""
+    version = max((a.definitions["version"] for a in analyses.values()), default=DEFINITIONS["version"])
+    if predicate.get("statistics") == version:
+        return []
+    return [Problem(where, f"signed with statistics {predicate.get('statistics')!r}; this verifier recomputes with {version!r}")]
 
 
 def check_figures(ctx: Context) -> CheckResult:

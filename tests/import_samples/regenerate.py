@@ -1,6 +1,6 @@
 """Regenerate the import fixtures by running the real peer clients against ``evidence-kit sim``.
 
-    .venv/bin/python tests/import_samples/regenerate.py [vllm-bench] [guidellm] [aiperf] [inference-perf]
+    .venv/bin/python tests/import_samples/regenerate.py [vllm-bench] [guidellm] [guidellm-sweep] [aiperf] [aiperf-levels] [inference-perf]
 
 (with the project's Python: it starts ``evidence-kit sim`` from this checkout). Each tool runs once per
 phase of an A/B/A trial: before and restored against the simulator's ``original`` profile, the
@@ -160,7 +160,7 @@ def vllm_bench(url: str, work: Path, phase: str) -> Path:
     return work / f"{phase}.json"
 
 
-def guidellm(url: str, work: Path, phase: str) -> Path:
+def guidellm(url: str, work: Path, phase: str, data: str = "kind=synthetic_text,prompt_tokens=64,output_tokens=16") -> Path:
     """GuideLLM 0.8.1: a concurrent sweep of 1 and 2 streams (two benchmarks, so two groups), 6 requests
     each, synthetic 64-token prompts and 16-token outputs, every request kept (no sampling)."""
     bin_ = peer_venv("guidellm") / "bin" / "guidellm"
@@ -181,7 +181,7 @@ def guidellm(url: str, work: Path, phase: str) -> Path:
             "--tokenizer",
             f"kind=huggingface_auto,model={TOKENIZER}",
             "--data",
-            "kind=synthetic_text,prompt_tokens=64,output_tokens=16",
+            data,
             "--output",
             f"kind=json,path={out}",
             "--disable-progress",
@@ -190,6 +190,12 @@ def guidellm(url: str, work: Path, phase: str) -> Path:
         env=dict(os.environ, HF_HUB_OFFLINE="1"),
     )
     return out
+
+
+def guidellm_sweep(url: str, work: Path, phase: str) -> Path:
+    """GuideLLM 0.8.1 as :func:`guidellm`, but with prompts of varied size (64 tokens on average, 24 either
+    way): each level's median prompt size then differs, as in a real sweep (the 0.8.1 sweep of issue 27)."""
+    return guidellm(url, work, phase, data="kind=synthetic_text,prompt_tokens=64,prompt_tokens_stdev=24,prompt_tokens_min=16,prompt_tokens_max=128,output_tokens=16")
 
 
 def aiperf(url: str, work: Path, phase: str) -> Path:
@@ -234,6 +240,35 @@ def aiperf(url: str, work: Path, phase: str) -> Path:
     return out / "profile_export.jsonl"
 
 
+AIPERF_LEVELS = (1, 3)
+AIPERF_FOLDER_FILES = ("profile_export.jsonl", "profile_export_aiperf.json", "server_metrics_export.json")
+
+
+def aiperf_levels() -> None:
+    """AIPerf 0.13.0 as a sweep is run: once per concurrency (1 and 3), 6 streamed chat requests after 2
+    warmup requests each, per phase; each run's artifact folder kept (records, summary, server metrics) as
+    ``aiperf-levels/<phase>-c<N>/``. The import combines each phase's runs into one repetition of two groups."""
+    bin_ = peer_venv("aiperf") / "bin" / "aiperf"
+    for phase, profile in PHASES:
+        for level in AIPERF_LEVELS:
+            with tempfile.TemporaryDirectory() as tmp, Sim(profile) as sim:
+                out = Path(tmp) / "artifacts"
+                run(
+                    [
+                        str(bin_), "profile", "--model", MODEL, "--url", sim.url, "--endpoint-type", "chat", "--streaming",
+                        "--tokenizer", str(TOKENIZER), "--concurrency", str(level), "--request-count", "6",
+                        "--warmup-request-count", "2", "--synthetic-input-tokens-mean", "64", "--output-tokens-mean", "16",
+                        "--random-seed", "1", "--artifact-dir", str(out), "--export-level", "records",
+                    ],
+                    stdout=subprocess.DEVNULL,
+                )  # fmt: skip
+                dest = HERE / "aiperf-levels" / f"{phase}-c{level}"
+                dest.mkdir(parents=True, exist_ok=True)
+                for name in AIPERF_FOLDER_FILES:
+                    shutil.copyfile(out / name, dest / name)
+            print(f"aiperf-levels: {dest}", file=sys.stderr)
+
+
 INFERENCE_PERF_CONFIG = """\
 api: {{type: completion, streaming: true}}
 data:
@@ -267,6 +302,7 @@ def inference_perf(url: str, work: Path, phase: str) -> Path:
 TOOLS: dict[str, tuple[Callable[[str, Path, str], Path], str]] = {
     "vllm-bench": (vllm_bench, "json"),
     "guidellm": (guidellm, "json"),
+    "guidellm-sweep": (guidellm_sweep, "json"),
     "aiperf": (aiperf, "jsonl"),
     "inference-perf": (inference_perf, "json"),
 }
@@ -286,7 +322,10 @@ def regenerate(tool: str) -> None:
 
 
 if __name__ == "__main__":
-    for name in sys.argv[1:] or list(TOOLS):
+    for name in sys.argv[1:] or [*TOOLS, "aiperf-levels"]:
+        if name == "aiperf-levels":
+            aiperf_levels()
+            continue
         if name not in TOOLS:
             raise SystemExit(f"unknown tool {name!r}; known: {', '.join(TOOLS)}")
         regenerate(name)

@@ -42,3 +42,8 @@ def refused_candidate(tmp_path: Path, capsys: pytest.CaptureFixture[str], sample
     bad.write_bytes(data)
     files = {"before": [samples / f"before.{ext}"], "candidate": [bad], "restored": [samples / f"restored.{ext}"]}
     return refused(tmp_path, capsys, bad, files)
+
+
+def decision_page(site: Path) -> str:
+    """The HTML of the built site's decision page."""
+    return next(p for p in (site / "public").rglob("index.html") if "decisions" in p.parts).read_text()

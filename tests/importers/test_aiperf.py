@@ -15,7 +15,7 @@ from evidence_kit.importers import read_file
 from evidence_kit.read import load_decision
 
 from ..conftest import REPO
-from .chain import redact_build_verify, refused_candidate, run_import
+from .chain import decision_page, redact_build_verify, refused_candidate, run_import
 
 SAMPLES = REPO / "tests" / "import_samples" / "aiperf"
 PHASES = ("before", "candidate", "restored")
@@ -107,5 +107,5 @@ def test_bad_records_are_refused_with_the_file_and_line(tmp_path: Path, capsys: 
 def test_an_imported_aiperf_trial_builds_signs_and_verifies(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert _import(tmp_path) == 0
     site = redact_build_verify(tmp_path, capsys)
-    page = next(p for p in (site / "public").rglob("index.html") if "decisions" in p.parts).read_text()
+    page = decision_page(site)
     assert "Imported from AIPerf" in page and "no counter reconciliation" in page

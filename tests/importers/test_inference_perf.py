@@ -15,7 +15,7 @@ from evidence_kit.importers import read_file
 from evidence_kit.read import load_decision
 
 from ..conftest import REPO
-from .chain import redact_build_verify, refused_candidate, run_import
+from .chain import decision_page, redact_build_verify, refused_candidate, run_import
 
 SAMPLES = REPO / "tests" / "import_samples" / "inference-perf"
 PHASES = ("before", "candidate", "restored")
@@ -94,5 +94,5 @@ def test_bad_reports_are_refused_with_the_file_and_what_is_wrong(tmp_path: Path,
 def test_an_imported_inference_perf_trial_builds_signs_and_verifies(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert _import(tmp_path, None, "--date", "2026-12-01") == 0
     site = redact_build_verify(tmp_path, capsys)
-    page = next(p for p in (site / "public").rglob("index.html") if "decisions" in p.parts).read_text()
+    page = decision_page(site)
     assert "Imported from inference-perf" in page and "no counter reconciliation" in page

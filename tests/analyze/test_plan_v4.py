@@ -1,0 +1,58 @@
+"""Statistics v4's planner: it simulates the rule itself, and refuses a pilot that cannot estimate the launch noise."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from evidence_kit.analyze.plan_v4 import PilotNoise, PlanRefused, pilot_noise, plan_design
+from evidence_kit.analyze.simulate import Truth, _group_runs, arms_of
+from evidence_kit.model.trial import DecisionRule
+
+RULE = DecisionRule.model_validate({"min_improvement": 0.10, "statistics": 4})
+
+
+def _pilot(design: str, seed: int = 3) -> list:
+    return _group_runs(np.random.default_rng(seed), arms_of(design), Truth(0.0, 0.05, 0.05, 0.02), 3, 4)
+
+
+def test_an_aba_pilot_is_refused_naming_the_designs_that_can_estimate_the_launch_noise() -> None:
+    with pytest.raises(PlanRefused, match=r"A/B/A design gives the launch-to-launch noise 1 degree\(s\) of freedom .* A/B/A/B/A"):
+        pilot_noise("ABA", _pilot("ABA"))
+
+
+def test_a_longer_pilot_gives_the_launch_noise_its_degrees_of_freedom() -> None:
+    noise = pilot_noise("ABABA", _pilot("ABABA"))
+    assert (noise.launch_df, noise.run_df, noise.requests) == (2, 10, 4)
+
+
+def test_the_plan_reaches_the_power_it_prints_and_fewer_runs_do_not() -> None:
+    noise = PilotNoise(run_var=0.05**2, run_df=40, launch_var=0.0, block_var=0.05**2 / 3, launch_df=40, requests=1)
+    plan = plan_design(noise, "ABABABA", RULE, 0.20, groups=1, trials=120, seed=1)
+    assert plan.runs is not None and plan.planned_power is not None and plan.planned_power >= 0.8
+    assert plan.achieved_power is not None and plan.achieved_power >= 0.7  # a fresh simulation, 120 trials
+    if plan.runs > 2:
+        fewer = plan_design(noise, "ABABABA", RULE, 0.20, groups=1, trials=120, seed=1)
+        assert fewer.runs == plan.runs  # the same seed plans the same
+
+
+def test_an_effect_inside_the_threshold_is_never_planned() -> None:
+    noise = PilotNoise(run_var=0.02**2, run_df=40, launch_var=0.0, block_var=0.02**2 / 3, launch_df=40, requests=1)
+    assert plan_design(noise, "ABABA", RULE, 0.08, groups=1, trials=60, seed=2).runs is None
+
+
+@pytest.mark.slow  # plans four groups, design by design, by simulation (about a minute under load)
+def test_power_refuses_an_aba_v4_pilot_in_one_line_and_plans_a_longer_one(run_cli, tmp_path) -> None:
+    from evidence_kit.examples.reference import GROUPS, REFERENCE_TRIALS, write_trial_bundle
+
+    aba = write_trial_bundle(tmp_path / "aba", "pilot", {**REFERENCE_TRIALS["dflash"], "title": "pilot"}, rule={"statistics": 4})
+    refused = run_cli("power", aba)
+    assert refused.code == 2 and refused.out == "" and len(refused.err.strip().splitlines()) == 1, refused.err
+    assert "1 degree(s) of freedom" in refused.err and "A/B/A/B/A" in refused.err and "Traceback" not in refused.err
+    e2e = {g: (2.0, 1.9, 2.05, 1.88, 2.02) for g in GROUPS}
+    spec = {**REFERENCE_TRIALS["dflash"], "title": "pilot", "e2e": e2e, "slots": tuple([1330579] * 5)}
+    longer = write_trial_bundle(tmp_path / "ababa", "pilot", spec, design="ABABA", rule={"statistics": 4})
+    planned = run_cli("power", longer, "--effect", "0.3")
+    assert planned.code == 0, planned.err
+    assert "statistics v4: the rule itself simulated (bound, Holm over 4 group(s))" in planned.out
+    assert planned.out.count("\n    A/B/A/B/A/B/A: ") == 4 and "planned power" in planned.out and "simulated again" in planned.out
