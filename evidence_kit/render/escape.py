@@ -9,9 +9,9 @@ start of a line, so paragraphs are joined and their first character neutralised.
 
 from __future__ import annotations
 
-import json
 import re
 
+import yaml
 from markupsafe import Markup
 
 __all__ = ["md_text", "md_prose", "md_cell", "html_text", "yaml_string", "Markup"]
@@ -57,5 +57,5 @@ def html_text(value: object) -> str:
 
 
 def yaml_string(value: str) -> str:
-    """A YAML double-quoted scalar (JSON strings are valid YAML)."""
-    return json.dumps(value, ensure_ascii=True)
+    """A YAML double-quoted scalar, ASCII only, on one line: PyYAML's own quoting."""
+    return yaml.dump(value, Dumper=yaml.SafeDumper, default_style='"', allow_unicode=False, width=float("inf")).rstrip("\n")
