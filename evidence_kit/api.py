@@ -26,6 +26,7 @@ from .analyze import Analysis, analysis_json, analyze
 from .export import Table, evidence_tables
 from .model.evidence import DecisionEvidence, TrialEvidence
 from .read import load_any
+from .read.completed import require_completed
 
 __all__ = ["Evidence", "open", "DTYPES", "FLATTENED"]
 
@@ -86,9 +87,10 @@ def open(path: str | Path) -> Evidence:  # noqa: A001 - evidence_kit.open is the
     """Read the trial bundle (``trial.json``) or decision folder (``decision.toml``) at ``path``.
 
     Raises :class:`evidence_kit.errors.EvidenceError` (with the file and line) on evidence that
-    breaks the contract, as the command line's exit code 2 does.
+    breaks the contract, and on a trial in which no arm completed a timed request (nothing was
+    measured), with the one line the commands print before they exit 2.
     """
-    return Evidence(Path(path), load_any(path))
+    return Evidence(Path(path), require_completed(load_any(path)))
 
 
 def _frame(table: Table) -> Any:

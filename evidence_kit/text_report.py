@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from .analyze.collected import CollectedArm
 from .analyze.report import Analysis, TrialAnalysis
 from .present import (
-    COMPARISON_HEADERS,
     GUARDRAIL_HEADERS,
     GUARDRAIL_TITLE,
     METRIC_TITLES,
@@ -23,6 +22,7 @@ from .present import (
     cache_hit_title,
     client_health_sentence,
     comparison_cells,
+    comparison_headers,
     count,
     design_headers,
     design_rows,
@@ -70,7 +70,7 @@ def _metric_table(trial: TrialAnalysis, metric: str) -> list[str]:
     """A pooled-median table; the decision metric's carries its comparisons, intervals and wins."""
     headers, rows = metric_headers(trial), metric_rows(trial, metric)
     if metric == trial.rule.metric:
-        headers += COMPARISON_HEADERS
+        headers += comparison_headers(trial)
         rows = [row + comparison_cells(trial, g) for row, g in zip(rows, trial.groups)]
     return [METRIC_TITLES[metric], *table(headers, rows)]
 
@@ -104,7 +104,7 @@ def _trial_text(trial: TrialAnalysis) -> list[str]:
     if loads:
         headers = load_headers(trial)
         if trial.rule.metric == "goodput":  # the decision metric's table carries its comparisons
-            headers += COMPARISON_HEADERS
+            headers += comparison_headers(trial)
             loads = [row + comparison_cells(trial, g) for row, g in zip(loads, trial.groups)]
         out += [load_title(trial), *table(headers, loads), ""]
         if trial.rule.metric == "goodput":

@@ -10,6 +10,7 @@ import pytest
 
 from evidence_kit.cli import main
 from evidence_kit.examples.reference import write_reference_decision
+from tests.multiturn_trial import multiturn_trial  # noqa: F401  (one real multi-turn trial, shared)
 
 # Tests send Ctrl-C (SIGINT) to the collectors they start. A shell that starts the suite in the background
 # without job control leaves SIGINT ignored, and an ignored signal stays ignored in every child: the

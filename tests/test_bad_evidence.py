@@ -17,7 +17,9 @@ from typing import Any
 
 import pytest
 
+import evidence_kit
 from evidence_kit.cli import COMMANDS, main
+from evidence_kit.errors import BadInput
 from tests.collect.conftest import sim_arm, write_plan
 
 pytestmark = pytest.mark.slow
@@ -228,6 +230,10 @@ def test_a_trial_whose_every_request_failed_fails_collect_and_is_refused_by_anal
     assert analyzed.code == 2 and analyzed.out == ""
     assert "no timed request completed in any arm of trial 't-small'" in analyzed.err
     assert "all 4 of its timed requests failed (the first: " in analyzed.err
+    # The library refuses it too, with the command's own line: evidence_kit.open is what analyze reads with.
+    with pytest.raises(BadInput) as refused:
+        evidence_kit.open(folder)
+    assert analyzed.err == f"evidence-kit: {refused.value}\n"
 
 
 def test_a_trial_whose_candidate_could_not_start_is_published_as_incomplete_not_as_dashes(collected, tmp_path: Path) -> None:
@@ -244,5 +250,9 @@ def test_a_trial_whose_candidate_could_not_start_is_published_as_incomplete_not_
     assert built.code == 0, built.err
     page = (tmp_path / "site" / "site" / "decisions" / "2026-01-01-partial" / "index.md").read_text()
     assert incomplete in page
+    # Said in a warning box at the top of the trial's results, not only as a finding line further down.
+    results = page[page.index(": results\n") :]
+    assert results.split("\n\n")[1] == f'!!! danger "Incomplete trial"\n    {incomplete} The candidate cannot be promoted.'
+    assert "the trial is incomplete" in page.split("\n\n")[2]  # and in the outcome, the page's first box
     verified = _run("verify", tmp_path / "site", "--allow-unpinned")
     assert verified.code == 0, verified.out

@@ -32,10 +32,8 @@ LEGACY: dict[tuple[str, str], int] = {
     ("evidence_kit/analyze/verdicts.py", "verdict_for"): 39,
     ("evidence_kit/attest/statement.py", "parse_statement"): 16,
     ("evidence_kit/collect/client.py", "_absorb"): 26,
-    ("evidence_kit/collect/plan.py", "PlanWorkload._matrix"): 20,
     ("evidence_kit/collect/plan.py", "_line_in_table"): 16,
     ("evidence_kit/collect/process_starts.py", "ProcessHistory.describe"): 19,
-    ("evidence_kit/collect/stages/timed_runs.py", "measure_run"): 51,
     ("evidence_kit/collect/workers.py", "_unlike_a_record"): 17,
     ("evidence_kit/commands/power.py", "_group_lines"): 16,
     ("evidence_kit/engine_sim/generation.py", "plan_output"): 16,
@@ -57,7 +55,6 @@ LEGACY: dict[tuple[str, str], int] = {
     ("evidence_kit/verify/contract.py", "arm_problems"): 20,
     ("evidence_kit/verify/evidence_checks.py", "check_receipts"): 23,
     ("evidence_kit/verify/page_text.py", "_Parser.handle_starttag"): 35,
-    ("evidence_kit/verify/recompute.py", "_predicate_problems"): 16,
     ("evidence_kit/verify/recompute.py", "check_figures"): 20,
     ("evidence_kit/verify/sources.py", "check_sources"): 16,
 }

@@ -9,7 +9,7 @@ from .stats import BOOTSTRAP_LEVEL, BOOTSTRAP_RESAMPLES
 from .trial import PERCENTILES, analyze_trial
 from .verdicts import REGRESSION_FRACTION_OF_THRESHOLD
 
-__all__ = ["analyze", "DEFINITIONS"]
+__all__ = ["analyze", "DEFINITIONS", "DEFINITIONS_V4", "definitions_for", "statistics_version"]
 
 _SEED = "SplitMix64 seeded by sha256 of 'evidence-kit/bootstrap/v2', trial_id, metric, statistic, method, input_nominal, concurrency, control"
 
@@ -99,6 +99,58 @@ DEFINITIONS: dict[str, str] = {
 }
 
 
+# Statistics v4 (a rule that declares ``statistics = 4``): v3's definitions, with these in place of or beside them.
+DEFINITIONS_V4: dict[str, str] = {
+    **DEFINITIONS,
+    "version": "evidence-kit/statistics/v4",
+    "statistics": "the version a trial's rule declares (statistics = 4); a trial that declares none is judged by v3, "
+    "as every trial before v4 was, and recomputes as it always did",
+    "confidence": "bound (v4's default): each judged interval lies wholly beyond the threshold (its high end at most "
+    "1 - min_improvement), tested with Holm's step-down over the trial's groups; significant: the point estimates "
+    "clear it and each interval excludes no change; point: the point estimates clear it (no error control: a true "
+    "change under the threshold wins often)",
+    "interval_method": "launch-t (v4): per block (arm) of the design, its statistic s pooled over its runs and the "
+    "relative variance v = var(run statistics) / k / s^2 (k - 1 degrees of freedom); the block variance B = SS / d "
+    "from the blocks' disagreement, SS the squared relative residuals of the control blocks about their "
+    "least-squares line over seq (three or more control blocks; two: about their mean) and of the candidate blocks "
+    "about their mean, d their degrees of freedom (A/B/A 1, A/B/B/A 2, A/B/A/B/A 2); for the pooled candidate a "
+    "(n_B blocks) against a control b = sum w_j s_j (one block, or the line's value at the candidate blocks' mean "
+    "seq): V_a = a^2 (v_a + B / n_B), V_b = B sum w_j^2 s_j^2, the interval {rho : (a - rho b)^2 <= q^2 (V_a + rho^2 "
+    "V_b)} (Fieller 1954), q the t quantile at Satterthwaite's degrees of freedom of a - rho b at rho = a / b, the "
+    "block part weighted by d / m_d (m_d = d (1 - 2 / (9 d))^3, the chi-square median) in that count, rounded down",
+    "p_value": "one-sided: the t tail (same degrees of freedom) of (a - rho0 b) / sqrt(V_a + rho0^2 V_b) in the "
+    "improving direction, rho0 = 1 - min_improvement (goodput: 1 + min_improvement); a group's p-value is the larger "
+    "over the controls it is judged against",
+    "family": "bound under v4: Holm's step-down over the trial's groups at alpha = 2.5% / T, T the decision's trials "
+    "(the p-values ascending, the j-th from 0 tested at alpha / (m - j), stopping at the first above its level): the "
+    "chance that a decision promotes any group whose true improvement is below the threshold is at most 2.5%",
+    "judged_against": "A/B/A: both controls, the before and the restored; a longer design: the drift-corrected "
+    "control (corrected_control), its before and restored intervals shown beside it",
+    "verdict": "one per group, the first that applies: win (the point estimates clear the threshold against the "
+    "judged controls and the rule's confidence holds; bound: and Holm's step-down admits it); regression (slower "
+    f"than the judged controls by at least {REGRESSION_FRACTION_OF_THRESHOLD:g} x the threshold at the same "
+    "confidence); inconclusive, controls disagree (A/B/A: |control_drift_pct| >= threshold); likely, not resolved "
+    "(the point estimates clear the threshold, the interval or the family does not: never a win); no-win (an "
+    "interval's low end above 1 - min_improvement); otherwise inconclusive, unresolved",
+    "detectable_pct": "the smallest true improvement the rule would call a win with 80% power: min_improvement + "
+    "(high - low) / 2 x (t_0.975 + t_0.80) / t_0.975 x 100 of the widest judged interval, at its degrees of freedom",
+}
+
+
+def definitions_for(versions: set[int]) -> dict[str, str]:
+    """The definitions an analysis of trials judged by these statistics versions states."""
+    return DEFINITIONS_V4 if 4 in versions else DEFINITIONS
+
+
+def statistics_version(versions: set[int]) -> str:
+    """'evidence-kit/statistics/v4' when any trial declares 4, else v3's."""
+    return definitions_for(versions)["version"]
+
+
+def _definitions(trials: list[TrialEvidence]) -> dict[str, str]:
+    return definitions_for({t.trial.decision_rule.version for t in trials})
+
+
 def analyze(evidence: DecisionEvidence | TrialEvidence) -> Analysis:
     """The analysis document of a decision folder or a single trial bundle."""
     if isinstance(evidence, TrialEvidence):
@@ -107,11 +159,11 @@ def analyze(evidence: DecisionEvidence | TrialEvidence) -> Analysis:
     else:
         trials = evidence.trials
         meta = evidence.decision
-    analyses = [analyze_trial(t) for t in trials]
+    analyses = [analyze_trial(t, decision_trials=len(trials)) for t in trials]
     promoted = [t.trial_id for t in analyses if t.outcome == "promote"]
     return Analysis(
         tool_version=__version__,
-        definitions=DEFINITIONS,
+        definitions=_definitions(trials),
         decision=DecisionSummary(
             id=meta.id if meta else None,
             title=meta.title if meta else None,

@@ -10,10 +10,11 @@ from fractions import Fraction
 from ..model import CONTROLS, PHASES, DecisionRule, Request
 from ..model.evidence import TrialEvidence
 from ..model.trial import Guardrail, Load, Slo
+from .blocks import detectable_v4, judged_against, launch_intervals
 from .cache import cache_hits
 from .design import design_result
 from .goodput import good_values, group_load
-from .report import Comparison, GroupLoad, GroupResult, GuardrailResult, GuardrailRule, Interval, Pooled, TurnResult
+from .report import Comparison, GroupLoad, GroupResult, GuardrailResult, GuardrailRule, Interval, Pooled, TurnResult, Verdict
 from .stats import (
     DEFAULT_METHOD,
     bootstrap_ratio_interval,
@@ -25,7 +26,7 @@ from .stats import (
     seed_for,
     statistic,
 )
-from .verdicts import verdict_for
+from .verdicts import verdict_for, verdict_v4
 
 __all__ = [
     "METRICS",
@@ -125,15 +126,22 @@ def guardrail_rule(guardrail: Guardrail) -> GuardrailRule:
 class _Group:
     """One group's requests per phase, and the seeded intervals drawn from them."""
 
-    def __init__(self, evidence: TrialEvidence, per_phase: Mapping[str, list[list[Request]]], inp: int, conc: Load):
+    def __init__(self, evidence: TrialEvidence, per_arm: Sequence[list[Request]], per_phase: Mapping[str, list[list[Request]]], inp: int, conc: Load):
         self.trial_id = evidence.trial.trial_id
         self.slo = evidence.trial.slo
+        self.arms = evidence.trial.arms
+        self.per_arm = per_arm  # each arm's requests, in run order
         self.per_phase = per_phase  # phase -> its arms' requests, arm by arm
         self.inp, self.conc = inp, conc
+        # Statistics v4 reads the launch-level interval wherever v3 read the studentised run-level one.
+        self.method = "launch-t" if evidence.trial.decision_rule.version == 4 else DEFAULT_METHOD
 
-    def intervals(self, metric: str, stat: str, method: str) -> list[Interval]:
+    def intervals(self, metric: str, stat: str, method: str, threshold_ratio: float | None = None) -> list[Interval]:
         # goodput's share is the mean of each request's 0/1: the bootstrap draws the same runs, the mean of each.
         of = statistic(_computed(stat))
+        if method == "launch-t":
+            runs = [run_values([rs], metric, self.slo) for rs in self.per_arm]
+            return launch_intervals(self.arms, runs, of, stat, threshold_ratio, higher_is_better=metric == "goodput")
         out = []
         cand_runs = run_values(self.per_phase["candidate"], metric, self.slo)
         for control in CONTROLS:
@@ -197,7 +205,7 @@ def _guardrail(group: _Group, pooled: dict[str, dict[str, Pooled]], guardrail: G
     rule = guardrail_rule(guardrail)
     stats = {phase: getattr(pooled[rule.metric][phase], rule.statistic) for phase in PHASES}
     before, restored = (pct(change(stats["candidate"], stats[c])) for c in CONTROLS)
-    intervals = group.intervals(rule.metric, rule.statistic, DEFAULT_METHOD)
+    intervals = group.intervals(rule.metric, rule.statistic, group.method)
 
     def beyond(change_pct: float | None) -> bool:
         if change_pct is None:
@@ -298,17 +306,40 @@ def _loads(trial_open: bool, slo: Slo | None, per_phase: Mapping[str, list[list[
     return {phase: group_load(per_phase[phase], slo, trial_open) for phase in PHASES}
 
 
+def _judged(
+    group: _Group, rule: DecisionRule, comparisons: Sequence[Comparison], drift: float | None, guardrails_held: bool
+) -> tuple[list[Interval], Verdict, float | None]:
+    """The decision metric's intervals, the group's verdict (v4: before Holm's step-down) and its detectable change."""
+    threshold_pct = rule.min_improvement * 100
+    flagged = drift is not None and reaches(abs(drift), threshold_pct)
+    if group.method != "launch-t":
+        intervals = group.intervals(rule.metric, rule.statistic, group.method)
+        verdict = verdict_for(comparisons, intervals, rule, drift, drift_flagged=flagged, guardrails_held=guardrails_held)
+        widths = [detectable_change(i.low, i.high) for i in intervals if i.low is not None and i.high is not None]
+        return intervals, verdict, pct(max(widths)) if len(widths) == len(intervals) else None
+    sign = 1 if rule.higher_is_better else -1
+    threshold_ratio = 1 + sign * rule.min_improvement
+    intervals = group.intervals(rule.metric, rule.statistic, "launch-t", threshold_ratio)
+    names = judged_against(group.arms)
+    judged = [i for i in intervals if i.control in names]
+    improvements = [None if i.ratio is None else sign * (i.ratio - 1) * 100 for i in judged]
+    # A longer design's drift is modelled by the corrected control, not a reason to withhold the verdict.
+    flagged = flagged and names == ("before", "restored")
+    clears = (comparisons[0].clears is True, comparisons[1].clears is True)
+    verdict = verdict_v4(improvements, judged, rule, drift, clears=clears, drift_flagged=flagged, guardrails_held=guardrails_held)
+    return intervals, verdict, pct(detectable_v4(judged, rule.min_improvement))
+
+
 def group_results(evidence: TrialEvidence) -> list[GroupResult]:
     """Every group of the trial's workload, in plan order."""
     trial = evidence.trial
     rule, wl = trial.decision_rule, trial.workload
-    threshold_pct = rule.min_improvement * 100
     cells = requests_by_arm(evidence)
     prompt_tokens = _prompt_tokens(cells)
     results: list[GroupResult] = []
     for inp, conc in wl.groups():
         per_arm, per_phase = _group_arms(evidence, cells, inp, conc)
-        group = _Group(evidence, per_phase, inp, conc)
+        group = _Group(evidence, per_arm, per_phase, inp, conc)
         pooled: dict[str, dict[str, Pooled]] = {
             metric: {phase: pooled_statistics([r for rs in per_phase[phase] for r in rs], metric) for phase in PHASES} for metric in METRICS
         }
@@ -317,25 +348,14 @@ def group_results(evidence: TrialEvidence) -> list[GroupResult]:
         if loads is not None and trial.slo is not None:
             centres["goodput"] = {phase: loads[phase].share for phase in PHASES}
         comparisons = {metric: _comparisons(centres[metric], metric == rule.metric, rule, metric == "goodput") for metric in centres}
-        intervals = group.intervals(rule.metric, rule.statistic, DEFAULT_METHOD)
         guardrails = [_guardrail(group, pooled, g) for g in rule.guardrails]
         drift = pct(change(centres[rule.metric]["restored"], centres[rule.metric]["before"]))
-        verdict = verdict_for(
-            comparisons[rule.metric],
-            intervals,
-            rule,
-            drift,
-            drift_flagged=drift is not None and reaches(abs(drift), threshold_pct),
-            guardrails_held=all(g.checked and not g.breached for g in guardrails),
-        )
-        widths = [detectable_change(i.low, i.high) for i in intervals if i.low is not None and i.high is not None]
+        intervals, verdict, detectable = _judged(group, rule, comparisons[rule.metric], drift, all(g.checked and not g.breached for g in guardrails))
         tokens = prompt_tokens.get(inp, [])
         label = input_label(tokens)
         # goodput's share has no tail: its tail intervals are none.
         tails = (
-            []
-            if rule.statistic == "share"
-            else group.intervals(rule.metric, "p90", DEFAULT_METHOD) + group.intervals(rule.metric, "p99", DEFAULT_METHOD)
+            [] if rule.statistic == "share" else group.intervals(rule.metric, "p90", group.method) + group.intervals(rule.metric, "p99", group.method)
         )
         results.append(
             GroupResult(
@@ -351,7 +371,7 @@ def group_results(evidence: TrialEvidence) -> list[GroupResult]:
                 intervals=intervals,
                 request_intervals=group.intervals(rule.metric, rule.statistic, "request"),
                 tail_intervals=tails,
-                detectable_pct=pct(max(widths)) if len(widths) == len(intervals) else None,
+                detectable_pct=detectable,
                 guardrails=guardrails,
                 verdict=verdict,
                 design=design_result(

@@ -8,7 +8,7 @@ left to whoever displays them.
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal
+from typing import Any, ClassVar, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
@@ -51,8 +51,11 @@ __all__ = [
 ]
 
 ANALYSIS_SCHEMA: Final = "evidence-kit/analysis/v2"
-VerdictName = Literal["win", "no-win", "regression", "inconclusive"]
-VERDICTS: tuple[VerdictName, ...] = ("win", "no-win", "regression", "inconclusive")
+VerdictName = Literal["win", "likely", "no-win", "regression", "inconclusive"]
+# Statistics v3's verdicts (its documents count these four); v4 adds ``likely``: a point estimate past the
+# threshold whose interval is not (never a win).
+VERDICTS_V3: tuple[VerdictName, ...] = ("win", "no-win", "regression", "inconclusive")
+VERDICTS: tuple[VerdictName, ...] = ("win", "likely", "no-win", "regression", "inconclusive")
 StatisticName = Literal["median", "p90", "p99", "share"]
 TimingMetric = Literal["ttft_s", "e2e_s"]
 TIMING_METRICS: tuple[TimingMetric, ...] = ("ttft_s", "e2e_s")
@@ -63,6 +66,20 @@ TimingStatus = Literal["compared", "no-counters", "no-histogram", "engine-restar
 
 class _Doc(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+class _Versioned(_Doc):
+    """A record with fields only statistics v4 fills: left out while null, so a v3 document is the one it always was."""
+
+    _v4_only: ClassVar[tuple[str, ...]] = ()
+
+    @model_serializer(mode="wrap")
+    def _v3_unchanged(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        for name in self._v4_only:
+            if out.get(name, ...) is None:
+                del out[name]
+        return out
 
 
 class Failure(_Doc):
@@ -93,21 +110,29 @@ class Comparison(_Doc):
     clears: bool | None = Field(description="improvement_pct >= the rule's min_improvement; null except for the decision metric")
 
 
-class Interval(_Doc):
-    """Seeded bootstrap interval of statistic(candidate) / statistic(control) for one metric."""
+class Interval(_Versioned):
+    """Seeded bootstrap interval of statistic(candidate) / statistic(control) for one metric (statistics v4:
+    the launch-level t interval, ``launch-t``)."""
 
-    control: Control
+    _v4_only = ("df", "p_value")
+    control: Control | Literal["corrected"]
     statistic: StatisticName
-    method: Literal["run-t", "run", "request"] = Field(
+    method: Literal["run-t", "run", "request", "launch-t"] = Field(
         description="run-t (the default): the studentised run-level interval, a bootstrap-t Fieller interval "
         "studentised by the spread of the run means; run: the adjusted two-stage percentile bootstrap "
         "(runs, then requests, with run effects and residuals rescaled to their estimated variance "
-        "components); request: requests alone, as if independent"
+        "components); request: requests alone, as if independent; launch-t (statistics v4): the launch-level "
+        "Fieller t interval, the blocks' disagreement carried in with its degrees of freedom"
     )
     ratio: float | None
     low: float | None
     high: float | None
     resolvable: bool = Field(description="the interval excludes 1: the difference is resolvable at this sample size")
+    df: int | None = Field(default=None, description="statistics v4: the t quantile's degrees of freedom (Satterthwaite's, rounded down)")
+    p_value: float | None = Field(
+        default=None,
+        description="statistics v4, the decision metric: one-sided p-value of an improvement smaller than the threshold",
+    )
 
 
 class GuardrailRule(_Doc):
@@ -119,8 +144,10 @@ class GuardrailRule(_Doc):
     bound_pct: float = Field(description="the bound in percent: at most this much higher (max-regression) or different either way (max-change)")
 
 
-class RuleSummary(_Doc):
+class RuleSummary(_Versioned):
     """The trial's predeclared decision rule, as the analysis applied it."""
+
+    _v4_only = ("statistics", "family_alpha_pct", "family_groups", "decision_trials")
 
     metric: str
     statistic: str
@@ -136,6 +163,13 @@ class RuleSummary(_Doc):
     max_timing_gap_ms: float | None = Field(
         description="the most a run's mean client time may differ from the engine's own, either way, in ms; null: shown, not checked"
     )
+    statistics: int | None = Field(default=None, description="the statistics version the rule declares (4); left out under v3")
+    family_alpha_pct: float | None = Field(
+        default=None,
+        description="statistics v4: the family-wise rate of a false promotion the rule keeps, in percent, per decision",
+    )
+    family_groups: int | None = Field(default=None, description="statistics v4: the groups Holm's step-down adjusts for in this trial")
+    decision_trials: int | None = Field(default=None, description="statistics v4: the trials of the decision that share its error budget")
 
 
 class GuardrailResult(_Doc):
@@ -154,11 +188,12 @@ class GuardrailResult(_Doc):
     within_noise: bool = Field(description="breached, yet an interval includes no change")
 
 
-class Verdict(_Doc):
+class Verdict(_Versioned):
     """The predeclared rule applied to one group."""
 
+    _v4_only = ("p_value", "tested_at")
     verdict: VerdictName
-    reason: Literal["clears-both", "slower-than-both", "controls-disagree", "below-threshold", "unresolved"]
+    reason: Literal["clears-both", "slower-than-both", "controls-disagree", "below-threshold", "unresolved", "not-resolved", "not-admitted"]
     win: bool = Field(description="verdict is win: the rule's threshold cleared at its declared confidence")
     point_win: bool = Field(description="the point estimates clear the threshold against both controls")
     within_noise: bool = Field(description="a point-estimate win whose interval against a control includes no change")
@@ -168,6 +203,13 @@ class Verdict(_Doc):
     control_drift_pct: float | None = Field(description="(restored / before - 1) x 100 of the decision metric")
     drift_flagged: bool = Field(description="|control_drift_pct| >= the rule's threshold")
     guardrails_held: bool = Field(description="every guardrail checked and none breached at this group")
+    p_value: float | None = Field(
+        default=None,
+        description="statistics v4: the group's p-value of an improvement below the threshold (the larger over the controls it is judged against)",
+    )
+    tested_at: float | None = Field(
+        default=None, description="statistics v4: the level Holm's step-down tested the group at (a win needs p_value at most this)"
+    )
 
 
 class DesignBlock(_Doc):
@@ -447,7 +489,7 @@ class TrialAnalysis(_Doc):
     pooled_n_min: int = Field(description="fewest requests in one pooled entry of the decision metric")
     pooled_n_max: int = Field(description="most requests in one pooled entry of the decision metric")
     wins: int
-    verdicts: dict[str, int] = Field(description="groups per verdict: win, no-win, regression, inconclusive")
+    verdicts: dict[str, int] = Field(description="groups per verdict: win, no-win, regression, inconclusive (statistics v4: and likely)")
     outcome: Literal["promote", "no-promotion"]
     blocked_by: list[str] = Field(description="why a trial whose groups win still cannot promote")
     slots: SlotChange

@@ -7,15 +7,17 @@ import math
 from ..model.evidence import ArmEvidence, TrialEvidence
 from ..model.findings import Finding, TelemetryFields, TelemetryMismatchFinding
 from ..model.journal import Request, Run
-from ..model.trial import ClientBounds, Workload
+from ..model.trial import ClientBounds, DecisionRule, Workload
 from .client_health import run_client, saturated_text, saturation_findings, unjudged_text
+from .family import FAMILY_ALPHA, holm
 from .findings import findings_for, phase_blocks
 from .groups import METRICS, fewest_runs, group_results, guardrail_rule, pct
-from .report import VERDICTS, ArmSummary, Failure, GroupResult, RuleSummary, RunStats, SlotChange, TrialAnalysis
+from .report import VERDICTS, VERDICTS_V3, ArmSummary, Failure, GroupResult, RuleSummary, RunStats, SlotChange, TrialAnalysis
 from .schedule import schedule
 from .stats import change, nearest_rank
 from .telemetry import telemetry_summary
 from .timing import arm_timing, run_timing, unchecked_text
+from .verdicts import family_adjusted
 
 __all__ = ["analyze_trial", "PERCENTILES"]
 
@@ -163,15 +165,48 @@ def _pooled_sizes(groups: list[GroupResult], metric: str) -> tuple[int, int]:
     return min(sizes), max(sizes)
 
 
-def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
-    """Every figure of one trial, computed from its journals alone."""
+def _family(groups: list[GroupResult], rule: DecisionRule, decision_trials: int) -> list[GroupResult]:
+    """Statistics v4, confidence bound: Holm's step-down over the trial's groups at the decision's share of
+    :data:`.family.FAMILY_ALPHA` (``family.py``); a win it does not admit is likely, not resolved."""
+    if rule.version != 4 or rule.confidence != "bound" or not groups:
+        return groups
+    tests = holm([g.verdict.p_value for g in groups], FAMILY_ALPHA / decision_trials)
+    for g, (level, rejected) in zip(groups, tests):
+        g.verdict = family_adjusted(g.verdict, level, rejected)
+    return groups
+
+
+def _rule_summary(rule: DecisionRule, groups: int, decision_trials: int) -> RuleSummary:
+    v4 = rule.version == 4
+    bound = v4 and rule.confidence == "bound"
+    return RuleSummary(
+        metric=rule.metric,
+        statistic=rule.statistic,
+        min_improvement_pct=rule.min_improvement * 100,
+        threshold_low_ratio=1 - rule.min_improvement,
+        threshold_high_ratio=1 + rule.min_improvement,
+        against=rule.against,
+        promote_if=rule.promote_if,
+        confidence=rule.confidence,
+        guardrails=[guardrail_rule(g) for g in rule.guardrails],
+        max_timing_gap_ms=rule.max_timing_gap_ms,
+        statistics=4 if v4 else None,
+        family_alpha_pct=FAMILY_ALPHA * 100 if bound else None,
+        family_groups=groups if bound else None,
+        decision_trials=decision_trials if bound else None,
+    )
+
+
+def analyze_trial(evidence: TrialEvidence, decision_trials: int = 1) -> TrialAnalysis:
+    """Every figure of one trial, computed from its journals alone; under statistics v4 a decision of
+    ``decision_trials`` trials gives each its share of the one error budget."""
     trial = evidence.trial
     rule = trial.decision_rule
     planned = trial.workload.planned_per_arm
     traced = _trace_schedules(evidence)
     runs = {arm.ref.seq: _run_stats(arm, rule.max_timing_gap_ms, trial.client, trial.workload, traced) for arm in evidence.arms}
     arms = [_arm_summary(arm, planned, runs[arm.ref.seq]) for arm in evidence.arms]
-    groups = group_results(evidence)
+    groups = _family(group_results(evidence), rule, decision_trials)
     failures = [
         Failure(seq=arm.ref.seq, phase=arm.ref.phase, run=r.run, index=r.index, error=r.error or "")
         for arm in evidence.arms
@@ -225,18 +260,7 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
         order=trial.workload.order or "fixed",
         prefix_tokens=trial.workload.prefix_tokens,
         prefixes=trial.workload.prefixes,
-        rule=RuleSummary(
-            metric=rule.metric,
-            statistic=rule.statistic,
-            min_improvement_pct=rule.min_improvement * 100,
-            threshold_low_ratio=1 - rule.min_improvement,
-            threshold_high_ratio=1 + rule.min_improvement,
-            against=rule.against,
-            promote_if=rule.promote_if,
-            confidence=rule.confidence,
-            guardrails=[guardrail_rule(g) for g in rule.guardrails],
-            max_timing_gap_ms=rule.max_timing_gap_ms,
-        ),
+        rule=_rule_summary(rule, len(groups), decision_trials),
         candidate_label=trial.arm("candidate").label or trial.arm("candidate").arm,
         arms=arms,
         groups=groups,
@@ -253,7 +277,7 @@ def analyze_trial(evidence: TrialEvidence) -> TrialAnalysis:
         pooled_n_min=pooled_n_min,
         pooled_n_max=pooled_n_max,
         wins=wins,
-        verdicts={name: sum(g.verdict.verdict == name for g in groups) for name in VERDICTS},
+        verdicts={name: sum(g.verdict.verdict == name for g in groups) for name in (VERDICTS if rule.version == 4 else VERDICTS_V3)},
         outcome="promote" if rule_met and not blocked_by else "no-promotion",
         blocked_by=blocked_by if rule_met else [],
         slots=slots,

@@ -88,7 +88,7 @@ def parse_envelope(data: bytes) -> dict[str, Any]:
     """Parse envelope JSON and check its shape (not its signature)."""
     try:
         envelope = json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+    except (ValueError, RecursionError) as err:
         raise EnvelopeError(f"not valid JSON ({err})") from None
     if not isinstance(envelope, dict):
         raise EnvelopeError("not a JSON object")

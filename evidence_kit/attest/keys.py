@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+import re
 from pathlib import Path
 
 from cryptography.exceptions import UnsupportedAlgorithm
@@ -108,8 +109,21 @@ def private_key_spellings(key: Ed25519PrivateKey) -> list[bytes]:
     return [body, seed.hex().encode(), seed.hex().upper().encode(), base64.b64encode(seed).rstrip(b"="), base64.urlsafe_b64encode(seed).rstrip(b"=")]
 
 
+_PEM_BLOCK = re.compile(rb"-----BEGIN ([A-Z0-9 ]+)-----")
+
+
 def parse_public_key(data: bytes, where: Path | str) -> Ed25519PublicKey:
-    """Parse a PEM Ed25519 public key, or raise :class:`BadInput` naming ``where``."""
+    """Parse a PEM Ed25519 public key, or raise :class:`BadInput` naming ``where``.
+
+    The file must hold exactly one PEM block and nothing else: a PEM reader takes the first block it
+    finds, so a file holding two keys (or text around one) would pin whichever key came first while
+    the auditor believes it names another."""
+    blocks = _PEM_BLOCK.findall(data)
+    if len(blocks) > 1:
+        raise BadInput(f"holds {len(blocks)} PEM blocks: a key file holds exactly one public key", where)
+    stripped = data.strip()
+    if blocks and not (stripped.startswith(b"-----BEGIN ") and stripped.endswith(b"-----") and stripped.count(b"-----END ") == 1):
+        raise BadInput("holds text besides its PEM block: a key file holds exactly one public key and nothing else", where)
     try:
         key = serialization.load_pem_public_key(data)
     except (ValueError, TypeError, UnsupportedAlgorithm):

@@ -93,7 +93,7 @@ def parse_manifest(data: bytes) -> dict[str, Any]:
     it concerns. Raise :class:`ManifestError` when the manifest cannot be used at all."""
     try:
         doc = json.loads(data)
-    except ValueError as err:
+    except (ValueError, RecursionError) as err:  # nesting deeper than the parser's stack is not a manifest
         raise ManifestError(f"manifest is not readable JSON ({err})") from None
     if not isinstance(doc, dict) or doc.get("schema") != MANIFEST_SCHEMA:
         raise ManifestError(f"manifest lacks schema '{MANIFEST_SCHEMA}'")

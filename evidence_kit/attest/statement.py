@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..analyze import DEFINITIONS
+from ..analyze import statistics_version
 from ..model import RECEIPT_NAME, Decision, Trial
 from ..read import read_json_model, read_toml_model
 from ..version import __version__
@@ -68,7 +68,7 @@ def parse_statement(payload: bytes) -> tuple[dict[str, str], dict[str, Any]]:
     """Check a verified payload is our Statement; return ``({name: sha256}, predicate)``."""
     try:
         doc = json.loads(payload)
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+    except (ValueError, RecursionError) as err:
         raise StatementError(f"payload is not JSON ({err})") from None
     if not isinstance(doc, dict):
         raise StatementError("payload is not a JSON object")
@@ -100,6 +100,7 @@ def folder_predicate(root: Path) -> dict[str, Any]:
     decisions: list[str] = []
     trials: list[str] = []
     receipts: list[dict[str, str]] = []
+    versions: set[int] = set()
     for rel, problem in walk_tree(root):
         if problem:
             continue
@@ -107,12 +108,14 @@ def folder_predicate(root: Path) -> dict[str, Any]:
         if name == "decision.toml":
             decisions.append(read_toml_model(root / rel, Decision).id)
         elif name == "trial.json":
-            trials.append(read_json_model(root / rel, Trial).trial_id)
+            trial = read_json_model(root / rel, Trial)
+            trials.append(trial.trial_id)
+            versions.add(trial.decision_rule.version)
         elif name == RECEIPT_NAME:
             receipts.append({"path": rel, "sha256": sha256_file(root / rel)[0]})
     return {
         "tool": {"name": "evidence-kit", "version": __version__},
-        "statistics": DEFINITIONS["version"],
+        "statistics": statistics_version(versions),
         "decisions": sorted(set(decisions)),
         "trials": sorted(set(trials)),
         "receipts": receipts,

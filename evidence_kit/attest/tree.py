@@ -13,6 +13,8 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..errors import BadInput
+
 __all__ = [
     "SYMLINK",
     "NOT_REGULAR",
@@ -75,30 +77,35 @@ def resolve_listed(root: Path, listed: str) -> tuple[Path | None, str | None]:
 
 
 def walk_tree(root: Path) -> Iterator[tuple[str, str | None]]:
-    """Every entry under ``root`` as ``(relative path, problem)``, sorted; symlinks are never followed.
+    """Every entry under ``root`` as ``(relative path, problem)``, each folder's sorted; symlinks are never followed.
 
     Regular files come with ``None``; symlinks and special files come with why
-    they may not be published.
+    they may not be published. The walk keeps its own stack, so no depth of
+    folders exhausts Python's recursion limit; a folder that cannot be listed
+    (no read permission, a path too long) raises :class:`BadInput` naming it,
+    since files in a folder nobody could list would go unseen.
     """
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        base = Path(dirpath)
-        rel_base = base.relative_to(root).as_posix()
-        prefix = "" if rel_base == "." else rel_base + "/"
-        kept = []
-        for name in dirnames:
-            if (base / name).is_symlink():
-                yield prefix + name, SYMLINK
-            else:
-                kept.append(name)
-        dirnames[:] = sorted(kept)
-        for name in sorted(filenames):
-            mode = (base / name).lstat().st_mode
-            if stat.S_ISLNK(mode):
-                yield prefix + name, SYMLINK
-            elif not stat.S_ISREG(mode):
-                yield prefix + name, NOT_REGULAR
-            else:
-                yield prefix + name, None
+    pending = [""]
+    while pending:
+        prefix = pending.pop()
+        folder = os.path.join(root, prefix.rstrip("/")) if prefix else os.fspath(root)
+        try:
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+            below = []
+            for entry in entries:
+                rel = prefix + entry.name
+                if entry.is_symlink():
+                    yield rel, SYMLINK
+                elif entry.is_dir(follow_symlinks=False):
+                    below.append(rel + "/")
+                elif entry.is_file(follow_symlinks=False):
+                    yield rel, None
+                else:
+                    yield rel, NOT_REGULAR
+        except OSError as err:
+            raise BadInput(f"cannot list this folder ({err.strerror}): files in it would go unseen", folder) from None
+        pending += reversed(below)
 
 
 def sha256_file(path: Path) -> tuple[str, int]:

@@ -23,12 +23,14 @@ import hashlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .client import Outcome
-from .plan import PlanWorkload
 from .prompts import PromptBook
 from .runs import request_body
+
+if TYPE_CHECKING:
+    from .plan import PlanWorkload  # (plan imports the shapes, which import this)
 
 __all__ = ["Conversation", "run_conversations", "conversation_keys", "session_id", "next_turn", "unsent_record", "send_conversations", "TurnSender"]
 

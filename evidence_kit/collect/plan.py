@@ -31,9 +31,10 @@ from pydantic import (
 from ..model import ArmRef, ClientBounds, DecisionRule, Trial, Workload
 from ..model._base import Slug
 from ..model.dialects import Dialect, dialect_for
-from ..model.trial import HEADER_TOKEN, EngineKind, Guardrail, Order, SimulatedDialect, Slo, design_name, phase_of
+from ..model.trial import EngineKind, Guardrail, Order, SimulatedDialect, Slo, design_name, phase_of
 from ..read import read_toml_model
 from ..read.validation import line_of_key
+from .shapes import SHAPE_FIELDS, field_problem, workload_problem
 from .trace import Trace, read_trace
 
 __all__ = [
@@ -83,10 +84,6 @@ MAX_WORKERS = 64
 # high time scale (bench/collect_workers.py; docs/benchmarks.md#worker-processes-benchcollect_workerspy).
 STREAMS_PER_WORKER = 64
 Workers = Literal["auto"] | int
-# Headers a multi-turn workload's session_header may not name: the collector's own, and HTTP's framing and routing.
-RESERVED_HEADERS = frozenset(
-    {"content-type", "content-length", "host", "transfer-encoding", "connection", "keep-alive", "upgrade", "te", "trailer", "expect"}
-)
 
 
 def available_cores() -> int:
@@ -188,87 +185,22 @@ class PlanWorkload(_Strict):
     turns: int = Field(default=1, ge=1, strict=True)
     session_header: str | None = Field(default=None, max_length=128)
 
-    @field_validator("turns")
+    @field_validator(SHAPE_FIELDS[0], *SHAPE_FIELDS[1:])
     @classmethod
-    def _turns_closed_loop(cls, value: int, info: ValidationInfo) -> int:
-        if value == 1:
-            return value
-        if info.data.get("trace") is not None or info.data.get("rate") is not None:
-            raise ValueError(
-                "turns above 1 is a closed-loop workload (each conversation's next turn is sent when its "
-                "previous answer ends, on the same lane); [workload] with "
-                + ("trace" if info.data.get("trace") is not None else "rate")
-                + " replays arrivals, not conversations: use concurrency"
-            )
-        if info.data.get("prefix_tokens") is not None:
-            raise ValueError(
-                "turns above 1 with prefix_tokens is not supported: a conversation's history is its own "
-                "shared prefix, and the prefix-cache check could not tell the two apart"
-            )
-        return value
-
-    @field_validator("session_header")
-    @classmethod
-    def _session_header(cls, value: str | None, info: ValidationInfo) -> str | None:
-        if value is None:
-            return value
-        if not re.fullmatch(HEADER_TOKEN, value):
-            raise ValueError(f"session_header {value!r} is not an HTTP header name (letters, digits and !#$%&'*+-.^_`|~, nothing else)")
-        if value.lower() in RESERVED_HEADERS:
-            raise ValueError(f"session_header may not be {value!r}: the collector or HTTP itself sets that header")
-        if info.data.get("turns") == 1:  # absent: turns failed its own check, reported at its line
-            raise ValueError("session_header is set without turns above 1 (it keeps a conversation's turns on one endpoint)")
-        return value
-
-    @field_validator("prefix_tokens")
-    @classmethod
-    def _prefix_fits(cls, value: int | None, info: ValidationInfo) -> int | None:
-        sizes = info.data.get("input_nominal") or []
-        shorter = [n for n in sizes if n <= (value or 0)]
-        if value is not None and shorter and len(shorter) == len(sizes):
-            raise ValueError(
-                f"prefix_tokens ({value}) is not below any input_nominal ({', '.join(map(str, sizes))}): "
-                "a prompt is its shared prefix and a unique suffix, so the prefix must be shorter"
-            )
-        return value
-
-    @field_validator("prefixes", "prefix_inputs", "prime_prefixes")
-    @classmethod
-    def _needs_prefix(cls, value: Any, info: ValidationInfo) -> Any:
-        # Every problem of a plan is shown at once: a field that failed its own check is absent here, not unset.
-        if value is not None and "prefix_tokens" in info.data and info.data["prefix_tokens"] is None:
-            raise ValueError(f"{info.field_name} is set without prefix_tokens (the size of each shared prefix)")
-        return value
-
-    @field_validator("prefix_inputs")
-    @classmethod
-    def _prefix_inputs(cls, value: list[int] | None, info: ValidationInfo) -> list[int] | None:
-        if "input_nominal" not in info.data:
-            return value  # input_nominal failed its own check, reported at its line
-        sizes, prefix = info.data["input_nominal"] or [], info.data.get("prefix_tokens") or 0
-        for n in value or []:
-            if n not in sizes:
-                raise ValueError(f"prefix_inputs lists {n}, which is not in input_nominal ({', '.join(map(str, sizes))})")
-            if n <= prefix:
-                raise ValueError(
-                    f"prefix_inputs lists {n}, not above prefix_tokens ({prefix}): a prompt is its shared "
-                    "prefix and a unique suffix, so the prefix must be shorter"
-                )
-        if value is not None and len(set(value)) != len(value):
-            raise ValueError("prefix_inputs lists a size more than once")
+    def _shape_field(cls, value: Any, info: ValidationInfo) -> Any:
+        # The keys a workload shape owns (collect/shapes/), each checked by its shape at its own line.
+        assert info.field_name is not None
+        problem = field_problem(info.field_name, value, info.data)
+        if problem:
+            raise ValueError(problem)
         return value
 
     @model_validator(mode="after")
-    def _prefix_complete(self) -> PlanWorkload:
-        if self.prefix_tokens is not None and self.prefixes is None:
-            raise ValueError("prefix_tokens is set without prefixes (how many distinct shared prefixes)")
-        if self.prefix_tokens is not None and self.prefix_inputs is None:
-            shorter = [n for n in self.input_nominal or [] if n <= self.prefix_tokens]
-            if shorter:
-                raise ValueError(
-                    f"prefix_tokens ({self.prefix_tokens}) is not below input_nominal {shorter[0]}, and "
-                    "every input size carries the prefix (prefix_inputs names those that do)"
-                )
+    def _shapes(self) -> PlanWorkload:
+        # The whole workload, shape by shape (collect/shapes/): the runs are made by the same objects.
+        problem = workload_problem(self)
+        if problem:
+            raise ValueError(problem)
         return self
 
     @field_validator("workers", mode="before")
@@ -287,50 +219,6 @@ class PlanWorkload(_Strict):
         clash = sorted(reserved & set(self.extra_body))
         if clash:
             raise ValueError(f"extra_body may not set {', '.join(clash)} (the collector sets them)")
-        return self
-
-    @model_validator(mode="after")
-    def _matrix(self) -> PlanWorkload:
-        # A repeated size or level would run the same run id twice (same prompts, one journal
-        # entry per id on resume); a run smaller than its level never reaches that concurrency,
-        # yet its results would be labelled with it.
-        if self.trace is not None:
-            given = sorted(k for k in ("input_nominal", "concurrency", "rate", "arrival", "requests_per_run") if k in self.model_fields_set)
-            if given:
-                raise ValueError(
-                    f"a trace sets the inputs, the arrivals and the requests of a run itself; [workload] with trace sets no {', '.join(given)}"
-                )
-            if self.prefix_tokens is not None:
-                raise ValueError(
-                    "a trace's prompts are its own (its hash_ids are checked, not replayed as shared "
-                    "prefixes); [workload] with trace sets no prefix_tokens"
-                )
-            return self
-        if "trace_time_scale" in self.model_fields_set:
-            raise ValueError("trace_time_scale scales a trace's arrivals; [workload] has no trace")
-        if self.input_nominal is None:
-            raise ValueError("[workload] has no input_nominal (the prompt sizes) and no trace")
-        if (self.concurrency is None) == (self.rate is None):
-            raise ValueError(
-                "[workload] sets exactly one of concurrency (requests kept in flight: closed loop) and "
-                "rate (requests started per second: open loop); it sets " + ("both" if self.concurrency is not None else "neither")
-            )
-        for name in ("input_nominal", "concurrency", "rate"):
-            values: list[float] = getattr(self, name) or []
-            repeated = sorted({v for v in values if values.count(v) > 1})
-            if repeated:
-                raise ValueError(f"{name} lists {', '.join(map(str, repeated))} more than once")
-        if self.concurrency is None:
-            if self.requests_per_run < 2:
-                raise ValueError("an open-loop run (rate) needs requests_per_run of at least 2: one request has no arrival rate to achieve")
-            return self
-        if "max_in_flight" in self.model_fields_set or "arrival" in self.model_fields_set:
-            raise ValueError("arrival and max_in_flight are for an open-loop workload (rate), not one at a concurrency")
-        if self.requests_per_run < max(self.concurrency):
-            raise ValueError(
-                f"requests_per_run ({self.requests_per_run}) is below concurrency "
-                f"{max(self.concurrency)}: such a run never has that many requests in flight"
-            )
         return self
 
 

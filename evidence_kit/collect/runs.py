@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import statistics
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -14,8 +14,10 @@ from ..model.trial import rate_text
 from .arrivals import send_open
 from .client import Clock, Outcome, stream_chat
 from .metrics import Scrape, reconcile, scrape
-from .plan import PlanWorkload
 from .prompts import PromptBook
+
+if TYPE_CHECKING:
+    from .plan import PlanWorkload  # (plan imports the shapes, which import this)
 
 __all__ = [
     "RunSpec",

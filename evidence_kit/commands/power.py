@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ..analyze.plan_v4 import PlanRefused, plan_lines
 from ..analyze.power import MAX_REPETITIONS, GroupPower, PowerReport, TrialPower, power_report
 from ..canonical import canonical_json
 from ..errors import BadInput
@@ -114,6 +115,16 @@ def power(path: Path, effect: float, as_json: bool) -> None:
             "turns are neither (each re-sends the history before it); plan from a single-turn pilot",
             path,
         )
+    if any(t.trial.decision_rule.version == 4 for t in trials):
+        # Statistics v4: plan by simulating the rule itself (analyze/plan_v4.py).
+        if as_json:
+            raise BadInput("--json prints the v3 plan (evidence-kit/power/v1); a statistics 4 pilot's plan is printed as text", path)
+        try:
+            lines = [line for t in trials for line in plan_lines(t, effect)]
+        except PlanRefused as refused:
+            raise BadInput(str(refused), path) from None
+        click.echo("\n".join(lines))
+        return
     report = power_report(trials, effect, max_repetitions=MAX_REPETITIONS)
     if as_json:
         click.echo(canonical_json(report.model_dump(mode="json", by_alias=True)).decode(), nl=False)

@@ -159,8 +159,11 @@ def _journal(trial_id: str, seq: int, arm: str, phase: str, slots: int, e2e: dic
     return "".join(lines)
 
 
-def write_trial_bundle(folder: Path, trial_id: str, spec: dict[str, Any], *, promote_if: str = "any-group", design: str = "ABA") -> Path:
-    """Write one trial bundle from a spec shaped like a :data:`REFERENCE_TRIALS` entry.
+def write_trial_bundle(
+    folder: Path, trial_id: str, spec: dict[str, Any], *, promote_if: str = "any-group", design: str = "ABA", rule: dict[str, Any] | None = None
+) -> Path:
+    """Write one trial bundle from a spec shaped like a :data:`REFERENCE_TRIALS` entry (``rule``: fields added
+    to its decision rule, such as ``{"statistics": 4}``).
 
     ``design`` spells the arms in run order (``ABA``, ``ABABA``, ``ABBA``: A the original, B the
     candidate); ``spec``'s medians and slots then hold one value per arm, in that order.
@@ -177,7 +180,14 @@ def write_trial_bundle(folder: Path, trial_id: str, spec: dict[str, Any], *, pro
         "trial_id": trial_id,
         "title": spec["title"],
         "engine_kind": "simulated",
-        "decision_rule": {"metric": "e2e_s", "statistic": "median", "min_improvement": 0.10, "against": "both-controls", "promote_if": promote_if},
+        "decision_rule": {
+            "metric": "e2e_s",
+            "statistic": "median",
+            "min_improvement": 0.10,
+            "against": "both-controls",
+            "promote_if": promote_if,
+            **(rule or {}),
+        },
         "workload": {
             "input_nominal": [8192, 32768],
             "concurrency": [1, 4],

@@ -8,6 +8,7 @@ from pydantic import Field
 
 from ._base import Record, Slug
 from .publication import PROSE, PUBLIC
+from .texts import ISO_DATE
 
 __all__ = ["Decision"]
 
@@ -18,7 +19,7 @@ class Decision(Record):
     """A decision: its trials, and prose that never overrides a computed figure."""
 
     id: Annotated[Slug, PROSE]
-    date: Annotated[IsoDate, PUBLIC]
+    date: Annotated[IsoDate, PUBLIC, ISO_DATE]
     title: Annotated[str, PROSE] = Field(min_length=1, max_length=300)
     trials: Annotated[list[str], PROSE] = Field(min_length=1)
     narrative: Annotated[dict[str, str], PROSE] = Field(default_factory=dict)

@@ -16,6 +16,7 @@ from .failures import FAILURE, FINISH
 from .phase import Phase
 from .publication import PROSE, PUBLIC, SECRET, IdentityKind, coded, identity
 from .telemetry import COUNTER_NAMES, TelemetrySummary
+from .texts import CACHE_DTYPES, CHECK_NAMES, COMPOSED, GATE_NAMES, GATE_TARGETS, REQUEST_KEY, RUN_NAME, SHA256, TIMESTAMP, VERSION
 
 __all__ = [
     "CacheSettings",
@@ -63,7 +64,7 @@ class CacheSettings(Record):
     """The engine's KV cache settings as it reported them (vLLM's ``vllm:cache_config_info`` labels)."""
 
     block_size: Annotated[PositiveInt | None, PUBLIC] = Field(default=None, description="tokens per KV cache block")
-    cache_dtype: Annotated[str | None, PUBLIC] = Field(default=None, description="the KV cache's data type (auto, fp8, ...)")
+    cache_dtype: Annotated[str | None, PUBLIC, CACHE_DTYPES] = Field(default=None, description="the KV cache's data type (auto, fp8, ...)")
     num_gpu_blocks: Annotated[NonNegativeInt | None, PUBLIC] = Field(default=None, description="KV cache blocks on the accelerator")
     num_cpu_blocks: Annotated[NonNegativeInt | None, PUBLIC] = Field(default=None, description="KV cache blocks in host memory")
     enable_prefix_caching: Annotated[bool | None, PUBLIC] = Field(default=None, description="whether the engine caches prompt prefixes")
@@ -76,7 +77,7 @@ class EngineInfo(Record):
     """What the engine reported about itself that is safe to publish: its settings and version."""
 
     kv_token_slots: Annotated[PositiveInt | None, PUBLIC] = None
-    version: Annotated[str | None, PUBLIC] = Field(default=None, description="the engine's version, as its /version reported it")
+    version: Annotated[str | None, PUBLIC, VERSION] = Field(default=None, description="the engine's version, as its /version reported it")
     simulated: Annotated[bool | None, PUBLIC] = Field(default=None, description='true when /version said "simulated": true')
     pid: Annotated[PositiveInt | None, PUBLIC] = Field(default=None, description="the process (group) id of the engine the collector started")
     max_model_len: Annotated[PositiveInt | None, PUBLIC] = Field(default=None, description="the served model's context length, from /v1/models")
@@ -86,7 +87,7 @@ class EngineInfo(Record):
 class CollectorInfo(Record):
     """What ran the collector."""
 
-    python: Annotated[str | None, PUBLIC] = Field(default=None, description="the collector's Python version")
+    python: Annotated[str | None, PUBLIC, VERSION] = Field(default=None, description="the collector's Python version")
 
 
 class ServedModel(Record):
@@ -171,8 +172,10 @@ NOT_RECORDED: tuple[str, ...] = get_args(NotRecorded)
 class ImportedFile(Record):
     """One result file an imported journal was made from (one repetition of the arm)."""
 
-    sha256: Annotated[str, PUBLIC] = Field(pattern=r"^[0-9a-f]{64}$", description="sha256 of the original result file's bytes")
-    version: Annotated[str | None, PUBLIC] = Field(description="the tool's version as the file records it; null when the file does not record one")
+    sha256: Annotated[str, PUBLIC, SHA256] = Field(pattern=r"^[0-9a-f]{64}$", description="sha256 of the original result file's bytes")
+    version: Annotated[str | None, PUBLIC, VERSION] = Field(
+        description="the tool's version as the file records it; null when the file does not record one"
+    )
 
 
 class ImportedFrom(Record):
@@ -183,7 +186,7 @@ class ImportedFrom(Record):
     """
 
     tool: Annotated[Literal["vllm-bench-serve", "guidellm", "aiperf", "inference-perf"], PUBLIC]
-    format: Annotated[str, PUBLIC] = Field(min_length=1, description="the file format evidence-kit read, as it detected it")
+    format: Annotated[str, PUBLIC, COMPOSED] = Field(min_length=1, description="the file format evidence-kit read, as it detected it")
     files: list[ImportedFile] = Field(min_length=1, description="the files, one per repetition, in order")
     not_recorded: Annotated[list[NotRecorded], PUBLIC] = Field(description="what the tool does not record, so this journal lacks it")
 
@@ -197,7 +200,7 @@ class Header(Record):
     arm: Annotated[Slug, PROSE]
     phase: Annotated[Phase, PUBLIC]
     seq: Annotated[PositiveInt, PUBLIC]
-    started_at: Annotated[str, PUBLIC] = Field(min_length=1)
+    started_at: Annotated[str, PUBLIC, TIMESTAMP] = Field(min_length=1)
     engine: EngineInfo = Field(default_factory=EngineInfo)
     prompts: PromptCalibration | None = Field(
         default=None, description="the calibration every arm's prompts were sized with (the collector writes it)"
@@ -221,7 +224,7 @@ class Request(Record):
     """
 
     type: Annotated[Literal["request"], PUBLIC]
-    run: Annotated[str, PUBLIC] = Field(min_length=1)
+    run: Annotated[str, PUBLIC, RUN_NAME] = Field(min_length=1)
     repetition: Annotated[NonNegativeInt, PUBLIC]
     input_nominal: Annotated[PositiveInt, PUBLIC]
     concurrency: Annotated[PositiveInt | None, PUBLIC] = Field(
@@ -241,7 +244,7 @@ class Request(Record):
     ttft_content_s: Annotated[Seconds | None, PUBLIC] = None
     finish_reason: Annotated[str | None, coded(FINISH)] = None
     # What the collector records beyond the contract's minimum (other writers may leave them out).
-    key: Annotated[str | None, PUBLIC] = Field(default=None, description="the prompt's key, <run>/<index>: the same prompt in every arm")
+    key: Annotated[str | None, PUBLIC, REQUEST_KEY] = Field(default=None, description="the prompt's key, <run>/<index>: the same prompt in every arm")
     t_send_s: Annotated[Seconds | None, PUBLIC] = Field(default=None, description="when the request was sent, seconds since the arm began")
     send_wait_s: Annotated[Seconds | None, PUBLIC] = Field(
         default=None,
@@ -316,9 +319,11 @@ class Request(Record):
     def _times_in_order(self) -> Request:
         # Exact comparisons: the collector rounds every time the same way from one monotonic
         # clock, so a true order survives rounding; any tolerance would let a false one pass.
-        times = [t for t in (self.ttft_s, self.ttft_content_s, self.e2e_s) if t is not None]
-        if all(a <= b for a, b in zip(times, times[1:])):
-            return self  # the present times in order: no pair is out of it (the common case, checked at once)
+        first, content, end = self.ttft_s, self.ttft_content_s, self.e2e_s
+        if (first is None or ((content is None or first <= content) and (end is None or first <= end))) and (
+            content is None or end is None or content <= end
+        ):
+            return self  # every present pair in order (the common case, checked at once: a request's hot path)
         order = (("ttft_s", "the first token"), ("ttft_content_s", "the first visible content"), ("e2e_s", "the end of the request"))
         for i, (earlier, what_earlier) in enumerate(order):
             for later, what_later in order[i + 1 :]:
@@ -459,7 +464,7 @@ class Run(Record):
     """Closes one run: how many requests it had and whether counters reconciled."""
 
     type: Annotated[Literal["run"], PUBLIC]
-    run: Annotated[str, PUBLIC] = Field(min_length=1)
+    run: Annotated[str, PUBLIC, RUN_NAME] = Field(min_length=1)
     repetition: Annotated[PositiveInt, PUBLIC]
     input_nominal: Annotated[PositiveInt, PUBLIC]
     concurrency: Annotated[PositiveInt | None, PUBLIC] = None
@@ -473,7 +478,9 @@ class Run(Record):
     ok: Annotated[NonNegativeInt, PUBLIC]
     reconciled: Annotated[bool | None, PUBLIC] = None
     counters: Annotated[dict[CounterName, tuple[float, float]] | None, PUBLIC] = None
-    mismatches: Annotated[list[str] | None, PUBLIC] = Field(default=None, description="why the run did not reconcile, counter by counter")
+    mismatches: Annotated[list[Annotated[str, COMPOSED]] | None, PUBLIC] = Field(
+        default=None, description="why the run did not reconcile, counter by counter"
+    )
     process_start_times_s: Annotated[list[Seconds] | None, PUBLIC] = Field(
         default=None,
         description="the engine's process start times (process_start_time_seconds, Unix seconds) that /metrics "
@@ -504,10 +511,10 @@ class Gate(Record):
     """A functional gate run before timed work (smoke, json, needle, tools, ...)."""
 
     type: Annotated[Literal["gate"], PUBLIC]
-    name: Annotated[str, PUBLIC] = Field(min_length=1)
-    target: Annotated[str, PUBLIC] = "direct"
+    name: Annotated[str, PUBLIC, GATE_NAMES] = Field(min_length=1)
+    target: Annotated[str, PUBLIC, GATE_TARGETS] = "direct"
     ok: Annotated[bool, PUBLIC]
-    detail: Annotated[str | None, PUBLIC] = None
+    detail: Annotated[str | None, PUBLIC, COMPOSED] = None
 
 
 class CheckPrivate(Record):
@@ -524,9 +531,9 @@ class Check(Record):
     """
 
     type: Annotated[Literal["check"], PUBLIC]
-    name: Annotated[str, PUBLIC] = Field(min_length=1)
+    name: Annotated[str, PUBLIC, CHECK_NAMES] = Field(min_length=1)
     ok: Annotated[bool, PUBLIC]
-    detail: Annotated[str | None, PUBLIC] = None
+    detail: Annotated[str | None, PUBLIC, COMPOSED] = None
     level: Annotated[Literal["error", "warning"], PUBLIC] = "error"
     private: CheckPrivate | None = Field(default=None, description="what the check keeps for the operator alone")
 
@@ -535,7 +542,7 @@ class Footer(Record):
     """Last line: written only when the arm ended; counts every request above it."""
 
     type: Annotated[Literal["footer"], PUBLIC]
-    ended_at: Annotated[str, PUBLIC] = Field(min_length=1)
+    ended_at: Annotated[str, PUBLIC, TIMESTAMP] = Field(min_length=1)
     requests: Annotated[NonNegativeInt, PUBLIC]
     timed_requests: Annotated[NonNegativeInt, PUBLIC]
     telemetry: TelemetrySummary | None = Field(

@@ -15,6 +15,7 @@ from pydantic import Field, NonNegativeInt, PositiveFloat, PositiveInt, model_va
 from ._base import Record, RelPath, Slug
 from .phase import Phase
 from .publication import PROSE, PUBLIC
+from .texts import GATE_NAMES
 
 __all__ = [
     "ClientBounds",
@@ -102,8 +103,15 @@ class DecisionRule(Record):
     promote_if: Annotated[Literal["any-group", "all-groups"], PUBLIC] = "any-group"
     confidence: Annotated[Confidence, PUBLIC] = Field(
         default="point",
-        description="point: the point estimates clear the threshold (the original rule); significant: and each "
-        "interval excludes no change; bound: the conservative end of each interval clears the threshold",
+        description="point: the point estimates clear the threshold (the original rule; no error control); "
+        "significant: and each interval excludes no change; bound: the conservative end of each interval clears the "
+        "threshold (the default under statistics = 4)",
+    )
+    statistics: Annotated[Literal[3, 4] | None, PUBLIC] = Field(
+        default=None,
+        description="the statistics version the trial is judged by: 4 (launch-level intervals, bound by default, "
+        "Holm's step-down over the groups, longer designs decided on the drift-corrected control; "
+        "docs/analysis.md); absent or 3: version 3, as every trial before it",
     )
     guardrails: list[Guardrail] = Field(default_factory=list)
     max_timing_gap_ms: Annotated[float | None, PUBLIC] = Field(
@@ -119,8 +127,17 @@ class DecisionRule(Record):
     def _goodput_share(cls, data: Any) -> Any:
         # goodput has one statistic: a rule that names the metric alone means it.
         if isinstance(data, dict) and data.get("metric") == "goodput" and "statistic" not in data:
-            return {**data, "statistic": "share"}
+            data = {**data, "statistic": "share"}
+        # Under statistics 4 a win means what it says: the whole interval beyond the threshold, unless the
+        # rule asks for another confidence in so many words.
+        if isinstance(data, dict) and data.get("statistics") == 4 and "confidence" not in data:
+            data = {**data, "confidence": "bound"}
         return data
+
+    @property
+    def version(self) -> int:
+        """The statistics version the rule is judged by (3 where it declares none)."""
+        return self.statistics or 3
 
     @model_validator(mode="after")
     def _statistic_fits(self) -> DecisionRule:
@@ -422,7 +439,7 @@ class Trial(Record):
     decision_rule: DecisionRule
     workload: Workload
     arms: list[ArmRef] = Field(min_length=3)
-    gates: Annotated[list[str] | None, PUBLIC] = Field(default=None, description="the functional gates every arm ran, by name")
+    gates: Annotated[list[Annotated[str, GATE_NAMES]] | None, PUBLIC] = Field(default=None, description="the functional gates every arm ran, by name")
     client: ClientBounds = Field(
         default_factory=ClientBounds,
         description="the bounds of the client's own health; absent in trial.json written before them, which reads as the defaults",

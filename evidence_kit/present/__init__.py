@@ -14,15 +14,17 @@ decision page.
 
 from .decision_rows import (
     ENGINE_KINDS,
-    headline_rows,
     input_ranges,
     load_words,
     pooled_sizes,
     prose_sections,
     setup_rows,
+    trial_card_rows,
     workload_settings,
+    workload_text,
 )
 from .format import count, dash, faster_slower, higher_lower, percent, ratio, recorded, seconds, signed_percent, tokens
+from .outcome import OUTCOME_BOXES, decision_outcome, incomplete_sentences, outcome_reason, trial_outcome
 from .tables import (
     CLIENT_HEADERS,
     COMPARISON_HEADERS,
@@ -40,6 +42,7 @@ from .tables import (
     client_headers,
     client_rows,
     comparison_cells,
+    comparison_headers,
     comparison_rows,
     design_headers,
     design_rows,
@@ -108,6 +111,7 @@ __all__ = [
     "turn_rows",
     "turn_title",
     "COMPARISON_HEADERS",
+    "comparison_headers",
     "METRIC_NAMES",
     "detectable_text",
     "guardrail_text",
@@ -143,7 +147,13 @@ __all__ = [
     "faster_slower",
     "finding_sentence",
     "gates_sentence",
-    "headline_rows",
+    "trial_card_rows",
+    "workload_text",
+    "OUTCOME_BOXES",
+    "decision_outcome",
+    "incomplete_sentences",
+    "outcome_reason",
+    "trial_outcome",
     "input_ranges",
     "interval_text",
     "metric_headers",

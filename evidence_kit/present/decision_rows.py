@@ -14,16 +14,18 @@ import re
 
 from ..analyze.report import Analysis, DecisionSummary, TrialAnalysis
 from ..model import Decision, Workload
-from ..model.evidence import DecisionEvidence
+from ..model.evidence import DecisionEvidence, TrialEvidence
 from .arms import arm_phases
 from .format import count, signed_percent
+from .verdict_meanings import error_rates_text, is_v4, smallest_change_text
 from .wording import failures_text, outcome_sentence, rule_sentence, verdicts_text, wins_text
 
 __all__ = [
     "ENGINE_KINDS",
     "SETUP_ORDER",
     "setup_rows",
-    "headline_rows",
+    "trial_card_rows",
+    "workload_text",
     "input_ranges",
     "pooled_sizes",
     "prose_sections",
@@ -45,11 +47,6 @@ NARRATIVE_PLACED = ("summary", "why_it_matters", "caveat", "limits", "what_remai
 
 def _title(key: str) -> str:
     return key.replace("_", " ").replace("-", " ").strip().capitalize() or key
-
-
-def _same_or_each(values: list[str], suffix: str = " in each trial") -> list[str]:
-    """One value when every trial says the same, else one per trial."""
-    return [values[0] + (suffix if len(values) > 1 else "")] if len(set(values)) == 1 else values
 
 
 def input_ranges(trial: TrialAnalysis) -> list[tuple[str, str, str]]:
@@ -77,15 +74,12 @@ def workload_settings(w: Workload) -> str:
     )
 
 
-def _workload_text(evidence: DecisionEvidence, analysis: Analysis) -> list[str]:
-    texts = []
-    for trial_ev, trial in zip(evidence.trials, analysis.trials):
-        w = trial_ev.trial.workload
-        ranges = " and ".join(f"{span}" for _, _, span in input_ranges(trial))
-        texts.append(
-            f"{'/'.join(label for _, label, _ in input_ranges(trial))} actual input tokens ({ranges}), {load_words(w)}, {workload_settings(w)}"
-        )
-    return _same_or_each(texts, "")
+def workload_text(evidence: TrialEvidence, trial: TrialAnalysis) -> tuple[str, str]:
+    """('~1K/~4K input, concurrency 1/4', '1,003–1,062 and 4,031–4,165 actual input tokens, temperature 0, 256-token output cap')."""
+    w = evidence.trial.workload
+    ranges = " and ".join(span for _, _, span in input_ranges(trial))
+    labels = "/".join(label for _, label, _ in input_ranges(trial))
+    return f"{labels} input, {load_words(w)}", f"{ranges} actual input tokens, {workload_settings(w)}"
 
 
 def load_words(w: Workload, sep: str = "/") -> str:
@@ -110,16 +104,12 @@ def setup_rows(evidence: DecisionEvidence, analysis: Analysis, withheld: list[st
             setup["model"] = "Withheld by redaction (classes withheld: " + ", ".join(withheld) + ")"
         else:
             setup["model"] = "Not recorded in decision.toml"
-    if "workload" not in setup:
-        setup["workload"] = "; ".join(_workload_text(evidence, analysis))
     for key in SETUP_ORDER:
         if key in setup:
             rows.append((_title(key), setup.pop(key)))
     operator_decision = setup.pop("decision", None)
     for key in sorted(setup):
         rows.append((_title(key), setup[key]))
-    kinds = _same_or_each([ENGINE_KINDS[t.engine_kind] for t in analysis.trials], "")
-    rows.append(("Evidence kind", "; ".join(kinds)))
     promoted = ", ".join(analysis.decision.promoted) or "no candidate promoted"
     rows.append(("Decision", f"{outcome_sentence(analysis.decision.outcome)} ({promoted}; computed from the predeclared rules)"))
     if operator_decision:
@@ -134,31 +124,33 @@ def _split_text(trial: TrialAnalysis) -> str:
     return f"{split}; {failures_text(trial)}"
 
 
-def headline_rows(analysis: Analysis) -> list[tuple[str, str, str]]:
-    """'Headline measurement | Local result | Conditions'."""
-    trials = analysis.trials
-    rows: list[tuple[str, str, str]] = []
-    done = _same_or_each([f"{t.timed_ok}/{t.timed_planned}" for t in trials])
-    conditions = _same_or_each([_split_text(t) for t in trials], "")
-    rows.append(("Timed requests completed", "; ".join(done), "; ".join(conditions)))
-    wins = _same_or_each([wins_text(t) for t in trials])
-    rules = _same_or_each([rule_sentence(t) for t in trials], "")
-    rows.append(("Material latency wins", "; ".join(wins), " ".join(rules)))
-    verdicts = _same_or_each([verdicts_text(t) for t in trials])
-    rows.append(
+def trial_card_rows(evidence: TrialEvidence, trial: TrialAnalysis) -> list[tuple[str, str, str]]:
+    """One trial's result card, 'Headline measurement | Local result | Conditions': one trial per row, never
+    two trials' values joined in one cell."""
+    inputs, load = workload_text(evidence, trial)
+    rows: list[tuple[str, str, str]] = [
+        ("Engine", trial.engine_kind, f"{ENGINE_KINDS[trial.engine_kind]}; trial {trial.trial_id}, arms in {trial.design} order"),
+        ("Workload", inputs, load),
+        ("Timed requests completed", f"{trial.timed_ok}/{trial.timed_planned}", _split_text(trial)),
+        ("Material latency wins", wins_text(trial), rule_sentence(trial)),
         (
             "Group verdicts",
-            "; ".join(verdicts),
-            "one per group and trial: win, no-win, regression or inconclusive, from the predeclared rule and the run-level 95% intervals",
+            verdicts_text(trial),
+            "one per group: win, likely, no-win, regression or inconclusive, from the predeclared rule and the launch-level 95% intervals"
+            if is_v4(trial)
+            else "one per group: win, no-win, regression or inconclusive, from the predeclared rule and the run-level 95% intervals",
+        ),
+    ]
+    if is_v4(trial):  # statistics v4: the error rates the rule keeps, and what it could resolve
+        rows.append(("Error rates kept", error_rates_text(trial), "from the predeclared rule (docs: analysis, statistics v4)"))
+        rows.append(
+            ("Smallest resolvable change", smallest_change_text(trial), "the smallest true improvement the rule would call a win with 80% power")
         )
-    )
-    for t in trials:
-        s = t.slots
-        if s.change_pct is None:
-            continue
+    s = trial.slots
+    if s.change_pct is not None:
         rows.append(
             (
-                f"{t.candidate_label} token slots",
+                f"{trial.candidate_label} token slots",
                 signed_percent(s.change_pct),
                 f"engine-reported KV token slots, {count(s.original)} to {count(s.candidate)}",
             )
@@ -166,18 +158,11 @@ def headline_rows(analysis: Analysis) -> list[tuple[str, str, str]]:
     rows.append(
         (
             "Original configuration restored",
-            _restored_text(analysis),
+            "yes" if trial.restored_ok else "not shown by the evidence",
             "restored arm's gates and lifecycle checks passed and its KV token slots matched the original",
         )
     )
     return rows
-
-
-def _restored_text(analysis: Analysis) -> str:
-    """Which trials' restoration held (``restored_ok``), in words: 'Both trials', or the ids."""
-    if analysis.decision.restored_ok:
-        return {1: "The trial", 2: "Both trials"}.get(len(analysis.trials), "Every trial")
-    return ", ".join(t.trial_id for t in analysis.trials if t.restored_ok) or "Not shown by the evidence"
 
 
 def prose_sections(decision: Decision) -> list[tuple[str, str]]:

@@ -31,6 +31,7 @@ __all__ = [
     "metric_rows",
     "interval_text",
     "COMPARISON_HEADERS",
+    "comparison_headers",
     "comparison_cells",
     "comparison_rows",
     "TAIL_HEADERS",
@@ -85,6 +86,15 @@ COMPARISON_HEADERS = [
     "Smallest resolvable change",
     "Verdict",
 ]
+
+
+def comparison_headers(trial: TrialAnalysis) -> list[str]:
+    """:data:`COMPARISON_HEADERS`, with the drift-corrected control's interval where a v4 longer design has it."""
+    if not any(i.control == "corrected" for g in trial.groups for i in g.intervals):
+        return COMPARISON_HEADERS
+    return [*COMPARISON_HEADERS[:4], "95% CI ratio vs drift-corrected", *COMPARISON_HEADERS[4:]]
+
+
 TAIL_HEADERS = ["Group", "Statistic", "Ratio vs before", "95% CI ratio vs before", "Ratio vs restored", "95% CI ratio vs restored"]
 GUARDRAIL_TITLE = (
     "Guardrails, checked at every group against both controls on the point estimates (a breach "

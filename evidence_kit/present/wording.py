@@ -26,6 +26,16 @@ from ..model.findings import (
 from .arms import arm_phases
 from .format import count, faster_slower, higher_lower, percent, percent_beside, seconds, signed_percent
 from .timing import TIMING_NAMES, milliseconds, not_reconcilable_why
+from .verdict_meanings import (
+    VERDICT_MEANINGS,
+    VERDICT_WORDS,
+    detectable_sentence_v4,
+    interval_method_v4,
+    is_v4,
+    likely_detail,
+    rule_confidence_v4,
+    verdict_definitions_v4,
+)
 
 __all__ = [
     "finding_sentence",
@@ -44,6 +54,8 @@ __all__ = [
     "detectable_text",
     "detectable_sentence",
     "verdict_definitions",
+    "VERDICT_MEANINGS",
+    "VERDICT_WORDS",
     "interval_method_sentence",
     "guardrail_result_text",
     "threshold_labels",
@@ -67,13 +79,6 @@ CONFIDENCE_SENTENCES = {
     "significant": " A win must also be significant: each run-level 95% interval of the ratio excludes no change.",
     "bound": " A win must clear the threshold at the conservative end of each run-level 95% interval of the ratio.",
 }
-VERDICT_WORDS = {
-    ("win", "clears-both"): "win",
-    ("regression", "slower-than-both"): "regression",
-    ("inconclusive", "controls-disagree"): "inconclusive: the controls disagree",
-    ("no-win", "below-threshold"): "no-win",
-    ("inconclusive", "unresolved"): "inconclusive: the intervals cannot resolve the threshold",
-}
 
 
 def guardrail_text(rule: GuardrailRule) -> str:
@@ -90,11 +95,13 @@ def rule_sentence(trial: TrialAnalysis) -> str:
     """The predeclared rule in words: threshold, scope, confidence and guardrails."""
     rule = trial.rule
     scope = "one group" if rule.promote_if == "any-group" else "every group"
-    text = (
-        f"At least {rule.min_improvement_pct:g}% lower pooled median {METRIC_NAMES[rule.metric]} against both controls "
-        f"(original before and original restored); promote when {scope} wins."
+    against = (
+        "the drift-corrected control (the original blocks' least-squares line where the candidate ran)"
+        if is_v4(trial) and trial.design != "A/B/A"
+        else "both controls (original before and original restored)"
     )
-    text += CONFIDENCE_SENTENCES[rule.confidence]
+    text = f"At least {rule.min_improvement_pct:g}% lower pooled median {METRIC_NAMES[rule.metric]} against {against}; promote when {scope} wins."
+    text += rule_confidence_v4(trial) if is_v4(trial) else CONFIDENCE_SENTENCES[rule.confidence]
     if rule.guardrails:
         text += " Guardrails (against both controls): " + "; ".join(guardrail_text(g) for g in rule.guardrails) + "."
     if rule.max_timing_gap_ms is not None:
@@ -110,7 +117,9 @@ def verdict_text(group: GroupResult) -> str:
     point-estimate win inside the noise and a breached or uncheckable guardrail said next to it."""
     verdict = group.verdict
     text = VERDICT_WORDS[(verdict.verdict, verdict.reason)]
-    if verdict.within_noise:
+    if verdict.verdict == "likely":
+        text += likely_detail(group)
+    elif verdict.within_noise:
         why = (
             "no run-level interval could be drawn"
             if any(i.low is None or i.high is None for i in group.intervals)
@@ -134,6 +143,8 @@ WIN_CONFIDENCE = {
 
 def verdict_definitions(trial: TrialAnalysis) -> list[str]:
     """The verdicts in the order they are tried (the first that applies is the group's), each with its meaning."""
+    if is_v4(trial):
+        return verdict_definitions_v4(trial)
     threshold = f"{trial.rule.min_improvement_pct:g}%"
     return [
         f"win: at least {threshold} faster than both controls, {WIN_CONFIDENCE[trial.rule.confidence]};",
@@ -145,8 +156,10 @@ def verdict_definitions(trial: TrialAnalysis) -> list[str]:
     ]
 
 
-def interval_method_sentence() -> str:
+def interval_method_sentence(trial: TrialAnalysis | None = None) -> str:
     """How the intervals of the tables were drawn, and where the other method's are."""
+    if trial is not None and is_v4(trial):
+        return interval_method_v4(trial)
     return (
         "Intervals are 95% run-level intervals of the candidate / control ratio, studentised: the run, not the "
         "request, is the unit that repeats, so each arm's uncertainty is estimated from the spread of its run "
@@ -160,6 +173,8 @@ def interval_method_sentence() -> str:
 
 def detectable_sentence(trial: TrialAnalysis) -> str:
     """'Differences under 9.88% (~6K/C1), … are not resolvable with this data (80% power at 95% confidence…)'."""
+    if is_v4(trial):
+        return detectable_sentence_v4(trial)
     parts = [f"{detectable_text(g)} ({g.label})" for g in trial.groups if g.detectable_pct is not None]
     missing = [g.label for g in trial.groups if g.detectable_pct is None]
     text = "Smallest resolvable change: "
@@ -199,7 +214,7 @@ def threshold_labels(trial: TrialAnalysis) -> list[tuple[float, str]]:
 
 def verdicts_text(trial: TrialAnalysis) -> str:
     """'0 win, 2 no-win, 1 regression, 1 inconclusive'."""
-    return ", ".join(f"{trial.verdicts.get(name, 0)} {name}" for name in VERDICTS)
+    return ", ".join(f"{trial.verdicts[name]} {name}" for name in VERDICTS if name in trial.verdicts)
 
 
 def detectable_text(group: GroupResult) -> str:

@@ -84,17 +84,18 @@ class JournalReader:
                 line_no += 1
                 digest.update(raw)
                 size += len(raw)
-                torn = not raw.endswith(b"\n")
-                if not raw.strip():
+                if raw.isspace():  # a line read is never empty: at least its newline
                     raise BadInput("empty line in journal", self.path, line_no)
                 try:
                     record = parse_record(raw)
                 except BadInput as err:
-                    if torn:
+                    if not raw.endswith(b"\n"):
                         err.message = f"torn last line (no newline at end; the writer was interrupted?): {err.message}"
                     raise err.located(self.path, line_no) from None
-                self._check_order(record, line_no)
-                if isinstance(record, Request):
+                kind = type(record)
+                if line_no == 1 or kind is not Request or self.footer is not None:
+                    self._check_order(record, line_no)  # a request in the middle: neither first, a header nor after the footer
+                if kind is Request:
                     requests += 1
                     if not record.warmup:
                         timed += 1
@@ -102,12 +103,12 @@ class JournalReader:
                             raise BadInput(f"request of run {record.run!r} after that run's record", self.path, line_no)
                         counts = open_runs[record.run]
                         counts["requests"] += 1
-                        counts["ok"] += int(record.ok)
+                        counts["ok"] += record.ok
                         if record.t_send_s is not None and record.e2e_s is not None:
                             spans.setdefault(record.run, _Span()).add(record.t_send_s, record.e2e_s)
                         if None not in (record.t_send_s, record.scheduled_s, record.send_wait_s):
                             # An open-loop request's lag is its send less its due time: all three on one clock.
-                            starts.setdefault(record.run, []).append((line_no, record.t_send_s - record.scheduled_s - record.send_wait_s))  # type: ignore[operator]
+                            starts.setdefault(record.run, []).append((line_no, record.t_send_s - record.scheduled_s - record.send_wait_s))
                 elif isinstance(record, Run):
                     self._close_run(record, open_runs.pop(record.run, Counter()), closed_runs, line_no)
                     self._check_span(record, spans.pop(record.run, None), line_no)

@@ -180,5 +180,5 @@ def shown_name(inner: str, stems: set[str], publisher: Publisher) -> str:
     if collector_name(inner, stems):
         return inner
     folder, _, rest = inner.partition("/")
-    pseudonym = publisher.pseudonym("path", inner)
+    pseudonym = publisher.pseudonym("path", inner, hunted=False)
     return f"{folder}/{pseudonym}" if rest and folder in _COLLECTOR_FOLDERS else pseudonym

@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
 from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 
 from ..errors import BadInput
+from ..model.formats.constraints import string_leaves
+from ..model.formats.shapes import Shape, Words
 from ..model.publication import Publication, Vocabulary, classed_fields
 from .hunt import Hunter, KnownValue
 from .pseudonyms import Pseudonyms, is_pseudonym
@@ -81,6 +84,23 @@ class _Action:
     kind: str | None = None
     vocabulary: Vocabulary | None = None
     words: frozenset[str] = frozenset()  # a code's words: a value already one is published as it is
+    text: Shape | Words | None = None  # a public string's shape or vocabulary (model/texts.py)
+    optional: bool = False  # a public string that may be absent: one that does not fit is left out
+    fits: Callable[[str], object] | None = field(default=None, compare=False)  # text's test, at hand for the hot path
+
+
+def _text(info: FieldInfo) -> Shape | Words | None:
+    """What a public field's strings must fit to be published, or ``None`` for a field without strings."""
+    leaves = [leaf for leaf in string_leaves(info.annotation, tuple(info.metadata)) if leaf.kind in ("shape", "words")]
+    return (leaves[0].shape or leaves[0].vocabulary) if leaves else None
+
+
+def _public(name: str, info: FieldInfo) -> _Action | None:
+    text = _text(info)
+    if text is None:
+        return None
+    fits = text.compiled.fullmatch if isinstance(text, Shape) else text.fits
+    return _Action(name, Publication.PUBLIC, text=text, optional=not info.is_required() and info.default is None, fits=fits)
 
 
 @cache
@@ -94,7 +114,10 @@ def _actions(model: type[BaseModel]) -> tuple[_Action, ...]:
             out.append(_Action(f.name, None))
         elif f.classed is None:
             raise TypeError(f"{f.where} declares no publication class")  # tests/redact/test_every_field_is_classed.py
-        elif f.classed.publication is not Publication.PUBLIC:
+        elif f.classed.publication is Publication.PUBLIC:
+            if (action := _public(f.name, model.model_fields[f.name])) is not None:
+                out.append(action)
+        else:
             kind = f.classed.kind.value if f.classed.kind is not None else None
             vocabulary = f.classed.vocabulary
             out.append(_Action(f.name, f.classed.publication, kind, vocabulary, frozenset(vocabulary.words if vocabulary else ())))
@@ -167,14 +190,21 @@ class Publisher:
             self.withheld[type(record).__name__] += len(extra)
             if private:
                 for key, value in extra.items():
-                    self.identities.update(_withheld_values(key, value))
+                    # An earlier redaction's pseudonym kept there is no private value (a bundle of the previous
+                    # layout holds the old `version` object, pseudonyms inside): hunting it finds the kept pseudonym.
+                    self.identities.update(v for v in _withheld_values(key, value) if not self._earlier(v.value))
             extra.clear()
         present = record.__pydantic_fields_set__
         values = record.__dict__
         for action in _actions(type(record)):
             value = values[action.name]
-            if value is None or (action.words and value in action.words) or action.name not in present:
-                continue  # absent, or a code already its word (the common request: a finish reason "stop")
+            if value is None or action.name not in present:
+                continue
+            if action.fits is not None and type(value) is str:
+                if action.fits(value):
+                    continue  # a public string that fits its shape (the common request's run and key)
+            elif action.words and value in action.words:
+                continue  # a code already its word (the common request: a finish reason "stop")
             self._apply(record, action, file, line, private)
         return record
 
@@ -187,6 +217,8 @@ class Publisher:
             assert action.kind is not None
             kind = action.kind
             record.__dict__[action.name] = [self.pseudonym(kind, v) for v in value] if isinstance(value, list) else self.pseudonym(kind, value)
+        elif action.what is Publication.PUBLIC:
+            self._fit(record, action, file, line, value)
         elif action.what is Publication.SECRET:
             record.__pydantic_fields_set__.discard(action.name)
             self.withheld[f"{type(record).__name__}.{action.name}"] += 1
@@ -197,12 +229,38 @@ class Publisher:
         else:
             self.prose += [Prose(file, line, f"{type(record).__name__}.{action.name}", text) for text in _strings(value)]
 
-    def pseudonym(self, kind: str, value: str) -> str:
-        """``value``'s pseudonym as a ``kind`` (an earlier redaction's pseudonym stays as it is)."""
-        if self.trusted is not None and is_pseudonym(value, self.trusted):
+    def _fit(self, record: BaseModel, action: _Action, file: str, line: int | None, value: Any) -> None:
+        """Publish a public string as it is only when it fits its shape or vocabulary: otherwise leave it out
+        (a field that may be absent) or refuse the record, never naming the value."""
+        text = action.text
+        assert text is not None
+        if text.fits(value) if isinstance(value, str) else all(text.fits(v) for v in value if isinstance(v, str)):
+            return
+        where = f"{type(record).__name__}.{action.name}"
+        if action.optional:
+            record.__pydantic_fields_set__.discard(action.name)
+            self.withheld[f"{where} (not a {text.name})"] += 1
+            return
+        raise BadInput(
+            f"{where} is not a {text.name} ({text.admits}): a public field is published as it is, "
+            "so it holds nothing else; write the record as the collector does",
+            file,
+            line,
+        )
+
+    def _earlier(self, value: str) -> bool:
+        """Whether ``value`` is a pseudonym of the earlier redaction this RAW came from."""
+        return self.trusted is not None and is_pseudonym(value, self.trusted)
+
+    def pseudonym(self, kind: str, value: str, *, hunted: bool = True) -> str:
+        """``value``'s pseudonym as a ``kind`` (an earlier redaction's pseudonym stays as it is). ``hunted``:
+        whether the known-value scan hunts ``value`` (a withheld file's name is published nowhere but as its
+        pseudonym, so it is not: ``pod.json`` was once found inside its own record's name)."""
+        if self._earlier(value):
             return value
         self.counts[kind] += 1
-        self.identities.add(KnownValue(kind, value))
+        if hunted:
+            self.identities.add(KnownValue(kind, value))
         return self.pseudonyms.name(kind, value)
 
     def check_prose(self, hunter: Hunter) -> None:

@@ -95,7 +95,7 @@ def interval_rows(trial: TrialAnalysis) -> list[dict[str, Any]]:
             rows.append(
                 {
                     "group": g.label,
-                    "control": f"vs original {interval.control}",
+                    "control": "vs drift-corrected" if interval.control == "corrected" else f"vs original {interval.control}",
                     "ratio": interval.ratio,
                     "low": interval.low,
                     "high": interval.high,

@@ -25,13 +25,22 @@ __all__ = ["Chart", "trial_charts", "telemetry_chart", "render_svg", "vendored_s
 
 VEGA_SCRIPT = "vega-bundle.js"
 WIDTH = 520
+# Text at the size of the page's small print (12 px), drawn at its size: a chart wider than the
+# column scrolls rather than shrinks (assets/extra.css).
+LABEL_FONT = 12
+UPPER_ROW_DY = -22  # a second row of labels, one LABEL_FONT line and a gap above the first
+TEXT_CONFIG = {
+    "axis": {"labelFontSize": LABEL_FONT, "titleFontSize": LABEL_FONT},
+    "legend": {"labelFontSize": LABEL_FONT, "titleFontSize": LABEL_FONT},
+    "header": {"labelFontSize": LABEL_FONT, "titleFontSize": LABEL_FONT},
+}
 PHASE_COLOURS = ["#4c78a8", "#e45756", "#72b7b2"]
 # The arms of a longer design: candidate blocks in warm colours, control blocks between the first
 # and the last in cool ones (the first and last keep before's and restored's colours).
 CANDIDATE_BLOCK_COLOURS = ["#e45756", "#f58518", "#b279a2", "#ff9da6"]
 CONTROL_BLOCK_COLOURS = ["#9ecae9", "#54a24b", "#88d27a", "#bab0ac"]
 # One fixed colour per verdict, from Okabe & Ito's colour-blind-safe palette (grey for "no verdict reached").
-VERDICT_COLOURS = {"win": "#009E73", "no-win": "#0072B2", "regression": "#D55E00", "inconclusive": "#999999"}
+VERDICT_COLOURS = {"win": "#009E73", "likely": "#E69F00", "no-win": "#0072B2", "regression": "#D55E00", "inconclusive": "#999999"}
 
 
 @dataclass
@@ -129,15 +138,32 @@ def per_run_chart(trial: TrialAnalysis) -> Chart:
     )
 
 
+def _threshold_labels(lines: alt.Chart) -> list[alt.Chart]:
+    """The threshold lines' words above the plot, where no two can meet however close the lines are drawn:
+    'no change' centred on its line in the upper row; in the lower row the faster threshold's words end
+    just left of its line and the slower one's start just right of its own, so they point away from each
+    other (the lower threshold is always left of the higher one). Above the plot nothing else is drawn
+    (the axis labels are left of it, the legend right of it from its top down), and Vega's autosize
+    makes room for words that run past the plot's ends."""
+    text = {"baseline": "bottom", "fontSize": LABEL_FONT, "color": "#333333"}
+    below, level, above = alt.datum.ratio < 1, alt.datum.ratio == 1, alt.datum.ratio > 1
+    return [
+        lines.transform_filter(level).mark_text(align="center", dy=UPPER_ROW_DY, **text).encode(text="line:N", y=alt.value(0)),
+        lines.transform_filter(below).mark_text(align="right", dx=-4, dy=-4, **text).encode(text="line:N", y=alt.value(0)),
+        lines.transform_filter(above).mark_text(align="left", dx=4, dy=-4, **text).encode(text="line:N", y=alt.value(0)),
+    ]
+
+
 def interval_chart(trial: TrialAnalysis) -> Chart:
     """Candidate / control ratio of pooled medians with its run-level interval, per group and control, coloured by
     the group's verdict, over lines at the rule's threshold either way and at no change (all from the analysis)."""
     rows = interval_rows(trial)
     controls = list(dict.fromkeys(r["control"] for r in rows))
+    verdicts = [v for v in VERDICTS if v in trial.verdicts]  # the verdicts the trial's statistics version has
     base = alt.Chart(pd.DataFrame(rows)).encode(
         y=alt.Y("group:N", sort=_group_order(trial), title=None),
         yOffset=alt.YOffset("control:N", sort=controls),
-        color=alt.Color("verdict:N", title="Verdict", scale=alt.Scale(domain=list(VERDICTS), range=[VERDICT_COLOURS[v] for v in VERDICTS])),
+        color=alt.Color("verdict:N", title="Verdict", scale=alt.Scale(domain=verdicts, range=[VERDICT_COLOURS[v] for v in verdicts])),
     )
     bars = base.mark_rule(strokeWidth=2).encode(
         x=alt.X(
@@ -155,8 +181,7 @@ def interval_chart(trial: TrialAnalysis) -> Chart:
     )
     lines = alt.Chart(pd.DataFrame(threshold_rows(trial))).encode(x="ratio:Q")
     rules = lines.mark_rule(color="#333333", strokeDash=[4, 3]).encode(tooltip=["line:N", "ratio:Q"])
-    labels = lines.mark_text(align="center", baseline="bottom", dy=-4, fontSize=10, color="#333333").encode(text="line:N", y=alt.value(0))
-    chart = alt.layer(rules, labels, bars, points).properties(width=WIDTH, height=220)
+    chart = alt.layer(rules, *_threshold_labels(lines), bars, points).properties(width=WIDTH, height=220)
     low, high = trial.rule.threshold_low_ratio, trial.rule.threshold_high_ratio
     return Chart(
         name="intervals",
@@ -241,6 +266,7 @@ def trial_charts(trial: TrialAnalysis, telemetry: list[dict[str, Any]] | None = 
         charts.append(telemetry_chart(trial, telemetry))
     for chart in charts:
         _rename_datasets(chart)
+        chart.spec["config"] = {**chart.spec.get("config", {}), **TEXT_CONFIG}
         chart.svg = render_svg(chart.spec)
     return {c.name: c for c in charts}
 

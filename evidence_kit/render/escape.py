@@ -57,5 +57,7 @@ def html_text(value: object) -> str:
 
 
 def yaml_string(value: str) -> str:
-    """A YAML double-quoted scalar, ASCII only, on one line: PyYAML's own quoting."""
+    """A YAML double-quoted scalar, ASCII only, on one line: PyYAML's own quoting, which writes a character
+    outside the Basic Multilingual Plane (an emoji) as ``\\UXXXXXXXX`` (JSON's surrogate pair would reach
+    MkDocs as two lone surrogates that no UTF-8 page can hold)."""
     return yaml.dump(value, Dumper=yaml.SafeDumper, default_style='"', allow_unicode=False, width=float("inf")).rstrip("\n")

@@ -27,13 +27,22 @@ def decision_folder(analysis: Analysis) -> str:
     return f"decisions/{analysis.decision.id}"
 
 
-def _index_rows(trial: TrialAnalysis, prefix: str) -> list[list[Any]]:
+def trial_folders(evidence: DecisionEvidence) -> dict[str, str]:
+    """trial_id -> the trial's folder as ``decision.toml`` names it: where its evidence is copied.
+
+    A trial's folder need not be named after its ``trial_id``; links to its journals and
+    telemetry follow the folder, as the copy under ``evidence/`` does.
+    """
+    return {t.trial.trial_id: name for name, t in zip(evidence.decision.trials, evidence.trials)}
+
+
+def _index_rows(trial: TrialAnalysis, folder: str, prefix: str) -> list[list[Any]]:
     return [
         [
             str(a.seq),
             a.arm,
             a.phase,
-            link(a.journal, f"{prefix}evidence/{trial.trial_id}/{a.journal}"),
+            link(a.journal, f"{prefix}evidence/{folder}/{a.journal}"),
             f"{a.timed_ok}/{a.timed_planned}",
             str(a.warmup),
             reconciled_text(a),
@@ -85,10 +94,10 @@ def _dossier_rows(evidence: DecisionEvidence) -> dict[str, list[list[Any]]]:
     return out
 
 
-def _telemetry(files: list[EvidenceFile], trial_id: str) -> list[list[Any]]:
-    prefix = f"{trial_id}/telemetry/"
+def _telemetry(files: list[EvidenceFile], folder: str) -> list[list[Any]]:
+    prefix = f"{folder}/telemetry/"
     return [
-        [link(f.path[len(trial_id) + 1 :], f"evidence/{f.path}"), count(f.size), Markup(f"`{f.sha256}`")] for f in files if f.path.startswith(prefix)
+        [link(f.path[len(folder) + 1 :], f"evidence/{f.path}"), count(f.size), Markup(f"`{f.sha256}`")] for f in files if f.path.startswith(prefix)
     ]
 
 
@@ -113,6 +122,7 @@ def decision_files(
     charts: dict[str, dict[str, Chart]] = {t.trial_id: trial_charts(t, samples[t.trial_id]) for t in analysis.trials}
     tables = {t.trial_id: _chart_tables(t, samples[t.trial_id]) for t in analysis.trials}
     withheld = withheld_classes(recs)
+    folders = trial_folders(evidence)
     common: dict[str, Any] = {
         "d": evidence.decision,
         "a": analysis,
@@ -121,7 +131,7 @@ def decision_files(
         "simulated_text": simulated_sentence(analysis),
         "withheld": withheld,
         "receipts": recs,
-        "telemetry": {t.trial_id: _telemetry(files, t.trial_id) for t in analysis.trials},
+        "telemetry": {t.trial_id: _telemetry(files, folders[t.trial_id]) for t in analysis.trials},
         "charts": charts,
         "chart_tables": tables,
         "methodology": methodology,
@@ -143,7 +153,7 @@ def decision_files(
         env,
         "decision/evidence-index.md.j2",
         **common,
-        index_rows={t.trial_id: _index_rows(t, "") for t in analysis.trials},
+        index_rows={t.trial_id: _index_rows(t, folders[t.trial_id], "") for t in analysis.trials},
     )
     out[f"{base}/dossier.md"] = render(env, "decision/dossier.md.j2", **common, dossier_rows=_dossier_rows(evidence))
     out[f"{base}/hardware.md"] = render(env, "decision/hardware.md.j2", **common)
@@ -165,7 +175,7 @@ def decision_files(
             env,
             "decision/summary.md.j2",
             **trial_ctx,
-            index_rows=_index_rows(trial, "../"),
+            index_rows=_index_rows(trial, folders[trial.trial_id], "../"),
         )
         out[f"{tdir}/per-run.md"] = render(env, "decision/per-run.md.j2", **trial_ctx)
         out[f"{tdir}/chart-data.md"] = render(
@@ -173,7 +183,8 @@ def decision_files(
             "decision/chart-data.md.j2",
             **trial_ctx,
             source_rows=[
-                [a.phase, link(a.journal, f"../evidence/{trial.trial_id}/{a.journal}"), count(a.size), Markup(f"`{a.sha256}`")] for a in trial.arms
+                [a.phase, link(a.journal, f"../evidence/{folders[trial.trial_id]}/{a.journal}"), count(a.size), Markup(f"`{a.sha256}`")]
+                for a in trial.arms
             ],
         )
         rows = per_run_rows(trial)

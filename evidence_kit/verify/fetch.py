@@ -3,13 +3,23 @@
 Only what the manifest lists is fetched, each into the path it names inside a
 fresh temporary folder; a listed path that could land outside that folder is
 never requested (the paths check then reports it). The copy is deleted afterwards.
+
+Every body is streamed to disk, never held whole, and read no further than the
+size the manifest lists for it (the manifest and envelope, which list no size of
+their own, no further than :data:`MAX_SIGNING_BYTES`): a server that sends more,
+before or after decompression (a gzip bomb), is cut off there and named in one
+line, exit 2. A compressed body is decompressed by :mod:`zlib` with a bound on
+every step, so no more than the listed size plus one chunk is ever produced.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import tempfile
+import zlib
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import httpx
@@ -21,28 +31,93 @@ from ..errors import BadInput
 from .pin import UNPINNED, Pin
 from .run import Report, verify_folder
 
-__all__ = ["fetch_site", "verify_url"]
+__all__ = ["fetch_site", "verify_url", "MAX_SIGNING_BYTES"]
 
 TIMEOUT = httpx.Timeout(30.0)
+CHUNK = 1 << 16
+# The manifest and the envelope list every file of the site (about 200 bytes an entry): 64 MiB is some
+# 300,000 files. The public key is a few hundred bytes.
+MAX_SIGNING_BYTES = 64 << 20
+MAX_KEY_BYTES = 64 << 10
+# Encodings a static server uses for stored files; anything else is refused rather than guessed at.
+_READABLE = {"", "identity", "gzip", "x-gzip", "deflate"}
+_UNLISTED = "verify reads of a file the manifest does not list"
 
 
-def _get(client: httpx.Client, url: str) -> httpx.Response:
+class _Body:
+    """A body being written to ``target``: decompressed with a bound on every step, at most ``limit`` bytes."""
+
+    def __init__(self, url: str, target: Path, limit: int, encoding: str, bound: str) -> None:
+        if encoding not in _READABLE:
+            raise BadInput(f"served with Content-Encoding {encoding!r}, which verify does not read (gzip, deflate or none)", url)
+        self.url, self.limit, self.bound, self.written, self.raw = url, limit, bound, 0, 0
+        # 32 + MAX_WBITS reads a gzip or a zlib header, whichever the body has; what follows its end is
+        # ignored, as HTTP clients do.
+        self.inflate = zlib.decompressobj(32 + zlib.MAX_WBITS) if encoding not in ("", "identity") else None
+        self.handle = open(target, "wb")  # noqa: SIM115 - closed by close(), on every path
+
+    def feed(self, chunk: bytes) -> None:
+        """Write one chunk as received; decompressed no further than one byte past the limit."""
+        self.raw += len(chunk)
+        if self.raw > 2 * self.limit + (1 << 20):
+            self._too_large("before decompression")
+        data = chunk
+        if self.inflate is not None:
+            try:
+                data = self.inflate.decompress(chunk, self.limit + 1 - self.written)  # whatever the ratio
+            except zlib.error as err:
+                raise BadInput(f"served a compressed body that does not decompress ({err})", self.url) from None
+        self.written += len(data)
+        if self.written > self.limit:
+            self._too_large("once decompressed" if self.inflate is not None else "")
+        self.handle.write(data)
+
+    def _too_large(self, when: str) -> None:
+        raise BadInput(f"served more than the {self.limit} bytes {self.bound}{' ' + when if when else ''}; stopped reading", self.url)
+
+    def close(self, complete: bool) -> None:
+        self.handle.close()
+        if not complete:
+            os.unlink(self.handle.name)
+
+
+def _download(client: httpx.Client, url: str, target: Path, limit: int, bound: str = "the manifest lists for it") -> int:
+    """Stream ``url`` into ``target``, at most ``limit`` bytes once decoded; return the HTTP status
+    (nothing is written unless it is 200)."""
     try:
-        return client.get(url)
+        with client.stream("GET", url, headers={"Accept-Encoding": "gzip, deflate"}) as response:
+            if response.status_code != 200:
+                return response.status_code
+            target.parent.mkdir(parents=True, exist_ok=True)
+            body = _Body(url, target, limit, response.headers.get("content-encoding", "").strip().lower(), bound)
+            complete = False
+            try:
+                for chunk in response.iter_raw(CHUNK):
+                    body.feed(chunk)
+                if body.inflate is not None and not body.inflate.eof:
+                    raise BadInput("served a compressed body that stops before its end", url)
+                complete = True
+            finally:
+                body.close(complete)
+            return 200
     except httpx.HTTPError as err:
         raise BadInput(f"cannot fetch ({type(err).__name__}: {err})", url) from None
 
 
-def _write(root: Path, rel: str, data: bytes) -> None:
-    target = root / rel
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(data)
-
-
-def _listed(manifest: object, where: str) -> list[str]:
+def _listed(manifest: object, where: str) -> dict[str, int]:
+    """``{path: listed size}`` of the manifest's entries; an entry without a whole size is bad input (its size
+    bounds what is read)."""
     if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), list):
         raise BadInput("the site manifest has no 'files' list", where)
-    return [str(e.get("path")) for e in manifest["files"] if isinstance(e, dict)]
+    out: dict[str, int] = {}
+    for entry in manifest["files"]:
+        if not isinstance(entry, dict):
+            continue
+        size: Any = entry.get("size")
+        if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+            raise BadInput(f"entry {str(entry.get('path'))!r} has no size in bytes (a whole number), which bounds what is fetched", where)
+        out.setdefault(str(entry.get("path")), size)
+    return out
 
 
 def fetch_site(base_url: str, into: Path, client: httpx.Client | None = None) -> int:
@@ -56,32 +131,25 @@ def fetch_site(base_url: str, into: Path, client: httpx.Client | None = None) ->
     own = client is None
     client = client or httpx.Client(timeout=TIMEOUT, follow_redirects=False)
     try:
-        response = _get(client, base + MANIFEST_NAME)
-        if response.status_code != 200:
-            raise BadInput(f"no site manifest here (HTTP {response.status_code})", base + MANIFEST_NAME)
-        _write(into, MANIFEST_NAME, response.content)
+        status = _download(client, base + MANIFEST_NAME, into / MANIFEST_NAME, MAX_SIGNING_BYTES, _UNLISTED)
+        if status != 200:
+            raise BadInput(f"no site manifest here (HTTP {status})", base + MANIFEST_NAME)
         try:
-            listed = _listed(json.loads(response.content), base + MANIFEST_NAME)
-        except ValueError as err:
+            listed = _listed(json.loads((into / MANIFEST_NAME).read_bytes()), base + MANIFEST_NAME)
+        except (ValueError, RecursionError) as err:
             raise BadInput(f"the site manifest is not JSON ({err})", base + MANIFEST_NAME) from None
         fetched = 1
-        for name in (ENVELOPE_NAME, PUBLIC_KEY_NAME):
-            if name in listed:
-                continue
-            response = _get(client, base + name)
-            if response.status_code == 200:
-                _write(into, name, response.content)
+        for name, limit in ((ENVELOPE_NAME, MAX_SIGNING_BYTES), (PUBLIC_KEY_NAME, MAX_KEY_BYTES)):
+            if name not in listed and _download(client, base + name, into / name, limit, _UNLISTED) == 200:
                 fetched += 1
-        for rel in listed:
+        for rel, size in listed.items():
             if path_problem(rel) or rel in (MANIFEST_NAME, ENVELOPE_NAME):
                 continue  # never requested: could escape the folder
-            response = _get(client, base + "/".join(quote(part, safe="") for part in rel.split("/")))
-            if response.status_code == 200:
-                try:
-                    _write(into, rel, response.content)
-                except OSError:
-                    continue  # e.g. a listed file whose parent is also listed as a file: reported as missing
-                fetched += 1
+            url = base + "/".join(quote(part, safe="") for part in rel.split("/"))
+            try:
+                fetched += _download(client, url, into / rel, size) == 200
+            except OSError:
+                continue  # e.g. a listed file whose parent is also listed as a file: reported as missing
         return fetched
     finally:
         if own:

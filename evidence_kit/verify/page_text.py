@@ -1,4 +1,4 @@
-"""What a page shows, read with the standard library's ``html.parser``: its text, figures and charts' data.
+"""What a page shows, read as browsers parse it (html5lib, HTML5's parsing algorithm): its text, figures, charts' data.
 
 A published page is compared with its regenerated Markdown (rendered to HTML by
 :mod:`evidence_kit.render.article`) by what a reader sees, not by its markup:
@@ -11,6 +11,12 @@ active content (a script, a style, a hidden element), which can change what a
 reader sees without changing the text. Where no rebuild of the sources backs the
 page (decisions the MkDocs plugin published inside a host site) the comparison is
 strict: the article's blocks are the generated ones, one for one, and no word is added.
+
+Pages are parsed as a browser parses them, never with ``html.parser``: a comment a
+browser closes at ``<!-->`` is closed here too, so text a reader sees is text
+this reads. Every element and attribute met is noted (:attr:`PageText.markup`)
+for the check against the registry of what the renderer writes
+(:mod:`evidence_kit.render.markup`).
 """
 
 from __future__ import annotations
@@ -21,9 +27,11 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from typing import Any
 
+import html5lib
+
+from ..render.markup import ARTICLE, ARTICLE_CLASS, PAGE, PAGE_ANY_ATTRIBUTE, SHOWS_UNREAD, SHOWS_UNREAD_ATTRIBUTES
 from .compare import Mismatch, json_mismatches
 
 __all__ = [
@@ -38,6 +46,7 @@ __all__ = [
     "chrome_figures",
     "is_figure",
     "search_mismatches",
+    "markup_mismatches",
 ]
 
 # A figure as pages write it: signs (including the true minus), thousands separators, decimals, a percent.
@@ -93,11 +102,40 @@ URL_ATTRS = ("href", "src", "action", "data", "poster", "srcset")
 Part = tuple[str, str]  # ("text", words) | ("break", "") | ("marker", "<script>")
 
 
-class _Parser(HTMLParser):
+def _local(name: str) -> str:
+    """An element or attribute name without the namespace html5lib gives SVG and MathML ones."""
+    return name.rsplit("}", 1)[-1]
+
+
+def _walk(html: str, parser: _Parser) -> None:
+    """Parse ``html`` as a browser does and hand the tree to ``parser`` as start tags, text and end tags, in
+    document order. Comments are left out (their tails are text); the walk keeps its own stack."""
+    root = html5lib.parse(html, treebuilder="etree", namespaceHTMLElements=False)
+    pending: list[tuple[str, Any]] = [("open", root)]
+    while pending:
+        kind, item = pending.pop()
+        if kind == "text":
+            parser.handle_data(item)
+        elif kind == "close":
+            parser.handle_endtag(item)
+        elif isinstance(item.tag, str):  # an element; a comment's tag is a function
+            name = _local(item.tag)
+            parser.handle_starttag(name, [(_local(k), v) for k, v in item.attrib.items()])
+            todo: list[tuple[str, Any]] = [("text", item.text)] if item.text else []
+            for child in item:
+                todo.append(("open", child))
+                if child.tail:
+                    todo.append(("text", child.tail))
+            todo.append(("close", name))
+            pending += reversed(todo)
+
+
+class _Parser:
     """The main content (the ``<article>`` if there is one) as text, breaks and markers; the rest apart."""
 
     def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
+        self.markup: set[tuple[bool, str, str]] = set()  # (inside the article, element, attribute or "")
+        self.classes: set[str] = set()  # class names inside the article
         self.parts: list[Part] = []
         self.article: list[Part] | None = None
         self.specs: list[str] = []
@@ -117,6 +155,11 @@ class _Parser(HTMLParser):
             self._in_article += 1
             if self.article is None:
                 self.article = []
+        inside = bool(self._in_article)
+        self.markup.add((inside, tag, ""))
+        self.markup.update((inside, tag, key) for key, _ in attrs)
+        if inside:
+            self.classes.update((values.get("class") or "").split())
         self.urls += [v for k, v in attrs if k in URL_ATTRS and v]
         if self._in_article:
             self.article_urls += [v for k, v in attrs if k in URL_ATTRS and v]
@@ -145,11 +188,6 @@ class _Parser(HTMLParser):
             # In the article of a published page; anywhere in a regenerated one (it has no article).
             if values.get("data-vl-spec") is not None and (self._in_article or self.article is None):
                 self.specs.append(values["data-vl-spec"] or "")
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.handle_starttag(tag, attrs)
-        if tag in SKIP_TAGS or tag in BLOCK_TAGS:
-            self.handle_endtag(tag)
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "title":
@@ -190,6 +228,8 @@ class PageText:
     article_urls: list[str] = field(default_factory=list)  # those inside the article
     title: str = ""
     chrome: list[str] = field(default_factory=list)
+    markup: set[tuple[bool, str, str]] = field(default_factory=set)  # (in the article, element, attribute or "")
+    classes: set[str] = field(default_factory=set)  # class names inside the article
 
     @property
     def blocks(self) -> list[str]:
@@ -222,8 +262,7 @@ def _segments(parts: list[Part]) -> list[Part]:
 def read_page(html: str) -> PageText:
     """Parse ``html`` once: the ``<article>`` if it has one, else the whole page, as text blocks and markers."""
     parser = _Parser()
-    parser.feed(html)
-    parser.close()
+    _walk(html, parser)
     main = parser.article if parser.article is not None else parser.parts
     return PageText(
         segments=_segments(main),
@@ -232,6 +271,8 @@ def read_page(html: str) -> PageText:
         article_urls=parser.article_urls if parser.article is not None else parser.urls,
         title=" ".join("".join(parser.title).split()),
         chrome=TOKEN.findall(" ".join(parser.chrome)),
+        markup=parser.markup,
+        classes=parser.classes,
     )
 
 
@@ -415,3 +456,27 @@ def search_mismatches(index: Any, pages: dict[str, PageText]) -> Iterator[Mismat
         if extra:
             shown = " ".join(sorted(extra.elements())[:20])
             yield f"entries for {page}", shown, "(not on the page)"
+
+
+def markup_mismatches(page: PageText, *, host: bool = False) -> list[Mismatch]:
+    """Elements, attributes and article class names the renderer does not write (:mod:`evidence_kit.render.markup`),
+    one mismatch each, sorted. ``host``: a page of a host MkDocs site, whose markup outside the article is the
+    host theme's: there only what shows text the comparison does not read is refused."""
+    out: list[Mismatch] = []
+    for inside, tag, attr in sorted(page.markup):
+        if inside:
+            allowed = ARTICLE.get(tag)
+            ok = allowed is not None and (not attr or attr in allowed)
+        elif host:
+            ok = tag not in SHOWS_UNREAD and attr not in SHOWS_UNREAD_ATTRIBUTES
+        else:
+            allowed = PAGE.get(tag)
+            ok = allowed is not None and (not attr or attr in allowed or bool(PAGE_ANY_ATTRIBUTE.fullmatch(attr)))
+        if not ok:
+            where = "in the article" if inside else "outside the article"
+            shown = f"<{tag} {attr}>" if attr else f"<{tag}>"
+            out.append((f"markup {where}", shown, "only the elements and attributes build writes (evidence_kit.render.markup)"))
+    for name in sorted(page.classes):
+        if not ARTICLE_CLASS.fullmatch(name):
+            out.append(("markup in the article", f'class "{name}"', "only the class names build writes (evidence_kit.render.markup)"))
+    return out

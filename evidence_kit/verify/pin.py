@@ -20,6 +20,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from ..attest.keys import PUBLIC_KEY_NAME, key_id, load_public_key
 from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME
+from ..attest.tree import walk_tree
 from ..errors import BadInput
 
 __all__ = ["Pin", "UNPINNED", "parse_key_id", "load_pin", "refuse_key_inside"]
@@ -101,14 +102,13 @@ def _same_file_inside(key_path: Path, tree: str) -> bool:
         return False  # loading the key reports it
     if info.st_nlink < 2:
         return False
-    for dirpath, _, filenames in os.walk(tree, followlinks=False):
-        for name in filenames:
-            try:
-                other = os.lstat(os.path.join(dirpath, name))
-            except OSError:
-                continue
-            if (other.st_dev, other.st_ino) == (info.st_dev, info.st_ino):
-                return True
+    for rel, _ in walk_tree(Path(tree)):
+        try:
+            other = os.lstat(os.path.join(tree, rel))
+        except OSError:
+            continue
+        if (other.st_dev, other.st_ino) == (info.st_dev, info.st_ino):
+            return True
     return False
 
 

@@ -45,6 +45,7 @@ from .page_text import (
     PageText,
     chrome_figures,
     external_urls,
+    markup_mismatches,
     page_mismatches,
     read_page,
     search_mismatches,
@@ -71,8 +72,8 @@ SIGNING_FILES = frozenset({MANIFEST_NAME, ENVELOPE_NAME, PUBLIC_KEY_NAME})
 # Material's theme files, copied verbatim from the installed package: compared by the rebuild.
 THEME_DIRS = ("assets/javascripts/", "assets/stylesheets/", "assets/images/")
 # MkDocs' own output: the 404 page and the search index (checked against the pages here, byte for byte
-# by the rebuild).
-MKDOCS_OWN = ("404.html", "search/", "sitemap.xml")
+# by the rebuild). Exact names: any other file under search/ is a file nothing generates.
+MKDOCS_OWN = ("404.html", SEARCH_INDEX, "sitemap.xml")
 MAX_LISTED = 50  # per file: enough to see the pattern, not a flood
 
 
@@ -138,6 +139,7 @@ class _Pages:
         self.title_tokens.update(TOKEN.findall(title or ""))
         self.own[rel] = set(expected.tokens())
         found = page_mismatches(published, expected, strict=self.host) + spec_mismatches(published.specs, expected.specs)
+        found += markup_mismatches(published, host=self.host)
         found += [("link off the site", url, "(none: the site is offline)") for url in external_urls(published, article_only=self.host)]
         if title is not None:
             # In a host site the rest of the <title> is the host's site name, whatever figures it holds.
@@ -158,6 +160,20 @@ class _Pages:
                         f"outside the article: published {' '.join(extra[:20])}, recomputed (only figures of page titles and of the page itself)",
                     )
                 )
+        return out
+
+    def other_pages(self, ctx: Context) -> list[Problem]:
+        """Every page nothing regenerates but MkDocs writes (``404.html``) holds only the markup build writes."""
+        out = []
+        for rel in ctx.files:
+            if rel.endswith(".html") and rel not in self.read and rel not in ctx.reported:
+                page = self.read[rel] = read_page((ctx.root / rel).read_text("utf-8", "replace"))
+                found = markup_mismatches(page, host=self.host)
+                out += [
+                    Problem(ctx.where(rel), f"{figure}: published {published}, recomputed {recomputed}") for figure, published, recomputed in found
+                ]
+                if found:
+                    ctx.reported.add(rel)
         return out
 
     def search_problems(self, ctx: Context) -> list[Problem]:
@@ -265,13 +281,14 @@ def _compare_docs(ctx: Context, files: list[tuple[str, bytes]], pages: _Pages, s
     return problems, compared
 
 
-def _not_generated(ctx: Context, seen: set[str], sites: dict[str, str], mkdocs_own: tuple[str, ...]) -> list[Problem]:
+def _not_generated(ctx: Context, seen: set[str], sites: dict[str, str], mkdocs_own: tuple[str, ...], theme: tuple[str, ...] = ()) -> list[Problem]:
     """Files of a built site (or a plugin's prefix folder) that nothing regenerated: not evidence, not
-    signing, not ``mkdocs_own`` (MkDocs' and Material's own output, in a built site)."""
+    signing, not ``mkdocs_own`` (MkDocs' own files, by name) nor under ``theme`` (Material's folders), in a built site."""
     evidence = tuple(unit + "/" for unit in sites)
     out = []
     for rel in ctx.files:
-        if rel in seen or rel in SIGNING_FILES or rel.startswith((*evidence, *mkdocs_own)):
+        themed = rel.startswith(theme) and not rel.endswith((".html", ".htm"))  # the theme ships no page
+        if rel in seen or rel in SIGNING_FILES or rel in mkdocs_own or themed or rel.startswith(evidence):
             continue
         ctx.reported.add(rel)
         out.append(Problem(ctx.where(rel), "published, but not generated from the evidence (a page or file evidence-kit build does not write)"))
@@ -301,11 +318,15 @@ def _predicate_problems(ctx: Context, analyses: dict[str, Analysis]) -> list[Pro
         )
     elif layout is None and claimed is not None:
         problems.append(Problem(where, f"the signed statement says the folder was published as {claimed!r}, but it holds no published pages"))
-    if predicate.get("statistics") != DEFINITIONS["version"]:
-        problems.append(
-            Problem(where, f"signed with statistics {predicate.get('statistics')!r}; this verifier recomputes with {DEFINITIONS['version']!r}")
-        )
-    return problems
+    return problems + _version_problems(where, predicate, analyses)
+
+
+def _version_problems(where: str, predicate: dict[str, Any], analyses: dict[str, Analysis]) -> list[Problem]:
+    """The statistics the predicate names must be the version the trials' rules declare (v3 where none does)."""
+    version = max((a.definitions["version"] for a in analyses.values()), default=DEFINITIONS["version"])
+    if predicate.get("statistics") == version:
+        return []
+    return [Problem(where, f"signed with statistics {predicate.get('statistics')!r}; this verifier recomputes with {version!r}")]
 
 
 def check_figures(ctx: Context) -> CheckResult:
@@ -326,8 +347,8 @@ def check_figures(ctx: Context) -> CheckResult:
         if sites:
             found, compared = _compare_docs(ctx, _site_published(docs), pages, seen)
             problems += found + pages.chrome_problems(ctx)
-        problems += _not_generated(ctx, seen, sites, (*MKDOCS_OWN, *THEME_DIRS))
-        problems += pages.search_problems(ctx)
+        problems += _not_generated(ctx, seen, sites, MKDOCS_OWN, THEME_DIRS)
+        problems += pages.other_pages(ctx) + pages.search_problems(ctx)
     elif embedded:
         # Published inside a host site: each article, chart and data file is ours; the chrome, the search
         # index and the theme around them are the host's, outside this folder (the report says so).

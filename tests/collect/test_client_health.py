@@ -13,9 +13,8 @@ import pytest
 
 from evidence_kit.analyze import analyze
 from evidence_kit.analyze.stats import nearest_rank
-from evidence_kit.collect import collect_trial
+from evidence_kit.collect import collect_trial, transport
 from evidence_kit.collect.health import HealthMonitor
-from evidence_kit.collect.stages import timed_runs
 from evidence_kit.read import load_trial
 
 from .conftest import write_plan
@@ -108,7 +107,7 @@ def test_a_healthy_trial_journals_its_client_and_nothing_fires(tmp_path: Path) -
 def test_a_loop_blocked_in_a_run_fires_client_saturated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_cli) -> None:
     # The collector's own event loop blocked in one run of the candidate arm, after its requests came back,
     # just before the run closes: the worst place for a sampler, which cannot run while the loop is blocked.
-    sent = timed_runs.send_all
+    sent = transport.send_all
     calls = []
 
     async def blocking_send_all(*args, **kwargs):
@@ -118,7 +117,7 @@ def test_a_loop_blocked_in_a_run_fires_client_saturated(tmp_path: Path, monkeypa
             time.sleep(BLOCK_S)
         return outcomes
 
-    monkeypatch.setattr(timed_runs, "send_all", blocking_send_all)
+    monkeypatch.setattr(transport, "send_all", blocking_send_all)
     collect_trial(write_plan(tmp_path / "plan.toml"), tmp_path / "raw")
     evidence = load_trial(tmp_path / "raw")
     analysis = analyze(evidence)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from evidence_kit.examples.reference import write_reference_decision
+from evidence_kit.publish import build_site
 
 from .conftest import DECISION_ID, redacted_reference
 
@@ -128,3 +129,19 @@ def test_evidence_changed_after_redaction_is_refused(reference_bundle: Path, tmp
     journal.write_bytes(journal.read_bytes().replace(b'"seq": 1', b'"seq":1', 1))
     added = run_cli("build", decision, "--out", tmp_path / "out")
     assert added.code == 2 and "extra.log" in added.err and "not listed" in added.err
+
+
+def test_a_trial_folder_not_named_after_its_trial_id_builds_and_links(tmp_path: Path) -> None:
+    """The copy under ``evidence/`` follows the folder ``decision.toml`` names; so must the links."""
+
+    def rename(raw: Path) -> None:
+        (raw / "dflash").rename(raw / "dflash-scout")
+        toml = raw / "decision.toml"
+        toml.write_text(toml.read_text(encoding="utf-8").replace('"dflash"]', '"dflash-scout"]'), encoding="utf-8")
+
+    bundle = redacted_reference(tmp_path, rename)
+    out = tmp_path / "site"
+    build_site([bundle], out)  # MkDocs --strict: a link to a missing journal fails the build
+    index = (out / "public" / "decisions" / DECISION_ID / "evidence-index.html").read_text(encoding="utf-8")
+    assert "evidence/dflash-scout/journals/" in index
+    assert "evidence/dflash/journals/" not in index

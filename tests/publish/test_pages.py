@@ -26,11 +26,15 @@ def _page(site: Path, name: str = "index.md") -> str:
 
 def test_reference_figures_on_the_decision_page(built_site: Path) -> None:
     page = _page(built_site)
-    assert "| Timed requests completed | 144/144 in each trial | 48 before, 48 candidate, 48 restored; no request failures |" in page
-    assert "| Material latency wins | 0/4 workload groups in each trial |" in page
+    # One result card per trial, each with the reference's figures; no cell joins the two trials.
+    assert page.count("| Timed requests completed | 144/144 | 48 before, 48 candidate, 48 restored; no request failures |") == 2
+    assert page.count("| Material latency wins | 0/4 workload groups |") == 2
     assert "| Layout candidate token slots | +38.60% |" in page
     assert "| DFlash2 K3 token slots | \u221240.63% |" in page
-    assert "| Original configuration restored | Both trials |" in page
+    assert page.count("| Original configuration restored | yes |") == 2
+    # The outcome first: the reference's no-promotion, retain, and each trial's one reason.
+    assert page.split("\n\n")[2].startswith('!!! failure "Retain the original configuration"\n')
+    assert "(2 no-win, 1 regression); the rule promotes only when one group wins, so no promotion." in page
     assert "At ~25K/C4 the Layout candidate was 9.24% slower than the first control and 7.92% slower than the restored control." in page
     assert (
         "The ~6K/C4 result improved 14.55% against the restored control but only 1.96% against the first control. "
@@ -54,7 +58,7 @@ def test_every_decision_page_says_simulated(built_site: Path) -> None:
     pages = sorted((built_site / "site" / "decisions" / DECISION_ID).rglob("*.md"))
     assert len(pages) == 6 + 3 * 2
     for page in pages:
-        assert '!!! warning "Simulated evidence"' in page.read_text(), page
+        assert '!!! note "Simulated evidence"' in page.read_text(), page
 
 
 def test_chart_data_names_the_journal_of_every_point(built_site: Path, reference_bundle: Path) -> None:
@@ -174,6 +178,11 @@ def test_a_win_a_guardrail_blocks_on_the_decision_page(tmp_path: Path) -> None:
         "it still blocks) |"
     ) in page
     assert "Cannot promote: guardrails breached at ~6K/C1, ~6K/C4, ~25K/C1, ~25K/C4." in page
+    # The first thing on the page says the wins and the guardrail that stopped them.
+    assert page.split("\n\n")[2] == (
+        '!!! failure "Retain the original configuration"\n'
+        "    2/4 groups won but guardrails breached at ~6K/C1, ~6K/C4, ~25K/C1, ~25K/C4, so no promotion."
+    )
     assert "Material latency wins: 2/4 workload groups. Trial outcome: no-promotion" in page
     assert (
         "| ~25K/C1 | 10.39% faster | 12.11% faster | 0.683–1.113 (n.s.) | 0.638–1.125 (n.s.) | 34.83% "
@@ -194,4 +203,4 @@ def test_a_win_a_guardrail_blocks_on_the_decision_page(tmp_path: Path) -> None:
     assert [(row["group"], row["verdict"]) for row in points] == [(g.label, g.verdict.verdict) for g in trial.groups for _ in g.intervals]
     for name, data in files.items():
         if name.startswith(folder) and name.endswith(".md"):
-            assert '!!! warning "Simulated evidence"' in data.decode(), name
+            assert '!!! note "Simulated evidence"' in data.decode(), name

@@ -154,3 +154,34 @@ def test_unsigned_redacted_folder_cannot_be_authenticated(run_cli, redacted: Pat
     assert bare.code == 1 and "who published it (the folder is not signed)" in _last(bare), bare.out
     allowed = run_cli("verify", redacted, "--allow-unpinned")
     assert allowed.code == 0 and "not authenticated" in _last(allowed), allowed.out
+
+
+def test_key_file_holding_two_keys_is_bad_input(run_cli, site: Path, tmp_path: Path, keypair, other_keypair) -> None:
+    """A PEM reader takes the first block it finds: a file holding the publisher's key and another would
+    pin whichever came first. Either order is refused, in one line naming the file."""
+    for first, second in ((keypair[1], other_keypair[1]), (other_keypair[1], keypair[1])):
+        both = tmp_path / "two.pub"
+        both.write_bytes(first.read_bytes() + second.read_bytes())
+        _one_line_exit_2(run_cli("verify", site, "--key", both), str(both), "holds 2 PEM blocks", "exactly one public key")
+
+
+@pytest.mark.parametrize("around", [b"a comment\n{}", b"{}trailing text\n", b"{}{}"])
+def test_key_file_holding_text_besides_its_key_is_bad_input(run_cli, site: Path, tmp_path: Path, keypair, around: bytes) -> None:
+    pem = keypair[1].read_bytes()
+    given = tmp_path / "key.pub"
+    given.write_bytes(around.replace(b"{}", pem, 1).replace(b"{}", b""))
+    if around == b"{}{}":
+        given.write_bytes(pem + b"\n\n")  # whitespace around the one block is fine
+        assert run_cli("verify", site, "--key", given).code == 0
+        return
+    _one_line_exit_2(run_cli("verify", site, "--key", given), str(given), "exactly one public key")
+
+
+def test_key_id_differing_in_its_last_digit_is_not_the_pin(run_cli, site: Path, keypair) -> None:
+    """The whole id is compared: one that shares 63 digits with the folder's key is another key."""
+    kid = _kid(keypair[1])
+    near = kid[:-1] + ("0" if kid[-1] != "0" else "1")
+    result = run_cli("verify", site, "--key-id", near, "--allow-unpinned")
+    assert result.code == 1 and "not the pinned key" in result.out
+    _one_line_exit_2(run_cli("verify", site, "--key-id", f" {kid}"), "--key-id", "got 65 character(s)")
+    _one_line_exit_2(run_cli("verify", site, "--key-id", f"sha256:{kid}"), "--key-id", "not all hex digits")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Annotated
 
 from pydantic import StringConstraints
@@ -45,8 +46,12 @@ class Shape:
     pattern: str
     admits: str
 
+    @cached_property
+    def compiled(self) -> re.Pattern[str]:
+        return re.compile(self.pattern)
+
     def fits(self, value: str) -> bool:
-        return re.fullmatch(self.pattern, value) is not None
+        return self.compiled.fullmatch(value) is not None
 
 
 def _shape(name: str, pattern: str, admits: str) -> Shape:

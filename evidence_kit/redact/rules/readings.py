@@ -127,8 +127,10 @@ READINGS: tuple[Rule, ...] = (
         "hidden-letters",
         "reading",
         "invisible characters removed, accents and combining marks dropped, full-width and compatibility letters and "
-        "other dashes folded (`gpu\u200b-node`, `ｇｐｕ`, `g̲p̲u̲`, `gpu\u2011node`)",
+        "other dashes folded (`gpu\u200b-node`, `ｇｐｕ`, `g̲p̲u̲`, `gpu\u2011node`), in every text and every spelling alike "
+        "(`kästrel` written with a combining mark, or without its accent, is `kästrel`)",
         read=_unhidden,
+        always=True,
         examples=(Example("gpu\u200b-node", gives=("gpu-node",)), Example("ｇｐｕ\u2011node", gives=("gpu-node",))),
     ),
     Rule(

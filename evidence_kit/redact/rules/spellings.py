@@ -8,6 +8,7 @@ guards (:mod:`.guards`) keep ordinary words out whatever rule made them.
 
 from __future__ import annotations
 
+import encodings.idna
 import ipaddress
 import re
 import shlex
@@ -34,8 +35,17 @@ COMMON_PATH_PARTS = frozenset(
 )
 
 
+def _ascii_host(labels: list[str]) -> str | None:
+    """The host as DNS spells it (IDNA: ``kästrel`` is ``xn--kstrel-bua``), or ``None`` when it cannot be."""
+    try:
+        return ".".join(label if label.isascii() else encodings.idna.ToASCII(label).decode("ascii") for label in labels)
+    except UnicodeError:
+        return None
+
+
 def _host(value: str) -> Spelled:
-    """A host name's short name and each parent domain; an IPv4 address it embeds (``ip-10-0-3-17``)."""
+    """A host name's short name and each parent domain; an IPv4 address it embeds (``ip-10-0-3-17``); a name
+    with a non-ASCII label also as DNS spells it, with its short name and parents so spelled."""
     labels = value.strip().rstrip(".").split(".")
     if len(labels) > 1 and not _IPV4.match(value.strip()):
         yield labels[0], K.HOST
@@ -44,6 +54,9 @@ def _host(value: str) -> Spelled:
     embedded = _EMBEDDED_IPV4.search(value)
     if embedded and not _IPV4.match(value.strip()) and all(int(o) < 256 for o in embedded.groups()):
         yield ".".join(embedded.groups()), K.IP
+    if not value.isascii() and (spelled := _ascii_host(labels)) is not None:
+        yield spelled, K.HOST
+        yield from _host(spelled)
 
 
 def _ip(value: str) -> Spelled:
@@ -190,12 +203,14 @@ SPELLINGS: tuple[Rule, ...] = (
     Rule(
         "host-names",
         "spelling",
-        "a host's short name and each parent domain; an IPv4 address the name embeds (`ip-10-0-3-17.ec2.internal`)",
+        "a host's short name and each parent domain; an IPv4 address the name embeds (`ip-10-0-3-17.ec2.internal`); "
+        "a name with a non-ASCII label as DNS spells it too (`kästrel.lab` is `xn--kstrel-bua.lab`), its short name so spelled",
         kinds=(K.HOST,),
         spell=_host,
         examples=(
             Example("gpu-node-17.lab.acme-corp.internal", gives=("gpu-node-17", "lab.acme-corp.internal"), not_gives=("internal",), kind=K.HOST),
             Example("ip-10-0-3-17.ec2.internal", gives=("10.0.3.17",), kind=K.HOST),
+            Example("kästrel.lab.example", gives=("xn--kstrel-bua.lab.example", "xn--kstrel-bua"), kind=K.HOST),
         ),
     ),
     Rule(

@@ -1,0 +1,94 @@
+"""The HTML a site's pages may hold: every element and attribute the renderer and the theme write, in one registry.
+
+``verify`` reads a page's text as a browser parses it and compares it with the
+regenerated one; but a browser also shows text the comparison never reads (an
+``<input value>``, an inline SVG's ``<text>``, a ``<textarea>``) and hides text
+it does (``<noembed>``, ``<template>``). So a page may hold only what is listed
+here: :data:`ARTICLE` inside its ``<article>`` (what the templates and
+Python-Markdown write, class names included), :data:`PAGE` around it (what
+mkdocs-material writes: header, navigation, search box, footer, icons). Each
+entry is ``element: attributes``; ``tests/verify/test_markup.py`` checks that a
+built site holds nothing else and that each trick the registry rules out fails.
+
+A page published inside a host MkDocs site (the plugin) is the host theme's
+outside its article, which this registry cannot know: there only the article is
+held to :data:`ARTICLE`, and the rest must hold none of :data:`SHOWS_UNREAD`.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["ARTICLE", "PAGE", "PAGE_ANY_ATTRIBUTE", "ARTICLE_CLASS", "SHOWS_UNREAD", "SHOWS_UNREAD_ATTRIBUTES"]
+
+_HEADING = frozenset({"id"})
+# Inside the <article>: what the page templates and Python-Markdown (with the extensions mkdocs.yml
+# enables) write. No style, no hidden, no event handler, no element that hides or mirrors text.
+ARTICLE: dict[str, frozenset[str]] = {
+    "article": frozenset({"class"}),
+    "a": frozenset({"href", "title"}),
+    "img": frozenset({"alt", "class", "src", "title"}),
+    "div": frozenset({"aria-label", "class", "data-vl-spec", "role"}),
+    "p": frozenset({"class"}),
+    "span": frozenset({"class"}),
+    "code": frozenset({"class"}),
+    **{f"h{level}": _HEADING for level in range(1, 7)},
+    **{
+        name: frozenset() for name in ("pre", "strong", "em", "ul", "ol", "li", "table", "thead", "tbody", "tr", "th", "td", "br", "hr", "blockquote")
+    },
+}
+# Class names inside the article: ours (ek-...), admonitions, code languages, the article's own.
+ARTICLE_CLASS = re.compile(r"ek-[a-z0-9-]+|admonition(?:-title)?|note|warning|tip|info|danger|language-[a-z0-9]+|md-content__inner|md-typeset")
+
+# Around the article: mkdocs-material's markup. Its data-md-* and aria-* attributes configure its scripts
+# and screen readers (aria-label is read as text: the chrome check counts it).
+PAGE: dict[str, frozenset[str]] = {
+    "html": frozenset({"class", "lang"}),
+    "head": frozenset(),
+    "title": frozenset(),
+    "meta": frozenset({"charset", "content", "name", "http-equiv"}),
+    "link": frozenset({"href", "rel", "type", "sizes"}),
+    "script": frozenset({"id", "src", "type"}),
+    "body": frozenset({"dir"}),
+    "header": frozenset({"class"}),
+    "nav": frozenset({"class", "data-md-level"}),
+    "main": frozenset({"class"}),
+    "footer": frozenset({"class"}),
+    "div": frozenset({"class", "role", "tabindex", "data-md-scrollfix"}),
+    "span": frozenset({"class"}),
+    "a": frozenset({"class", "href", "title", "rel"}),
+    "button": frozenset({"class", "title", "type", "tabindex"}),
+    "form": frozenset({"class", "name"}),
+    "input": frozenset({"class", "id", "name", "type", "placeholder", "autocapitalize", "autocomplete", "autocorrect", "required", "spellcheck"}),
+    "label": frozenset({"class", "for"}),
+    "ul": frozenset({"class"}),
+    "ol": frozenset({"class", "role"}),
+    "li": frozenset({"class"}),
+    "img": frozenset({"alt", "src", "class"}),
+    # Icons: a path is drawn, never text (no <text>, <tspan> or <foreignObject>).
+    "svg": frozenset({"viewBox", "xmlns"}),
+    "path": frozenset({"d"}),
+}
+PAGE_ANY_ATTRIBUTE = re.compile(r"data-md-[a-z-]+|aria-[a-z]+")
+
+# What a browser shows that a reader of the page's text does not read, or hides that it does: never on a
+# page, even outside the article of a host site's page.
+SHOWS_UNREAD = frozenset(
+    {
+        "noembed",
+        "noframes",
+        "noscript",
+        "template",
+        "textarea",
+        "select",
+        "option",
+        "object",
+        "embed",
+        "iframe",
+        "text",
+        "tspan",
+        "textPath",
+        "foreignObject",
+    }
+)
+SHOWS_UNREAD_ATTRIBUTES = frozenset({"value", "style", "hidden"})

@@ -1,0 +1,50 @@
+"""A statistics v4 page says what its rule keeps: Holm's family-wise rate, why a group is only likely, the
+drift-corrected interval of a longer design, and the result card's error rates and smallest change."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from evidence_kit.analyze import analyze
+from evidence_kit.examples.reference import GROUPS, REFERENCE_TRIALS, write_trial_bundle
+from evidence_kit.present import comparison_headers, comparison_rows, rule_sentence, verdict_definitions
+from evidence_kit.present.decision_rows import headline_rows
+from evidence_kit.read import load_trial
+
+FLAT = {g: (2.0, 2.0, 2.0) for g in GROUPS}
+
+
+def _analysis(tmp_path: Path, e2e: dict, design: str = "ABA", **rule: object):
+    spec = {**REFERENCE_TRIALS["cache-layout"], "title": "v4 words", "e2e": e2e, "slots": tuple([1330579] * len(design))}
+    return analyze(load_trial(write_trial_bundle(tmp_path, "t", spec, design=design, rule=rule)))
+
+
+def test_the_rule_states_the_family_wise_rate_and_point_says_it_keeps_none(tmp_path: Path) -> None:
+    bound = _analysis(tmp_path / "b", FLAT, statistics=4).trials[0]
+    assert "Holm's step-down over the trial's 4 groups" in rule_sentence(bound) and "at most 2.5%" in rule_sentence(bound)
+    point = _analysis(tmp_path / "p", FLAT, statistics=4, confidence="point").trials[0]
+    assert "with no error control" in rule_sentence(point)
+    v3 = _analysis(tmp_path / "3", FLAT).trials[0]
+    assert "Statistics v4" not in rule_sentence(v3) and "Holm" not in rule_sentence(v3)
+
+
+def test_a_likely_group_says_why_it_is_not_a_win(tmp_path: Path) -> None:
+    trial = _analysis(tmp_path, {**FLAT, (8192, 1): (2.0, 1.75, 2.0)}, statistics=4).trials[0]
+    assert comparison_rows(trial)[0][-1] == "likely, not resolved (an interval reaches past the threshold)"
+    assert any(line.startswith("likely, not resolved: ") for line in verdict_definitions(trial))
+
+
+def test_a_longer_design_shows_its_drift_corrected_interval_under_its_own_header(tmp_path: Path) -> None:
+    trial = _analysis(tmp_path, {g: (2.0, 1.632, 2.08, 1.696, 2.16) for g in GROUPS}, design="ABABA", statistics=4).trials[0]
+    headers = ["Group", *comparison_headers(trial)]
+    assert "95% CI ratio vs drift-corrected" in headers
+    assert all(len(row) == len(headers) for row in comparison_rows(trial))
+    assert "against the drift-corrected control" in rule_sentence(trial)
+
+
+def test_the_result_card_states_the_error_rates_and_the_smallest_change(tmp_path: Path) -> None:
+    rows = {name: (value, conditions) for name, value, conditions in headline_rows(_analysis(tmp_path, FLAT, statistics=4))}
+    assert rows["Error rates kept"][0] == "false promotion at most 2.5% per decision (Holm over 4 groups); 95% launch-level intervals"
+    assert rows["Smallest resolvable change"][0].endswith("%") is False and " at ~" in rows["Smallest resolvable change"][0]
+    v3 = {name for name, _, _ in headline_rows(_analysis(tmp_path / "v3", FLAT))}
+    assert "Error rates kept" not in v3  # a v3 card is the one it always was
