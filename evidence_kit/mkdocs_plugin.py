@@ -49,6 +49,7 @@ from .redact import KnownValue
 from .render.article import markdown_extensions
 from .render.embedded import METHODOLOGY, embedded_config, embedded_files
 from .render.evidence_copy import check_bundle_manifests, evidence_files
+from .zensical_guard import mark_active
 
 __all__ = ["EvidenceKitPlugin", "EvidenceKitConfig"]
 
@@ -66,6 +67,29 @@ class EvidenceKitConfig(Config):  # type: ignore[no-untyped-call]
 
 def _fail(err: EvidenceError | str) -> PluginError:
     return PluginError(f"evidence-kit: {err}")
+
+
+# Host plugins that stamp build-time content (today's date, the last commit's date or author) into every
+# page, the decision pages included: the page ``verify`` recomputes would then differ from the published
+# one on every build. Refused at build, by their ``mkdocs.plugins`` name, with what each stamps.
+STAMPING_PLUGINS = {
+    "git-revision-date-localized": "the date of the last commit (or of the build) into every page",
+    "git-revision-date": "the date of the last commit into every page",
+    "git-authors": "the authors of the last commits into every page",
+    "git-committers": "the committers of the last commits into every page",
+}
+
+
+def _refuse_stamping(config: MkDocsConfig) -> None:
+    """One line naming the first host plugin of :data:`STAMPING_PLUGINS` the site loads."""
+    for name in config.plugins:
+        bare = name.split("/", 1)[-1]
+        if bare in STAMPING_PLUGINS:
+            raise _fail(
+                f"the host's plugin {name!r} stamps {STAMPING_PLUGINS[bare]}, the decision pages included, so "
+                "`evidence-kit verify` would fail every one of them: remove it from plugins, or publish the "
+                "decisions with `evidence-kit build` in a site of their own"
+            )
 
 
 def _prefix(value: str) -> str:
@@ -135,6 +159,8 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         """Load and check every decision, render its files, and add the charts' script and styles."""
         self.prefix = _prefix(self.config.prefix)
+        mark_active()  # the zensical_guard Markdown extension, if the host lists it, lets this build pass
+        _refuse_stamping(config)
         if not self.config.decisions:
             raise _fail("no decision folder given (plugins: - evidence-kit: decisions: [PATH, ...])")
         key = self.config.signing_key
@@ -159,6 +185,16 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
         config.extra_javascript.append(f"{self.prefix}/assets/vega-bundle.js")
         config.extra_javascript.append(f"{self.prefix}/assets/charts.js")
         return config
+
+    def on_serve(self, server: Any, *, config: MkDocsConfig, builder: Any) -> Any:
+        """Under ``mkdocs serve``, a change in a decision folder (its evidence, its ``decision.toml``)
+        rebuilds the site, as a change in ``docs_dir`` does."""
+        for folder in self.config.decisions:
+            server.watch(str(self._path(config, folder)))
+        for path in (self.config.signing_key, self.config.policy, *self.config.known_values):
+            if path:
+                server.watch(str(self._path(config, path)))
+        return server
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
         """Add the decisions' files under the prefix, after scanning them; the prefix must be ours alone."""
