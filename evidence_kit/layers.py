@@ -20,7 +20,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors",),
     ("fsutil", "read", "analyze", "examples"),
     ("present", "schemas", "attest"),
-    ("text_report", "render", "collect", "engine_sim", "redact", "export"),
+    ("text_report", "render", "collect", "engine_sim", "redact", "export", "rendered_cache"),
     ("publish", "verify", "importers"),
     ("demo", "api", "mkdocs_plugin"),
     ("commands",),

@@ -149,3 +149,31 @@ def test_the_standalone_build_uses_no_mkdocs_plugin_api() -> None:
             if any(n.startswith("mkdocs.") for n in names):  # a bare `import mkdocs` reads its files' paths
                 users.add(path.relative_to(package).as_posix())
     assert users == {"mkdocs_plugin.py"}
+
+
+def _site_bytes(site: Path) -> dict[str, bytes]:
+    return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+def test_rendered_decisions_are_cached_by_their_digests_and_never_stale(tmp_path: Path, plugin_decision: Path) -> None:
+    decision = tmp_path / "decision"
+    shutil.copytree(plugin_decision, decision)
+    config = write_host(tmp_path / "host", {"decisions": [str(decision)]})
+    assert build_host(config).returncode == 0
+    first = _site_bytes(tmp_path / "host" / "site")
+    (entry,) = [p for p in (tmp_path / "host" / ".cache" / "evidence-kit").iterdir() if not p.name.startswith(".")]
+    assert (entry / "entry.json").is_file()
+    # An unchanged rebuild reads the rendering back: the same bytes.
+    assert build_host(config).returncode == 0
+    assert _site_bytes(tmp_path / "host" / "site") == first
+    # A damaged entry is a miss, never a page: the tampered page is not published.
+    page = next((entry / "files").glob("*/index.md"))  # the decision's page
+    page.write_text(page.read_text() + "\nTAMPERED\n")
+    assert build_host(config).returncode == 0
+    assert _site_bytes(tmp_path / "host" / "site") == first
+    # Changed evidence is another key, read and checked again: here an edit after redaction, refused
+    # as without a cache (the rendering of the old bytes is not served).
+    toml = decision / "decision.toml"
+    toml.write_text(toml.read_text().replace('title = "', 'title = "Recached: ', 1))
+    done = build_host(config)
+    assert done.returncode != 0 and "decision.toml: differs from manifest.json" in done.stderr
