@@ -125,9 +125,12 @@ def test_charts_draw_after_an_instant_navigation_in_chromium(tmp_path: Path, plu
             # A host page, then the decision through the nav: Material's instant navigation swaps the page
             # in place (no full load), and the charts still draw.
             page.evaluate("() => { window.__ekStayed = true }")
+            first_scripts = page.evaluate("() => [...document.scripts].map(s => s.src)")
             page.evaluate("() => document.querySelector(\"nav a[href*='decisions/'][href$='/index.html']\").click()")
             page.wait_for_function("document.querySelectorAll('div.ek-vega[data-ek-drawn=done] svg.marks').length >= 1", timeout=60000)
             assert page.evaluate("() => window.__ekStayed === true"), "a full page load: instant navigation was not used"
+            # The host page had not loaded the Vega bundle: it came with the first page that has a chart.
+            assert not any("vega-bundle" in src for src in first_scripts), first_scripts
             assert errors == []
             browser.close()
     finally:
