@@ -10,9 +10,9 @@ step-down over the trial's groups), under a 10 % rule:
 2. **Power**: the same at 15, 20 and 30 %.
 3. **Coverage** of the 95 % launch-level interval at a true 0 %, 2, 3, 5 and 10 runs, with and without
    3 % launch noise. Goal: at least 93 % with 3 % launch noise at every run count.
-4. **Planned against achieved**: pilots of A/B/A/B/A x 3 runs drawn from one known world; each plans
-   (``plan_v4.plan_design``) the runs per block of A/B/A/B/A/B/A that reach 80 % power at a 20 %
-   improvement; the plan's power is then measured in the known world. Goal: the mean achieved power
+4. **Planned against achieved**: pilots of A/B/A/B/A/B/A x 3 runs drawn from one known world (launch sd
+   2 %); each plans (``plan_v4.plan_design``) the runs per block of A/B/A/B/A/B/A that reach 80 % power at
+   a 20 % improvement; the plan's power is then measured in the known world. Goal: the mean achieved power
    within 5 points of the promise.
 
     .venv/bin/python bench/stat_verdicts.py            # the full run (minutes)
@@ -70,9 +70,9 @@ def planned_vs_achieved(pilots: int, trials: int, seed: int, launch: float = 0.0
     truth = Truth(change=0.0, sd_run=SD_RUN, sd_request=SD_REQUEST, sd_launch=launch)
     rows, achieved = [], []
     for p in range(pilots):
-        pilot = _group_runs(rng, arms_of("ABABA"), truth, 3, REQUESTS)
+        pilot = _group_runs(rng, arms_of("ABABABA"), truth, 3, REQUESTS)
         try:
-            noise = pilot_noise("ABABA", pilot)
+            noise = pilot_noise("ABABABA", pilot)
         except PlanRefused as refused:
             rows.append(f"pilot {p}: refused ({refused})")
             continue
@@ -109,7 +109,7 @@ def main() -> None:
             cells = [coverage(design, launch, runs, trials, seed=runs) for runs in (2, 3, 5, 10)]
             print(f"{design_label(design)}, {launch:.0%} | " + " | ".join(f"{c:.1%}" for c in cells))
     rows, mean_achieved, share = planned_vs_achieved(pilots, min(trials, 400), seed=11)
-    print("\nplanned (80% power at a 20% improvement, A/B/A/B/A/B/A) against achieved, pilots A/B/A/B/A x 3, launch sd 2%")
+    print("\nplanned (80% power at a 20% improvement, A/B/A/B/A/B/A) against achieved, pilots A/B/A/B/A/B/A x 3, launch sd 2%")
     print("\n".join(rows))
     print(f"mean achieved power {mean_achieved:.1%}; plans reaching 80%: {share:.0%}")
     print(f"{time.perf_counter() - started:.0f} s; load average at end: {os.getloadavg()[0]:.2f}", file=sys.stderr)

@@ -49,6 +49,7 @@ from .present import (
     turn_headers,
     turn_rows,
     turn_title,
+    verdict_definitions,
     verdicts_text,
     wins_sentence,
 )
@@ -75,6 +76,13 @@ def _metric_table(trial: TrialAnalysis, metric: str) -> list[str]:
     return [METRIC_TITLES[metric], *table(headers, rows)]
 
 
+def _verdict_meanings(trial: TrialAnalysis) -> list[str]:
+    """Statistics v4: what each verdict word means, beside the verdicts (none under v3, whose output is as it was)."""
+    if trial.rule.statistics != 4:
+        return []
+    return ["Verdicts, the first that applies:", *(f"- {line}" for line in verdict_definitions(trial)), ""]
+
+
 def _trial_text(trial: TrialAnalysis) -> list[str]:
     label = " [SIMULATED — not a measurement of real hardware]" if trial.simulated else ""
     out = [f"## {trial.title} ({trial.trial_id}){label}", ""]
@@ -91,7 +99,7 @@ def _trial_text(trial: TrialAnalysis) -> list[str]:
     for metric in METRIC_TITLES:
         out += _metric_table(trial, metric) + [""]
         if metric == trial.rule.metric:  # its resolution, tails and guardrails beside it
-            out += [detectable_sentence(trial), "", tail_title(trial), *table(TAIL_HEADERS, tail_rows(trial)), ""]
+            out += [detectable_sentence(trial), "", *_verdict_meanings(trial), tail_title(trial), *table(TAIL_HEADERS, tail_rows(trial)), ""]
             if trial.rule.guardrails:
                 out += [GUARDRAIL_TITLE, *table(GUARDRAIL_HEADERS, guardrail_rows(trial)), ""]
             hits = cache_hit_title(trial)

@@ -14,7 +14,8 @@ From a pilot trial, per group (pure: no I/O, seeded draws):
    interval, the v4 verdict and Holm's step-down over the trial's groups; power is the share of worlds in
    which the group of interest (every group at the asked change) promotes the trial.
 4. **The plan** is the fewest runs per block (2 to :data:`MAX_RUNS`) whose simulated power is at least
-   the asked one, for each design in :data:`DESIGNS`; printed beside it is the power a second, independent
+   the asked one (found by bisection: every run count is simulated with the same seed, so power climbs
+   with the runs), for each design in :data:`DESIGNS`; printed beside it is the power a second, independent
    set of simulated trials achieves at that plan (the planned against the achieved).
 """
 
@@ -135,12 +136,22 @@ def plan_design(
     """The fewest runs per block of ``design`` at which the rule wins a group truly ``effect`` better with at
     least ``power`` (simulated, the pilot's uncertainty carried), and a fresh simulation's power there."""
     change = effect if rule.higher_is_better else -effect
-    for runs in range(2, MAX_RUNS + 1):
-        planned = _power(noise, design, runs, rule, change, groups, trials, seed)
-        if planned >= power:
-            achieved = _power(noise, design, runs, rule, change, groups, trials, seed + 1)
-            return DesignPlan(design=design, runs=runs, planned_power=planned, achieved_power=achieved)
-    return DesignPlan(design=design, runs=None, planned_power=None, achieved_power=None)
+
+    def simulated(runs: int) -> float:
+        return _power(noise, design, runs, rule, change, groups, trials, seed)
+
+    # The same seed at every run count (common random numbers), so power climbs with the runs and a
+    # bisection finds the fewest that reach it: MAX_RUNS first, and nothing to find when even it falls short.
+    top = simulated(MAX_RUNS)
+    if top < power:
+        return DesignPlan(design=design, runs=None, planned_power=None, achieved_power=None)
+    low, high, at_high = 1, MAX_RUNS, top  # low falls short (or is below the fewest), high reaches
+    while high - low > 1:
+        mid = (low + high) // 2
+        reached = simulated(mid) if mid >= 2 else 0.0
+        low, high, at_high = (low, mid, reached) if reached >= power else (mid, high, at_high)
+    achieved = _power(noise, design, high, rule, change, groups, trials, seed + 1)
+    return DesignPlan(design=design, runs=high, planned_power=at_high, achieved_power=achieved)
 
 
 def pilot_groups(evidence: TrialEvidence) -> list[tuple[str, list[list[list[float]]]]]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..model.phase import Phase
 from ..model.trial import ArmRef, DecisionRule
 from .blocks import judged_against, launch_intervals
 from .family import FAMILY_ALPHA, holm
@@ -49,7 +50,7 @@ def arms_of(design: str) -> list[ArmRef]:
     """The arm references of a design spelled ``ABA``, ``ABABA``, ``ABBA``."""
     out = []
     for seq, letter in enumerate(design, start=1):
-        phase = "before" if seq == 1 else "candidate" if letter == "B" else "restored"
+        phase: Phase = "before" if seq == 1 else "candidate" if letter == "B" else "restored"
         out.append(
             ArmRef(seq=seq, arm="a" if letter == "A" else "b", role="control" if letter == "A" else "candidate", phase=phase, journal=f"{seq}.jsonl")
         )

@@ -96,8 +96,10 @@ def power(path: Path, effect: float, as_json: bool) -> None:
     """Plan a trial from a pilot: for each group of the trial bundle or decision folder at PATH, how many
     repetitions of how many requests resolve a change of --effect with 95% confidence and 80% power.
 
+    A pilot whose rule declares statistics = 4 is planned by simulating the rule itself, design by design.
+
     Exit 0, or 2 when PATH is unreadable, breaks the evidence contract or holds a trial in which no timed
-    request completed.
+    request completed, or when a statistics 4 pilot cannot estimate the launch noise (A/B/A).
     """
     evidence = require_completed(load_any(path))
     trials = [evidence] if isinstance(evidence, TrialEvidence) else evidence.trials

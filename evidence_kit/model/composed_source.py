@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 __all__ = ["SOURCES", "source_words", "module_text"]
@@ -23,6 +24,16 @@ def _word(token: str) -> bool:
     return any(c.isalpha() for c in token) and token.isprintable() and not token.startswith("evidence_kit.")
 
 
+def _literals(tree: ast.AST) -> Iterator[str]:
+    """The string literals of a module that a message can be made of: not docstrings (prose about the code,
+    whose examples name made-up hosts), not format specs (``{x:.3f}`` is how a number is written)."""
+    docs = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+    docs |= {id(c) for n in ast.walk(tree) if isinstance(n, ast.FormattedValue) and n.format_spec for c in ast.walk(n.format_spec)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+            yield node.value
+
+
 def source_words() -> list[str]:
     """Every word (a token holding a letter) of the string literals under :data:`SOURCES`, case-folded, sorted."""
     from .texts import composed_tokens  # the tokenizer the vocabulary is judged with
@@ -30,14 +41,8 @@ def source_words() -> list[str]:
     words: set[str] = set()
     for folder in SOURCES:
         for path in sorted((_PACKAGE / folder).rglob("*.py")):
-            if path.name in ("composed_words.py", "composed_source.py"):
-                continue
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-            # A docstring is prose about the code (its examples name made-up hosts): not a message's words.
-            docs = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
-            for node in ast.walk(tree):
-                if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
-                    words.update(t.casefold() for t in composed_tokens(node.value) if _word(t))
+            for literal in _literals(ast.parse(path.read_text(encoding="utf-8"))):
+                words.update(t.casefold() for t in composed_tokens(literal) if _word(t))
     return sorted(words)
 
 

@@ -50,7 +50,7 @@ TIMESTAMP = Shape(
     r"^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:?[0-9]{2})?|not recorded)$",
     "an RFC 3339 time (2026-11-01T09:00:00Z), one without its zone, or not recorded",
 )
-_RATE = r"rate[0-9]{1,6}(?:\.[0-9]{1,17})?(?:e[+-]?[0-9]{1,3})?"
+_RATE = r"rate[0-9]{1,17}(?:\.[0-9]{1,17})?(?:e[+-]?[0-9]{1,3})?"
 _RUN = rf"(?:warmup|r[0-9]{{1,6}}-[0-9]{{1,9}}-(?:c[0-9]{{1,6}}|{_RATE}))"
 RUN_NAME = Shape("run name", rf"^{_RUN}$", "warmup, or the collector's r<repetition>-<input tokens>-c<concurrency> (-rate<rate>)")
 REQUEST_KEY = Shape(
@@ -83,16 +83,17 @@ CHECK_NAMES = Words(
 )
 CACHE_DTYPES = Words("KV cache type", frozenset(get_args(CacheDType)), "vLLM's CacheDType words and bf16, fp16")
 
-# A token is what stands between spaces and punctuation; `.`, `-` and `_` stay inside it, so a host
-# (`gpu-node-17.lab`), a dotted address or a file name is one token, never a run of harmless words.
-_SPLIT = re.compile(r"[\s()\[\]{},;:\"'`!?=<>|/\\*#&@$^~]+")
+# A token is what stands between spaces and punctuation; `.`, `-`, `_` and `:` stay inside it, so a host
+# (`gpu-node-17.lab`), a dotted address, a MAC or IPv6 address (`00:1f:ab:…`) or a file name is one token,
+# never a run of harmless words and numbers; a sentence's `.` and a label's `:` at its end are dropped.
+_SPLIT = re.compile(r"[\s()\[\]{},;\"'`!?=<>|/\\*#&@$^~]+")
 _NUMBER = re.compile(r"[+-]?(?:[0-9]{1,24}(?:\.[0-9]{1,24})?|\.[0-9]{1,24})(?:e[+-]?[0-9]{1,3})?(?:%|s|ms|x)?")
 _RANGE = re.compile(rf"{_NUMBER.pattern}(?:-{_NUMBER.pattern})?")
 
 
 def composed_tokens(text: str) -> list[str]:
     """The tokens of ``text`` a :class:`Composed` vocabulary judges (a sentence's closing dot dropped)."""
-    return [token for part in _SPLIT.split(text) if (token := part.strip("."))]
+    return [token for part in _SPLIT.split(text) if (token := part.strip(".:"))]
 
 
 @dataclass(frozen=True)

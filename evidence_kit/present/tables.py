@@ -247,7 +247,7 @@ def tail_title(trial: TrialAnalysis) -> str:
     """What the tail table shows."""
     return (
         f"Tail latency: the candidate / control ratio of the pooled p90 and p99 {METRIC_NAMES[trial.rule.metric]} "
-        "(nearest-rank percentiles of the pooled requests) with its run-level 95% interval."
+        f"(nearest-rank percentiles of the pooled requests) with its {'launch' if trial.rule.statistics == 4 else 'run'}-level 95% interval."
     )
 
 

@@ -81,9 +81,14 @@ def spellings_of(values: Iterable[KnownValue], public: Iterable[str] = ()) -> di
         todo += [(taught, text) for text, taught in spelled if taught != kind]  # another kind's: its own spellings too
         for form in (text for text, taught in spelled if taught == kind):
             folded = _in_place(form.casefold())
-            if folded not in skip and folded not in found and guard_of(form) is None and guard_of(folded) is None:
+            if folded not in skip and folded not in found and _hunted(form, folded):
                 found[folded] = kind
     return found
+
+
+def _hunted(form: str, folded: str) -> bool:
+    """Whether a spelling is hunted: no guard refuses it, as written or as it is searched (accents dropped)."""
+    return guard_of(form) is None and guard_of(folded) is None
 
 
 class Hunter:

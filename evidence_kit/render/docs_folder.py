@@ -13,6 +13,7 @@ Layout of a built site folder ``SITE`` (the same as this repository's root)::
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import jinja2
@@ -69,13 +70,15 @@ def _badges(analysis: Analysis) -> Markup:
     return Markup(text)
 
 
-def methodology_page(env: jinja2.Environment) -> bytes:
-    """``methodology.md``: the words and the statistics' definitions (from ``analyze.DEFINITIONS``)."""
+def methodology_page(env: jinja2.Environment, analyses: Sequence[Analysis] = ()) -> bytes:
+    """``methodology.md``: the words and the statistics' definitions (``analyze.DEFINITIONS``; statistics v4's
+    where a decision declares it)."""
+    definitions = max((a.definitions for a in analyses), key=lambda d: d["version"], default=DEFINITIONS)
     return render(
         env,
         "site/methodology.md.j2",
-        definitions=DEFINITIONS,
-        definition_rows=[[k.replace("_", " "), v] for k, v in sorted(DEFINITIONS.items()) if k != "version"],
+        definitions=definitions,
+        definition_rows=[[k.replace("_", " "), v] for k, v in sorted(definitions.items()) if k != "version"],
     )
 
 
@@ -119,7 +122,7 @@ def docs_files(loaded: list[tuple[DecisionEvidence, Analysis]]) -> dict[str, byt
             }
         )
     files["site/index.md"] = render(env, "site/index.md.j2", decision_rows=[r["cells"] for r in rows])
-    files["site/methodology.md"] = methodology_page(env)
+    files["site/methodology.md"] = methodology_page(env, [a for _, a in loaded])
     files["site/how-to-verify.md"] = render(env, "site/how-to-verify.md.j2", decisions=rows, version=__version__)
     schema_rows = []
     for name, body in sorted(schemas().items()):

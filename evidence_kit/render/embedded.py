@@ -46,7 +46,7 @@ def embedded_files(loaded: list[tuple[DecisionEvidence, Analysis]]) -> dict[str,
                 Path(evidence.source) / "decision.toml",
             )
         files.update(decision_files(evidence, analysis, env, base=did, methodology=f"../{METHODOLOGY}"))
-    files[METHODOLOGY] = methodology_page(env)
+    files[METHODOLOGY] = methodology_page(env, [a for _, a in loaded])
     files.update(asset_files())
     return files
 

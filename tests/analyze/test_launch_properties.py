@@ -93,3 +93,33 @@ def test_holm_rejects_at_least_bonferroni_and_at_most_the_unadjusted_test(ps, al
 @given(st.floats(min_value=0.0, max_value=1.0), st.floats(min_value=0.001, max_value=0.2))
 def test_a_family_of_one_is_the_single_test(p: float, alpha: float) -> None:
     assert holm([p], alpha) == [(alpha, p <= alpha)]
+
+
+ends = st.tuples(st.floats(min_value=0.5, max_value=1.5), st.floats(min_value=0.0, max_value=0.3))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(ends, min_size=1, max_size=2), st.sampled_from(["point", "significant", "bound"]), st.floats(0.0, 1.0), st.floats(0.001, 0.03))
+def test_a_v4_verdict_wins_only_past_the_threshold_and_the_family_never_adds_a_win(cases, confidence, p, level) -> None:
+    from evidence_kit.analyze.report import Interval
+    from evidence_kit.analyze.verdicts import family_adjusted, verdict_v4
+    from evidence_kit.model.trial import DecisionRule
+
+    rule = DecisionRule.model_validate({"min_improvement": 0.10, "statistics": 4, "confidence": confidence})
+    intervals = [
+        Interval(control="before", statistic="median", method="launch-t", ratio=r, low=r - w, high=r + w, resolvable=True, p_value=p)
+        for r, w in cases
+    ]
+    improvements = [(1 - r) * 100 for r, _ in cases]
+    verdict = verdict_v4(improvements, intervals, rule, None, clears=(True, True), drift_flagged=False, guardrails_held=True)
+    point = all(i >= 10 - 1e-9 for i in improvements)
+    assert verdict.point_win == point
+    if verdict.verdict == "win":
+        assert point and (
+            confidence == "point" or all(i.high is not None and i.high <= 0.9 + 1e-12 for i in intervals) or confidence == "significant"
+        )
+    if verdict.verdict == "likely":
+        assert point and not verdict.win
+    adjusted = family_adjusted(verdict, level, p <= level)
+    assert not adjusted.win or verdict.win  # Holm only removes wins
+    assert adjusted.verdict in (verdict.verdict, "likely")

@@ -39,3 +39,20 @@ def test_the_plan_reaches_the_power_it_prints_and_fewer_runs_do_not() -> None:
 def test_an_effect_inside_the_threshold_is_never_planned() -> None:
     noise = PilotNoise(run_var=0.02**2, run_df=40, launch_var=0.0, block_var=0.02**2 / 3, launch_df=40, requests=1)
     assert plan_design(noise, "ABABA", RULE, 0.08, groups=1, trials=60, seed=2).runs is None
+
+
+@pytest.mark.slow  # plans four groups, design by design, by simulation (about a minute under load)
+def test_power_refuses_an_aba_v4_pilot_in_one_line_and_plans_a_longer_one(run_cli, tmp_path) -> None:
+    from evidence_kit.examples.reference import GROUPS, REFERENCE_TRIALS, write_trial_bundle
+
+    aba = write_trial_bundle(tmp_path / "aba", "pilot", {**REFERENCE_TRIALS["dflash"], "title": "pilot"}, rule={"statistics": 4})
+    refused = run_cli("power", aba)
+    assert refused.code == 2 and refused.out == "" and len(refused.err.strip().splitlines()) == 1, refused.err
+    assert "1 degree(s) of freedom" in refused.err and "A/B/A/B/A" in refused.err and "Traceback" not in refused.err
+    e2e = {g: (2.0, 1.9, 2.05, 1.88, 2.02) for g in GROUPS}
+    spec = {**REFERENCE_TRIALS["dflash"], "title": "pilot", "e2e": e2e, "slots": tuple([1330579] * 5)}
+    longer = write_trial_bundle(tmp_path / "ababa", "pilot", spec, design="ABABA", rule={"statistics": 4})
+    planned = run_cli("power", longer, "--effect", "0.3")
+    assert planned.code == 0, planned.err
+    assert "statistics v4: the rule itself simulated (bound, Holm over 4 group(s))" in planned.out
+    assert planned.out.count("\n    A/B/A/B/A/B/A: ") == 4 and "planned power" in planned.out and "simulated again" in planned.out

@@ -101,4 +101,4 @@ def test_a_sample_of_the_wrong_shape_names_file_line_and_field(reference_decisio
     path.write_text(path.read_text() + json.dumps({"type": "note", "text": "other lines are skipped"}) + "\n" + json.dumps(bad) + "\n")
     result = run_cli("analyze", bundle)
     assert result.code == 2
-    assert result.err.startswith(f"evidence-kit: {path}:5: telemetry sample: field 'engine.running': must be a number")
+    assert result.err.startswith(f"evidence-kit: {path}:5: telemetry sample: field 'engine.running': must be a finite number at least 0")

@@ -8,15 +8,24 @@ from pathlib import Path
 from evidence_kit.analyze import analyze
 from evidence_kit.examples.reference import GROUPS, REFERENCE_TRIALS, write_trial_bundle
 from evidence_kit.present import comparison_headers, comparison_rows, rule_sentence, verdict_definitions
-from evidence_kit.present.decision_rows import headline_rows
+from evidence_kit.present.decision_rows import trial_card_rows
 from evidence_kit.read import load_trial
 
 FLAT = {g: (2.0, 2.0, 2.0) for g in GROUPS}
 
 
-def _analysis(tmp_path: Path, e2e: dict, design: str = "ABA", **rule: object):
+def _bundle(tmp_path: Path, e2e: dict, design: str = "ABA", **rule: object) -> Path:
     spec = {**REFERENCE_TRIALS["cache-layout"], "title": "v4 words", "e2e": e2e, "slots": tuple([1330579] * len(design))}
-    return analyze(load_trial(write_trial_bundle(tmp_path, "t", spec, design=design, rule=rule)))
+    return write_trial_bundle(tmp_path, "t", spec, design=design, rule=rule)
+
+
+def _analysis(tmp_path: Path, e2e: dict, design: str = "ABA", **rule: object):
+    return analyze(load_trial(_bundle(tmp_path, e2e, design, **rule)))
+
+
+def _card(tmp_path: Path, **rule: object) -> dict[str, tuple[str, str]]:
+    evidence = load_trial(_bundle(tmp_path, FLAT, **rule))
+    return {name: (value, conditions) for name, value, conditions in trial_card_rows(evidence, analyze(evidence).trials[0])}
 
 
 def test_the_rule_states_the_family_wise_rate_and_point_says_it_keeps_none(tmp_path: Path) -> None:
@@ -43,8 +52,17 @@ def test_a_longer_design_shows_its_drift_corrected_interval_under_its_own_header
 
 
 def test_the_result_card_states_the_error_rates_and_the_smallest_change(tmp_path: Path) -> None:
-    rows = {name: (value, conditions) for name, value, conditions in headline_rows(_analysis(tmp_path, FLAT, statistics=4))}
+    rows = _card(tmp_path / "4", statistics=4)
     assert rows["Error rates kept"][0] == "false promotion at most 2.5% per decision (Holm over 4 groups); 95% launch-level intervals"
     assert rows["Smallest resolvable change"][0].endswith("%") is False and " at ~" in rows["Smallest resolvable change"][0]
-    v3 = {name for name, _, _ in headline_rows(_analysis(tmp_path / "v3", FLAT))}
-    assert "Error rates kept" not in v3  # a v3 card is the one it always was
+    assert "Error rates kept" not in _card(tmp_path / "3")  # a v3 card is the one it always was
+
+
+def test_analyze_prints_each_verdict_words_meaning_under_v4_and_not_under_v3(tmp_path: Path) -> None:
+    from evidence_kit.present.verdict_meanings import VERDICT_MEANINGS
+    from evidence_kit.text_report import render_text
+
+    text = render_text(_analysis(tmp_path / "4", FLAT, statistics=4))
+    assert "Verdicts, the first that applies:" in text and "launch-level 95% interval" in text
+    assert all(f"- {word}: {meaning}" in text for word, meaning in VERDICT_MEANINGS.items())
+    assert "Verdicts, the first that applies:" not in render_text(_analysis(tmp_path / "3", FLAT))

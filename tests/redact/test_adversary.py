@@ -153,3 +153,61 @@ def test_prose_naming_a_non_ascii_host_in_another_spelling_is_bad_input(tmp_path
     (raw / "trial.json").write_text(json.dumps(trial | {"title": title}))
     with pytest.raises(BadInput, match="Trial.title holds a private value"):
         redact_bundle(raw, tmp_path / "out", key=KEY, policy=Policy(private={"host": ["kästrel.lab.example"]}))
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "engine at 00:11:22:33:44:55 stopped",  # a MAC of digits: a run of numbers once its colons split it
+        "engine at 00:1f:ab:00:3f:be stopped",  # hex pairs that format specs and words once put in the vocabulary
+        "ConnectError: fe80::1c2d:3e4f refused",
+        "ConnectError: 10.20.30.40 refused",
+        "ConnectError: gpu-node-17 refused",
+        "http 404: model falcon-secret-70b does not exist",
+    ],
+)
+def test_a_collector_sentence_holds_no_address_however_it_is_split(sentence):
+    from evidence_kit.model.texts import COMPOSED
+
+    assert not COMPOSED.fits(sentence)
+
+
+def test_the_collectors_own_sentences_fit() -> None:
+    from evidence_kit.model.texts import COMPOSED
+
+    for sentence in (
+        "http 200, streamed 13 token events, 173 content characters, finish stop",
+        "configuration fingerprint matches the before arm; KV token slots 20480 vs 20480",
+        "prompt_tokens: engine +12, client 10",
+        'the engine is consistent with engine_kind "simulated"',
+        "not ready after 600s",
+        "2382 drafts, 6424 accepted tokens during timed runs",
+    ):
+        assert COMPOSED.fits(sentence), sentence
+
+
+def test_prose_naming_a_cluster_file_system_is_not_refused_for_a_private_path(tmp_path):
+    # The engine's model path sat under /lustre: `lustre` was hunted as a private folder, and a title saying
+    # where the checkpoints were read from was refused. A file system's mount point names nobody.
+    raw = corpus.make_raw_trial(tmp_path / "raw", "cache-layout")
+    _edit(raw, "header", lambda r: r["private"].update(engine={"model_path": "/lustre/ckpt/falcon-secret-70b"}))
+    trial = json.loads((raw / "trial.json").read_text())
+    (raw / "trial.json").write_text(json.dumps(trial | {"title": "Cache layout, checkpoints read from Lustre (ckpt format)"}))
+    result = redact_bundle(raw, tmp_path / "out", key=KEY)
+    assert result.publishable and "Lustre" in (result.out / "trial.json").read_text()
+    with pytest.raises(BadInput, match="Trial.title holds a private value"):
+        (raw / "trial.json").write_text(json.dumps(trial | {"title": "Cache layout for falcon-secret-70b"}))
+        redact_bundle(raw, tmp_path / "out2", key=KEY)
+
+
+@pytest.mark.parametrize("load", [1, 4, 256])
+@pytest.mark.parametrize("rate", [None, 0.1, 2.0, 1e-05, 1234567.0, 1 / 3])
+def test_every_run_name_and_key_the_collector_writes_fits_its_shape(load, rate):
+    from evidence_kit.collect.conversations import conversation_keys
+    from evidence_kit.collect.runs import run_id
+    from evidence_kit.model.texts import REQUEST_KEY, RUN_NAME
+
+    run = run_id(3, 8192, load if rate is None else rate, open_loop=rate is not None)
+    assert RUN_NAME.fits(run) and RUN_NAME.fits("warmup")
+    for key in (f"{run}/0", f"{run}/prime-{load}", "warmup/7", *conversation_keys(run, 2, 3)):
+        assert REQUEST_KEY.fits(key), key

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evidence_kit.redact.hunt import Hunter, KnownValue, spellings_of
 from evidence_kit.redact.rules import RULES, Rule, rules_of
@@ -71,3 +73,17 @@ def test_a_host_is_found_behind_a_colour_code_an_escape_and_with_spaces_for_hyph
     assert hunter.find("served falcon secret 70b today") == "model"
     assert hunter.find("GPU-NODE-17") == "host"
     assert hunter.find("nothing private here, only tiny docs and 0.32.0") is None
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet='aAbZ09+/_-=. ,\n"é', max_size=120))
+def test_the_base64_reading_looks_at_every_run_the_simple_rule_names(text):
+    # The reading starts from each capital instead of listing every run (a journal is mostly runs of small
+    # letters and digits): it must look at exactly the runs of 16 or more that are not all small letters,
+    # all capitals or all digits.
+    import re
+
+    from evidence_kit.redact.rules.readings import _base64_runs
+
+    simple = [r for r in re.findall(r"[A-Za-z0-9+/_-]{16,}={0,2}", text) if not (r.islower() or r.isupper() or r.isdigit())]
+    assert [run for _, run in _base64_runs(text)] == simple

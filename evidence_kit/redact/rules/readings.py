@@ -12,6 +12,7 @@ import binascii
 import html
 import re
 import unicodedata
+from collections.abc import Iterator
 from urllib.parse import unquote
 
 from . import Example, Rule
@@ -66,16 +67,57 @@ def _unhidden(text: str) -> str | None:
     return unicodedata.normalize("NFKC", shown).translate(_DASHES)
 
 
-_UPPER = re.compile("[A-Z]")
+_RUN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
+_RUN_ON = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
+# A run's capitals as `A`, its small letters as `a`, its other characters as `0` (every other character
+# stays as it is, and is none of those three): capitals and letterless stretches are then found by plain
+# substring searches, a pass over the text each instead of a regular expression's.
+_RUN_SHAPE = str.maketrans(
+    {c: "A" if c.isupper() else "a" if c.isalpha() else "0" for c in _RUN_CHARS},
+)
+
+
+def _run_at(text: str, index: int) -> tuple[int, re.Match[str]]:
+    """The whole run holding ``text[index]``: where it starts, and its match (its ``=`` padding with it)."""
+    start = index
+    while start and text[start - 1] in _RUN_CHARS:
+        start -= 1
+    run = _RUN_ON.match(text, start)
+    assert run is not None
+    return start, run
+
+
+def _letterless_runs(text: str, shape: str) -> Iterator[tuple[int, str]]:
+    index = shape.find("0" * 16)
+    while index >= 0:
+        start, run = _run_at(text, index)
+        part = shape[start : run.end()]
+        if "a" not in part and "A" not in part and not run.group().isdigit():
+            yield start, run.group()
+        index = shape.find("0" * 16, run.end())
+
+
+def _base64_runs(text: str, shape: str | None = None) -> list[tuple[int, str]]:
+    """The runs :data:`_BASE64_RUN` finds that may be base64, with where they start: those holding both a
+    capital and a small letter, and those without a letter that are not all digits. A run of small letters
+    and digits alone (most of a journal) is never looked at: the search starts from each capital."""
+    shape = text.translate(_RUN_SHAPE) if shape is None else shape
+    runs = list(_letterless_runs(text, shape))
+    found = shape.find("A")
+    while found >= 0:
+        start, run = _run_at(text, found)
+        if len(run.group().rstrip("=")) >= 16 and not run.group().isupper():
+            runs.append((start, run.group()))
+        found = shape.find("A", run.end())
+    return sorted(runs)
 
 
 def _unbase64(text: str) -> str | None:
-    if _UPPER.search(text) is None:
+    shape = text.translate(_RUN_SHAPE)
+    if "A" not in shape:
         return None  # base64 of text holds capitals (a run without any is a hash, a name, a word)
     decoded = []
-    for run in _BASE64_RUN.findall(text):
-        if run.islower() or run.isupper() or run.isdigit():
-            continue  # a hash, a name, a word: not base64
+    for _, run in _base64_runs(text, shape):
         body = run.rstrip("=").replace("-", "+").replace("_", "/")
         for start in range(3):  # the encoding of a value may start at any of three byte offsets
             chunk = body[start:]

@@ -25,12 +25,15 @@ _UUID = re.compile(r"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4
 _IPV4 = re.compile(r"^[0-9]{1,3}(?:\.[0-9]{1,3}){3}$")
 _EMBEDDED_IPV4 = re.compile(r"(?<![0-9])([0-9]{1,3})[-.]([0-9]{1,3})[-.]([0-9]{1,3})[-.]([0-9]{1,3})(?![0-9])")
 # Folder names every machine has: alone they name nobody (the whole path is still hunted).
+# The folders every machine has, and the cluster file systems' mount points (`/lustre`, `/gpfs`): a word of
+# them names nobody, and hunting it refused ordinary prose ("checkpoints on Lustre").
 COMMON_PATH_PARTS = frozenset(
     """
     bin sbin lib lib64 libexec usr local share etc var run tmp opt srv home root mnt media scratch export
     work workspace workspaces src source code repo repos project projects build dist out venv .venv env .env
     site-packages dist-packages packages python python3 .cache .local .config logs log data datasets models
-    model weights checkpoints snapshots blobs refs cache hub users
+    model weights checkpoints snapshots blobs refs cache hub users checkpoint ckpt ckpts
+    lustre gpfs nfs beegfs ceph cephfs weka fsx efs nvme ssd storage shared
     """.split()
 )
 
