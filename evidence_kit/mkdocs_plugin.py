@@ -200,11 +200,7 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
         key = cache_key(folders) if cache is not None and all(f.is_dir() for f in folders) else None
         if cache is not None and key is not None and (hit := load_rendered(cache, key)) is not None:
             return hit
-        loaded = load_decisions(folders)
-        for evidence, _ in loaded:
-            check_bundle_manifests(evidence, evidence_files(evidence))
-        raw = [str(Path(t.source)) for ev, _ in loaded for t in ev.trials if not (Path(t.source) / RECEIPT_NAME).is_file()]
-        rendered = Rendered(files=embedded_files(loaded), ids=[ev.decision.id for ev, _ in loaded], raw_trials=raw)
+        rendered = _render(folders)
         if cache is not None and key is not None:
             store_rendered(cache, key, rendered)
         return rendered
@@ -356,6 +352,15 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
                 f"{file}: a copy of the {what} {path} was published in the site (deleted; "
                 f"{len(copies)} cop{'y' if len(copies) == 1 else 'ies'} in all); nothing was signed"
             )
+
+
+def _render(folders: list[Path]) -> Rendered:
+    """Load, check and render the decision folders (what ``build`` does before MkDocs runs)."""
+    loaded = load_decisions(folders)
+    for evidence, _ in loaded:
+        check_bundle_manifests(evidence, evidence_files(evidence))
+    raw = [str(Path(t.source)) for ev, _ in loaded for t in ev.trials if not (Path(t.source) / RECEIPT_NAME).is_file()]
+    return Rendered(files=embedded_files(loaded), ids=[ev.decision.id for ev, _ in loaded], raw_trials=raw)
 
 
 def _unwrapped(data: bytes) -> bytes:
