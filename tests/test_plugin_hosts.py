@@ -97,7 +97,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 def test_charts_draw_after_an_instant_navigation_in_chromium(tmp_path: Path, plugin_decision: Path) -> None:
     from playwright.sync_api import sync_playwright
 
-    from .publish.test_browser import FLAGS
+    from .publish.browser import FLAGS
 
     with socket.socket() as probe:  # Material's instant navigation needs site_url: the port is known first
         probe.bind(("127.0.0.1", 0))
