@@ -568,6 +568,7 @@ COMPOSED_WORDS: frozenset[str] = frozenset(
         "light",
         "limit",
         "line",
+        "lineprogress",
         "lines",
         "lisbon",
         "list",
