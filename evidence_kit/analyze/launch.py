@@ -17,7 +17,8 @@ disagreement, and reads a t quantile with the degrees of freedom that estimate c
   exactly when the few blocks happened to agree. A design with ``d = 0`` has no estimate.
 - **A comparison** of the pooled candidate ``a`` (``n_B`` blocks) with a control ``b`` (one block, or the
   drift-corrected control ``sum w_j s_j``, the line's value where the candidate ran) has
-  ``V_a = a^2 (v_a + B / n_B)`` and ``V_b = B sum w_j^2 s_j^2``; the interval is Fieller's
+  ``V_a = a^2 (v_a + B / n_B)`` and ``V_b = sum w_j^2 s_j^2 max(B, v_j)``: a control block's statistic varies
+  at least as much as its own runs show, even where the blocks happened to agree; the interval is Fieller's
   ``{rho : (a - rho b)^2 <= q^2 (V_a + rho^2 V_b)}`` with ``q`` Student's t at Satterthwaite's degrees of
   freedom of ``a - rho b`` (rounded down), computed with + - x / and sqrt only. In those degrees of freedom
   the block part enters at ``d / m_d`` times its estimate, ``m_d`` the median of chi-square with ``d``
@@ -151,12 +152,23 @@ def compare(
         return Comparison4(ratio=a / b if b else None, low=None, high=None, df=0, p_value=None)
     ratio = a / b
     var_a = a * a * (candidate.rel_var + launch.variance / candidate_blocks)
-    var_b = launch.variance * math.fsum(w * w * c.value * c.value for w, c in zip(weights, controls))
+    # A control block's statistic varies at least as much as its own runs show: blocks whose statistics happen
+    # to agree (an estimate of 0) do not make a control measured to +-20 % by its runs known exactly.
+    var_b = math.fsum(w * w * c.value * c.value * max(launch.variance, c.rel_var) for w, c in zip(weights, controls))
     if var_a == 0 and var_b == 0:
         # No spread anywhere (ties: every run the same): that is no estimate of the noise, not a certainty.
         return Comparison4(ratio=ratio, low=None, high=None, df=0, p_value=None)
-    blocks = a * a * launch.variance / candidate_blocks + ratio * ratio * var_b
-    parts = [(a * a * candidate.rel_var, candidate.df), (blocks * launch.df / chi2_median(launch.df), launch.df)]
+    # The blocks' part carries the launch estimate's degrees of freedom; what a control's own runs add above it,
+    # its runs' (each block's run-level variance is estimated from its own runs).
+    blocks = a * a * launch.variance / candidate_blocks + ratio * ratio * launch.variance * math.fsum(
+        w * w * c.value * c.value for w, c in zip(weights, controls)
+    )
+    above = [
+        (ratio * ratio * w * w * c.value * c.value * (c.rel_var - launch.variance), c.df)
+        for w, c in zip(weights, controls)
+        if c.rel_var > launch.variance
+    ]
+    parts = [(a * a * candidate.rel_var, candidate.df), (blocks * launch.df / chi2_median(launch.df), launch.df), *above]
     df = _satterthwaite(parts)
     q = t_quantile(level, df)
     low, high = _fieller(a, b, var_a, var_b, q)
