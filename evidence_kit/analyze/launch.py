@@ -81,10 +81,11 @@ def block_estimate(runs: Sequence[Sequence[float]], of: Statistic, seq: float = 
     per_run = [of(run) for run in kept]
     if len(kept) < 2 or not value or any(s is None for s in per_run):
         return None
-    stats = [float(s) for s in per_run if s is not None]
+    # Relative to the block's statistic before squaring: times of 1e-200 s or 1e200 s neither underflow nor overflow.
+    stats = [float(s) / value for s in per_run if s is not None]
     centre = math.fsum(stats) / len(stats)
     variance = math.fsum((s - centre) * (s - centre) for s in stats) / (len(stats) - 1) / len(stats)
-    return BlockEstimate(seq=seq, value=value, rel_var=variance / (value * value), df=len(stats) - 1)
+    return BlockEstimate(seq=seq, value=value, rel_var=variance, df=len(stats) - 1)
 
 
 def control_weights(seqs: Sequence[float], at: float) -> list[float]:
@@ -151,21 +152,22 @@ def compare(
     if launch.df == 0 or b == 0:
         return Comparison4(ratio=a / b if b else None, low=None, high=None, df=0, p_value=None)
     ratio = a / b
+    # In units of the control (a ratio's interval is the same in any): squares of times the contract allows,
+    # 1e-200 s or 1e200 s, neither underflow to 0 nor overflow.
+    a, b, values = ratio, 1.0, [c.value / b for c in controls]
     var_a = a * a * (candidate.rel_var + launch.variance / candidate_blocks)
     # A control block's statistic varies at least as much as its own runs show: blocks whose statistics happen
     # to agree (an estimate of 0) do not make a control measured to +-20 % by its runs known exactly.
-    var_b = math.fsum(w * w * c.value * c.value * max(launch.variance, c.rel_var) for w, c in zip(weights, controls))
+    var_b = math.fsum(w * w * v * v * max(launch.variance, c.rel_var) for w, v, c in zip(weights, values, controls))
     if var_a == 0 and var_b == 0:
         # No spread anywhere (ties: every run the same): that is no estimate of the noise, not a certainty.
         return Comparison4(ratio=ratio, low=None, high=None, df=0, p_value=None)
     # The blocks' part carries the launch estimate's degrees of freedom; what a control's own runs add above it,
     # its runs' (each block's run-level variance is estimated from its own runs).
-    blocks = a * a * launch.variance / candidate_blocks + ratio * ratio * launch.variance * math.fsum(
-        w * w * c.value * c.value for w, c in zip(weights, controls)
-    )
+    blocks = a * a * launch.variance / candidate_blocks + ratio * ratio * launch.variance * math.fsum(w * w * v * v for w, v in zip(weights, values))
     above = [
-        (ratio * ratio * w * w * c.value * c.value * (c.rel_var - launch.variance), c.df)
-        for w, c in zip(weights, controls)
+        (ratio * ratio * w * w * v * v * (c.rel_var - launch.variance), c.df)
+        for w, v, c in zip(weights, values, controls)
         if c.rel_var > launch.variance
     ]
     parts = [(a * a * candidate.rel_var, candidate.df), (blocks * launch.df / chi2_median(launch.df), launch.df), *above]
