@@ -104,11 +104,18 @@ def _residuals(blocks: Sequence[BlockEstimate], by_line: bool) -> tuple[float, i
     n = len(blocks)
     if n < 2:
         return 0.0, 0
-    centre = math.fsum(b.value for b in blocks) / n
-    seqs = [b.seq for b in blocks]
+    # In deviations from the first block (exactly 0 for a tie) and fitted from their centre, so blocks that agree
+    # leave residuals of exactly 0, not the round-off of a line through them (1e-32: a zero-width interval).
+    deviations = [b.value / blocks[0].value - 1 for b in blocks]
+    centre = math.fsum(deviations) / n
     line = by_line and n >= 3
-    fitted = [math.fsum(w * b.value for w, b in zip(control_weights(seqs, s), blocks)) for s in seqs] if line else [centre] * n
-    return math.fsum(((b.value - f) / centre) ** 2 for b, f in zip(blocks, fitted)), n - (2 if line else 1)
+    slope = 0.0
+    mean_seq = math.fsum(b.seq for b in blocks) / n
+    if line:
+        sxx = math.fsum((b.seq - mean_seq) * (b.seq - mean_seq) for b in blocks)
+        slope = math.fsum((b.seq - mean_seq) * (d - centre) for b, d in zip(blocks, deviations)) / sxx
+    residuals = [d - centre - slope * (b.seq - mean_seq) for b, d in zip(blocks, deviations)]
+    return math.fsum((r / (1 + centre)) ** 2 for r in residuals), n - (2 if line else 1)
 
 
 def launch_variance(controls: Sequence[BlockEstimate], candidates: Sequence[BlockEstimate]) -> LaunchVariance:
