@@ -93,6 +93,9 @@ def pilot_noise(design: str, runs: Sequence[Sequence[Sequence[float]]]) -> Pilot
             f"the pilot's {design_label(design)} design gives the launch-to-launch noise {block.df} degree(s) of freedom "
             f"and a plan needs at least {MIN_LAUNCH_DF}: run the pilot as A/B/A/B/A (2) or A/B/A/B/A/B/A (4)"
         )
+    if block.variance == 0 and all(e.rel_var == 0 for e in kept):
+        # Runs that all took one time: the analysis draws no interval from them, and a plan on no noise is no plan.
+        raise PlanRefused("every run of the pilot took one time: no spread to estimate run-to-run or launch-to-launch noise from")
     return _noise(kept, block.variance, block.df, runs)
 
 

@@ -56,3 +56,10 @@ def test_power_refuses_an_aba_v4_pilot_in_one_line_and_plans_a_longer_one(run_cl
     assert planned.code == 0, planned.err
     assert "statistics v4: the rule itself simulated (bound, Holm over 4 group(s))" in planned.out
     assert planned.out.count("\n    A/B/A/B/A/B/A: ") == 4 and "planned power" in planned.out and "simulated again" in planned.out
+
+
+def test_a_pilot_whose_runs_all_took_one_time_is_refused_not_planned() -> None:
+    # adv24: it printed "more than 20 runs per block" for every design (before the ties fix: "2 runs, 100 %").
+    tied = [[[2.0] * 4] * 3 if letter == "A" else [[1.8] * 4] * 3 for letter in "ABABA"]
+    with pytest.raises(PlanRefused, match="every run of the pilot took one time"):
+        pilot_noise("ABABA", tied)
