@@ -163,21 +163,12 @@ def compare(
     # 1e-200 s or 1e200 s, neither underflow to 0 nor overflow.
     a, b, values = ratio, 1.0, [c.value / b for c in controls]
     var_a = a * a * (candidate.rel_var + launch.variance / candidate_blocks)
-    # A control block's statistic varies at least as much as its own runs show: blocks whose statistics happen
-    # to agree (an estimate of 0) do not make a control measured to +-20 % by its runs known exactly.
-    var_b = math.fsum(w * w * v * v * max(launch.variance, c.rel_var) for w, v, c in zip(weights, values, controls))
+    var_b, control_parts = _control_variance(ratio, values, weights, controls, launch)
     if var_a == 0 and var_b == 0:
         # No spread anywhere (ties: every run the same): that is no estimate of the noise, not a certainty.
         return Comparison4(ratio=ratio, low=None, high=None, df=0, p_value=None)
-    # The blocks' part carries the launch estimate's degrees of freedom; what a control's own runs add above it,
-    # its runs' (each block's run-level variance is estimated from its own runs).
-    blocks = a * a * launch.variance / candidate_blocks + ratio * ratio * launch.variance * math.fsum(w * w * v * v for w, v in zip(weights, values))
-    above = [
-        (ratio * ratio * w * w * v * v * (c.rel_var - launch.variance), c.df)
-        for w, v, c in zip(weights, values, controls)
-        if c.rel_var > launch.variance
-    ]
-    parts = [(a * a * candidate.rel_var, candidate.df), (blocks * launch.df / chi2_median(launch.df), launch.df), *above]
+    blocks = a * a * launch.variance / candidate_blocks + control_parts[0]
+    parts = [(a * a * candidate.rel_var, candidate.df), (blocks * launch.df / chi2_median(launch.df), launch.df), *control_parts[1]]
     df = _satterthwaite(parts)
     q = t_quantile(level, df)
     low, high = _fieller(a, b, var_a, var_b, q)
@@ -190,6 +181,24 @@ def compare(
         # To 12 significant digits, as the quantile: a last-bit difference of a platform's atan cannot move it.
         p_value = float(f"{tail if improving else 1 - tail:.12g}")
     return Comparison4(ratio=ratio, low=low, high=high, df=df, p_value=p_value)
+
+
+def _control_variance(
+    ratio: float, values: Sequence[float], weights: Sequence[float], controls: Sequence[BlockEstimate], launch: LaunchVariance
+) -> tuple[float, tuple[float, list[tuple[float, int]]]]:
+    """``V_b`` (in units of the control) and its parts at ``ratio``: the launch estimate's, and each block's excess.
+
+    A control block's statistic varies at least as much as its own runs show: blocks whose statistics happen to
+    agree (an estimate of 0) do not make a control measured to +-20 % by its runs known exactly. The launch part
+    carries the launch estimate's degrees of freedom; what a block's own runs add above it, that block's runs'."""
+    var_b = math.fsum(w * w * v * v * max(launch.variance, c.rel_var) for w, v, c in zip(weights, values, controls))
+    launch_part = ratio * ratio * launch.variance * math.fsum(w * w * v * v for w, v in zip(weights, values))
+    above = [
+        (ratio * ratio * w * w * v * v * (c.rel_var - launch.variance), c.df)
+        for w, v, c in zip(weights, values, controls)
+        if c.rel_var > launch.variance
+    ]
+    return var_b, (launch_part, above)
 
 
 def _fieller(a: float, b: float, var_a: float, var_b: float, q: float) -> tuple[float | None, float | None]:
