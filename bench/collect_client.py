@@ -12,7 +12,11 @@ Measures, at concurrency 1, 4, 64 and 256 (one closed-loop wave of 2 x C request
   per request, no HTTP library), timed the same way in the same run, so the collector's TTFT
   error can be read against what any client on this machine and server sees.
 
-Usage: .venv/bin/python bench/collect_client.py [--levels 1,4,64,256] [--time-scale 4]
+The collector's waves go out as its runs do (``--client lanes``: its own client, every lane's connection
+opened before the wave); ``--client pooled`` sends them through one plain ``httpx.AsyncClient`` pool, as
+this benchmark did before 2026-12-04.
+
+Usage: .venv/bin/python bench/collect_client.py [--levels 1,4,64,256] [--time-scale 4] [--client lanes|pooled]
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from evidence_kit.collect.connections import arm_client, open_connections  # noqa: E402
 from evidence_kit.collect.runs import send_all  # noqa: E402
 from evidence_kit.engine_sim.profile import load_profile  # noqa: E402
 from evidence_kit.engine_sim.server import simulator_process  # noqa: E402
@@ -68,6 +73,9 @@ def bench_profile(folder: Path) -> Path:
     return path
 
 
+CLIENT = ["lanes"]
+
+
 async def wave(url: str, concurrency: int, tag: str) -> tuple[list, float]:
     count = min(2 * concurrency, 256)
     bodies = [
@@ -83,7 +91,9 @@ async def wave(url: str, concurrency: int, tag: str) -> tuple[list, float]:
         for i in range(count)
     ]
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    async with httpx.AsyncClient(limits=limits) as client:
+    async with arm_client(300) if CLIENT[0] == "lanes" else httpx.AsyncClient(limits=limits) as client:
+        if CLIENT[0] == "lanes":
+            await open_connections(client, url, concurrency)
         cpu0 = time.process_time()
         outcomes = await send_all(client, f"{url}/v1/chat/completions", bodies, concurrency=concurrency, clock=time.monotonic, timeout=300)
         cpu = time.process_time() - cpu0
@@ -235,7 +245,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--levels", default="1,4,64,256")
     parser.add_argument("--time-scale", type=float, default=4.0)
+    parser.add_argument("--client", choices=("lanes", "pooled"), default="lanes")
     args = parser.parse_args()
+    CLIENT[0] = args.client
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         truth = folder / "truth.jsonl"

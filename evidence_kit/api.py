@@ -28,10 +28,12 @@ from .model.evidence import DecisionEvidence, TrialEvidence
 from .read import load_any
 from .read.completed import require_completed
 
-__all__ = ["Evidence", "open", "DTYPES"]
+__all__ = ["Evidence", "open", "DTYPES", "FLATTENED"]
 
 # A column's kind (evidence_kit.export.KINDS) -> its pandas dtype.
-DTYPES = {"int": "Int64", "float": "Float64", "bool": "boolean", "str": "string", "json": "object"}
+DTYPES = {"int": "Int64", "float": "Float64", "bool": "boolean", "str": "string", "json": "object", "timestamp": "datetime64[us, UTC]"}
+# The telemetry sample's objects, flattened into one column per reading (``engine.running``, ``gpus.0.util``).
+FLATTENED = ("engine", "gpus", "process", "cgroup")
 
 
 @dataclass
@@ -64,8 +66,10 @@ class Evidence:
         return _frame(self.tables()["runs"])
 
     def telemetry(self) -> Any:
-        """One row per telemetry sample, as a DataFrame (no rows where no series was recorded)."""
-        return _frame(self.tables()["telemetry"])
+        """One row per telemetry sample, as a DataFrame (no rows where no series was recorded); its objects
+        (``engine``, ``gpus``, ``process``, ``cgroup``) flattened into one column per reading, named by its
+        path (``engine.running``, ``gpus.0.util``)."""
+        return _flattened(_frame(self.tables()["telemetry"]))
 
     def analyzed(self) -> Analysis:
         """The analysis as its typed model (computed once; ``evidence-kit analyze`` prints it)."""
@@ -93,4 +97,40 @@ def _frame(table: Table) -> Any:
     import pandas as pd  # the command line does not pay for pandas
 
     frame = pd.DataFrame.from_records(list(table.rows), columns=list(table.columns))
-    return frame.astype({name: DTYPES[kind] for name, kind in table.columns.items()})
+    dtypes: dict[str, Any] = {name: DTYPES[kind] for name, kind in table.columns.items() if kind != "timestamp"}
+    for name, values in table.categories.items():
+        dtypes[name] = pd.CategoricalDtype(list(values), ordered=True)
+    frame = frame.astype(dtypes)
+    for name in (n for n, kind in table.columns.items() if kind == "timestamp"):
+        frame[name] = pd.to_datetime(frame[name], utc=True, format="ISO8601").astype(DTYPES["timestamp"])
+    return frame
+
+
+def _flat(value: Any, path: str, out: dict[str, Any]) -> None:
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            _flat(inner, f"{path}.{key}", out)
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            _flat(inner, f"{path}.{index}", out)
+    else:
+        out[path] = value
+
+
+def _flattened(frame: Any) -> Any:
+    """``frame`` with each object column of :data:`FLATTENED` replaced by a column per reading, in the
+    order first met; a reading a sample lacks is missing there."""
+    import pandas as pd
+
+    for name in FLATTENED:
+        rows: list[dict[str, Any]] = []
+        for value in frame[name]:
+            flat: dict[str, Any] = {}
+            if isinstance(value, (dict, list)):
+                _flat(value, name, flat)
+            rows.append(flat)
+        columns = list(dict.fromkeys(key for row in rows for key in row))
+        parts = pd.DataFrame.from_records(rows, columns=columns, index=frame.index).convert_dtypes()
+        at = frame.columns.get_loc(name)
+        frame = pd.concat([frame.iloc[:, :at], parts, frame.iloc[:, at + 1 :]], axis=1)
+    return frame

@@ -12,7 +12,8 @@ from typing import cast
 
 import click
 
-from .errors import EXIT_BAD_INPUT, EvidenceError
+from .commands.verbosity import add_verbosity_options
+from .errors import EXIT_BAD_INPUT, EXIT_OK, EvidenceError
 from .one_line import one_line
 from .version import __version__
 
@@ -49,13 +50,19 @@ class LazyGroup(click.Group):
             return None
         module_name, attribute = target.split(":")
         # Every COMMANDS entry names a click command (tests/test_cli_docs.py loads each one).
-        return cast(click.Command, getattr(importlib.import_module(module_name), attribute))
+        return add_verbosity_options(cast(click.Command, getattr(importlib.import_module(module_name), attribute)))
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="evidence-kit")
 def cli() -> None:
-    """Turn LLM-serving A/B/A experiments into decisions anyone can check."""
+    """Turn LLM-serving A/B/A experiments into decisions anyone can check.
+
+    Shell completion: eval "$(_EVIDENCE_KIT_COMPLETE=bash_source evidence-kit)" (zsh_source, fish_source).
+    """
+
+
+add_verbosity_options(cli)
 
 
 def _usage_line(err: click.ClickException) -> str:
@@ -87,7 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Exit as exit_:
         return exit_.exit_code
     except click.exceptions.NoArgsIsHelpError as err:
-        err.show()  # `evidence-kit` alone: the help, as asked for
+        if err.ctx is not None and err.ctx.parent is None:  # `evidence-kit` alone: its help, on stdout, exit 0
+            click.echo(err.ctx.get_help())
+            return EXIT_OK
+        err.show()  # a command without its arguments: the help, as asked for
         return EXIT_BAD_INPUT
     except click.ClickException as err:
         click.echo(f"evidence-kit: {_usage_line(err)}", err=True)  # one line, as every bad input gets

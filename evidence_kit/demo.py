@@ -20,6 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import tomli_w
+
 from .analyze import Analysis, analyze
 from .attest.keys import generate_keypair, load_public_key
 from .collect import collect_trial
@@ -52,23 +54,32 @@ class DemoResult:
 
 def demo_decision_toml(date: str) -> str:
     """The operator's part of the demo decision: ids, title, setup facts and prose (no figures)."""
-    return f'''id = "{date}-simulated-cache-layout-and-dflash"
-date = "{date}"
-title = "Simulated cache-layout and DFlash scouts (evidence-kit demo)"
-trials = ["cache-layout", "dflash"]
-
-[setup]
-model = "Same simulated target in every arm; its identity is pseudonymised like a real one"
-hardware = "None: the embedded engine simulator (evidence-kit sim) on this machine's CPU"
-runtime = "evidence-kit's vLLM-like simulator at 20x time scale (every latency is 1/20 of the modelled one)"
-measurement_path = "Direct endpoint per arm, started by the plan's own start command, prefix caching on; standardized warmup; unique synthetic prompts, and in the cache-layout trial one group whose prompts open with one of six shared ~4K-token prefixes"
-evidence = "Simulated engine: shows the method and the checks, not the performance of any real system"
-
-[narrative]
-why_it_matters = "This decision was produced by the evidence-kit demo from two A/B/A trials on the embedded simulated engine. Its numbers exercise every part of the chain (collection, reconciliation, gates, redaction, analysis, publication, verification); they say nothing about real hardware."
-caveat = "The simulator models queueing, a KV pool in token slots, an LRU prefix cache in that pool and speculative decoding at toy scale. The layout candidate has more token slots and the DFlash candidate fewer, as in the reference decision; on the shared-prefix group the layout's extra slots keep more prefixes cached (its hit rate is shown per arm), which unique prompts cannot show. Any latency difference is the simulator's, not an engine's."
-what_remains = "Point the same plans at a real vLLM deployment (see examples/plans/vllm.toml) to measure an engine."
-'''
+    return tomli_w.dumps(
+        {
+            "id": f"{date}-simulated-cache-layout-and-dflash",
+            "date": date,
+            "title": "Simulated cache-layout and DFlash scouts (evidence-kit demo)",
+            "trials": ["cache-layout", "dflash"],
+            "setup": {
+                "model": "Same simulated target in every arm; its identity is pseudonymised like a real one",
+                "hardware": "None: the embedded engine simulator (evidence-kit sim) on this machine's CPU",
+                "runtime": "evidence-kit's vLLM-like simulator at 20x time scale (every latency is 1/20 of the modelled one)",
+                "measurement_path": "Direct endpoint per arm, started by the plan's own start command, prefix caching on; standardized warmup; "
+                "unique synthetic prompts, and in the cache-layout trial one group whose prompts open with one of six shared ~4K-token prefixes",
+                "evidence": "Simulated engine: shows the method and the checks, not the performance of any real system",
+            },
+            "narrative": {
+                "why_it_matters": "This decision was produced by the evidence-kit demo from two A/B/A trials on the embedded simulated engine. "
+                "Its numbers exercise every part of the chain (collection, reconciliation, gates, redaction, analysis, publication, "
+                "verification); they say nothing about real hardware.",
+                "caveat": "The simulator models queueing, a KV pool in token slots, an LRU prefix cache in that pool and speculative decoding "
+                "at toy scale. The layout candidate has more token slots and the DFlash candidate fewer, as in the reference decision; on "
+                "the shared-prefix group the layout's extra slots keep more prefixes cached (its hit rate is shown per arm), which unique "
+                "prompts cannot show. Any latency difference is the simulator's, not an engine's.",
+                "what_remains": "Point the same plans at a real vLLM deployment (see examples/plans/vllm.toml) to measure an engine.",
+            },
+        }
+    )
 
 
 def _prepare(out: Path) -> None:

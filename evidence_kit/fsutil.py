@@ -11,11 +11,14 @@ from .errors import BadInput
 __all__ = ["atomic_write", "write_files_atomically"]
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename, fsynced."""
+def atomic_write(path: Path, data: bytes, *, mode: int | None = None) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename, fsynced; ``mode`` sets its
+    permissions (the temporary file is created 0600)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        if mode is not None:
+            os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()

@@ -16,11 +16,11 @@ __all__ = ["LAYERS", "layer_of"]
 
 # "__init__" is the package root (``evidence_kit/__init__.py``): the Python API's front door, at the top.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("version", "layers", "one_line", "aio", "canonical", "spreadsheet", "model"),
+    ("version", "layers", "one_line", "aio", "canonical", "spreadsheet", "model", "zensical_guard"),
     ("errors",),
     ("fsutil", "read", "analyze", "examples"),
     ("present", "schemas", "attest"),
-    ("text_report", "render", "collect", "engine_sim", "redact", "export"),
+    ("text_report", "render", "collect", "engine_sim", "redact", "export", "rendered_cache"),
     ("publish", "verify", "importers"),
     ("demo", "api", "mkdocs_plugin"),
     ("commands",),

@@ -36,19 +36,20 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.nav import Navigation, Section
 from mkdocs.structure.pages import Page
 
-from .analyze import Analysis
 from .attest.keys import load_private_key, private_key_spellings
 from .attest.manifest import write_manifest
 from .attest.sign import sign_tree
 from .attest.statement import PUBLICATION_FIELD, PUBLISHED_BY_PLUGIN
 from .errors import EvidenceError
-from .model.evidence import DecisionEvidence
-from .publish.safety import known_values, scan_site
+from .model import RECEIPT_NAME
+from .publish.safety import scan_site
 from .publish.site import load_decisions
-from .redact import KnownValue
+from .redact import KnownValue, known_values_from_raw, load_known_values
 from .render.article import markdown_extensions
 from .render.embedded import METHODOLOGY, embedded_config, embedded_files
 from .render.evidence_copy import check_bundle_manifests, evidence_files
+from .rendered_cache import Rendered, cache_key, load_rendered, store_rendered
+from .zensical_guard import mark_active
 
 __all__ = ["EvidenceKitPlugin", "EvidenceKitConfig"]
 
@@ -62,10 +63,36 @@ class EvidenceKitConfig(Config):  # type: ignore[no-untyped-call]
     signing_key = c.Optional(c.Type(str))
     known_values = c.ListOfItems(c.Type(str), default=[])
     policy = c.Optional(c.Type(str))
+    # Rendered decisions kept between builds (keyed by their evidence's and the renderer's digests);
+    # relative to mkdocs.yml; "" renders every build.
+    cache_dir = c.Type(str, default=".cache/evidence-kit")
 
 
 def _fail(err: EvidenceError | str) -> PluginError:
     return PluginError(f"evidence-kit: {err}")
+
+
+# Host plugins that stamp build-time content (today's date, the last commit's date or author) into every
+# page, the decision pages included: the page ``verify`` recomputes would then differ from the published
+# one on every build. Refused at build, by their ``mkdocs.plugins`` name, with what each stamps.
+STAMPING_PLUGINS = {
+    "git-revision-date-localized": "the date of the last commit (or of the build) into every page",
+    "git-revision-date": "the date of the last commit into every page",
+    "git-authors": "the authors of the last commits into every page",
+    "git-committers": "the committers of the last commits into every page",
+}
+
+
+def _refuse_stamping(config: MkDocsConfig) -> None:
+    """One line naming the first host plugin of :data:`STAMPING_PLUGINS` the site loads."""
+    for name in config.plugins:
+        bare = name.split("/", 1)[-1]
+        if bare in STAMPING_PLUGINS:
+            raise _fail(
+                f"the host's plugin {name!r} stamps {STAMPING_PLUGINS[bare]}, the decision pages included, so "
+                "`evidence-kit verify` would fail every one of them: remove it from plugins, or publish the "
+                "decisions with `evidence-kit build` in a site of their own"
+            )
 
 
 def _prefix(value: str) -> str:
@@ -121,7 +148,7 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
     """Adds decision pages, charts, chart data and evidence copies to a host MkDocs site under a prefix."""
 
     def __init__(self) -> None:
-        self.loaded: list[tuple[DecisionEvidence, Analysis]] = []
+        self.ids: list[str] = []
         self.files: dict[str, bytes] = {}
         self.values: list[KnownValue] = []
         self.prefix = ""
@@ -135,6 +162,8 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         """Load and check every decision, render its files, and add the charts' script and styles."""
         self.prefix = _prefix(self.config.prefix)
+        mark_active()  # the zensical_guard Markdown extension, if the host lists it, lets this build pass
+        _refuse_stamping(config)
         if not self.config.decisions:
             raise _fail("no decision folder given (plugins: - evidence-kit: decisions: [PATH, ...])")
         key = self.config.signing_key
@@ -146,19 +175,45 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
         try:
             if key is not None:
                 load_private_key(self._path(config, key))  # a bad key is refused before anything is built
-            self.loaded = load_decisions([self._path(config, d) for d in self.config.decisions])
-            for evidence, _ in self.loaded:
-                check_bundle_manifests(evidence, evidence_files(evidence))
-            self.values = known_values([ev for ev, _ in self.loaded], [self._path(config, m) for m in self.config.known_values])
-            self.files = embedded_files(self.loaded)
+            rendered = self._rendered(config)
+            maps = [self._path(config, m) for m in self.config.known_values]
+            self.values = [v for raw in rendered.raw_trials for v in known_values_from_raw(Path(raw))]
+            self.values += [v for path in maps for v in load_known_values(path)]
         except EvidenceError as err:
             raise _fail(err) from None
+        self.files, self.ids = rendered.files, rendered.ids
         self.ours = {f"{self.prefix}/{rel}" for rel in self.files}
         self.extensions = markdown_extensions(embedded_config())
         config.extra_css.append(f"{self.prefix}/assets/extra.css")
-        config.extra_javascript.append(f"{self.prefix}/assets/vega-bundle.js")
+        # charts.js (2 KB) on every page; it loads the Vega bundle (about 900 KB) beside it only on a page
+        # with a chart, after an instant navigation too.
         config.extra_javascript.append(f"{self.prefix}/assets/charts.js")
         return config
+
+    def _rendered(self, config: MkDocsConfig) -> Rendered:
+        """The decisions rendered: read back from the cache when neither their evidence nor the renderer
+        changed since the last build (:mod:`evidence_kit.rendered_cache`), else loaded, checked, rendered
+        and kept."""
+        folders = [self._path(config, d) for d in self.config.decisions]
+        cache = self._path(config, self.config.cache_dir) if self.config.cache_dir else None
+        # A folder that is missing is the reader's to name; only folders that exist have a key.
+        key = cache_key(folders) if cache is not None and all(f.is_dir() for f in folders) else None
+        if cache is not None and key is not None and (hit := load_rendered(cache, key)) is not None:
+            return hit
+        rendered = _render(folders)
+        if cache is not None and key is not None:
+            store_rendered(cache, key, rendered)
+        return rendered
+
+    def on_serve(self, server: Any, *, config: MkDocsConfig, builder: Any) -> Any:
+        """Under ``mkdocs serve``, a change in a decision folder (its evidence, its ``decision.toml``)
+        rebuilds the site, as a change in ``docs_dir`` does."""
+        for folder in self.config.decisions:
+            server.watch(str(self._path(config, folder)))
+        for path in (self.config.signing_key, self.config.policy, *self.config.known_values):
+            if path:
+                server.watch(str(self._path(config, path)))
+        return server
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
         """Add the decisions' files under the prefix, after scanning them; the prefix must be ours alone."""
@@ -208,7 +263,7 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
     def on_nav(self, nav: Navigation, *, config: MkDocsConfig, files: Files) -> Navigation:
         """The decisions, newest first, then the methodology page, in the nav section titled ``nav_title``."""
         items = _without(nav.items, self.ours, self.config.nav_title)
-        entries = [files.get_file_from_path(f"{self.prefix}/{ev.decision.id}/index.md") for ev, _ in self.loaded]
+        entries = [files.get_file_from_path(f"{self.prefix}/{did}/index.md") for did in self.ids]
         entries.append(files.get_file_from_path(f"{self.prefix}/{METHODOLOGY}"))
         pages = [f.page for f in entries if f is not None and isinstance(f.page, Page)]
         section = _find_section(items, self.config.nav_title)
@@ -297,6 +352,15 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
                 f"{file}: a copy of the {what} {path} was published in the site (deleted; "
                 f"{len(copies)} cop{'y' if len(copies) == 1 else 'ies'} in all); nothing was signed"
             )
+
+
+def _render(folders: list[Path]) -> Rendered:
+    """Load, check and render the decision folders (what ``build`` does before MkDocs runs)."""
+    loaded = load_decisions(folders)
+    for evidence, _ in loaded:
+        check_bundle_manifests(evidence, evidence_files(evidence))
+    raw = [str(Path(t.source)) for ev, _ in loaded for t in ev.trials if not (Path(t.source) / RECEIPT_NAME).is_file()]
+    return Rendered(files=embedded_files(loaded), ids=[ev.decision.id for ev, _ in loaded], raw_trials=raw)
 
 
 def _unwrapped(data: bytes) -> bytes:

@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from evidence_kit.attest import sign_tree
+from evidence_kit.attest.history import HISTORY_FIELD
 from evidence_kit.attest.manifest import ENVELOPE_NAME
-from evidence_kit.attest.statement import PUBLICATION_FIELD, TOOLCHAIN_FIELD
+from evidence_kit.attest.statement import PUBLICATION_FIELD, SOURCES_FIELD, TOOLCHAIN_FIELD
 
-CARRIED = (TOOLCHAIN_FIELD, PUBLICATION_FIELD)
+CARRIED = (TOOLCHAIN_FIELD, PUBLICATION_FIELD, SOURCES_FIELD, HISTORY_FIELD)
 
 
 def signed_predicate(folder: Path) -> dict[str, Any]:

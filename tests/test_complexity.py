@@ -56,7 +56,6 @@ LEGACY: dict[tuple[str, str], int] = {
     ("evidence_kit/verify/evidence_checks.py", "check_receipts"): 23,
     ("evidence_kit/verify/page_text.py", "_Parser.handle_starttag"): 35,
     ("evidence_kit/verify/recompute.py", "check_figures"): 20,
-    ("evidence_kit/verify/sources.py", "check_sources"): 16,
 }
 
 

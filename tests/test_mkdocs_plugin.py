@@ -72,7 +72,9 @@ def test_decision_pages_are_under_the_prefix_and_in_the_nav(host: Path) -> None:
     assert links.index("index.html") < links.index("runbook.html") < links.index(f"decisions/{DECISION}/index.html")
     assert f"decisions/{DECISION}/artifacts.html" not in links  # only the decision pages themselves are listed
     page = (base / "index.html").read_text()
-    assert '<script src="../assets/vega-bundle.js">' in page and 'class="ek-vega" data-vl-spec=' in page
+    # charts.js on every page; the ~900 KB bundle it loads beside it only where a chart is (tests/test_plugin_hosts.py).
+    assert '<script src="../assets/charts.js">' in page and 'class="ek-vega" data-vl-spec=' in page
+    assert "vega-bundle.js" not in (host / "index.html").read_text() and "vega-bundle.js" not in page
     assert 'href="../methodology.html">Methodology</a>' in page
 
 

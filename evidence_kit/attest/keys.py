@@ -70,7 +70,7 @@ def generate_keypair(folder: Path) -> tuple[Path, Path, str]:
     except BaseException:
         private_path.unlink(missing_ok=True)
         raise
-    atomic_write(public_path, public_key_pem(key.public_key()))
+    atomic_write(public_path, public_key_pem(key.public_key()), mode=0o644)  # the public half is for anyone to read
     return private_path, public_path, key_id(key.public_key())
 
 

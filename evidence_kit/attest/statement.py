@@ -11,6 +11,7 @@ to rebuild it byte for byte; and a published folder's says how it was published
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,9 @@ __all__ = [
     "PUBLICATION_FIELD",
     "PUBLISHED_AS_SITE",
     "PUBLISHED_BY_PLUGIN",
+    "SOURCES_FIELD",
+    "recorded_sources",
+    "sources_record",
 ]
 
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
@@ -44,6 +48,9 @@ TOOLCHAIN_FIELD = "toolchain"
 # plugin added to a host site. ``verify`` checks the folder has the layout the signature claims.
 PUBLICATION_FIELD = "publication"
 PUBLISHED_AS_SITE = "site"
+# {"mkdocs.yml": sha256, "site/index.md": sha256, ...}: the files ``build`` writes beside ``public/`` (what a
+# repository commits and a code host renders), signed with it so that no toolchain is needed to check them.
+SOURCES_FIELD = "sources"
 PUBLISHED_BY_PLUGIN = "mkdocs-plugin"
 
 
@@ -131,3 +138,18 @@ def recorded_toolchain(predicate: dict[str, Any]) -> dict[str, str] | None:
     if not isinstance(toolchain, dict) or not toolchain or not all(isinstance(k, str) and isinstance(v, str) for k, v in toolchain.items()):
         raise StatementError(f"predicate field {TOOLCHAIN_FIELD!r} is not a table of package versions")
     return dict(toolchain)
+
+
+def sources_record(files: dict[str, bytes]) -> dict[str, str]:
+    """The signed record of a site's sources: sha256 of each file ``build`` writes beside ``public/``."""
+    return {rel: hashlib.sha256(data).hexdigest() for rel, data in sorted(files.items())}
+
+
+def recorded_sources(predicate: dict[str, Any]) -> dict[str, str] | None:
+    """The sources a signed predicate records (``{path: sha256}``), ``None`` when it records none."""
+    sources = predicate.get(SOURCES_FIELD)
+    if sources is None:
+        return None
+    if not isinstance(sources, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in sources.items()):
+        raise StatementError(f"predicate field {SOURCES_FIELD!r} is not a table of sha256 digests")
+    return dict(sources)

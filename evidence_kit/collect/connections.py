@@ -31,6 +31,8 @@ from collections.abc import Sequence
 
 import httpx
 
+from .lane_http import LaneConnections, fast_path
+
 __all__ = [
     "LaneTransport",
     "arm_client",
@@ -92,8 +94,11 @@ class LaneTransport(httpx.AsyncBaseTransport):
 
     def __init__(self, *, shared: int = SHARED_CONNECTIONS, keepalive_expiry: float = KEEPALIVE_EXPIRY_S):
         self._keepalive_expiry = keepalive_expiry
-        # One TLS context for every pool: creating one per lane would load the CA bundle each time.
-        self._ssl: ssl.SSLContext = httpx.create_ssl_context()
+        # One TLS context for every pool, made when the first pool that may need it is: creating one per lane
+        # would load the CA bundle each time, and a plain-HTTP engine needs none.
+        self._ssl: ssl.SSLContext | None = None
+        # Each lane's own connections to a plain-HTTP endpoint (lane_http): the timed requests' path.
+        self._lanes: dict[int, LaneConnections] = {}
         self._shared_size = shared
         self._pools: dict[tuple[int | None, str | None], httpx.AsyncHTTPTransport] = {}
         # The environment's proxies, read when the client is made (as httpx's own client does), not on
@@ -106,6 +111,8 @@ class LaneTransport(httpx.AsyncBaseTransport):
         if pool is None:
             size = self._shared_size if lane is None else 1
             limits = httpx.Limits(max_connections=size, max_keepalive_connections=size, keepalive_expiry=self._keepalive_expiry)
+            if self._ssl is None:
+                self._ssl = httpx.create_ssl_context()
             pool = self._pools[lane, proxy] = httpx.AsyncHTTPTransport(verify=self._ssl, limits=limits, proxy=proxy)
         return pool
 
@@ -113,9 +120,17 @@ class LaneTransport(httpx.AsyncBaseTransport):
         where = (request.url.scheme, request.url.host)
         if where not in self._proxy_of:
             self._proxy_of[where] = proxy_for(request.url, self._proxies)
-        return await self._pool(request.extensions.get("lane"), self._proxy_of[where]).handle_async_request(request)
+        lane, proxy = request.extensions.get("lane"), self._proxy_of[where]
+        if lane is not None and fast_path(request, proxy):
+            connections = self._lanes.get(lane)
+            if connections is None:
+                connections = self._lanes[lane] = LaneConnections(self._keepalive_expiry)
+            return await connections.handle(request)
+        return await self._pool(lane, proxy).handle_async_request(request)
 
     async def aclose(self) -> None:
+        for connections in self._lanes.values():
+            connections.close()
         for pool in self._pools.values():
             await pool.aclose()
 

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-from prometheus_client.parser import text_string_to_metric_families
 
 from ..model.dialects import DIALECTS, Dialect
+from .metrics_text import samples
 
 __all__ = [
     "Scrape",
@@ -74,15 +74,14 @@ def parse_metrics(text: str, dialect: Dialect = DIALECTS["vllm"]) -> Scrape:
     """Sum every sample per name across labels; ``_created`` series are timestamps, skipped."""
     values: dict[str, float] = {}
     info: dict[str, dict[str, str]] = {}
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            if sample.name.endswith("_created"):
-                continue
-            if sample.name == "vllm:request_success_total" and sample.labels.get("finished_reason") in UNSUCCESSFUL:
-                continue
-            values[sample.name] = values.get(sample.name, 0.0) + sample.value
-            if family.type == "info" or sample.name.endswith("_info"):
-                info[sample.name] = dict(sample.labels)
+    for typ, name, labels, value in samples(text):
+        if name.endswith("_created"):
+            continue
+        if name == "vllm:request_success_total" and labels.get("finished_reason") in UNSUCCESSFUL:
+            continue
+        values[name] = values.get(name, 0.0) + value
+        if typ == "info" or name.endswith("_info"):
+            info[name] = dict(labels)
     return Scrape(values=values, info=info, dialect=dialect)
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 from rich.progress import Progress as RichBars
 
-__all__ = ["Progress", "RichProgress", "fmt_s"]
+__all__ = ["Progress", "RichProgress", "LineProgress", "fmt_s"]
 
 
 def fmt_s(value: float | None) -> str:
@@ -32,6 +33,35 @@ class Progress:
 
     def close(self) -> None:
         """Release the display."""
+
+
+def _run_status(run: dict[str, Any], e2e_median: float | None, ttft_median: float | None) -> str:
+    verdict = {True: "reconciled", False: "NOT reconciled", None: "no counters"}[run.get("reconciled")]
+    return f"{run['run']}: {run['ok']}/{run['requests']} ok, median e2e {fmt_s(e2e_median)}, ttft {fmt_s(ttft_median)}, {verdict}"
+
+
+class LineProgress(Progress):
+    """Off a terminal (a CI log, a file): one plain line per event on ``stream``, never wrapped, no bars."""
+
+    def __init__(self, stream: Any = None):
+        self.stream = stream
+        self.label = ""
+
+    def _line(self, text: str) -> None:
+        print(" ".join(text.split("\n")), file=self.stream or sys.stderr, flush=True)
+
+    def arm_started(self, label: str, runs: int) -> None:
+        self.label = label
+        self._line(f"{label}: {runs} run(s) to do")
+
+    def note(self, text: str) -> None:
+        self._line(text)
+
+    def run_done(self, run: dict[str, Any], e2e_median: float | None, ttft_median: float | None) -> None:
+        self._line(f"{self.label}: {_run_status(run, e2e_median, ttft_median)}")
+
+    def arm_done(self, label: str, ok: bool) -> None:
+        self._line(f"{label}: {'done' if ok else 'FAILED'}")
 
 
 class RichProgress(Progress):
@@ -60,8 +90,7 @@ class RichProgress(Progress):
         self.bars.console.print(text, markup=False, highlight=False)
 
     def run_done(self, run: dict[str, Any], e2e_median: float | None, ttft_median: float | None) -> None:
-        verdict = {True: "reconciled", False: "NOT reconciled", None: "no counters"}[run.get("reconciled")]
-        status = f"{run['run']}: {run['ok']}/{run['requests']} ok, median e2e {fmt_s(e2e_median)}, ttft {fmt_s(ttft_median)}, {verdict}"
+        status = _run_status(run, e2e_median, ttft_median)
         if self.task is not None:
             self.bars.update(self.task, advance=1, status=status)
 

@@ -9,6 +9,7 @@ import click
 from ..attest.keys import key_id, load_private_key
 from ..publish import build_site
 from .command_line import command_line
+from .json_result import echo_result, json_option
 
 
 @click.command()
@@ -41,7 +42,8 @@ from .command_line import command_line
     help="Ed25519 private key (from `evidence-kit keygen`): sign public/ with a DSSE envelope "
     "(public/manifest.dsse.json) around an in-toto Statement of every file.",
 )
-def build(decisions: tuple[Path, ...], out: Path, maps: tuple[Path, ...], policy: Path | None, sign_key: Path | None) -> None:
+@json_option
+def build(decisions: tuple[Path, ...], out: Path, maps: tuple[Path, ...], policy: Path | None, sign_key: Path | None, as_json: bool) -> None:
     """Build the site of the decision folders DECISIONS into OUT.
 
     Renders the pages, charts and chart data, copies the evidence, runs
@@ -54,6 +56,19 @@ def build(decisions: tuple[Path, ...], out: Path, maps: tuple[Path, ...], policy
         # A bad key is bad input before anything is built.
         kid = key_id(load_private_key(sign_key).public_key())
     result = build_site(list(decisions), out, private_maps=list(maps), policy=policy, sign_key=sign_key)
+    if as_json:
+        public = result.out / "public"
+        echo_result(
+            "build",
+            site=str(result.out),
+            index=str(public / "index.html"),
+            decisions=len(result.decisions),
+            pages=result.pages,
+            scanned_known_values=bool(maps),
+            signed=None if kid is None else str(public / "manifest.dsse.json"),
+            key_id=kid,
+        )
+        return
     if not maps:
         # The scan hunts known values only: this operator's hosts, models and serials are in the map.
         click.echo(

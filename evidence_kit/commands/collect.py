@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+import sys
 from pathlib import Path
 
 import click
@@ -56,6 +57,7 @@ def collect(plan: Path, out: Path, resume: bool, workers: str | None, ray: str |
     from ..collect import Progress, RichProgress, collect_trial, load_plan
     from ..collect.connections import ensure_descriptors
     from ..collect.failures import failure_lines
+    from ..collect.progress import LineProgress
     from ..collect.ray_workers import RayUnavailable
     from ..collect.workers import WorkerFailed
 
@@ -67,7 +69,8 @@ def collect(plan: Path, out: Path, resume: bool, workers: str | None, ray: str |
         key = "concurrency" if wl.concurrency else "max_in_flight" if wl.max_in_flight else "requests_per_run"
         line = line_of_key(read_text(plan), ("workload", key), toml=True)
         raise BadInput(str(err), plan, line) from None
-    progress = Progress() if quiet else RichProgress()
+    # Off a terminal (a CI log, a file) the bars would be hard-wrapped at 80 columns: plain lines instead.
+    progress = Progress() if quiet else RichProgress() if sys.stderr.isatty() else LineProgress()
     try:
         result = collect_trial(loaded, out, resume=resume, progress=progress, workers=_workers(workers), ray=ray)
     except KeyboardInterrupt:

@@ -37,7 +37,8 @@ _FILE = click.Path(path_type=Path)  # a file, or an AIPerf artifact folder
     multiple=True,
     required=True,
     type=_FILE,
-    help="A result file (or an AIPerf artifact folder) of the original configuration, measured first (repeat: one per repetition, or per level of a client that runs one level per file).",
+    help="A result file (or an AIPerf artifact folder) of the original configuration, measured first "
+    "(repeat: one per repetition, or per level of a client that runs one level per file).",
 )
 @click.option(
     "--candidate", multiple=True, required=True, type=_FILE, help="A result file of the candidate configuration (repeat: one per repetition)."

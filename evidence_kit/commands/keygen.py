@@ -15,7 +15,7 @@ from ..attest.keys import generate_keypair
     "out",
     required=True,
     type=click.Path(file_okay=False, path_type=Path),
-    help="Folder that receives signing.key (mode 0600) and signing.pub; existing keys are never overwritten.",
+    help="Folder that receives signing.key (mode 0600) and signing.pub (mode 0644); existing keys are never overwritten.",
 )
 def keygen(out: Path) -> None:
     """Write a new Ed25519 key pair into OUT and print the public key and its key id.
@@ -26,6 +26,6 @@ def keygen(out: Path) -> None:
     """
     private_path, public_path, kid = generate_keypair(out)
     click.echo(f"private key: {private_path} (mode 0600; keep it private)")
-    click.echo(f"public key:  {public_path}")
+    click.echo(f"public key:  {public_path} (mode 0644; publish it)")
     click.echo(f"key id:      {kid}")
     click.echo(public_path.read_text(), nl=False)

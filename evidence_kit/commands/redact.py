@@ -9,6 +9,7 @@ import click
 from ..errors import EXIT_FAILED, BadInput
 from ..read import load_any, require_completed
 from ..redact import redact_bundle
+from .json_result import echo_result, json_option
 
 __all__ = ["redact", "read_key"]
 
@@ -44,7 +45,8 @@ def read_key(path: Path | None) -> bytes | None:
     type=click.Path(path_type=Path),
     help="Also write the private map (pseudonym -> original values) here, mode 0600. Never publish it.",
 )
-def redact(raw: Path, out: Path, policy: Path | None, key: Path | None, replace: bool, map_out: Path | None) -> int:
+@json_option
+def redact(raw: Path, out: Path, policy: Path | None, key: Path | None, replace: bool, map_out: Path | None, as_json: bool) -> int:
     """Write RAW (a trial folder or a decision folder) into OUT as a publishable bundle.
 
     Every contract file is read through its model and written from its records:
@@ -61,6 +63,20 @@ def redact(raw: Path, out: Path, policy: Path | None, key: Path | None, replace:
     require_completed(load_any(raw))  # what is redacted is read as build will read it: refused now, not after
     result = redact_bundle(raw, out, policy=policy, key=read_key(key), replace=replace, map_out=map_out)
     replaced = sum(sum(found.values()) for found in result.counts.values())
+    if as_json:
+        echo_result(
+            "redact",
+            bundle=str(result.out),
+            trial_bundles=len(result.bundles),
+            pseudonyms=replaced,
+            files_pseudonymised=len(result.counts),
+            files_withheld=len(result.withheld),
+            key_id=result.key_id,
+            map=None if map_out is None else str(map_out),
+            publishable=result.publishable,
+            findings=[str(f) for f in result.findings],
+        )
+        return 0 if result.publishable else EXIT_FAILED
     click.echo(
         f"{result.out}: {len(result.bundles)} trial bundle(s), {replaced} pseudonym(s) in {len(result.counts)} file(s), "
         f"{len(result.withheld)} file(s) withheld, key {result.key_id}"

@@ -8,6 +8,7 @@ import click
 
 from ..errors import EXIT_FAILED
 from ..redact import known_values_from_raw, load_known_values, load_policy, scan_tree
+from .json_result import echo_result, json_option
 
 __all__ = ["scan"]
 
@@ -32,7 +33,8 @@ _SHOWN = 50
     type=click.Path(path_type=Path),
     help="Private map written by 'redact --map' whose values to hunt for (repeatable).",
 )
-def scan(folder: Path, policy: Path | None, raws: tuple[Path, ...], maps: tuple[Path, ...]) -> int:
+@json_option
+def scan(folder: Path, policy: Path | None, raws: tuple[Path, ...], maps: tuple[Path, ...], as_json: bool) -> int:
     """Scan FOLDER (a bundle, a built site) for the known private values.
 
     Every file name and every line is searched, in every reading, for every
@@ -45,6 +47,9 @@ def scan(folder: Path, policy: Path | None, raws: tuple[Path, ...], maps: tuple[
     known = [value for raw in raws for value in known_values_from_raw(raw)]
     known += [value for path in maps for value in load_known_values(path)]
     findings = scan_tree(folder, known_values=known, policy=loaded)
+    if as_json:
+        echo_result("scan", folder=str(folder), clean=not findings, findings=[str(f) for f in findings])
+        return EXIT_FAILED if findings else 0
     if not findings:
         click.echo(f"{folder}: clean")
         return 0

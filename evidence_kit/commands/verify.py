@@ -8,6 +8,7 @@ import click
 
 from ..verify import load_pin, verify_folder
 from ..verify.fetch import verify_url
+from ..verify.history import load_since, save_state
 
 
 @click.command()
@@ -34,8 +35,25 @@ from ..verify.fetch import verify_url
     help="Without --key or --key-id, exit 0 when every check passes although the signer is not "
     "authenticated (integrity only; the last line says so).",
 )
+@click.option(
+    "--since",
+    "since_text",
+    metavar="STATE",
+    default=None,
+    help="The publication seen last: a state file --save-state wrote, or its digest (sha256:HEX). "
+    "A site that does not follow it in its signed history (older, forked or shortened) fails.",
+)
+@click.option(
+    "--save-state",
+    "state_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="When verified, write this publication's state (digest, sequence, decisions, signer) to FILE, for the next --since.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (evidence-kit/verify-report/v1).")
-def verify(target: str, key_path: Path | None, key_id: str | None, allow_unpinned: bool, as_json: bool) -> int:
+def verify(
+    target: str, key_path: Path | None, key_id: str | None, allow_unpinned: bool, since_text: str | None, state_path: Path | None, as_json: bool
+) -> int:
     """Verify TARGET: a trial bundle, a decision folder, a built site folder, or the http(s) URL of a served site.
 
     Checks, in order, one line each: signature over the DSSE PAE (by the pinned
@@ -44,16 +62,21 @@ def verify(target: str, key_path: Path | None, key_id: str | None, allow_unpinne
     every published figure recomputed from the journals and found in the pages'
     text, whatever MkDocs and Material are installed; a site rebuilt byte for
     byte with the toolchain its signed statement records (skipped in one line
-    naming the versions when another is installed). The last line says what
+    naming the versions when another is installed); the publication's place in
+    its signed history, with the decisions verified (--since refuses an older,
+    forked or shortened site). The last line says what
     was proven and whether the signer is authenticated. Exit 0 verified (and authenticated, or
     --allow-unpinned), 1 a check failed or the signer is not authenticated,
     2 unreadable input.
     """
     is_url = target.startswith(("http://", "https://"))
     pin = load_pin(key_path, key_id, None if is_url else Path(target))
+    since = load_since(since_text) if since_text is not None else None
     if is_url:
-        report = verify_url(target, pin, allow_unpinned=allow_unpinned)
+        report = verify_url(target, pin, allow_unpinned=allow_unpinned, since=since)
     else:
-        report = verify_folder(Path(target), pin, allow_unpinned=allow_unpinned)
+        report = verify_folder(Path(target), pin, allow_unpinned=allow_unpinned, since=since)
     click.echo(report.as_json() if as_json else report.as_text(), nl=False)
+    if state_path is not None and report.verified and report.publication is not None and report.publication.history is not None:
+        save_state(state_path, report.publication, report.signer)
     return report.exit_code

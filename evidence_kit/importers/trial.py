@@ -20,6 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import tomli_w
+
 from ..canonical import canonical_json
 from ..collect.journal_writer import JournalWriter
 from ..errors import BadInput
@@ -303,7 +305,7 @@ def assemble(
             "trials": [trial_id],
             "setup": {"measurement_path": f"Imported from {names} result files (evidence-kit import); the client's own timings, as it recorded them"},
         }
-        atomic_write(work / "decision.toml", _toml(decision))
+        atomic_write(work / "decision.toml", tomli_w.dumps(decision).encode())
         try:
             load_decision(work)  # what analyze and build will read must read back
         except BadInput as err:
@@ -329,16 +331,6 @@ def _located(err: BadInput, folder: Path, trial: Trial, phases: dict[str, list[I
                 return BadInput(err.message, files[index].path)
             return BadInput(f"{err.message} (one of {', '.join(str(f.path) for f in files)})")
     return err
-
-
-def _toml(decision: dict[str, Any]) -> bytes:
-    def text(value: str) -> str:
-        return canonical_json(value).decode().strip()  # a JSON string is a valid TOML basic string
-
-    lines = [f"{key} = {text(decision[key])}" for key in ("id", "date", "title")]
-    lines.append("trials = [" + ", ".join(text(t) for t in decision["trials"]) + "]")
-    lines += ["", "[setup]"] + [f"{key} = {text(value)}" for key, value in decision["setup"].items()]
-    return ("\n".join(lines) + "\n").encode()
 
 
 def phase_files(before: Sequence[ImportedFile], candidate: Sequence[ImportedFile], restored: Sequence[ImportedFile]) -> dict[str, list[ImportedFile]]:

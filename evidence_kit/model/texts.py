@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import get_args
 
 from .composed_words import COMPOSED_WORDS
+from .engine_kinds import ENGINE_KINDS
 from .failures import FAILURE_WORDS, FINISH_WORDS
 from .formats.shapes import VERSION, Shape, Words
 from .formats.vocabulary import CacheDType
@@ -106,9 +107,10 @@ class Composed(Words):
 
 # Python's own type and exception names, which a message names a parsed value or a failure by (`JSON dict`).
 _PYTHON = frozenset(name.casefold() for name, value in vars(builtins).items() if isinstance(value, type) and not name.startswith("_"))
-# The literals' words, and the words the model's vocabularies give the messages (a finish reason, a counter's name).
+# The literals' words, and the words the model's vocabularies give the messages (a finish reason, a counter's
+# name, an engine kind).
 COMPOSED = Composed(
     "collector sentence",
-    COMPOSED_WORDS | frozenset(FAILURE_WORDS) | frozenset(FINISH_WORDS) | frozenset(COUNTER_NAMES) | _PYTHON,
+    COMPOSED_WORDS | frozenset(FAILURE_WORDS) | frozenset(FINISH_WORDS) | frozenset(COUNTER_NAMES) | frozenset(ENGINE_KINDS) | _PYTHON,
     "words of evidence-kit's own messages, and numbers",
 )

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, NonNegativeInt, PositiveFloat, PositiveInt, model_validator
 
 from ._base import Record, RelPath, Slug
+from .engine_kinds import EngineKind  # what was measured (docs/engines.md)
 from .phase import Phase
 from .publication import PROSE, PUBLIC
 from .texts import GATE_NAMES
@@ -47,8 +48,6 @@ Arrival = Literal["poisson", "constant", "trace"]
 ARRIVALS: tuple[str, ...] = ("poisson", "constant", "trace")
 Load = int | float  # a group's concurrency, or its rate (requests per second)
 Order = Literal["fixed", "randomised"]
-# What was measured; each real kind is read in its own dialect (``dialects.py``, ``docs/engines.md``).
-EngineKind = Literal["vllm", "sglang", "llama.cpp", "openai-compatible", "simulated"]
 # The dialects the simulator speaks.
 SimulatedDialect = Literal["vllm", "sglang", "llama.cpp"]
 # An HTTP header name (RFC 9110's token): what a multi-turn workload's session_header may be.

@@ -6,7 +6,7 @@ knows what was decided and why. Every word is read off the analysis (``outcome``
 analysis did not decide. The three words sort what the analysis says:
 
 - **promote**: the trial's ``outcome`` is ``promote``;
-- **inconclusive**: it is not, and every group that did not win has the verdict
+- **inconclusive**: it is not, and every group that did not win is unresolved, ``likely`` or
   ``inconclusive`` (the data decided no group against the candidate, they just did not resolve
   it), and nothing blocked the trial;
 - **retain**: any other no-promotion: a group decided against the candidate (``no-win``,
@@ -27,6 +27,9 @@ from .wording import finding_sentence
 __all__ = ["OUTCOME_BOXES", "trial_outcome", "decision_outcome", "outcome_reason", "incomplete_sentences"]
 
 Outcome = Literal["promote", "retain", "inconclusive"]
+# The verdicts that decide a group neither way: a point estimate past the threshold whose interval is not
+# ("likely"), and an interval that resolves nothing ("inconclusive").
+UNRESOLVED = ("likely", "inconclusive")
 # Each outcome's admonition type (Material's own types, so any Material theme styles them) and title.
 OUTCOME_BOXES: dict[str, tuple[str, str]] = {
     "promote": ("success", "Promote the candidate"),
@@ -43,8 +46,9 @@ def trial_outcome(trial: TrialAnalysis) -> Outcome:
     """``promote``, ``retain`` or ``inconclusive`` for one trial (see the module's docstring)."""
     if trial.outcome == "promote":
         return "promote"
-    against = any(n for name, n in trial.verdicts.items() if name not in ("win", "inconclusive"))
-    if trial.verdicts.get("inconclusive") and not against and not trial.blocked_by and not _incomplete(trial):
+    against = any(n for name, n in trial.verdicts.items() if name not in ("win", *UNRESOLVED))
+    unresolved = any(trial.verdicts.get(name) for name in UNRESOLVED)
+    if unresolved and not against and not trial.blocked_by and not _incomplete(trial):
         return "inconclusive"
     return "retain"
 
@@ -74,9 +78,10 @@ def outcome_reason(trial: TrialAnalysis) -> str:
     if _incomplete(trial):
         return f"{won}: the trial is incomplete (an arm completed no timed request in some group), so no promotion."
     if kind == "inconclusive":
-        others = "the other" if trial.wins else "all"
-        return f"{won}; {others} {trial.verdicts['inconclusive']} are inconclusive (the data resolve neither a win nor its absence), so no promotion."
-    decided = ", ".join(f"{n} {name}" for name, n in trial.verdicts.items() if n and name not in ("win", "inconclusive"))
+        others = "the others" if trial.wins else "all"
+        counts = ", ".join(f"{trial.verdicts[name]} {name}" for name in UNRESOLVED if trial.verdicts.get(name))
+        return f"{won}; {others} are unresolved ({counts}: the data resolve neither a win nor its absence), so no promotion."
+    decided = ", ".join(f"{n} {name}" for name, n in trial.verdicts.items() if n and name not in ("win", *UNRESOLVED))
     return f"{won} ({decided}); the rule promotes only when {scope} wins, so no promotion."
 
 

@@ -15,9 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..analyze import Analysis, analyze
-from ..attest.manifest import write_manifest
+from ..attest.dsse import EnvelopeError, parse_envelope, verify_envelope
+from ..attest.history import FIRST, HISTORY_FIELD, History, parse_history
+from ..attest.keys import load_private_key
+from ..attest.manifest import ENVELOPE_NAME, write_manifest
 from ..attest.sign import sign_tree
-from ..attest.statement import PUBLICATION_FIELD, PUBLISHED_AS_SITE, TOOLCHAIN_FIELD
+from ..attest.statement import PUBLICATION_FIELD, PUBLISHED_AS_SITE, SOURCES_FIELD, TOOLCHAIN_FIELD, StatementError, parse_statement, sources_record
 from ..errors import BadInput
 from ..model.evidence import DecisionEvidence
 from ..read import load_decision, require_completed
@@ -59,6 +62,22 @@ def _write_tree(root: Path, files: dict[str, bytes]) -> None:
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
+
+
+def next_history(previous: Path, sign_key: Path) -> History:
+    """The history of a publication built where ``previous`` (the last one's envelope) may be: the one after it,
+    or a site's first. A previous publication signed by another key is bad input: it is not this publisher's
+    history to continue (move it away to start a new one)."""
+    if not previous.is_file():
+        return FIRST
+    data = previous.read_bytes()
+    try:
+        verified = verify_envelope(parse_envelope(data), [load_private_key(sign_key).public_key()])
+        _, predicate = parse_statement(verified.payload)
+        history = parse_history(predicate) or FIRST
+    except (EnvelopeError, StatementError, ValueError) as err:
+        raise BadInput(f"the previous publication here cannot be continued ({err}); move it away to start a new history", previous) from None
+    return history.following(data)
 
 
 def _swap_into(out: Path, staged: Path) -> None:
@@ -106,7 +125,9 @@ def build_site(
         run_mkdocs(staged / "mkdocs.yml", source_date_epoch([ev.decision.date for ev, _ in loaded]))
         write_manifest(staged / "public")
         if sign_key is not None:
-            sign_tree(staged / "public", sign_key, predicate={TOOLCHAIN_FIELD: installed_toolchain(), PUBLICATION_FIELD: PUBLISHED_AS_SITE})
+            claims = {TOOLCHAIN_FIELD: installed_toolchain(), PUBLICATION_FIELD: PUBLISHED_AS_SITE, SOURCES_FIELD: sources_record(files)}
+            claims[HISTORY_FIELD] = next_history(out / "public" / ENVELOPE_NAME, sign_key).as_dict()
+            sign_tree(staged / "public", sign_key, predicate=claims)
         scan_site([staged / "site", staged / "public"], values, shown_as=out, policy_file=policy)
         _swap_into(out, staged)
     finally:

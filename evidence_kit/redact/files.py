@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import tomli_w
 from pydantic import BaseModel, ValidationError
 
 from ..errors import BadInput
@@ -98,28 +99,8 @@ def write_decision(src: Path, dst: Path, publisher: Publisher, rel: str) -> Deci
     """``decision.toml`` from its record (its prose is checked like any prose)."""
     decision = read_toml_model(src, Decision)
     publisher.publish(decision, file=rel)
-    dst.write_text(_toml(json.loads(published_json(decision))), encoding="utf-8")
+    dst.write_text(tomli_w.dumps(json.loads(published_json(decision))), encoding="utf-8")
     return decision
-
-
-def _toml_string(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False).replace("\\/", "/")
-
-
-def _toml(document: dict[str, Any]) -> str:
-    """The TOML of a decision's published form: strings, lists of strings, tables of strings."""
-    lines: list[str] = []
-    tables: list[tuple[str, dict[str, Any]]] = []
-    for key, value in document.items():
-        if isinstance(value, dict):
-            tables.append((key, value))
-        elif isinstance(value, list):
-            lines.append(f"{key} = [{', '.join(_toml_string(str(v)) for v in value)}]")
-        else:
-            lines.append(f"{key} = {_toml_string(str(value))}")
-    for name, table in tables:
-        lines += ["", f"[{name}]"] + [f"{_toml_string(str(k))} = {_toml_string(str(v))}" for k, v in table.items()]
-    return "\n".join(lines) + "\n"
 
 
 def collector_name(inner: str, stems: set[str]) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
 import altair as alt
 import pandas as pd
@@ -145,12 +145,16 @@ def _threshold_labels(lines: alt.Chart) -> list[alt.Chart]:
     other (the lower threshold is always left of the higher one). Above the plot nothing else is drawn
     (the axis labels are left of it, the legend right of it from its top down), and Vega's autosize
     makes room for words that run past the plot's ends."""
-    text = {"baseline": "bottom", "fontSize": LABEL_FONT, "color": "#333333"}
-    below, level, above = alt.datum.ratio < 1, alt.datum.ratio == 1, alt.datum.ratio > 1
+
+    def words(where: Any, align: Literal["left", "center", "right"], dx: int, dy: int) -> alt.Chart:
+        mark = lines.transform_filter(where).mark_text(align=align, dx=dx, dy=dy, baseline="bottom", fontSize=LABEL_FONT, color="#333333")
+        chart: alt.Chart = mark.encode(text="line:N", y=alt.value(0))
+        return chart
+
     return [
-        lines.transform_filter(level).mark_text(align="center", dy=UPPER_ROW_DY, **text).encode(text="line:N", y=alt.value(0)),
-        lines.transform_filter(below).mark_text(align="right", dx=-4, dy=-4, **text).encode(text="line:N", y=alt.value(0)),
-        lines.transform_filter(above).mark_text(align="left", dx=4, dy=-4, **text).encode(text="line:N", y=alt.value(0)),
+        words(alt.datum.ratio == 1, "center", 0, UPPER_ROW_DY),
+        words(alt.datum.ratio < 1, "right", -4, -4),
+        words(alt.datum.ratio > 1, "left", 4, -4),
     ]
 
 

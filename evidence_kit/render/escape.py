@@ -9,9 +9,9 @@ start of a line, so paragraphs are joined and their first character neutralised.
 
 from __future__ import annotations
 
-import json
 import re
 
+import yaml
 from markupsafe import Markup
 
 __all__ = ["md_text", "md_prose", "md_cell", "html_text", "yaml_string", "Markup"]
@@ -57,7 +57,7 @@ def html_text(value: object) -> str:
 
 
 def yaml_string(value: str) -> str:
-    """A YAML double-quoted scalar, ASCII only: JSON's escapes, which YAML shares, but a character outside
-    the Basic Multilingual Plane (an emoji) as YAML's ``\\UXXXXXXXX``. JSON would write it as a surrogate pair,
-    which YAML reads as two lone surrogates that no UTF-8 page can hold."""
-    return '"' + "".join(f"\\U{ord(c):08x}" if ord(c) > 0xFFFF else json.dumps(c, ensure_ascii=True)[1:-1] for c in value) + '"'
+    """A YAML double-quoted scalar, ASCII only, on one line: PyYAML's own quoting, which writes a character
+    outside the Basic Multilingual Plane (an emoji) as ``\\UXXXXXXXX`` (JSON's surrogate pair would reach
+    MkDocs as two lone surrogates that no UTF-8 page can hold)."""
+    return yaml.dump(value, Dumper=yaml.SafeDumper, default_style='"', allow_unicode=False, width=float("inf")).rstrip("\n")

@@ -34,15 +34,16 @@ ARTICLE: dict[str, frozenset[str]] = {
     "p": frozenset({"class"}),
     "span": frozenset({"class"}),
     "code": frozenset({"class"}),
+    "pre": frozenset({"class"}),  # pymdownx.highlight's <pre class="highlight"> (the how-to-verify page's commands)
     **{f"h{level}": _HEADING for level in range(1, 7)},
-    **{
-        name: frozenset() for name in ("pre", "strong", "em", "ul", "ol", "li", "table", "thead", "tbody", "tr", "th", "td", "br", "hr", "blockquote")
-    },
+    **{name: frozenset() for name in ("strong", "em", "ul", "ol", "li", "table", "thead", "tbody", "tr", "th", "td", "br", "hr", "blockquote")},
 }
 # The admonition types the pages write: the templates' own, and each outcome box's (present/outcome.py).
 ADMONITIONS = tuple(sorted({"note", "warning", "tip", "info", "danger", *(kind for kind, _ in OUTCOME_BOXES.values())}))
-# Class names inside the article: ours (ek-...), admonitions, code languages, the article's own.
-ARTICLE_CLASS = re.compile(r"ek-[a-z0-9-]+|admonition(?:-title)?|" + "|".join(ADMONITIONS) + r"|language-[a-z0-9]+|md-content__inner|md-typeset")
+# Class names inside the article: ours (ek-...), admonitions, code blocks and their languages, the article's own.
+ARTICLE_CLASS = re.compile(
+    r"ek-[a-z0-9-]+|admonition(?:-title)?|" + "|".join(ADMONITIONS) + r"|highlight|language-[a-z0-9]+|md-content__inner|md-typeset"
+)
 
 # Around the article: mkdocs-material's markup. Its data-md-* and aria-* attributes configure its scripts
 # and screen readers (aria-label is read as text: the chrome check counts it).

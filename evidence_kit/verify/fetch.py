@@ -28,6 +28,7 @@ from ..attest.keys import PUBLIC_KEY_NAME
 from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME
 from ..attest.tree import path_problem
 from ..errors import BadInput
+from .history import Since
 from .pin import UNPINNED, Pin
 from .run import Report, verify_folder
 
@@ -156,9 +157,9 @@ def fetch_site(base_url: str, into: Path, client: httpx.Client | None = None) ->
             client.close()
 
 
-def verify_url(url: str, pin: Pin = UNPINNED, *, allow_unpinned: bool = False) -> Report:
+def verify_url(url: str, pin: Pin = UNPINNED, *, allow_unpinned: bool = False, since: Since | None = None) -> Report:
     """Fetch the site at ``url`` into a temporary folder and verify it; locations name the URL."""
     with tempfile.TemporaryDirectory(prefix="evidence-kit-verify-") as tmp:
         root = Path(tmp)
         fetch_site(url, root)
-        return verify_folder(root, pin, allow_unpinned=allow_unpinned, label=url.rstrip("/"))
+        return verify_folder(root, pin, allow_unpinned=allow_unpinned, label=url.rstrip("/"), since=since)

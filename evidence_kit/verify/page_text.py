@@ -155,11 +155,7 @@ class _Parser:
             self._in_article += 1
             if self.article is None:
                 self.article = []
-        inside = bool(self._in_article)
-        self.markup.add((inside, tag, ""))
-        self.markup.update((inside, tag, key) for key, _ in attrs)
-        if inside:
-            self.classes.update((values.get("class") or "").split())
+        self._note_markup(tag, attrs)
         self.urls += [v for k, v in attrs if k in URL_ATTRS and v]
         if self._in_article:
             self.article_urls += [v for k, v in attrs if k in URL_ATTRS and v]
@@ -188,6 +184,15 @@ class _Parser:
             # In the article of a published page; anywhere in a regenerated one (it has no article).
             if values.get("data-vl-spec") is not None and (self._in_article or self.article is None):
                 self.specs.append(values["data-vl-spec"] or "")
+
+    def _note_markup(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        """Note the element and its attributes, and the class names it carries inside the article."""
+        inside = bool(self._in_article)
+        self.markup.add((inside, tag, ""))
+        for key, value in attrs:
+            self.markup.add((inside, tag, key))
+            if inside and key == "class":
+                self.classes.update((value or "").split())
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "title":

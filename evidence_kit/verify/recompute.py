@@ -45,6 +45,7 @@ from .page_text import (
     PageText,
     chrome_figures,
     external_urls,
+    is_figure,
     markup_mismatches,
     page_mismatches,
     read_page,
@@ -163,12 +164,17 @@ class _Pages:
         return out
 
     def other_pages(self, ctx: Context) -> list[Problem]:
-        """Every page nothing regenerates but MkDocs writes (``404.html``) holds only the markup build writes."""
+        """Every page nothing regenerates but MkDocs writes (``404.html``) holds only the markup build writes, and
+        no figure but those of page titles (its words are the rebuild's to compare)."""
         out = []
         for rel in ctx.files:
             if rel.endswith(".html") and rel not in self.read and rel not in ctx.reported:
                 page = self.read[rel] = read_page((ctx.root / rel).read_text("utf-8", "replace"))
                 found = markup_mismatches(page, host=self.host)
+                allowed = self.title_tokens | {"404"}  # MkDocs' not-found page says its status
+                extra = chrome_figures(page, allowed) + [t for t in page.tokens() if is_figure(t) and t not in allowed]
+                if extra:
+                    found.append(("figures", " ".join(extra[:20]), "(only figures of page titles)"))
                 out += [
                     Problem(ctx.where(rel), f"{figure}: published {published}, recomputed {recomputed}") for figure, published, recomputed in found
                 ]
@@ -335,6 +341,7 @@ def check_figures(ctx: Context) -> CheckResult:
     if not ctx.evidence:
         return CheckResult(name, "fail", "nothing recomputed", [Problem(ctx.label, "no evidence loaded (see the contract check)")])
     analyses = {unit: analyze(evidence) for unit, evidence in sorted(ctx.evidence.items())}
+    ctx.analyses = analyses  # the history check names the decisions verified
     problems = _predicate_problems(ctx, analyses) if ctx.predicate is not None else []
     compared = 0
     sites = site_decisions(ctx)

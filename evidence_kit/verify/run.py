@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME
 from ..canonical import canonical_json
@@ -12,6 +13,7 @@ from ..one_line import encodable, one_line
 from ..read import require_completed
 from .checks import Check, check_completeness, check_digests, check_paths, check_signature, check_statement, run_check
 from .evidence_checks import check_contract, check_receipts
+from .history import Since, check_history
 from .pin import UNPINNED, Pin
 from .recompute import check_figures
 from .sources import check_sources
@@ -38,6 +40,7 @@ CHECKS: list[tuple[str, Check]] = [
     ("receipts", check_receipts),
     ("figures", check_figures),
     ("sources", check_sources),
+    ("history", check_history),
 ]
 
 
@@ -52,7 +55,9 @@ class Report:
     signer: str | None = None
     allow_unpinned: bool = False
     not_rebuilt: str | None = None  # the toolchain versions that kept the sources check from rebuilding
+    unregenerated: tuple[str, ...] = ()  # the files it therefore did not regenerate (each covered by the signature)
     host_site: bool = False  # decisions the MkDocs plugin published inside a host site
+    publication: Any = None  # the history check's Publication: digest, history, decisions verified
 
     @property
     def checks_passed(self) -> bool:
@@ -90,6 +95,8 @@ class Report:
             out.append("the figures recomputed from the journals, every published one compared")
         if self._status("sources") == "pass":
             out.append("every file is byte for byte what build writes from the evidence")
+        if self._status("history") == "pass" and self.publication is not None:
+            out.append(next(r.detail for r in self.results if r.name == "history"))
         return out
 
     def not_proven(self) -> list[str]:
@@ -105,9 +112,12 @@ class Report:
         if self.host_site:
             out.append(HOST_NOT_PROVEN)
         if self.not_rebuilt:
+            shown = ", ".join(self.unregenerated[:12]) + (f" and {len(self.unregenerated) - 12} more" if len(self.unregenerated) > 12 else "")
             out.append(
                 f"that the markup, the theme files, the chart SVGs and the vendored Vega scripts are what build "
-                f"writes (not rebuilt: {self.not_rebuilt}; install those versions to check them)"
+                f"writes (not rebuilt: {self.not_rebuilt}; install those versions to check them). Not regenerated: "
+                f"{shown or 'none'}; what still holds for them: the publisher signed each one (unchanged since), and "
+                "each page's text and each chart's data were checked by figures"
             )
         return out
 
@@ -136,8 +146,10 @@ class Report:
             "signer_key_id": self.signer,
             "proven": self.proven(),
             "not_proven": self.not_proven(),
+            "not_regenerated": [encodable(rel) for rel in self.unregenerated],
             "summary": encodable(self.summary()),
             "checks": [r.as_dict() for r in self.results],
+            "publication": _publication(self.publication),
         }
         return canonical_json(doc).decode()
 
@@ -150,6 +162,14 @@ class Report:
             lines += [f"     {one_line(p.where)}: {one_line(p.what)}" for p in r.problems]
         lines.append(one_line(self.summary()))
         return "\n".join(lines) + "\n"
+
+
+def _publication(found: Any) -> dict[str, Any] | None:
+    """The publication as the JSON report carries it: digest, sequence, what it replaces, decisions verified."""
+    if found is None:
+        return None
+    history = found.history.as_dict() if found.history is not None else None
+    return {"digest": found.digest, "history": history, "decisions": found.decisions}
 
 
 def locate(path: Path) -> tuple[Path, Path | None]:
@@ -181,14 +201,14 @@ def published_root(path: Path) -> Path:
     return locate(path)[0]
 
 
-def verify_folder(path: Path, pin: Pin = UNPINNED, *, allow_unpinned: bool = False, label: str | None = None) -> Report:
+def verify_folder(path: Path, pin: Pin = UNPINNED, *, allow_unpinned: bool = False, label: str | None = None, since: Since | None = None) -> Report:
     """Run every check on ``path`` (a bundle, decision folder or site); raise :class:`BadInput` if unreadable.
 
     ``pin`` names the publisher's key; without one the report can at most show
     integrity, and is verified only when ``allow_unpinned`` accepts that.
     """
     root, site = locate(Path(path))
-    ctx = Context(root=root, label=label or str(root), pin=pin, site=site)
+    ctx = Context(root=root, label=label or str(root), pin=pin, site=site, since=since)
     try:
         ctx.scan()
     except OSError as err:
@@ -204,5 +224,7 @@ def verify_folder(path: Path, pin: Pin = UNPINNED, *, allow_unpinned: bool = Fal
         signer=ctx.signer,
         allow_unpinned=allow_unpinned,
         not_rebuilt=ctx.not_rebuilt,
+        unregenerated=tuple(ctx.unregenerated),
+        publication=ctx.publication,
         host_site=ctx.host_site,
     )

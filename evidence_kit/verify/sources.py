@@ -24,13 +24,11 @@ import tempfile
 from pathlib import Path
 
 from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME
-from ..attest.statement import StatementError, recorded_toolchain
+from ..attest.statement import StatementError, recorded_sources, recorded_toolchain
 from ..attest.tree import walk_tree
-from ..render.article import article_html
 from ..render.docs_folder import CONFIG_NAME, DOCS_DIR, OWNED, PUBLIC_DIR, is_evidence_copy
 from ..render.mkdocs_build import run_mkdocs, source_date_epoch
 from ..render.toolchain import describe_differences, installed_toolchain, toolchain_bound, toolchain_differences
-from .page_text import page_mismatches, read_page
 from .recompute import SIGNING_FILES, THEME_DIRS, embedded_decisions, is_built_site, site_decisions, site_docs
 from .verification import CheckResult, Context, Problem
 
@@ -78,9 +76,14 @@ def _on_disk(site: Path, problems: list[Problem]) -> dict[str, Path]:
     return found
 
 
-def _site_folder_problems(ctx: Context, site: Path, docs: dict[str, bytes], rebuilding: bool) -> tuple[list[Problem], int]:
-    """``SITE`` holds only what build writes, and ``mkdocs.yml`` and ``site/`` are that. Without the recorded
-    toolchain the Markdown pages are compared by their text, and the chart SVGs and vendored scripts not at all."""
+def _site_folder_problems(
+    ctx: Context, site: Path, docs: dict[str, bytes], rebuilding: bool, signed: dict[str, str] | None
+) -> tuple[list[Problem], int]:
+    """``SITE`` holds only what build writes, and ``mkdocs.yml`` and ``site/`` are that: each file byte for byte
+    what build writes from the evidence, and, where the signed statement records the sources (``build --sign``),
+    the file it signed. Without the recorded toolchain a toolchain-bound file (a chart SVG, the vendored
+    script, a Markdown page whose bytes Jinja2 writes) is not regenerated: the signed record alone covers it,
+    and with no record it fails (fail closed)."""
     problems: list[Problem] = []
     for entry in sorted(p.name for p in site.iterdir()):
         if entry not in OWNED:
@@ -88,21 +91,35 @@ def _site_folder_problems(ctx: Context, site: Path, docs: dict[str, bytes], rebu
     if "" not in ctx.manifests:
         problems.append(Problem(str(site / PUBLIC_DIR / MANIFEST_NAME), "missing: build writes it"))
     present = _on_disk(site, problems)
-    for rel in sorted(set(docs) | set(present)):
+    for rel in sorted(set(docs) | set(present) | set(signed or {})):
         where = str(site / rel)
         if rel not in present:
-            problems.append(Problem(where, "missing: build writes it from the evidence"))
-        elif rel not in docs:
-            problems.append(Problem(where, "present, but build does not write it (added after the build?)"))
-        elif rebuilding or not (rel.endswith(".md") or toolchain_bound(rel)):
-            data = present[rel].read_bytes()
-            if data != docs[rel]:
-                problems.append(Problem(f"{where}:{first_difference(data, docs[rel])}", "differs from what build writes from the published evidence"))
-        elif rel.endswith(".md"):
-            config = docs[CONFIG_NAME]
-            found = page_mismatches(read_page(article_html(present[rel].read_bytes(), config)), read_page(article_html(docs[rel], config)))
-            problems += [Problem(where, f"{figure}: published {published}, recomputed {recomputed}") for figure, published, recomputed in found]
+            problems.append(Problem(where, "missing: build writes it from the evidence" + (" and signed it" if rel in (signed or {}) else "")))
+            continue
+        found = _source_problem(rel, present[rel].read_bytes(), docs, rebuilding, signed)
+        if found is not None:
+            problems.append(Problem(where + found[0], found[1]))
+        elif not _regenerated(rel, rebuilding):
+            ctx.unregenerated.append(rel)  # covered by the signed record alone
     return problems, len(present)
+
+
+def _regenerated(rel: str, rebuilding: bool) -> bool:
+    """Whether a file of ``SITE`` is compared with what build writes: all are with the recorded toolchain; with
+    another, all but the Markdown (whose bytes Jinja2 writes) and the toolchain-bound files."""
+    return rebuilding or not (rel.endswith(".md") or toolchain_bound(rel))
+
+
+def _source_problem(rel: str, data: bytes, docs: dict[str, bytes], rebuilding: bool, signed: dict[str, str] | None) -> tuple[str, str] | None:
+    """What is wrong with one file of ``SITE``: ``(":LINE" or "", what)``, or ``None``."""
+    if signed is not None and signed.get(rel) != hashlib.sha256(data).hexdigest():
+        said = "is not the file the signed statement records" if rel in signed else "is not among the sources the signed statement records"
+        return "", f"{said} (added or edited after the build?)"
+    if rel not in docs:
+        return "", "present, but build does not write it (added after the build?)"
+    if _regenerated(rel, rebuilding):
+        return None if data == docs[rel] else (f":{first_difference(data, docs[rel])}", "differs from what build writes from the published evidence")
+    return None if signed is not None else ("", "not regenerated (another toolchain is installed) and not signed: nothing here can check it")
 
 
 # The last rebuild of this process, by the digest of its docs folder and epoch: a rebuild is a pure function of
@@ -174,6 +191,25 @@ def _toolchain(ctx: Context) -> tuple[str, str | None, list[Problem]]:
     return "the toolchain the site records", (describe_differences(differences) if differences else None), []
 
 
+def _site_folder(ctx: Context, site: Path | None, docs: dict[str, bytes], rebuilding: bool) -> tuple[list[Problem], int]:
+    """The problems of ``SITE`` beside ``public/`` (none when only ``public/`` was given) and how many files it holds."""
+    if site is None:
+        return [], 0
+    try:
+        signed = recorded_sources(ctx.predicate) if ctx.predicate is not None else None
+    except StatementError as err:
+        return [Problem(ctx.where(ENVELOPE_NAME), str(err))], 0
+    return _site_folder_problems(ctx, site, docs, rebuilding, signed)
+
+
+def _not_regenerated(ctx: Context) -> None:
+    """Note what the rebuild would have compared in ``public/``: still covered by the signature (the digests
+    check), and each page's text and each chart's data by the figures check."""
+    ctx.unregenerated += [
+        f"{PUBLIC_DIR}/{rel}" for rel in ctx.files if rel not in SIGNING_FILES and not is_evidence_copy(rel) and not rel.endswith((".json", ".csv"))
+    ]
+
+
 def check_sources(ctx: Context) -> CheckResult:
     """A built site is byte for byte what ``build`` writes from its evidence, with the toolchain it records."""
     name = "sources"
@@ -200,16 +236,19 @@ def check_sources(ctx: Context) -> CheckResult:
     toolchain, ctx.not_rebuilt, problems = _toolchain(ctx)
     docs = site_docs(ctx)
     rebuilding = ctx.not_rebuilt is None and not problems
-    compared = 0
-    if site is not None:
-        found, compared = _site_folder_problems(ctx, site, docs, rebuilding)
-        problems += found
-    if rebuilding:
+    found, compared = _site_folder(ctx, site, docs, rebuilding)
+    problems += found
+    if not rebuilding:
+        _not_regenerated(ctx)
+    else:
         dates = [ctx.evidence[unit].decision.date for unit in sites]  # type: ignore[union-attr]
         found, rebuilt = _rebuild_problems(ctx, docs, dates)
         problems += found
         compared += rebuilt
-    skipped = f"site rebuild skipped: {ctx.not_rebuilt}; figures checked against the pages' text"
+    skipped = (
+        f"site rebuild skipped: {ctx.not_rebuilt}; {len(ctx.unregenerated)} file(s) not regenerated, each covered by the signature "
+        "(the digests of public/, the signed record of the sources); figures checked against the pages' text"
+    )
     if problems:
         detail = f"{len(problems)} file(s) are not what build writes from the evidence"
         return CheckResult(name, "fail", detail + (f" ({skipped})" if ctx.not_rebuilt else ""), problems)

@@ -73,6 +73,10 @@ class Context:
     reported: set[str] = field(default_factory=set)  # published files the figures check already named
     host_site: bool = False  # set by the figures check: decisions the MkDocs plugin published inside a host site
     not_rebuilt: str | None = None  # why the sources check did not rebuild: the toolchain versions that differ
+    unregenerated: list[str] = field(default_factory=list)  # files the sources check could not regenerate, signed
+    analyses: dict[str, Any] = field(default_factory=dict)  # set by the figures check: each unit's recomputed analysis
+    since: Any = None  # --since: the publication the auditor saw last (verify.history.Since)
+    publication: Any = None  # set by the history check: this publication (verify.history.Publication)
     _digests: dict[str, tuple[str, int] | str] = field(default_factory=dict)
 
     def scan(self) -> None:

@@ -3,6 +3,24 @@
    once the interactive chart has drawn (and shown where scripts do not run). */
 (function () {
   "use strict";
+  // Where a host site loads this file on every page (the MkDocs plugin), the Vega bundle beside it is
+  // loaded only on a page that has a chart, once, also after an instant navigation.
+  var here = document.currentScript && document.currentScript.src;
+  var loading = null;
+  function withBundle(then) {
+    if (typeof window.vegaEmbed === "function") { then(); return; }
+    if (!here || !document.querySelector("div.ek-vega[data-vl-spec]")) { return; }
+    if (!loading) {
+      loading = new Promise(function (done, failed) {
+        var script = document.createElement("script");
+        script.src = here.replace(/charts\.js([?#].*)?$/, "vega-bundle.js");
+        script.onload = done;
+        script.onerror = failed;
+        document.head.appendChild(script);
+      });
+    }
+    loading.then(then, function () { console.error("chart failed: the Vega bundle did not load"); });
+  }
   function draw() {
     if (typeof window.vegaEmbed !== "function") { return; }
     document.querySelectorAll("div.ek-vega[data-vl-spec]").forEach(function (el) {
@@ -19,12 +37,13 @@
         .catch(function (err) { el.dataset.ekDrawn = "failed"; console.error("chart failed:", err); });
     });
   }
+  function drawAll() { withBundle(draw); }
   if (window.document$ && typeof window.document$.subscribe === "function") {
-    window.document$.subscribe(draw);
+    window.document$.subscribe(drawAll);
   }
   if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", draw);
+    document.addEventListener("DOMContentLoaded", drawAll);
   } else {
-    draw();
+    drawAll();
   }
 })();

@@ -1,4 +1,4 @@
-"""keygen: an Ed25519 pair, private key mode 0600, key id = sha256 of the raw public key."""
+"""keygen: an Ed25519 pair, private key mode 0600, public key 0644, key id = sha256 of the raw public key."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ def test_keygen_writes_pair_and_prints_key_id(run_cli, tmp_path: Path) -> None:
     assert result.code == 0, result.err
     private, public = tmp_path / "k" / "signing.key", tmp_path / "k" / "signing.pub"
     assert stat.S_IMODE(private.stat().st_mode) == 0o600
+    assert stat.S_IMODE(public.stat().st_mode) == 0o644  # the public half is for anyone to read
     raw = load_public_key(public).public_bytes_raw()
     kid = hashlib.sha256(raw).hexdigest()
     assert f"key id:      {kid}" in result.out

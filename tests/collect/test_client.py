@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from evidence_kit.collect.client import stream_chat
+from evidence_kit.collect.connections import arm_client
 from evidence_kit.collect.journal_writer import JournalWriter
 from evidence_kit.collect.runs import request_record
 from evidence_kit.engine_sim.profile import load_profile
@@ -27,8 +28,24 @@ BODY = {
 }
 
 
+_ON_A_LANE = [False]
+
+
+@pytest.fixture(autouse=True, params=["pooled", "on-a-lane"])
+def _client(request: pytest.FixtureRequest):
+    """Every test twice: on a plain httpx client's pool, and on a lane of the collector's own client (its own
+    connection, collect/lane_http.py), which must time and fail every stream the same way."""
+    _ON_A_LANE[0] = request.param == "on-a-lane"
+    yield
+    _ON_A_LANE[0] = False
+
+
 def stream(url: str, body: dict = BODY, *, headers: dict | None = None, timeout: float = 20.0):
     async def go():
+        if _ON_A_LANE[0]:
+            async with arm_client(timeout) as client:
+                chat = f"{url}/v1/chat/completions"
+                return await stream_chat(client, chat, body, clock=time.monotonic, timeout=timeout, lane=0, headers=headers)
         async with httpx.AsyncClient(headers=headers or {}) as client:
             return await stream_chat(client, f"{url}/v1/chat/completions", body, clock=time.monotonic, timeout=timeout)
 

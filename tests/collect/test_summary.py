@@ -10,6 +10,7 @@ from rich.console import Console
 
 from evidence_kit.analyze.collected import collected_arms
 from evidence_kit.collect import RichProgress
+from evidence_kit.collect.progress import LineProgress
 from evidence_kit.commands.collect import next_steps
 from evidence_kit.present import seconds
 from evidence_kit.read import load_decision
@@ -66,3 +67,21 @@ def test_the_lines_while_collecting_name_the_arm_they_belong_to() -> None:
     progress.close()
     text = out.getvalue()
     assert text.index("02 layout (candidate): 4 run(s) to do") < text.index("  gate smoke (direct): ok")
+
+
+def test_off_a_terminal_progress_is_plain_lines_never_wrapped() -> None:
+    out = io.StringIO()
+    progress = LineProgress(out)
+    progress.arm_started("02 layout (candidate)", 1)
+    long_note = "  check identity-equality: " + "x" * 150
+    progress.note(long_note)
+    progress.run_done({"run": "r1-64-c2", "ok": 4, "requests": 4, "reconciled": True}, 0.5, 0.1)
+    progress.arm_done("02 layout (candidate)", True)
+    lines = out.getvalue().splitlines()
+    assert lines == [
+        "02 layout (candidate): 1 run(s) to do",
+        long_note,
+        "02 layout (candidate): r1-64-c2: 4/4 ok, median e2e 0.500s, ttft 0.100s, reconciled",
+        "02 layout (candidate): done",
+    ]
+    assert "\x1b" not in out.getvalue()  # no terminal codes in a log file

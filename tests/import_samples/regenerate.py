@@ -195,7 +195,12 @@ def guidellm(url: str, work: Path, phase: str, data: str = "kind=synthetic_text,
 def guidellm_sweep(url: str, work: Path, phase: str) -> Path:
     """GuideLLM 0.8.1 as :func:`guidellm`, but with prompts of varied size (64 tokens on average, 24 either
     way): each level's median prompt size then differs, as in a real sweep (the 0.8.1 sweep of issue 27)."""
-    return guidellm(url, work, phase, data="kind=synthetic_text,prompt_tokens=64,prompt_tokens_stdev=24,prompt_tokens_min=16,prompt_tokens_max=128,output_tokens=16")
+    return guidellm(
+        url,
+        work,
+        phase,
+        data="kind=synthetic_text,prompt_tokens=64,prompt_tokens_stdev=24,prompt_tokens_min=16,prompt_tokens_max=128,output_tokens=16",
+    )
 
 
 def aiperf(url: str, work: Path, phase: str) -> Path:

@@ -41,7 +41,12 @@ def test_a_trial_whose_data_resolve_no_group_is_inconclusive(analysis: Analysis)
         trial.verdicts = {"win": 0, "no-win": 0, "regression": 0, "inconclusive": 4}
     assert [trial_outcome(t) for t in analysis.trials] == ["inconclusive", "inconclusive"]
     assert decision_outcome(analysis) == "inconclusive"
-    assert outcome_reason(analysis.trials[0]).startswith("0/4 groups won; all 4 are inconclusive")
+    assert outcome_reason(analysis.trials[0]).startswith("0/4 groups won; all are unresolved (4 inconclusive: ")
+    # A point estimate past the threshold whose interval is not ("likely") is unresolved too, never decided against.
+    analysis.trials[0].verdicts = {"win": 1, "likely": 2, "no-win": 0, "regression": 0, "inconclusive": 1}
+    analysis.trials[0].wins = 1
+    assert trial_outcome(analysis.trials[0]) == "inconclusive"
+    assert outcome_reason(analysis.trials[0]).startswith("1/4 groups won; the others are unresolved (2 likely, 1 inconclusive: ")
     # One trial that decided against its candidate makes the decision a retain, not inconclusive.
     analysis.trials[1].verdicts = {"win": 0, "no-win": 1, "regression": 0, "inconclusive": 3}
     assert decision_outcome(analysis) == "retain"

@@ -3,85 +3,34 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from .conftest import DECISION_ID
+from .browser import CHROMIUM, chromium, visit
+from .conftest import DECISION_ID, serving
 
-CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (scripts/setup --browser installs it)"),
-]
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
 ]
 
 
 @pytest.fixture(scope="module")
 def served(built_site: Path) -> Iterator[str]:
-    """`evidence-kit serve SITE --port 0` as a real subprocess; yields its base URL."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "evidence_kit", "serve", str(built_site), "--port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        line = proc.stdout.readline()  # type: ignore[union-attr]
-        match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
-        assert match, (line, proc.stderr.read() if proc.poll() is not None else "")  # type: ignore[union-attr]
-        yield f"http://127.0.0.1:{match.group(1)}/"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    with serving(built_site) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-profile")),
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=FLAGS,
-        )
+    with chromium(tmp_path_factory.mktemp("chromium-profile")) as context:
         yield context
-        context.close()
-
-
-def _visit(browser, url: str):
-    """Open ``url``; return the page, console errors, and every request to another origin."""
-    page = browser.new_page()
-    errors: list[str] = []
-    remote: list[str] = []
-    origin = re.match(r"http://127\.0\.0\.1:\d+/", url).group(0)  # type: ignore[union-attr]
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("dialog", lambda d: (errors.append(f"dialog: {d.message}"), d.dismiss()))
-    page.on("request", lambda r: remote.append(r.url) if not r.url.startswith((origin, "data:")) else None)
-    page.on("requestfailed", lambda r: errors.append(f"failed: {r.url}"))
-    response = page.goto(url)
-    assert response is not None and response.status == 200
-    page.wait_for_load_state("networkidle")
-    return page, errors, remote
 
 
 def test_index_lists_the_decision_with_its_badges(browser, served: str) -> None:
-    page, errors, remote = _visit(browser, served + "index.html")
+    page, errors, remote = visit(browser, served + "index.html")
     row = page.locator("table tr", has_text="reconstructed from the reference page")
     assert row.count() == 1
     assert row.locator(".ek-badge-no-promotion").inner_text() == "no-promotion"
@@ -95,7 +44,7 @@ def test_index_lists_the_decision_with_its_badges(browser, served: str) -> None:
 
 
 def test_result_card_tables_and_charts(browser, served: str) -> None:
-    page, errors, remote = _visit(browser, served + f"decisions/{DECISION_ID}/index.html")
+    page, errors, remote = visit(browser, served + f"decisions/{DECISION_ID}/index.html")
     assert page.locator(".admonition.note", has_text="Simulated evidence").count() >= 1
     outcome = page.locator("article .admonition").first
     assert outcome.locator(".admonition-title").inner_text() == "Retain the original configuration"
@@ -121,7 +70,7 @@ def test_result_card_tables_and_charts(browser, served: str) -> None:
 
 
 def test_per_run_chart_page(browser, served: str) -> None:
-    page, errors, remote = _visit(browser, served + f"decisions/{DECISION_ID}/cache-layout/per-run.html")
+    page, errors, remote = visit(browser, served + f"decisions/{DECISION_ID}/cache-layout/per-run.html")
     page.wait_for_function("document.querySelectorAll('div.ek-vega[data-ek-drawn=done] svg.marks').length == 1")
     assert page.locator("img.ek-chart").evaluate("img => img.naturalWidth > 0")
     assert page.locator("img.ek-chart").get_attribute("alt").startswith("Scatter plot of Cache-layout trial")

@@ -14,6 +14,8 @@ import pytest
 
 from evidence_kit.errors import BadInput
 from evidence_kit.model import Receipt
+from evidence_kit.model.engine_kinds import ENGINE_KINDS
+from evidence_kit.model.texts import COMPOSED
 from evidence_kit.read import read_json_model
 from evidence_kit.redact import Policy, redact_bundle
 
@@ -120,6 +122,13 @@ def test_the_collectors_own_texts_fit_and_are_published_as_they_are(tmp_path):
     for text in ("0.11.1rc2.dev140+g0c1d2e3.cpu", "fp8_e4m3", "http 200, streamed 13 token events, finish stop", "started engine alive"):
         assert text in published
     assert not [name for name in read_json_model(result.out / "receipt.json", Receipt).withheld_fields if "(not a " in name]
+
+
+@pytest.mark.parametrize("kind", ENGINE_KINDS)
+def test_the_engine_kind_check_is_published_whatever_the_kind(kind):
+    """Found on the real llama.cpp tier: the preamble's check names the declared kind in quotes, and
+    `llama.cpp` was no word of the collector's sentences, so its detail was withheld."""
+    assert COMPOSED.fits(f'the engine is consistent with engine_kind "{kind}"')
 
 
 def test_a_withheld_files_plain_name_does_not_make_the_bundle_unpublishable(tmp_path):

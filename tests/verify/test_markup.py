@@ -123,3 +123,12 @@ def test_each_trick_fails_in_a_host_sites_prefix_folder(run_cli, host_master: Pa
     resign(prefix, keypair[0])
     result = run_cli("verify", prefix, "--key", keypair[1])
     assert result.code == 1 and re.search(r"^FAIL figures", result.out, re.M), result.out
+
+
+def test_a_figure_on_the_404_page_fails_without_a_rebuild(run_cli, site: Path, keypair) -> None:
+    """Nothing regenerates the not-found page's text: with another toolchain no figure may appear on it."""
+    page = site / "404.html"
+    page.write_text(page.read_text("utf-8").replace("</article>", "<p>Adopted: 40% faster</p></article>", 1), "utf-8")
+    _other_toolchain(site, keypair[0])
+    result = run_cli("verify", site, "--key", keypair[1])
+    assert result.code == 1 and f"{site}/404.html: figures: published 40%, recomputed (only figures of page titles)" in result.out, result.out

@@ -45,16 +45,20 @@ CASES = {
     "site-css": ("assets/extra.css", lambda s: s + "\ntable { display: none }\n", "figures"),
     # The browser tab and bookmarks show the page title.
     "page-title": (f"{DECISION}/index.html", _sub(r"<title>", "<title>Adopted: 40% faster. "), "figures"),
+    # The 404 page shows no figure but its own 404 and the page titles' figures.
+    "404-figure": ("404.html", _sub(r"</article>", "<p>Adopted: 40% faster</p></article>"), "figures"),
     # Navigation, header and footer are outside the article: no figure there but those of titles and the page.
     "nav-text": (f"{DECISION}/index.html", _sub(r'(<span class="md-ellipsis">\s*)Methodology', r"\g<1>Adopted: 40% faster"), "figures"),
     # Search results show the index's text: a figure there that the page does not carry is caught.
     "search-index": ("search/search_index.json", _sub(r"(\d+)/(\d+) timed requests", r"9999/\2 timed requests"), "figures"),
-    # Words without a figure outside the article, the theme's own markup and scripts, the vendored Vega
-    # scripts: only a rebuild from the evidence can tell.
-    "footer-text": (f"{DECISION}/index.html", _sub(r"</footer>", "<p>Verified by an independent auditor</p></footer>"), "sources"),
+    # An element the theme never writes outside the article: the markup registry, with any toolchain.
+    "footer-paragraph": (f"{DECISION}/index.html", _sub(r"</footer>", "<p>Verified by an independent auditor</p></footer>"), "figures"),
+    # Words without a figure outside the article, in the theme's own elements, the theme's own markup and
+    # scripts, the vendored Vega scripts: only a rebuild from the evidence can tell.
+    "footer-text": (f"{DECISION}/index.html", _sub(r'(<div class="md-copyright">)', r"\1Verified by an independent auditor"), "sources"),
     "words-between-paragraphs": (f"{DECISION}/index.html", _sub(r"</article>", "<p>Adopted anyway.</p></article>"), "sources"),
     "head-script": (f"{DECISION}/index.html", _sub(r"</head>", "<script>document.title='x'</script></head>"), "sources"),
-    "404-page": ("404.html", _sub(r"</article>", "<p>Adopted: 40% faster</p></article>"), "sources"),
+    "404-words": ("404.html", _sub(r"</article>", "<p>Adopted anyway.</p></article>"), "sources"),
     "vega-bundle": ("assets/vega-bundle.js", lambda s: s + "\n;document.title='x';\n", "sources"),
 }
 

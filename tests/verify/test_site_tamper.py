@@ -83,6 +83,7 @@ def test_json_report(run_cli, site: Path, keypair) -> None:
         "receipts",
         "figures",
         "sources",
+        "history",
     ]
     assert _verify(run_cli, site, "--json", "--key", keypair[1]).out == result.out  # deterministic
 

