@@ -17,7 +17,8 @@ disagreement, and reads a t quantile with the degrees of freedom that estimate c
   exactly when the few blocks happened to agree. A design with ``d = 0`` has no estimate.
 - **A comparison** of the pooled candidate ``a`` (``n_B`` blocks) with a control ``b`` (one block, or the
   drift-corrected control ``sum w_j s_j``, the line's value where the candidate ran) has
-  ``V_a = a^2 (v_a + B / n_B)`` and ``V_b = B sum w_j^2 s_j^2``; the interval is Fieller's
+  ``V_a = a^2 (v_a + B / n_B)`` and ``V_b = sum w_j^2 s_j^2 max(B, v_j)``: a control block's statistic varies
+  at least as much as its own runs show, even where the blocks happened to agree; the interval is Fieller's
   ``{rho : (a - rho b)^2 <= q^2 (V_a + rho^2 V_b)}`` with ``q`` Student's t at Satterthwaite's degrees of
   freedom of ``a - rho b`` (rounded down), computed with + - x / and sqrt only. In those degrees of freedom
   the block part enters at ``d / m_d`` times its estimate, ``m_d`` the median of chi-square with ``d``
@@ -80,10 +81,11 @@ def block_estimate(runs: Sequence[Sequence[float]], of: Statistic, seq: float = 
     per_run = [of(run) for run in kept]
     if len(kept) < 2 or not value or any(s is None for s in per_run):
         return None
-    stats = [float(s) for s in per_run if s is not None]
+    # Relative to the block's statistic before squaring: times of 1e-200 s or 1e200 s neither underflow nor overflow.
+    stats = [float(s) / value for s in per_run if s is not None]
     centre = math.fsum(stats) / len(stats)
     variance = math.fsum((s - centre) * (s - centre) for s in stats) / (len(stats) - 1) / len(stats)
-    return BlockEstimate(seq=seq, value=value, rel_var=variance / (value * value), df=len(stats) - 1)
+    return BlockEstimate(seq=seq, value=value, rel_var=variance, df=len(stats) - 1)
 
 
 def control_weights(seqs: Sequence[float], at: float) -> list[float]:
@@ -102,11 +104,18 @@ def _residuals(blocks: Sequence[BlockEstimate], by_line: bool) -> tuple[float, i
     n = len(blocks)
     if n < 2:
         return 0.0, 0
-    centre = math.fsum(b.value for b in blocks) / n
-    seqs = [b.seq for b in blocks]
+    # In deviations from the first block (exactly 0 for a tie) and fitted from their centre, so blocks that agree
+    # leave residuals of exactly 0, not the round-off of a line through them (1e-32: a zero-width interval).
+    deviations = [b.value / blocks[0].value - 1 for b in blocks]
+    centre = math.fsum(deviations) / n
     line = by_line and n >= 3
-    fitted = [math.fsum(w * b.value for w, b in zip(control_weights(seqs, s), blocks)) for s in seqs] if line else [centre] * n
-    return math.fsum(((b.value - f) / centre) ** 2 for b, f in zip(blocks, fitted)), n - (2 if line else 1)
+    slope = 0.0
+    mean_seq = math.fsum(b.seq for b in blocks) / n
+    if line:
+        sxx = math.fsum((b.seq - mean_seq) * (b.seq - mean_seq) for b in blocks)
+        slope = math.fsum((b.seq - mean_seq) * (d - centre) for b, d in zip(blocks, deviations)) / sxx
+    residuals = [d - centre - slope * (b.seq - mean_seq) for b, d in zip(blocks, deviations)]
+    return math.fsum((r / (1 + centre)) ** 2 for r in residuals), n - (2 if line else 1)
 
 
 def launch_variance(controls: Sequence[BlockEstimate], candidates: Sequence[BlockEstimate]) -> LaunchVariance:
@@ -150,13 +159,16 @@ def compare(
     if launch.df == 0 or b == 0:
         return Comparison4(ratio=a / b if b else None, low=None, high=None, df=0, p_value=None)
     ratio = a / b
+    # In units of the control (a ratio's interval is the same in any): squares of times the contract allows,
+    # 1e-200 s or 1e200 s, neither underflow to 0 nor overflow.
+    a, b, values = ratio, 1.0, [c.value / b for c in controls]
     var_a = a * a * (candidate.rel_var + launch.variance / candidate_blocks)
-    var_b = launch.variance * math.fsum(w * w * c.value * c.value for w, c in zip(weights, controls))
+    var_b, control_parts = _control_variance(ratio, values, weights, controls, launch)
     if var_a == 0 and var_b == 0:
         # No spread anywhere (ties: every run the same): that is no estimate of the noise, not a certainty.
         return Comparison4(ratio=ratio, low=None, high=None, df=0, p_value=None)
-    blocks = a * a * launch.variance / candidate_blocks + ratio * ratio * var_b
-    parts = [(a * a * candidate.rel_var, candidate.df), (blocks * launch.df / chi2_median(launch.df), launch.df)]
+    blocks = a * a * launch.variance / candidate_blocks + control_parts[0]
+    parts = [(a * a * candidate.rel_var, candidate.df), (blocks * launch.df / chi2_median(launch.df), launch.df), *control_parts[1]]
     df = _satterthwaite(parts)
     q = t_quantile(level, df)
     low, high = _fieller(a, b, var_a, var_b, q)
@@ -169,6 +181,24 @@ def compare(
         # To 12 significant digits, as the quantile: a last-bit difference of a platform's atan cannot move it.
         p_value = float(f"{tail if improving else 1 - tail:.12g}")
     return Comparison4(ratio=ratio, low=low, high=high, df=df, p_value=p_value)
+
+
+def _control_variance(
+    ratio: float, values: Sequence[float], weights: Sequence[float], controls: Sequence[BlockEstimate], launch: LaunchVariance
+) -> tuple[float, tuple[float, list[tuple[float, int]]]]:
+    """``V_b`` (in units of the control) and its parts at ``ratio``: the launch estimate's, and each block's excess.
+
+    A control block's statistic varies at least as much as its own runs show: blocks whose statistics happen to
+    agree (an estimate of 0) do not make a control measured to +-20 % by its runs known exactly. The launch part
+    carries the launch estimate's degrees of freedom; what a block's own runs add above it, that block's runs'."""
+    var_b = math.fsum(w * w * v * v * max(launch.variance, c.rel_var) for w, v, c in zip(weights, values, controls))
+    launch_part = ratio * ratio * launch.variance * math.fsum(w * w * v * v for w, v in zip(weights, values))
+    above = [
+        (ratio * ratio * w * w * v * v * (c.rel_var - launch.variance), c.df)
+        for w, v, c in zip(weights, values, controls)
+        if c.rel_var > launch.variance
+    ]
+    return var_b, (launch_part, above)
 
 
 def _fieller(a: float, b: float, var_a: float, var_b: float, q: float) -> tuple[float | None, float | None]:

@@ -93,6 +93,9 @@ def pilot_noise(design: str, runs: Sequence[Sequence[Sequence[float]]]) -> Pilot
             f"the pilot's {design_label(design)} design gives the launch-to-launch noise {block.df} degree(s) of freedom "
             f"and a plan needs at least {MIN_LAUNCH_DF}: run the pilot as A/B/A/B/A (2) or A/B/A/B/A/B/A (4)"
         )
+    if block.variance == 0 and all(e.rel_var == 0 for e in kept):
+        # Runs that all took one time: the analysis draws no interval from them, and a plan on no noise is no plan.
+        raise PlanRefused("every run of the pilot took one time: no spread to estimate run-to-run or launch-to-launch noise from")
     return _noise(kept, block.variance, block.df, runs)
 
 
@@ -113,7 +116,16 @@ def design_label(design: str) -> str:
 
 
 def _power(
-    noise: PilotNoise, design: str, runs: int, rule: DecisionRule, change: float, groups: int, trials: int, seed: int, carry: bool = True
+    noise: PilotNoise,
+    design: str,
+    runs: int,
+    rule: DecisionRule,
+    change: float,
+    groups: int,
+    trials: int,
+    seed: int,
+    carry: bool = True,
+    decision_trials: int = 1,
 ) -> float:
     rng = np.random.default_rng(seed)
     arms = arms_of(design)
@@ -125,20 +137,29 @@ def _power(
             block_var = block_var * noise.launch_df / rng.chisquare(noise.launch_df)
         launch_var = max(0.0, block_var - (noise.block_var - noise.launch_var))
         truth = Truth(change=change, sd_run=math.sqrt(run_var), sd_request=0.0, sd_launch=math.sqrt(launch_var))
-        outcome = simulate_trial(rng, design, truth, rule, groups=groups, runs=runs, requests=1, arms=arms)
+        outcome = simulate_trial(rng, design, truth, rule, groups=groups, runs=runs, requests=1, arms=arms, decision_trials=decision_trials)
         wins += outcome.verdicts[0] == "win"
     return wins / trials
 
 
 def plan_design(
-    noise: PilotNoise, design: str, rule: DecisionRule, effect: float, *, groups: int, power: float = 0.8, trials: int = 400, seed: int = 0
+    noise: PilotNoise,
+    design: str,
+    rule: DecisionRule,
+    effect: float,
+    *,
+    groups: int,
+    power: float = 0.8,
+    trials: int = 400,
+    seed: int = 0,
+    decision_trials: int = 1,
 ) -> DesignPlan:
     """The fewest runs per block of ``design`` at which the rule wins a group truly ``effect`` better with at
     least ``power`` (simulated, the pilot's uncertainty carried), and a fresh simulation's power there."""
     change = effect if rule.higher_is_better else -effect
 
     def simulated(runs: int) -> float:
-        return _power(noise, design, runs, rule, change, groups, trials, seed)
+        return _power(noise, design, runs, rule, change, groups, trials, seed, decision_trials=decision_trials)
 
     # The same seed at every run count (common random numbers), so power climbs with the runs and a
     # bisection finds the fewest that reach it: MAX_RUNS first, and nothing to find when even it falls short.
@@ -150,7 +171,7 @@ def plan_design(
         mid = (low + high) // 2
         reached = simulated(mid) if mid >= 2 else 0.0
         low, high, at_high = (low, mid, reached) if reached >= power else (mid, high, at_high)
-    achieved = _power(noise, design, high, rule, change, groups, trials, seed + 1)
+    achieved = _power(noise, design, high, rule, change, groups, trials, seed + 1, decision_trials=decision_trials)
     return DesignPlan(design=design, runs=high, planned_power=at_high, achieved_power=achieved)
 
 
@@ -166,15 +187,17 @@ def pilot_groups(evidence: TrialEvidence) -> list[tuple[str, list[list[list[floa
     return out
 
 
-def plan_lines(evidence: TrialEvidence, effect: float, *, power: float = 0.8, trials: int = 400) -> list[str]:
+def plan_lines(evidence: TrialEvidence, effect: float, *, power: float = 0.8, trials: int = 400, decision_trials: int = 1) -> list[str]:
     """The v4 plan of one pilot trial in words (PlanRefused when a group's pilot cannot estimate the noise)."""
     trial = evidence.trial
     rule = trial.decision_rule
     design = trial.design.replace("/", "")
     groups = len(trial.workload.groups())
+    share = "" if decision_trials == 1 else f" at 1/{decision_trials} of the budget, one of the decision's {decision_trials} trials"
     lines = [
         f"{trial.trial_id}: {trial.title}",
-        f"  statistics v4: the rule itself simulated ({rule.confidence}, Holm over {groups} group(s)), the pilot's "
+        f"  statistics v4: the rule itself simulated ({rule.confidence}, Holm over {groups} group(s)"
+        f"{share}), the pilot's "
         f"uncertainty carried; a {effect:.0%} improvement at {power:.0%} power",
     ]
     for label, runs in pilot_groups(evidence):
@@ -196,6 +219,7 @@ def plan_lines(evidence: TrialEvidence, effect: float, *, power: float = 0.8, tr
                 power=power,
                 trials=trials,
                 seed=seed_for("plan", trial.trial_id, label, candidate) % 2**32,
+                decision_trials=decision_trials,
             )
             if plan.runs is None:
                 lines.append(f"    {design_label(candidate)}: more than {MAX_RUNS} runs per block")

@@ -102,8 +102,10 @@ def simulate_trial(
     runs: int,
     requests: int,
     arms: Sequence[ArmRef] | None = None,
+    decision_trials: int = 1,
 ) -> TrialOutcome:
-    """One trial of ``groups`` alike groups judged by ``rule`` (statistics v4), Holm's step-down included."""
+    """One trial of ``groups`` alike groups judged by ``rule`` (statistics v4), Holm's step-down included, at the
+    trial's share of the budget in a decision of ``decision_trials`` trials (as ``analyze`` judges it)."""
     arms = list(arms) if arms is not None else arms_of(design)
     verdicts, covered = [], []
     for _ in range(groups):
@@ -111,6 +113,8 @@ def simulate_trial(
         verdicts.append(verdict)
         covered += hits
     if rule.confidence == "bound":
-        verdicts = [family_adjusted(v, level, ok) for v, (level, ok) in zip(verdicts, holm([v.p_value for v in verdicts], FAMILY_ALPHA))]
+        verdicts = [
+            family_adjusted(v, level, ok) for v, (level, ok) in zip(verdicts, holm([v.p_value for v in verdicts], FAMILY_ALPHA / decision_trials))
+        ]
     words = tuple(v.verdict for v in verdicts)
     return TrialOutcome(verdicts=words, promoted="win" in words, covered=tuple(covered))

@@ -122,7 +122,7 @@ def power(path: Path, effect: float, as_json: bool) -> None:
         if as_json:
             raise BadInput("--json prints the v3 plan (evidence-kit/power/v1); a statistics 4 pilot's plan is printed as text", path)
         try:
-            lines = [line for t in trials for line in plan_lines(t, effect)]
+            lines = [line for t in trials for line in plan_lines(t, effect, decision_trials=len(trials))]
         except PlanRefused as refused:
             raise BadInput(str(refused), path) from None
         click.echo("\n".join(lines))

@@ -56,3 +56,30 @@ def test_power_refuses_an_aba_v4_pilot_in_one_line_and_plans_a_longer_one(run_cl
     assert planned.code == 0, planned.err
     assert "statistics v4: the rule itself simulated (bound, Holm over 4 group(s))" in planned.out
     assert planned.out.count("\n    A/B/A/B/A/B/A: ") == 4 and "planned power" in planned.out and "simulated again" in planned.out
+
+
+def test_a_pilot_whose_runs_all_took_one_time_is_refused_not_planned() -> None:
+    # adv24: it printed "more than 20 runs per block" for every design (before the ties fix: "2 runs, 100 %").
+    tied = [[[2.0] * 4] * 3 if letter == "A" else [[1.8] * 4] * 3 for letter in "ABABA"]
+    with pytest.raises(PlanRefused, match="every run of the pilot took one time"):
+        pilot_noise("ABABA", tied)
+
+
+def test_the_planner_simulates_a_trial_at_its_share_of_the_decisions_budget() -> None:
+    # adv24: analyze tests each of a decision's T trials at 2.5 % / T, the planner simulated every one at 2.5 %.
+    from evidence_kit.analyze.simulate import simulate_trial
+
+    truth = Truth(change=-0.25, sd_run=0.05, sd_request=0.0, sd_launch=0.02)
+
+    def wins(decision_trials: int) -> int:
+        rng = np.random.default_rng(5)
+        return sum(
+            simulate_trial(rng, "ABABA", truth, RULE, groups=2, runs=4, requests=1, decision_trials=decision_trials).promoted for _ in range(150)
+        )
+
+    alone, shared = wins(1), wins(2)
+    assert 0 < shared < alone
+    noise = PilotNoise(run_var=0.05**2, run_df=40, launch_var=0.02**2, block_var=0.02**2 + 0.05**2 / 3, launch_df=40, requests=1)
+    kept = plan_design(noise, "ABABABA", RULE, 0.25, groups=2, trials=100, seed=3)
+    halved = plan_design(noise, "ABABABA", RULE, 0.25, groups=2, trials=100, seed=3, decision_trials=2)
+    assert kept.runs is not None and halved.runs is not None and halved.runs >= kept.runs
