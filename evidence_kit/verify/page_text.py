@@ -287,8 +287,10 @@ def page_tokens(html: str) -> list[str]:
 
 
 def is_figure(token: str) -> bool:
-    """A token that is a number as pages write it (``1.735``, ``−1.7%``, ``12``)."""
-    return bool(_FIGURE.match(token))
+    """A token that is a number as pages write it (``1.735``, ``−1.7%``, ``12``), or that holds a numeral of any
+    kind (``x2``, a superscript ``⁴⁰``, a circled ``①``, a Roman ``Ⅳ``, a CJK ``四十``): a reader reads each as a
+    number, so none may appear where the evidence shows none."""
+    return bool(_FIGURE.match(token)) or any(char.isnumeric() for char in token)
 
 
 def _spans(page: PageText) -> tuple[list[str], list[tuple[int, int, str]], set[int]]:
