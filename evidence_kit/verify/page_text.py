@@ -31,7 +31,7 @@ from typing import Any
 
 import html5lib
 
-from ..render.markup import ARTICLE, ARTICLE_CLASS, PAGE, PAGE_ANY_ATTRIBUTE, SHOWS_UNREAD, SHOWS_UNREAD_ATTRIBUTES
+from ..render.markup import ARTICLE, ARTICLE_CLASS, ARTICLE_PLACE, PAGE, PAGE_ANY_ATTRIBUTE, SHOWS_UNREAD, SHOWS_UNREAD_ATTRIBUTES
 from .compare import Mismatch, json_mismatches
 
 __all__ = [
@@ -147,9 +147,14 @@ class _Parser:
         self._skip = 0
         self._in_article = 0
         self._in_title = False
+        self._open: list[tuple[str, list[tuple[str, str | None]]]] = []  # the elements open, outermost first
+        self.place: list[tuple[str, list[tuple[str, str | None]]]] = []  # those around the (first) article
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = dict(attrs)
+        if tag == "article" and self.article is None:
+            self.place = list(self._open)
+        self._open.append((tag, attrs))
         if tag == "article":
             # Entered before its attributes are read: the article's own hidden, style, on* or dir is a marker in it.
             self._in_article += 1
@@ -195,6 +200,8 @@ class _Parser:
                 self.classes.update((value or "").split())
 
     def handle_endtag(self, tag: str) -> None:
+        if self._open:
+            self._open.pop()
         if tag == "title":
             self._in_title = False
         if tag in CODE_TAGS and self._code:
@@ -235,6 +242,7 @@ class PageText:
     chrome: list[str] = field(default_factory=list)
     markup: set[tuple[bool, str, str]] = field(default_factory=set)  # (in the article, element, attribute or "")
     classes: set[str] = field(default_factory=set)  # class names inside the article
+    place: list[tuple[str, list[tuple[str, str | None]]]] = field(default_factory=list)  # elements around the article
 
     @property
     def blocks(self) -> list[str]:
@@ -278,6 +286,7 @@ def read_page(html: str) -> PageText:
         chrome=TOKEN.findall(" ".join(parser.chrome)),
         markup=parser.markup,
         classes=parser.classes,
+        place=parser.place,
     )
 
 
@@ -483,7 +492,24 @@ def markup_mismatches(page: PageText, *, host: bool = False) -> list[Mismatch]:
             where = "in the article" if inside else "outside the article"
             shown = f"<{tag} {attr}>" if attr else f"<{tag}>"
             out.append((f"markup {where}", shown, "only the elements and attributes build writes (evidence_kit.render.markup)"))
+    if not host:
+        out += _place_mismatches(page)
     for name in sorted(page.classes):
         if not ARTICLE_CLASS.fullmatch(name):
             out.append(("markup in the article", f'class "{name}"', "only the class names build writes (evidence_kit.render.markup)"))
     return out
+
+
+def _place_mismatches(page: PageText) -> list[Mismatch]:
+    """Attributes and class names around the article that Material does not write there
+    (:data:`evidence_kit.render.markup.ARTICLE_PLACE`): a theme class that hides what it holds hides the article."""
+    out: set[Mismatch] = set()
+    for tag, attrs in page.place:
+        for key, value in attrs:
+            allowed = ARTICLE_PLACE.get(key)
+            words = (value or "").split() if key == "class" else [value or ""]
+            bad = [w for w in words if allowed is None or (allowed and w not in allowed)]
+            if bad:
+                shown = f'<{tag} {key}="{" ".join(bad)}">' if allowed is not None else f"<{tag} {key}>"
+                out.add(("markup around the article", shown, "only the layout Material writes around it (evidence_kit.render.markup)"))
+    return sorted(out)
