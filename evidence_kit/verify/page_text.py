@@ -152,9 +152,6 @@ class _Parser:
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = dict(attrs)
-        if tag == "article" and self.article is None:
-            self.place = list(self._open)
-        self._open.append((tag, attrs))
         if tag == "article":
             # Entered before its attributes are read: the article's own hidden, style, on* or dir is a marker in it.
             self._in_article += 1
@@ -192,6 +189,9 @@ class _Parser:
 
     def _note_markup(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         """Note the element and its attributes, and the class names it carries inside the article."""
+        if tag == "article" and not self.place and self._in_article == 1:
+            self.place = list(self._open)
+        self._open.append((tag, attrs))
         inside = bool(self._in_article)
         self.markup.add((inside, tag, ""))
         for key, value in attrs:
@@ -492,12 +492,16 @@ def markup_mismatches(page: PageText, *, host: bool = False) -> list[Mismatch]:
             where = "in the article" if inside else "outside the article"
             shown = f"<{tag} {attr}>" if attr else f"<{tag}>"
             out.append((f"markup {where}", shown, "only the elements and attributes build writes (evidence_kit.render.markup)"))
-    if not host:
-        out += _place_mismatches(page)
-    for name in sorted(page.classes):
-        if not ARTICLE_CLASS.fullmatch(name):
-            out.append(("markup in the article", f'class "{name}"', "only the class names build writes (evidence_kit.render.markup)"))
-    return out
+    return out + _class_mismatches(page) + ([] if host else _place_mismatches(page))
+
+
+def _class_mismatches(page: PageText) -> list[Mismatch]:
+    """Class names inside the article that the renderer does not write."""
+    return [
+        ("markup in the article", f'class "{name}"', "only the class names build writes (evidence_kit.render.markup)")
+        for name in sorted(page.classes)
+        if not ARTICLE_CLASS.fullmatch(name)
+    ]
 
 
 def _place_mismatches(page: PageText) -> list[Mismatch]:
