@@ -409,7 +409,7 @@ def spec_mismatches(published: list[str], expected: list[str]) -> list[Mismatch]
             continue
         try:
             doc = json.loads(published[i])
-        except ValueError as err:
+        except (ValueError, RecursionError) as err:
             out.append((f"{name} spec", f"not JSON ({err})", "a Vega-Lite spec"))
             continue
         want = json.loads(expected[i])
