@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from evidence_kit.attest.keys import key_id, load_public_key
+
 pytestmark = pytest.mark.slow  # the session builds a real site once
 
 SIGNING_FILES = {"manifest.json", "manifest.dsse.json", "signing.pub"}
@@ -42,13 +44,19 @@ def served(site: Path) -> Iterator[tuple[str, list[str]]]:
         server.server_close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="fetch_site downloads every listed file, sized by the unsigned manifest, before verify_folder checks the"
-    " signature; the pinned key is checked only afterwards",
-)
 def test_no_listed_file_is_fetched_when_the_signature_is_not_the_pinned_keys(run_cli, served, other_keypair) -> None:
     url, requested = served
     result = run_cli("verify", url, "--key", other_keypair[1])
     assert result.code in (1, 2), result.out
     assert set(requested) <= SIGNING_FILES, sorted(set(requested) - SIGNING_FILES)[:5]
+    assert "FAIL signature" in result.out, result.out
+
+
+@pytest.mark.parametrize("by", ["--key", "--key-id"])
+def test_a_site_signed_by_the_pinned_key_is_fetched_whole(run_cli, served, keypair, site: Path, by: str) -> None:
+    url, requested = served
+    pin = str(keypair[1]) if by == "--key" else key_id(load_public_key(keypair[1]))
+    result = run_cli("verify", url, by, pin)
+    assert result.code == 0, result.out
+    listed = {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()}
+    assert set(requested) == listed
