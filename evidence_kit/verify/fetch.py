@@ -143,6 +143,16 @@ def _signed_by_pin(into: Path, pin: Pin) -> bool:
         return False
 
 
+def _fetch_signing(client: httpx.Client, base: str, into: Path, listed: dict[str, int]) -> int:
+    """Fetch the envelope and ``signing.pub`` before anything else (the signature decides whether the listed
+    sizes are the publisher's); return how many were served."""
+    fetched = 0
+    for name, limit in ((ENVELOPE_NAME, MAX_SIGNING_BYTES), (PUBLIC_KEY_NAME, MAX_KEY_BYTES)):
+        bound = (min(limit, listed[name]), "the manifest lists for it") if name in listed else (limit, _UNLISTED)
+        fetched += _download(client, base + name, into / name, *bound) == 200
+    return fetched
+
+
 def fetch_site(base_url: str, into: Path, client: httpx.Client | None = None, pin: Pin = UNPINNED) -> int:
     """Download the site at ``base_url`` into ``into``; return how many files were fetched.
 
@@ -162,11 +172,7 @@ def fetch_site(base_url: str, into: Path, client: httpx.Client | None = None, pi
         except (ValueError, RecursionError) as err:
             raise BadInput(f"the site manifest is not JSON ({err})", base + MANIFEST_NAME) from None
         fetched = 1
-        for name, limit in ((ENVELOPE_NAME, MAX_SIGNING_BYTES), (PUBLIC_KEY_NAME, MAX_KEY_BYTES)):
-            # Before anything else: the signature decides whether the listed sizes are the publisher's.
-            bound = (min(limit, listed[name]), "the manifest lists for it") if name in listed else (limit, _UNLISTED)
-            if _download(client, base + name, into / name, *bound) == 200:
-                fetched += 1
+        fetched += _fetch_signing(client, base, into, listed)
         if pin.pinned and not _signed_by_pin(into, pin):
             return fetched  # the sizes are a stranger's: the signature check names why
         for rel, size in listed.items():
