@@ -99,6 +99,16 @@ CELL_TAGS = {"td", "th"}
 SHOWN_ATTRS = ("alt", "aria-label", "title")
 URL_ATTRS = ("href", "src", "action", "data", "poster", "srcset")
 
+# What HTML collapses into one space (its ASCII whitespace), and nothing else: str.split() also splits at
+# U+1680 OGHAM SPACE MARK (drawn as a dash), U+001C-U+001F, U+0085, which a browser shows.
+_HTML_SPACE = re.compile(r"[ \t\n\f\r]+")
+
+
+def html_spaced(text: str) -> str:
+    """``text`` with its HTML whitespace collapsed to single spaces and trimmed, as a browser lays it out."""
+    return _HTML_SPACE.sub(" ", text).strip(" ")
+
+
 Part = tuple[str, str]  # ("text", words) | ("break", "") | ("marker", "<script>")
 
 
@@ -263,7 +273,7 @@ def _segments(parts: list[Part]) -> list[Part]:
         if kind == "text":
             text.append(value)
             continue
-        block = " ".join("".join(text).split())
+        block = html_spaced("".join(text))
         if block:
             out.append(("block", block))
         text = []
@@ -282,7 +292,7 @@ def read_page(html: str) -> PageText:
         specs=parser.specs,
         urls=parser.urls,
         article_urls=parser.article_urls if parser.article is not None else parser.urls,
-        title=" ".join("".join(parser.title).split()),
+        title=html_spaced("".join(parser.title)),
         chrome=TOKEN.findall(" ".join(parser.chrome)),
         markup=parser.markup,
         classes=parser.classes,
@@ -433,7 +443,7 @@ def external_urls(page: PageText, *, article_only: bool = False) -> list[str]:
 
 def title_mismatches(page: PageText, page_title: str, allowed: set[str]) -> list[Mismatch]:
     """The ``<title>`` must show the page's generated title whole, and no figure but those in ``allowed``."""
-    title = " ".join(page_title.split())
+    title = html_spaced(page_title)
     whole = re.search(r"(?<!\S)" + re.escape(title) + r"(?!\S)", page.title) if title else True
     extra = [t for t in TOKEN.findall(page.title) if is_figure(t) and t not in allowed]
     if whole and not extra:
