@@ -21,7 +21,7 @@ import re
 
 from ..present.outcome import OUTCOME_BOXES
 
-__all__ = ["ADMONITIONS", "ARTICLE", "PAGE", "PAGE_ANY_ATTRIBUTE", "ARTICLE_CLASS", "SHOWS_UNREAD", "SHOWS_UNREAD_ATTRIBUTES"]
+__all__ = ["ADMONITIONS", "ARTICLE", "ARTICLE_PLACE", "PAGE", "PAGE_ANY_ATTRIBUTE", "ARTICLE_CLASS", "SHOWS_UNREAD", "SHOWS_UNREAD_ATTRIBUTES"]
 
 _HEADING = frozenset({"id"})
 # Inside the <article>: what the page templates and Python-Markdown (with the extensions mkdocs.yml
@@ -75,6 +75,16 @@ PAGE: dict[str, frozenset[str]] = {
     "path": frozenset({"d"}),
 }
 PAGE_ANY_ATTRIBUTE = re.compile(r"data-md-[a-z-]+|aria-[a-z]+")
+
+# Where the article sits: every element around it (html, body, Material's layout containers) may carry only
+# these attributes, with only these class names, so no class or state of the theme's can hide the article
+# while the page's chrome shows something else (Material hides a .md-toggle, a closed .md-dialog, ...).
+ARTICLE_PLACE: dict[str, frozenset[str]] = {
+    "class": frozenset({"no-js", "md-container", "md-main", "md-main__inner", "md-grid", "md-content"}),
+    "data-md-component": frozenset({"container", "main", "content"}),
+    "lang": frozenset(),  # any language
+    "dir": frozenset({"ltr"}),
+}
 
 # What a browser shows that a reader of the page's text does not read, or hides that it does: never on a
 # page, even outside the article of a host site's page.

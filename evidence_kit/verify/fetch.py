@@ -10,10 +10,16 @@ their own, no further than :data:`MAX_SIGNING_BYTES`): a server that sends more,
 before or after decompression (a gzip bomb), is cut off there and named in one
 line, exit 2. A compressed body is decompressed by :mod:`zlib` with a bound on
 every step, so no more than the listed size plus one chunk is ever produced.
+
+With a pinned key, the listed sizes are trusted only once signed: the envelope must
+verify with the pinned key over a statement listing ``manifest.json`` with the
+sha256 of the manifest served, before any listed file is requested. Otherwise
+nothing more is fetched and the verification of what was fetched fails.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -24,7 +30,8 @@ from urllib.parse import quote
 
 import httpx
 
-from ..attest.keys import PUBLIC_KEY_NAME
+from ..attest.dsse import EnvelopeError, parse_envelope, verify_envelope
+from ..attest.keys import PUBLIC_KEY_NAME, key_id, parse_public_key
 from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME
 from ..attest.tree import path_problem
 from ..errors import BadInput
@@ -121,7 +128,32 @@ def _listed(manifest: object, where: str) -> dict[str, int]:
     return out
 
 
-def fetch_site(base_url: str, into: Path, client: httpx.Client | None = None) -> int:
+def _signed_by_pin(into: Path, pin: Pin) -> bool:
+    """Whether the fetched envelope verifies with the pinned key over a statement that lists the fetched
+    ``manifest.json`` by its sha256: only then do the manifest's sizes bound what a server may send."""
+    try:
+        keys = [pin.key] if pin.key is not None else [parse_public_key((into / PUBLIC_KEY_NAME).read_bytes(), PUBLIC_KEY_NAME)]
+        statement = json.loads(verify_envelope(parse_envelope((into / ENVELOPE_NAME).read_bytes()), keys).payload)
+        digest = hashlib.sha256((into / MANIFEST_NAME).read_bytes()).hexdigest()
+        subjects = statement.get("subject") if isinstance(statement, dict) else None
+        return key_id(keys[0]) == pin.key_id and any(
+            isinstance(s, dict) and s.get("name") == MANIFEST_NAME and s.get("digest") == {"sha256": digest} for s in subjects or []
+        )
+    except (OSError, ValueError, RecursionError, EnvelopeError, BadInput):
+        return False
+
+
+def _fetch_signing(client: httpx.Client, base: str, into: Path, listed: dict[str, int]) -> int:
+    """Fetch the envelope and ``signing.pub`` before anything else (the signature decides whether the listed
+    sizes are the publisher's); return how many were served."""
+    fetched = 0
+    for name, limit in ((ENVELOPE_NAME, MAX_SIGNING_BYTES), (PUBLIC_KEY_NAME, MAX_KEY_BYTES)):
+        bound = (min(limit, listed[name]), "the manifest lists for it") if name in listed else (limit, _UNLISTED)
+        fetched += _download(client, base + name, into / name, *bound) == 200
+    return fetched
+
+
+def fetch_site(base_url: str, into: Path, client: httpx.Client | None = None, pin: Pin = UNPINNED) -> int:
     """Download the site at ``base_url`` into ``into``; return how many files were fetched.
 
     The manifest must exist (exit 2 otherwise: there is nothing to verify).
@@ -140,11 +172,11 @@ def fetch_site(base_url: str, into: Path, client: httpx.Client | None = None) ->
         except (ValueError, RecursionError) as err:
             raise BadInput(f"the site manifest is not JSON ({err})", base + MANIFEST_NAME) from None
         fetched = 1
-        for name, limit in ((ENVELOPE_NAME, MAX_SIGNING_BYTES), (PUBLIC_KEY_NAME, MAX_KEY_BYTES)):
-            if name not in listed and _download(client, base + name, into / name, limit, _UNLISTED) == 200:
-                fetched += 1
+        fetched += _fetch_signing(client, base, into, listed)
+        if pin.pinned and not _signed_by_pin(into, pin):
+            return fetched  # the sizes are a stranger's: the signature check names why
         for rel, size in listed.items():
-            if path_problem(rel) or rel in (MANIFEST_NAME, ENVELOPE_NAME):
+            if path_problem(rel) or rel in (MANIFEST_NAME, ENVELOPE_NAME, PUBLIC_KEY_NAME):
                 continue  # never requested: could escape the folder
             url = base + "/".join(quote(part, safe="") for part in rel.split("/"))
             try:
@@ -161,5 +193,5 @@ def verify_url(url: str, pin: Pin = UNPINNED, *, allow_unpinned: bool = False, s
     """Fetch the site at ``url`` into a temporary folder and verify it; locations name the URL."""
     with tempfile.TemporaryDirectory(prefix="evidence-kit-verify-") as tmp:
         root = Path(tmp)
-        fetch_site(url, root)
+        fetch_site(url, root, pin=pin)
         return verify_folder(root, pin, allow_unpinned=allow_unpinned, label=url.rstrip("/"), since=since)

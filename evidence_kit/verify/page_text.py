@@ -31,7 +31,7 @@ from typing import Any
 
 import html5lib
 
-from ..render.markup import ARTICLE, ARTICLE_CLASS, PAGE, PAGE_ANY_ATTRIBUTE, SHOWS_UNREAD, SHOWS_UNREAD_ATTRIBUTES
+from ..render.markup import ARTICLE, ARTICLE_CLASS, ARTICLE_PLACE, PAGE, PAGE_ANY_ATTRIBUTE, SHOWS_UNREAD, SHOWS_UNREAD_ATTRIBUTES
 from .compare import Mismatch, json_mismatches
 
 __all__ = [
@@ -99,6 +99,16 @@ CELL_TAGS = {"td", "th"}
 SHOWN_ATTRS = ("alt", "aria-label", "title")
 URL_ATTRS = ("href", "src", "action", "data", "poster", "srcset")
 
+# What HTML collapses into one space (its ASCII whitespace), and nothing else: str.split() also splits at
+# U+1680 OGHAM SPACE MARK (drawn as a dash), U+001C-U+001F, U+0085, which a browser shows.
+_HTML_SPACE = re.compile(r"[ \t\n\f\r]+")
+
+
+def html_spaced(text: str) -> str:
+    """``text`` with its HTML whitespace collapsed to single spaces and trimmed, as a browser lays it out."""
+    return _HTML_SPACE.sub(" ", text).strip(" ")
+
+
 Part = tuple[str, str]  # ("text", words) | ("break", "") | ("marker", "<script>")
 
 
@@ -147,6 +157,8 @@ class _Parser:
         self._skip = 0
         self._in_article = 0
         self._in_title = False
+        self._open: list[tuple[str, list[tuple[str, str | None]]]] = []  # the elements open, outermost first
+        self.place: list[tuple[str, list[tuple[str, str | None]]]] = []  # those around the (first) article
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = dict(attrs)
@@ -187,6 +199,9 @@ class _Parser:
 
     def _note_markup(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         """Note the element and its attributes, and the class names it carries inside the article."""
+        if tag == "article" and not self.place and self._in_article == 1:
+            self.place = list(self._open)
+        self._open.append((tag, attrs))
         inside = bool(self._in_article)
         self.markup.add((inside, tag, ""))
         for key, value in attrs:
@@ -195,6 +210,8 @@ class _Parser:
                 self.classes.update((value or "").split())
 
     def handle_endtag(self, tag: str) -> None:
+        if self._open:
+            self._open.pop()
         if tag == "title":
             self._in_title = False
         if tag in CODE_TAGS and self._code:
@@ -235,6 +252,7 @@ class PageText:
     chrome: list[str] = field(default_factory=list)
     markup: set[tuple[bool, str, str]] = field(default_factory=set)  # (in the article, element, attribute or "")
     classes: set[str] = field(default_factory=set)  # class names inside the article
+    place: list[tuple[str, list[tuple[str, str | None]]]] = field(default_factory=list)  # elements around the article
 
     @property
     def blocks(self) -> list[str]:
@@ -255,7 +273,7 @@ def _segments(parts: list[Part]) -> list[Part]:
         if kind == "text":
             text.append(value)
             continue
-        block = " ".join("".join(text).split())
+        block = html_spaced("".join(text))
         if block:
             out.append(("block", block))
         text = []
@@ -274,10 +292,11 @@ def read_page(html: str) -> PageText:
         specs=parser.specs,
         urls=parser.urls,
         article_urls=parser.article_urls if parser.article is not None else parser.urls,
-        title=" ".join("".join(parser.title).split()),
+        title=html_spaced("".join(parser.title)),
         chrome=TOKEN.findall(" ".join(parser.chrome)),
         markup=parser.markup,
         classes=parser.classes,
+        place=parser.place,
     )
 
 
@@ -287,8 +306,10 @@ def page_tokens(html: str) -> list[str]:
 
 
 def is_figure(token: str) -> bool:
-    """A token that is a number as pages write it (``1.735``, ``−1.7%``, ``12``)."""
-    return bool(_FIGURE.match(token))
+    """A token that is a number as pages write it (``1.735``, ``−1.7%``, ``12``), or that holds a numeral of any
+    kind (``x2``, a superscript ``⁴⁰``, a circled ``①``, a Roman ``Ⅳ``, a CJK ``四十``): a reader reads each as a
+    number, so none may appear where the evidence shows none."""
+    return bool(_FIGURE.match(token)) or any(char.isnumeric() for char in token)
 
 
 def _spans(page: PageText) -> tuple[list[str], list[tuple[int, int, str]], set[int]]:
@@ -398,7 +419,7 @@ def spec_mismatches(published: list[str], expected: list[str]) -> list[Mismatch]
             continue
         try:
             doc = json.loads(published[i])
-        except ValueError as err:
+        except (ValueError, RecursionError) as err:
             out.append((f"{name} spec", f"not JSON ({err})", "a Vega-Lite spec"))
             continue
         want = json.loads(expected[i])
@@ -422,7 +443,7 @@ def external_urls(page: PageText, *, article_only: bool = False) -> list[str]:
 
 def title_mismatches(page: PageText, page_title: str, allowed: set[str]) -> list[Mismatch]:
     """The ``<title>`` must show the page's generated title whole, and no figure but those in ``allowed``."""
-    title = " ".join(page_title.split())
+    title = html_spaced(page_title)
     whole = re.search(r"(?<!\S)" + re.escape(title) + r"(?!\S)", page.title) if title else True
     extra = [t for t in TOKEN.findall(page.title) if is_figure(t) and t not in allowed]
     if whole and not extra:
@@ -481,7 +502,28 @@ def markup_mismatches(page: PageText, *, host: bool = False) -> list[Mismatch]:
             where = "in the article" if inside else "outside the article"
             shown = f"<{tag} {attr}>" if attr else f"<{tag}>"
             out.append((f"markup {where}", shown, "only the elements and attributes build writes (evidence_kit.render.markup)"))
-    for name in sorted(page.classes):
-        if not ARTICLE_CLASS.fullmatch(name):
-            out.append(("markup in the article", f'class "{name}"', "only the class names build writes (evidence_kit.render.markup)"))
-    return out
+    return out + _class_mismatches(page) + ([] if host else _place_mismatches(page))
+
+
+def _class_mismatches(page: PageText) -> list[Mismatch]:
+    """Class names inside the article that the renderer does not write."""
+    return [
+        ("markup in the article", f'class "{name}"', "only the class names build writes (evidence_kit.render.markup)")
+        for name in sorted(page.classes)
+        if not ARTICLE_CLASS.fullmatch(name)
+    ]
+
+
+def _place_mismatches(page: PageText) -> list[Mismatch]:
+    """Attributes and class names around the article that Material does not write there
+    (:data:`evidence_kit.render.markup.ARTICLE_PLACE`): a theme class that hides what it holds hides the article."""
+    out: set[Mismatch] = set()
+    for tag, attrs in page.place:
+        for key, value in attrs:
+            allowed = ARTICLE_PLACE.get(key)
+            words = (value or "").split() if key == "class" else [value or ""]
+            bad = [w for w in words if allowed is None or (allowed and w not in allowed)]
+            if bad:
+                shown = f'<{tag} {key}="{" ".join(bad)}">' if allowed is not None else f"<{tag} {key}>"
+                out.add(("markup around the article", shown, "only the layout Material writes around it (evidence_kit.render.markup)"))
+    return sorted(out)

@@ -189,7 +189,7 @@ class _Pages:
         where = ctx.where(SEARCH_INDEX)
         try:
             index = json.loads((ctx.root / SEARCH_INDEX).read_bytes())
-        except ValueError as err:
+        except (ValueError, RecursionError) as err:  # nested past the parser's stack: a problem of this file
             found = [Problem(where, f"not JSON ({err})")]
         else:
             pages = {
@@ -214,7 +214,7 @@ def _compare_file(ctx: Context, rel: str, expected: bytes, pages: _Pages) -> tup
     if rel.endswith(".json"):
         try:
             doc = json.loads(data)
-        except ValueError as err:
+        except (ValueError, RecursionError) as err:
             return [("(document)", f"not JSON ({err})", "a JSON document")], None
         want = json.loads(expected)
         older = _other_schema(doc, want)
