@@ -31,7 +31,8 @@ from pydantic import (
 from ..model import ArmRef, ClientBounds, DecisionRule, Trial, Workload
 from ..model._base import Slug
 from ..model.dialects import Dialect, dialect_for
-from ..model.trial import EngineKind, Guardrail, Order, SimulatedDialect, Slo, design_name, phase_of
+from ..model.engine_kinds import EngineKind
+from ..model.trial import Guardrail, Order, SimulatedDialect, Slo, design_name, phase_of
 from ..read import read_toml_model
 from ..read.validation import line_of_key
 from .shapes import SHAPE_FIELDS, field_problem, workload_problem

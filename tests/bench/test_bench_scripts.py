@@ -21,6 +21,7 @@ TINY: dict[str, list[str]] = {
     "collect_ray.py": ["--levels", "2", "--rounds", "1", "--workers", "1"],
     "collect_workers.py": ["--levels", "2", "--rounds", "1"],
     "open_loop.py": ["--rates", "20", "--requests", "10"],
+    "plugin_cache.py": ["--repeat", "1"],
     "redact_throughput.py": ["--size-mb", "1"],
     "sim_profiles.py": ["--time-scale", "50"],
     "sim_throughput.py": ["--streams", "1", "--tokens", "20"],

@@ -15,7 +15,7 @@ import pytest
 
 from evidence_kit.verify.page_text import TOKEN, read_page
 
-from ..publish.test_browser import CHROMIUM, FLAGS
+from ..publish.browser import CHROMIUM, FLAGS
 
 pytestmark = [
     pytest.mark.slow,

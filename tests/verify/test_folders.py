@@ -30,6 +30,7 @@ def test_raw_decision_verifies_with_skips(run_cli, reference_decision: Path) -> 
         "receipts": "SKIP",
         "figures": "PASS",
         "sources": "SKIP",
+        "history": "SKIP",
     }
     last = result.out.splitlines()[-1]
     assert "not authenticated" in last and "not proven: who published it (the folder is not signed)" in last
