@@ -63,29 +63,13 @@ def verdict_for(
     clears_before = by_control["before"].clears is True
     clears_restored = by_control["restored"].clears is True
     point_win = clears_before and clears_restored
-    ends = _ends(intervals)
-    if ends is not None and rule.higher_is_better:
-        # Goodput improves upwards: mirror each ratio about 1 (r -> 2 - r), so the rules below, written for a
-        # latency, read "at least t higher" where they say "at least t lower", and the same for regressions.
-        ends = [(2 - high, 2 - low) for low, high in ends]
+    ends = _oriented_ends(intervals, rule)
     t = rule.min_improvement
-    win = point_win and (
-        rule.confidence == "point"
-        or (ends is not None and rule.confidence == "significant" and all(high < 1 for _, high in ends))
-        or (ends is not None and rule.confidence == "bound" and all(high <= 1 - t + _EPS for _, high in ends))
-    )
-    floor = regression_floor_pct(t * 100)
+    win = point_win and _resolved_win(ends, rule)
+    # The regression rule reads improvements: a latency's change is slower-positive, a goodput's higher-positive.
     changes = [by_control[c].change_pct for c in CONTROLS]
-    if rule.higher_is_better:
-        changes = [None if c is None else -c for c in changes]  # a lower goodput is the regression
-    # In percent with the tolerance ``groups.reaches`` gives the threshold: a row exactly half the threshold
-    # slower (3.5% of 7%, 3.4999999999999916 in binary) is a regression, as one exactly at it faster is a win.
-    point_regression = all(c is not None and c >= floor - _PCT_EPS for c in changes)
-    regression = point_regression and (
-        rule.confidence == "point"
-        or (ends is not None and rule.confidence == "significant" and all(low > 1 for low, _ in ends))
-        or (ends is not None and rule.confidence == "bound" and all(low >= 1 + floor / 100 - _EPS for low, _ in ends))
-    )
+    improvements = [None if c is None else c if rule.higher_is_better else -c for c in changes]
+    regression = _resolved_regression(improvements, ends, rule)
     if win:
         verdict, reason = "win", "clears-both"
     elif regression:
@@ -109,6 +93,16 @@ def verdict_for(
         drift_flagged=drift_flagged,
         guardrails_held=guardrails_held,
     )
+
+
+def _oriented_ends(intervals: Sequence[Interval], rule: DecisionRule) -> list[tuple[float, float]] | None:
+    """The judged intervals' ends, latency-oriented. Goodput improves upwards: each ratio is mirrored about 1
+    (r -> 2 - r), so the rules below, written for a latency, read "at least t higher" where they say "at least
+    t lower", and the same for regressions."""
+    ends = _ends(intervals)
+    if ends is not None and rule.higher_is_better:
+        ends = [(2 - high, 2 - low) for low, high in ends]
+    return ends
 
 
 def _resolved_win(ends: Sequence[tuple[float, float]] | None, rule: DecisionRule) -> bool:
@@ -139,9 +133,7 @@ def verdict_v4(
     and the restored, as shown. The order: win; regression; inconclusive, the controls disagree (A/B/A);
     likely, not resolved (a point estimate past the threshold whose interval is not: never a win); no-win;
     inconclusive, unresolved."""
-    ends = _ends(intervals)
-    if ends is not None and rule.higher_is_better:
-        ends = [(2 - high, 2 - low) for low, high in ends]
+    ends = _oriented_ends(intervals, rule)
     t = rule.min_improvement
     point_win = all(i is not None and i >= t * 100 - _PCT_EPS for i in improvements)
     win = point_win and _resolved_win(ends, rule)
@@ -164,7 +156,9 @@ def verdict_v4(
 
 
 def _resolved_regression(improvements: Sequence[float | None], ends: Sequence[tuple[float, float]] | None, rule: DecisionRule) -> bool:
-    """Slower than every judged control by the regression floor, at the rule's confidence."""
+    """Slower than every judged control by the regression floor, at the rule's confidence. In percent with the
+    tolerance ``groups.reaches`` gives the threshold: a row exactly half the threshold slower (3.5% of 7%,
+    3.4999999999999916 in binary) is a regression, as one exactly at it faster is a win."""
     floor = regression_floor_pct(rule.min_improvement * 100)
     if not all(i is not None and -i >= floor - _PCT_EPS for i in improvements):
         return False
