@@ -16,20 +16,9 @@ from evidence_kit.model import ClientBounds, Request, Run
 from evidence_kit.present import client_health_sentence, finding_sentence
 from evidence_kit.read import load_trial
 from evidence_kit.text_report import render_text
+from tests.analyze.health_bundle import process
 
 WINNING = {**{g: (2.0, 2.0, 2.0) for g in GROUPS}, (8192, 4): (2.0, 1.7, 2.0)}  # one group wins
-
-
-def _process(**fields: object) -> dict:
-    return {
-        "cpu_s": 0.1,
-        "loop_cpu_s": 0.1,
-        "loop_lag_interval_s": 0.01,
-        "loop_lag_samples": 100,
-        "loop_lag_p50_s": 0.001,
-        "loop_lag_max_s": 0.01,
-        **fields,
-    }
 
 
 def _edit(bundle: Path, journal: str, edit) -> None:
@@ -40,7 +29,7 @@ def _edit(bundle: Path, journal: str, edit) -> None:
 
 def _healthy(record: dict) -> dict:
     if record["type"] == "run":
-        record["client"] = {"wall_s": 1.0, "processes": [_process()]}
+        record["client"] = {"wall_s": 1.0, "processes": [process()]}
     return record
 
 
@@ -131,8 +120,8 @@ def test_processes_are_combined_as_their_bottleneck() -> None:
         {
             "wall_s": 2.0,
             "processes": [
-                _process(cpu_s=0.5, loop_cpu_s=0.4, loop_lag_p50_s=0.001, loop_lag_max_s=0.05, loop_lag_samples=180),
-                _process(cpu_s=1.9, loop_cpu_s=1.9, loop_lag_p50_s=0.004, loop_lag_max_s=0.25, loop_lag_samples=150),
+                process(cpu_s=0.5, loop_cpu_s=0.4, loop_lag_p50_s=0.001, loop_lag_max_s=0.05, loop_lag_samples=180),
+                process(cpu_s=1.9, loop_cpu_s=1.9, loop_lag_p50_s=0.004, loop_lag_max_s=0.25, loop_lag_samples=150),
             ],
         }
     )
@@ -147,7 +136,7 @@ def test_processes_are_combined_as_their_bottleneck() -> None:
 
 
 def test_a_value_on_its_bound_is_within_it() -> None:
-    run = _run({"wall_s": 1.0, "processes": [_process(cpu_s=0.9, loop_cpu_s=0.9, loop_lag_max_s=0.2, loop_lag_p50_s=0.025)]})
+    run = _run({"wall_s": 1.0, "processes": [process(cpu_s=0.9, loop_cpu_s=0.9, loop_lag_max_s=0.2, loop_lag_p50_s=0.025)]})
     health = run_client(run, [_request(0, 0.0, 1.0, 1.0)], ClientBounds())
     assert health is not None and health.exceeded == [] and not health.saturated
 
@@ -155,7 +144,7 @@ def test_a_value_on_its_bound_is_within_it() -> None:
 def test_what_cannot_be_derived_is_not_judged() -> None:
     # No lag sample (a run shorter than the interval), a wall time of 0 (clock rounding), every request failed
     # before it had an end: nothing to judge on lag or CPU, no achieved concurrency, and the send waits still count.
-    run = _run({"wall_s": 0.0, "processes": [_process(loop_lag_samples=0, loop_lag_p50_s=None, loop_lag_max_s=None, loop_cpu_s=0.001)]})
+    run = _run({"wall_s": 0.0, "processes": [process(loop_lag_samples=0, loop_lag_p50_s=None, loop_lag_max_s=None, loop_cpu_s=0.001)]})
     failed = [_request(0, 0.0, None, 0.0, ok=False), _request(1, 0.0, None, 1.7, ok=False)]
     health = run_client(run, failed, ClientBounds())
     assert health is not None
@@ -168,9 +157,9 @@ def test_what_cannot_be_derived_is_not_judged() -> None:
 
 def test_a_lag_summary_that_cannot_be_true_is_refused() -> None:
     with pytest.raises(ValueError, match="greater than loop_lag_max_s"):
-        _run({"wall_s": 1.0, "processes": [_process(loop_lag_p50_s=0.2, loop_lag_max_s=0.1)]})
+        _run({"wall_s": 1.0, "processes": [process(loop_lag_p50_s=0.2, loop_lag_max_s=0.1)]})
     with pytest.raises(ValueError, match="exactly when loop_lag_samples"):
-        _run({"wall_s": 1.0, "processes": [_process(loop_lag_samples=0)]})
+        _run({"wall_s": 1.0, "processes": [process(loop_lag_samples=0)]})
     with pytest.raises(ValueError, match="at least 1"):
         _run({"wall_s": 1.0, "processes": []})
 
@@ -198,7 +187,7 @@ def test_what_no_collector_writes_is_refused_at_its_run_record(tmp_path: Path) -
 
 def test_a_share_that_overflows_is_null_and_blocks_as_unjudged() -> None:
     run = _run(
-        {"wall_s": 1e-320, "processes": [_process(cpu_s=0.0005, loop_cpu_s=0.0005, loop_lag_samples=0, loop_lag_p50_s=None, loop_lag_max_s=None)]}
+        {"wall_s": 1e-320, "processes": [process(cpu_s=0.0005, loop_cpu_s=0.0005, loop_lag_samples=0, loop_lag_p50_s=None, loop_lag_max_s=None)]}
     )
     health = run_client(run, [], ClientBounds(max_loop_lag_s=5e-324))
     assert health is not None and health.loop_cpu_share is None and health.unjudged == ["loop-cpu"]
