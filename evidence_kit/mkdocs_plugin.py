@@ -20,6 +20,7 @@ No arithmetic here: every figure comes from ``analyze``.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -31,7 +32,7 @@ from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.nav import Navigation, Section
 from mkdocs.structure.pages import Page
@@ -46,6 +47,7 @@ from .publish.safety import scan_site
 from .publish.site import load_decisions
 from .redact import KnownValue, known_values_from_raw, load_known_values
 from .render.article import markdown_extensions
+from .render.charts import vendored_script
 from .render.embedded import METHODOLOGY, embedded_config, embedded_files
 from .render.evidence_copy import check_bundle_manifests, evidence_files
 from .rendered_cache import Rendered, cache_key, load_rendered, store_rendered
@@ -155,6 +157,9 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
         self.ours: set[str] = set()
         self.secrets: list[tuple[str, Path]] = []
         self.extensions: tuple[list[str], dict[str, Any]] = ([], {})
+        self.vendored_sha256: str | None = None
+        self.saved: tuple[list[Any], dict[str, Any]] | None = None  # the host's extensions, while ours render a page
+        self.config_seen: MkDocsConfig | None = None
 
     def _path(self, config: MkDocsConfig, value: str) -> Path:
         return Path(config.config_file_path or ".").resolve().parent / value
@@ -162,6 +167,7 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         """Load and check every decision, render its files, and add the charts' script and styles."""
         self.prefix = _prefix(self.config.prefix)
+        self.config_seen, self.saved = config, None
         mark_active()  # the zensical_guard Markdown extension, if the host lists it, lets this build pass
         _refuse_stamping(config)
         if not self.config.decisions:
@@ -181,7 +187,7 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
             self.values += [v for path in maps for v in load_known_values(path)]
         except EvidenceError as err:
             raise _fail(err) from None
-        self.files, self.ids = rendered.files, rendered.ids
+        self.files, self.ids, self.vendored_sha256 = rendered.files, rendered.ids, rendered.vendored_sha256
         self.ours = {f"{self.prefix}/{rel}" for rel in self.files}
         self.extensions = markdown_extensions(embedded_config())
         config.extra_css.append(f"{self.prefix}/assets/extra.css")
@@ -254,7 +260,8 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
                 (root / rel).write_bytes(data)
             policy = self._path(config, self.config.policy) if self.config.policy else None
             # Findings are named where the file would have gone: SITE_DIR/PREFIX/...
-            scan_site([root], self.values, shown_as=Path(config.site_dir) / PurePosixPath(self.prefix).parent, policy_file=policy)
+            shown_as = Path(config.site_dir) / PurePosixPath(self.prefix).parent
+            scan_site([root], self.values, shown_as=shown_as, policy_file=policy, vendored_sha256=self.vendored_sha256)
         except EvidenceError as err:
             raise _fail(err) from None
         finally:
@@ -277,24 +284,36 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
             page.previous_page, page.next_page = before, after
         return Navigation(items, ordered)
 
+    @event_priority(-100)  # last: the host's plugins have had the page's Markdown
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str | None:
-        """A decision page has no source in the host's repository: no "edit this page" link."""
+        """A decision page is rendered with the Markdown extensions of ``build`` (not the host's), the text
+        ``verify`` expects; MkDocs' own link rewriting still applies. MkDocs renders the page right after
+        this hook, with the extensions swapped in here (and swapped back first thing in
+        :meth:`on_page_content`): each page is rendered once. A decision page has no source in the host's
+        repository: no "edit this page" link."""
         if page.file.src_uri in self.ours:
             page.edit_url = None
+            self._restore(config)
+            self.saved = config["markdown_extensions"], config["mdx_configs"]
+            config["markdown_extensions"], config["mdx_configs"] = self.extensions
         return markdown
 
+    @event_priority(100)  # first: no host plugin sees the swapped extensions
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str | None:
-        """A decision page is rendered with the Markdown extensions of ``build`` (not the host's), the text
-        ``verify`` expects; MkDocs' own link rewriting still applies."""
-        if page.file.src_uri not in self.ours:
-            return html
-        saved = config["markdown_extensions"], config["mdx_configs"]
-        config["markdown_extensions"], config["mdx_configs"] = self.extensions
-        try:
-            page.render(config, files)
-        finally:
-            config["markdown_extensions"], config["mdx_configs"] = saved
-        return page.content
+        """The host's Markdown extensions back after a decision page was rendered with ``build``'s."""
+        self._restore(config)
+        return html
+
+    def on_build_error(self, *, error: Exception) -> None:
+        """A page that failed to render leaves the host's extensions in place (``mkdocs serve`` builds again
+        with the same configuration)."""
+        if self.saved is not None and self.config_seen is not None:
+            self._restore(self.config_seen)
+
+    def _restore(self, config: MkDocsConfig) -> None:
+        if self.saved is not None:
+            config["markdown_extensions"], config["mdx_configs"] = self.saved
+            self.saved = None
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         """Write the prefix folder's manifest, signed with ``signing_key``.
@@ -360,7 +379,9 @@ def _render(folders: list[Path]) -> Rendered:
     for evidence, _ in loaded:
         check_bundle_manifests(evidence, evidence_files(evidence))
     raw = [str(Path(t.source)) for ev, _ in loaded for t in ev.trials if not (Path(t.source) / RECEIPT_NAME).is_file()]
-    return Rendered(files=embedded_files(loaded), ids=[ev.decision.id for ev, _ in loaded], raw_trials=raw)
+    files = embedded_files(loaded)
+    bundle = hashlib.sha256(vendored_script()).hexdigest()  # drawn once per process: the files hold it
+    return Rendered(files=files, ids=[ev.decision.id for ev, _ in loaded], raw_trials=raw, vendored_sha256=bundle)
 
 
 def _unwrapped(data: bytes) -> bytes:

@@ -6,9 +6,11 @@ of the decision folders' bytes and of the renderer (evidence-kit's own files, th
 libraries that draw the charts), so its key is the sha256 of all of those; an unchanged rebuild reads
 the files back instead. Nothing private is kept: the entry holds the rendered files (the published ones,
 already scanned when they were made, and scanned again before each build writes them), the decision
-ids and the raw trial folders whose private values the build must hunt for (their paths, never the
-values). An entry is written whole (a temporary folder renamed) and each file is checked against its
-sha256 when read; a damaged or partial entry is a miss, never a page.
+ids, the raw trial folders whose private values the build must hunt for (their paths, never the
+values) and the sha256 of the chart bundle the files were rendered with (so the leak scan can tell the
+bundle is vl-convert's without asking vl-convert for it again, which takes seconds). An entry is written
+whole (a temporary folder renamed) and each file is checked against its sha256 when read; a damaged or
+partial entry is a miss, never a page.
 """
 
 from __future__ import annotations
@@ -38,6 +40,9 @@ class Rendered:
     files: dict[str, bytes]  # path under the prefix -> bytes
     ids: list[str]  # the decisions' ids, in the order given
     raw_trials: list[str]  # trial folders without a redaction receipt, whose private values are hunted
+    # sha256 of vl-convert's chart bundle when the decisions were rendered (the key holds vl-convert's
+    # version): the leak scan knows the bundle's copy for a public file without asking vl-convert again
+    vendored_sha256: str
 
 
 def _tree(folder: Path) -> list[tuple[str, str]]:
@@ -76,7 +81,7 @@ def load_rendered(cache: Path, key: str) -> Rendered | None:
             if hashlib.sha256(data).hexdigest() != digest:
                 return None
             files[rel] = data
-        return Rendered(files=files, ids=list(meta["ids"]), raw_trials=list(meta["raw_trials"]))
+        return Rendered(files=files, ids=list(meta["ids"]), raw_trials=list(meta["raw_trials"]), vendored_sha256=str(meta["vendored_sha256"]))
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -94,6 +99,7 @@ def store_rendered(cache: Path, key: str, rendered: Rendered) -> None:
             "files": {rel: hashlib.sha256(data).hexdigest() for rel, data in rendered.files.items()},
             "ids": rendered.ids,
             "raw_trials": rendered.raw_trials,
+            "vendored_sha256": rendered.vendored_sha256,
         }
         (work / ENTRY).write_text(json.dumps(meta, sort_keys=True), encoding="utf-8")
         for old in cache.iterdir():

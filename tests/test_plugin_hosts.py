@@ -180,3 +180,31 @@ def test_rendered_decisions_are_cached_by_their_digests_and_never_stale(tmp_path
     toml.write_text(toml.read_text().replace('title = "', 'title = "Recached: ', 1))
     done = build_host(config)
     assert done.returncode != 0 and "decision.toml: differs from manifest.json" in done.stderr
+
+
+CHART_LIBRARIES = ("altair", "pandas", "vl_convert")
+
+
+def _build_reporting_chart_libraries(config: Path) -> list[str]:
+    """``mkdocs build --strict`` of the host in a child process, and the chart libraries it imported."""
+    probe = (
+        "import sys\n"
+        "from mkdocs.commands.build import build\n"
+        "from mkdocs.config import load_config\n"
+        f"build(load_config({str(config)!r}, strict=True))\n"
+        f"print(' '.join(m for m in {CHART_LIBRARIES!r} if m in sys.modules))\n"
+    )
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONPATH=os.pathsep.join(_plugin_path(config.parent)))
+    done = subprocess.run([sys.executable, "-c", probe], cwd=config.parent, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
+def test_an_unchanged_rebuild_draws_nothing_and_publishes_the_same_bytes(tmp_path: Path, plugin_decision: Path) -> None:
+    config = write_host(tmp_path / "host", {"decisions": [str(plugin_decision)]})
+    assert _build_reporting_chart_libraries(config) == list(CHART_LIBRARIES)  # cold: the charts are drawn
+    cold = _site_bytes(tmp_path / "host" / "site")
+    # Warm: neither Altair nor vl-convert (not even for the leak scan's copy of its chart bundle, whose
+    # sha256 the cache recorded), and the site is the cold build's, byte for byte.
+    assert _build_reporting_chart_libraries(config) == []
+    assert _site_bytes(tmp_path / "host" / "site") == cold

@@ -8,6 +8,7 @@ evidence and are not scanned.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -35,10 +36,11 @@ def known_values(decisions: Sequence[DecisionEvidence], maps: Sequence[Path] = (
     return found
 
 
-def _upstream(rel: str) -> Path | bytes | None:
-    """Where a third-party file of the site comes from: vl-convert's bundle, Material's theme, MkDocs' search."""
+def _upstream(rel: str, vendored_sha256: str | None) -> Path | bytes | str | None:
+    """Where a third-party file of the site comes from: vl-convert's bundle (or, given, its sha256),
+    Material's theme, MkDocs' search."""
     if rel == f"assets/{VEGA_SCRIPT}":
-        return vendored_script()
+        return vendored_sha256 if vendored_sha256 is not None else vendored_script()
     if rel.startswith(("assets/javascripts/", "assets/stylesheets/", "assets/images/")):
         return Path(material.__file__).resolve().parent / "templates" / rel
     if rel.startswith("search/") and rel.endswith(".js"):
@@ -46,24 +48,32 @@ def _upstream(rel: str) -> Path | bytes | None:
     return None
 
 
-def public_copies(root: Path) -> list[str]:
+def public_copies(root: Path, *, vendored_sha256: str | None = None) -> list[str]:
     """Files under ``root`` that are byte for byte a third-party file of the same name.
 
     A copy of a public file holds nothing of the evidence, so a short private value that
     happens to be a word of minified code (a host called ``vm``) is no finding there.
+    ``vendored_sha256`` is the sha256 of vl-convert's bundle when the caller has it (the MkDocs
+    plugin's cache records it with the rendering it was made for): asking vl-convert for the
+    bundle takes seconds.
     """
     found = []
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root).as_posix()
-        origin = _upstream(rel) if path.is_file() and not path.is_symlink() else None
+        origin = _upstream(rel, vendored_sha256) if path.is_file() and not path.is_symlink() else None
         if isinstance(origin, Path):
             origin = origin.read_bytes() if origin.is_file() else None
-        if origin is not None and origin == path.read_bytes():
+        if origin is None:
+            continue
+        data = path.read_bytes()
+        if origin == (hashlib.sha256(data).hexdigest() if isinstance(origin, str) else data):
             found.append(rel)
     return found
 
 
-def scan_site(roots: Sequence[Path], values: list[KnownValue], *, shown_as: Path, policy_file: Path | None = None) -> None:
+def scan_site(
+    roots: Sequence[Path], values: list[KnownValue], *, shown_as: Path, policy_file: Path | None = None, vendored_sha256: str | None = None
+) -> None:
     """Scan every file under ``roots``; raise :class:`CheckFailed` naming the first finding and the count.
 
     ``roots`` are staged folders; findings are reported under ``shown_as`` (the
@@ -73,7 +83,7 @@ def scan_site(roots: Sequence[Path], values: list[KnownValue], *, shown_as: Path
     """
     policy = load_policy(policy_file) if policy_file else Policy()
     for root in roots:
-        findings = scan_tree(root, known_values=values, policy=policy, skip=public_copies(root))
+        findings = scan_tree(root, known_values=values, policy=policy, skip=public_copies(root, vendored_sha256=vendored_sha256))
         if findings:
             first = findings[0]
             how = "a known private value" if first.source == "known" else "a file the scan cannot read"
