@@ -304,6 +304,17 @@ class EvidenceKitPlugin(BasePlugin[EvidenceKitConfig]):  # type: ignore[no-untyp
         self._restore(config)
         return html
 
+    @event_priority(-100)  # after the host's tags plugin has set the page's tags
+    def on_page_context(self, context: Any, *, page: Page, config: MkDocsConfig, nav: Navigation) -> Any:
+        """A tags plugin lists a decision page under the tags of its ``decision.toml`` (they are in its front
+        matter) but draws no tag bar into its article: the article is ``build``'s alone, and ``verify``
+        refuses markup ``build`` does not write."""
+        if page.file.src_uri in self.ours:
+            for name, plugin in config.plugins.items():
+                if name.split("/")[-1] == "tags":
+                    context[getattr(plugin.config, "tags_name_variable", "tags")] = []
+        return context
+
     def on_build_error(self, *, error: Exception) -> None:
         """A page that failed to render leaves the host's extensions in place (``mkdocs serve`` builds again
         with the same configuration)."""

@@ -208,3 +208,29 @@ def test_an_unchanged_rebuild_draws_nothing_and_publishes_the_same_bytes(tmp_pat
     # sha256 the cache recorded), and the site is the cold build's, byte for byte.
     assert _build_reporting_chart_libraries(config) == []
     assert _site_bytes(tmp_path / "host" / "site") == cold
+
+
+def test_material_tags_list_a_decision_by_the_tags_of_its_decision_toml(tmp_path: Path, run_cli) -> None:
+    raw = write_reference_decision(tmp_path / "raw")
+    toml = raw / "decision.toml"
+    toml.write_text(toml.read_text().replace('title = "', 'tags = ["kv-cache", "scout 2026"]\ntitle = "', 1))
+    decision = redact_bundle(raw, tmp_path / "decision", key=b"plugin-tests-key-0123456789abcdef").out
+    nav = [{"Home": "index.md"}, {"Runbook": "runbook.md"}, {"Tags": "tags.md"}]
+    config = write_host(tmp_path / "host", {"decisions": [str(decision)]}, nav=nav)
+    text = config.read_text().replace("- search\n", "- search\n- tags\n", 1)
+    assert "- tags\n" in text
+    config.write_text(text)
+    (tmp_path / "host" / "docs" / "tags.md").write_text("# Tags\n\n<!-- material/tags -->\n")
+    done = build_host(config)
+    assert done.returncode == 0, done.stderr
+    site = tmp_path / "host" / "site"
+    listing = (site / "tags" / "index.html").read_text()
+    page = "decisions/2026-11-01-reference-reconstruction/"
+    for tag in ("kv-cache", "scout 2026"):
+        assert f">{tag}<" in listing or f"{tag}</" in listing, tag
+    assert f'href="../{page}"' in listing
+    # Listed, but no tag bar drawn into the decision's article (Material puts it there), which `verify`
+    # would refuse as markup build does not write: the page verifies.
+    assert 'class="md-tag' not in (site / page / "index.html").read_text()
+    result = run_cli("verify", site / "decisions", "--allow-unpinned")
+    assert result.code == 0, result.out + result.err

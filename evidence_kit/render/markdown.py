@@ -53,9 +53,16 @@ def prose(value: Any) -> Markup:
     return Markup(md_prose(value))
 
 
-def front_matter(title: str) -> Markup:
-    """YAML front matter with an HTML-safe title (MkDocs prints titles into HTML unescaped)."""
-    return Markup(f"---\ntitle: {yaml_string(html_text(title))}\n---\n")
+def front_matter(title: str, *, tags: Sequence[str] = (), description: str | None = None) -> Markup:
+    """YAML front matter with an HTML-safe title (MkDocs prints titles into HTML unescaped) and, for a
+    decision page, the tags and description of its ``decision.toml`` (typed there: a tag is words of
+    letters, digits, ``.``, ``_`` and ``-``), each quoted by PyYAML and HTML-escaped like the title."""
+    lines = [f"title: {yaml_string(html_text(title))}"]
+    if description is not None:
+        lines.append(f"description: {yaml_string(html_text(description))}")
+    if tags:
+        lines += ["tags:", *(f"  - {yaml_string(html_text(tag))}" for tag in tags)]
+    return Markup("---\n" + "\n".join(lines) + "\n---\n")
 
 
 def chart_block(chart: Any, data_table: Markup, src: str) -> Markup:
