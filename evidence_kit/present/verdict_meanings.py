@@ -9,7 +9,7 @@ compute none.
 from __future__ import annotations
 
 from ..analyze.report import GroupResult, Interval, TrialAnalysis
-from .format import percent
+from .format import listed, percent
 
 __all__ = [
     "VERDICT_WORDS",
@@ -139,7 +139,7 @@ def detectable_sentence_v4(trial: TrialAnalysis) -> str:
         holm = f", at Holm's strictest level over its {trial.rule.family_groups} groups" if trial.rule.family_groups else ""
         text += (
             "an observed improvement of at least "
-            + ", ".join(parts)
+            + listed(parts)
             + f" against {_against(trial)} would have been called a win at this trial's precision (its measured spreads "
             + f"and degrees of freedom{holm}); that is not a power: plan one with evidence-kit power."
         )
@@ -147,7 +147,7 @@ def detectable_sentence_v4(trial: TrialAnalysis) -> str:
         text += (
             (" " if parts else "")
             + "Not estimable at "
-            + ", ".join(missing)
+            + listed(missing)
             + ": no launch-level interval could be drawn, or none narrow enough for any improvement to be called a win."
         )
     return text
