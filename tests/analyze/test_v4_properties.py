@@ -123,3 +123,18 @@ def test_a_simulated_trial_is_the_same_from_the_same_seed() -> None:
         [simulate_groups(np.random.default_rng(3), "ABABA", truths, rule, runs=3, requests=4) for _ in range(2)],
     )
     assert once == again
+
+
+@given(st.lists(st.tuples(st.floats(min_value=1e-6, max_value=1.0), st.integers(min_value=1, max_value=200)), min_size=1, max_size=6))
+def test_satterthwaites_count_lies_between_the_fewest_and_all_the_parts_degrees_of_freedom(parts) -> None:
+    from evidence_kit.analyze.launch import _satterthwaite
+
+    df = _satterthwaite(parts)
+    assert min(d for _, d in parts) <= df <= sum(d for _, d in parts)
+
+
+@given(st.integers(min_value=1, max_value=2000))
+def test_the_chi_square_median_lies_below_its_degrees_of_freedom_and_above_one_less(df) -> None:
+    from evidence_kit.analyze.launch import chi2_median
+
+    assert max(0.0, df - 1) < chi2_median(df) < df
