@@ -24,6 +24,7 @@ from ..attest.statement import PUBLICATION_FIELD, PUBLISHED_AS_SITE, SOURCES_FIE
 from ..errors import BadInput
 from ..model.evidence import DecisionEvidence
 from ..read import load_decision, require_completed
+from ..render.chart_cache import ChartCache, default_cache_folder
 from ..render.docs_folder import OWNED, docs_files, order_decisions
 from ..render.evidence_copy import check_bundle_manifests, evidence_files
 from ..render.mkdocs_build import run_mkdocs, source_date_epoch
@@ -100,6 +101,7 @@ def build_site(
     private_maps: Sequence[Path] = (),
     policy: Path | None = None,
     sign_key: Path | None = None,
+    charts: ChartCache | None = None,
 ) -> BuildResult:
     """Build the site of ``folders`` into ``out`` (layout in :mod:`evidence_kit.render.docs_folder`).
 
@@ -108,6 +110,9 @@ def build_site(
     (a DSSE envelope around an in-toto Statement of every file, naming the
     toolchain that built them) are scanned and moved into place with the rest,
     or not at all.
+
+    ``charts`` draws the charts, reading back those drawn before (default: the user's chart cache,
+    :func:`evidence_kit.render.chart_cache.default_cache_folder`); the site's bytes are the same either way.
     """
     if not folders:
         raise BadInput("no decision folder given")
@@ -117,7 +122,7 @@ def build_site(
     for evidence, _ in loaded:
         check_bundle_manifests(evidence, evidence_files(evidence))
     values = known_values([ev for ev, _ in loaded], private_maps)
-    files = docs_files(loaded)
+    files = docs_files(loaded, draw=(charts or ChartCache(default_cache_folder())).trial_charts)
     out.mkdir(parents=True, exist_ok=True)
     staged = Path(tempfile.mkdtemp(prefix=".evidence-kit-build-", dir=out))
     try:
