@@ -35,6 +35,6 @@ def test_a_forged_cache_entry_fails_the_rebuild(run_cli, redacted_master: Path, 
     assert forged.hits == len(entries)  # the forgery was read back: only verify can catch it
     result = run_cli("verify", tmp_path / "site", "--key", keypair[1])
     assert result.code == 1, result.out
-    failed = [line for line in result.out.splitlines() if line.startswith("FAIL")]
-    assert [line.split()[1] for line in failed] == ["sources"], result.out
+    failed = [line.split()[1] for line in result.out.splitlines() if line.startswith("FAIL ")]
+    assert failed == ["sources"], result.out
     assert "public/decisions/2026-11-01-reference-reconstruction/cache-layout/intervals.svg:1: differs" in result.out, result.out
