@@ -54,7 +54,8 @@ def test_power_refuses_an_aba_v4_pilot_in_one_line_and_plans_a_longer_one(run_cl
     longer = write_trial_bundle(tmp_path / "ababa", "pilot", spec, design="ABABA", rule={"statistics": 4})
     planned = run_cli("power", longer, "--effect", "0.3")
     assert planned.code == 0, planned.err
-    assert "statistics v4: the rule itself simulated (bound, Holm over 4 group(s))" in planned.out
+    assert "statistics v4: the rule itself simulated (bound, Holm over 4 group(s), 4 requests per run as in the pilot)" in planned.out
+    assert "one group 30% better, the others unchanged" in planned.out and planned.out.count("request-to-request ") == 4
     assert planned.out.count("\n    A/B/A/B/A/B/A: ") == 4 and "planned power" in planned.out and "simulated again" in planned.out
 
 
