@@ -58,7 +58,7 @@ _KEY_KINDS: dict[str, str] = {
     "fingerprint": "fingerprint",
 }
 # Settings a raw folder of the previous layout kept in the header's private part: withheld, never hunted.
-_PASSED_LIMIT = 4096  # strings each field remembers as fitting (a request's key is new each time: it starts afresh)
+_PASSED_LIMIT = 4096  # strings each field remembers as fitting
 _LEGACY_SETTINGS = frozenset({"cache_config", "collector_python", "engine_pid", "owned_by", "max_model_len", "version.version", "version.simulated"})
 _KEY_WORD = re.compile(r"[a-z]+")
 
@@ -202,10 +202,8 @@ class Publisher:
             if action.name not in present:
                 continue
             if action.fits is not None and type(value) is str and action.fits(value):
-                passed = action.passed
-                if len(passed) >= _PASSED_LIMIT:
-                    passed.clear()  # a bounded memory (a request's key is new each time: it starts afresh)
-                passed.add(value)
+                if len(action.passed) < _PASSED_LIMIT:  # a bounded memory: a request's key, new each time, fills it once
+                    action.passed.add(value)
                 continue  # a public string that fits its shape (the common request's key)
             self._apply(record, action, file, line, private)
         return record
@@ -223,9 +221,7 @@ class Publisher:
     def _apply(self, record: BaseModel, action: _Action, file: str, line: int | None, private: bool) -> None:
         value = record.__dict__[action.name]
         if action.what is None:
-            inner_private = private or action.name == "private"
-            for inner in (value,) if isinstance(value, BaseModel) else _records(value):
-                self.publish(inner, file=file, line=line, private=inner_private)
+            self._publish_inner(value, file, line, private or action.name == "private")
         elif action.what is Publication.IDENTITY:
             assert action.kind is not None
             kind = action.kind
@@ -241,6 +237,12 @@ class Publisher:
                 record.__dict__[action.name] = action.vocabulary.code(value)
         else:
             self.prose += [Prose(file, line, f"{type(record).__name__}.{action.name}", text) for text in _strings(value)]
+
+    def _publish_inner(self, value: Any, file: str, line: int | None, private: bool) -> None:
+        """The records a field holds (one, or a list or mapping of them), each published in place."""
+        for inner in (value,) if isinstance(value, BaseModel) else _records(value):
+            if inner.__pydantic_extra__ or _actions(type(inner)):  # else there is nothing to do (a telemetry GPU row)
+                self.publish(inner, file=file, line=line, private=private)
 
     def _fit(self, record: BaseModel, action: _Action, file: str, line: int | None, value: Any) -> None:
         """Publish a public string as it is only when it fits its shape or vocabulary: otherwise leave it out
