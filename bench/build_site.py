@@ -14,6 +14,10 @@ Each figure is of the whole process tree: CPU seconds of this process and of eve
 
 Prints the load average before and after, and the cost per extra decision: the difference between the
 largest and the smallest count's build, divided by the number of decisions between them.
+
+``--pool N`` also draws every chart of the largest count in one process and in N worker processes
+(spawned, as a pool in ``build`` would have to be: vl-convert's engine threads do not survive a fork),
+to show whether drawing in parallel would win on this machine.
 """
 
 from __future__ import annotations
@@ -26,12 +30,17 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 from pathlib import Path
+from typing import Any
 
 from evidence_kit.examples.reference import write_reference_decision
 from evidence_kit.publish import site as site_mod
 from evidence_kit.redact import redact_bundle
 from evidence_kit.render.chart_cache import ChartCache
+from evidence_kit.render.chart_data import telemetry_rows
+from evidence_kit.render.charts import trial_charts
 
 
 def _decisions(root: Path, n: int) -> list[Path]:
@@ -95,6 +104,26 @@ def builds(folders: list[Path], root: Path) -> dict[str, tuple[float, float]]:
     }
 
 
+def _draw(job: tuple[Any, Any]) -> list[bytes]:
+    return [chart.svg for chart in trial_charts(*job).values()]
+
+
+def pooled(n: int, workers: int) -> dict[str, tuple[float, float]]:
+    """(wall, CPU) of drawing every chart of ``n`` decisions in this process and in ``workers`` processes."""
+    with tempfile.TemporaryDirectory() as tmp:
+        loaded = site_mod.load_decisions(_decisions(Path(tmp), n))
+        jobs = [(t, telemetry_rows(t, ev)) for evidence, analysis in loaded for t, ev in zip(analysis.trials, evidence.trials)]
+        drawn: dict[str, list[list[bytes]]] = {}
+
+        def in_pool() -> None:
+            with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+                drawn["pool"] = list(pool.map(_draw, jobs))
+
+        times = {"one process": _timed(lambda: drawn.setdefault("one", [_draw(job) for job in jobs])), f"{workers} processes": _timed(in_pool)}
+        assert drawn["one"] == drawn["pool"], "the pool drew other bytes"
+        return times
+
+
 def measure(n: int) -> tuple[dict[str, float], dict[str, tuple[float, float]]]:
     """The stage table's and the whole builds' figures for ``n`` decisions."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -106,6 +135,7 @@ def measure(n: int) -> tuple[dict[str, float], dict[str, tuple[float, float]]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--decisions", default="1,4,8", help="comma-separated decision counts")
+    parser.add_argument("--pool", type=int, default=0, help="also draw the largest count's charts in this many processes")
     args = parser.parse_args()
     counts = [int(x) for x in args.decisions.split(",")]
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; cores: {os.cpu_count()}")
@@ -126,6 +156,10 @@ def main() -> None:
             span = counts[-1] - counts[0]
             cells.append(f"**{(last[0] - first[0]) / span:.2f} / {(last[1] - first[1]) / span:.2f} s**")
         print(f"| {mode} | " + " | ".join(cells) + " |")
+    if args.pool:
+        print(f"\nDrawing every chart of {counts[-1]} decision(s), wall / CPU seconds of the process tree:\n")
+        for mode, (wall, cpu) in pooled(counts[-1], args.pool).items():
+            print(f"- {mode}: {wall:.2f} / {cpu:.2f} s")
     print(f"\nload average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
