@@ -45,7 +45,7 @@ LEGACY: dict[tuple[str, str], int] = {
     ("evidence_kit/model/trial.py", "Trial._design"): 27,
     ("evidence_kit/model/trial.py", "Workload._unique"): 17,
     ("evidence_kit/present/wording.py", "finding_sentence"): 30,
-    ("evidence_kit/read/journal.py", "JournalReader.__iter__"): 19,
+    ("evidence_kit/read/journal.py", "JournalReader.__iter__"): 17,
     ("evidence_kit/read/load.py", "read_arm"): 27,
     ("evidence_kit/render/pages.py", "decision_files"): 16,
     ("evidence_kit/text_report.py", "_trial_text"): 17,

@@ -8,8 +8,10 @@ import click
 
 from ..attest.keys import key_id, load_private_key
 from ..publish import build_site
+from ..publish.site import BUILD_STEPS
 from .command_line import command_line
 from .json_result import echo_result, json_option
+from .verbosity import command_steps
 
 
 @click.command()
@@ -55,7 +57,11 @@ def build(decisions: tuple[Path, ...], out: Path, maps: tuple[Path, ...], policy
     if sign_key is not None:
         # A bad key is bad input before anything is built.
         kid = key_id(load_private_key(sign_key).public_key())
-    result = build_site(list(decisions), out, private_maps=list(maps), policy=policy, sign_key=sign_key)
+    steps = command_steps("build", BUILD_STEPS, as_json=as_json)
+    try:
+        result = build_site(list(decisions), out, private_maps=list(maps), policy=policy, sign_key=sign_key, steps=steps)
+    finally:
+        steps.close()
     if as_json:
         public = result.out / "public"
         echo_result(

@@ -15,7 +15,9 @@ from typing import Any
 
 import click
 
-__all__ = ["LEVELS", "add_verbosity_options", "configure_logging", "LOGGER"]
+from ..progress import Steps, steps_for
+
+__all__ = ["LEVELS", "add_verbosity_options", "configure_logging", "command_steps", "LOGGER"]
 
 LOGGER = "evidence_kit"
 LEVELS = ("debug", "info", "warning", "error")
@@ -49,6 +51,14 @@ def configure_logging(level: str) -> None:
         logger.addHandler(handler)
         logger.propagate = False
     logger.setLevel(level.upper())
+
+
+def command_steps(command: str, total: int | None = None, *, as_json: bool = False) -> Steps:
+    """The display of ``command``'s progress (:mod:`evidence_kit.progress`) the options ask for: a status line on a
+    terminal, plain lines off it with ``-v`` (or ``--log-level info``/``debug``), none with ``-q`` (or
+    ``--log-level error``) or ``--json``."""
+    level = logging.getLogger(LOGGER).getEffectiveLevel()
+    return steps_for(command, total=total, quiet=as_json or level >= logging.ERROR, verbose=level <= logging.INFO)
 
 
 def _state(ctx: click.Context) -> dict[str, Any]:

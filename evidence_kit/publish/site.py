@@ -23,14 +23,18 @@ from ..attest.sign import sign_tree
 from ..attest.statement import PUBLICATION_FIELD, PUBLISHED_AS_SITE, SOURCES_FIELD, TOOLCHAIN_FIELD, StatementError, parse_statement, sources_record
 from ..errors import BadInput
 from ..model.evidence import DecisionEvidence
+from ..progress import Steps
 from ..read import load_decision, require_completed
+from ..render.chart_cache import ChartCache, default_cache_folder
 from ..render.docs_folder import OWNED, docs_files, order_decisions
 from ..render.evidence_copy import check_bundle_manifests, evidence_files
 from ..render.mkdocs_build import run_mkdocs, source_date_epoch
 from ..render.toolchain import installed_toolchain
 from .safety import known_values, scan_site
 
-__all__ = ["BuildResult", "build_site", "load_decisions"]
+__all__ = ["BUILD_STEPS", "BuildResult", "build_site", "load_decisions"]
+
+BUILD_STEPS = 5  # load and analyse, render, MkDocs, manifest (and signature), leak scan
 
 
 @dataclass
@@ -100,6 +104,8 @@ def build_site(
     private_maps: Sequence[Path] = (),
     policy: Path | None = None,
     sign_key: Path | None = None,
+    steps: Steps | None = None,
+    charts: ChartCache | None = None,
 ) -> BuildResult:
     """Build the site of ``folders`` into ``out`` (layout in :mod:`evidence_kit.render.docs_folder`).
 
@@ -107,27 +113,36 @@ def build_site(
     before the leak scan: ``signing.pub``, the manifest and ``manifest.dsse.json``
     (a DSSE envelope around an in-toto Statement of every file, naming the
     toolchain that built them) are scanned and moved into place with the rest,
-    or not at all.
+    or not at all. ``steps`` is told each of the :data:`BUILD_STEPS` steps as it starts.
+
+    ``charts`` draws the charts, reading back those drawn before (default: the user's chart cache,
+    :func:`evidence_kit.render.chart_cache.default_cache_folder`); the site's bytes are the same either way.
     """
+    steps = steps or Steps()
     if not folders:
         raise BadInput("no decision folder given")
     if out.exists() and not out.is_dir():
         raise BadInput("exists and is not a folder", out)
+    steps.step(f"loading and analysing {len(folders)} decision folder(s)")
     loaded = load_decisions(folders)
     for evidence, _ in loaded:
         check_bundle_manifests(evidence, evidence_files(evidence))
     values = known_values([ev for ev, _ in loaded], private_maps)
-    files = docs_files(loaded)
+    steps.step("rendering pages and charts")
+    files = docs_files(loaded, draw=(charts or ChartCache(default_cache_folder())).trial_charts)
     out.mkdir(parents=True, exist_ok=True)
     staged = Path(tempfile.mkdtemp(prefix=".evidence-kit-build-", dir=out))
     try:
         _write_tree(staged, files)
+        steps.step("running mkdocs build --strict")
         run_mkdocs(staged / "mkdocs.yml", source_date_epoch([ev.decision.date for ev, _ in loaded]))
+        steps.step("writing the manifest" + (" and signing it" if sign_key is not None else ""))
         write_manifest(staged / "public")
         if sign_key is not None:
             claims = {TOOLCHAIN_FIELD: installed_toolchain(), PUBLICATION_FIELD: PUBLISHED_AS_SITE, SOURCES_FIELD: sources_record(files)}
             claims[HISTORY_FIELD] = next_history(out / "public" / ENVELOPE_NAME, sign_key).as_dict()
             sign_tree(staged / "public", sign_key, predicate=claims)
+        steps.step("scanning the site for private values")
         scan_site([staged / "site", staged / "public"], values, shown_as=out, policy_file=policy)
         _swap_into(out, staged)
     finally:

@@ -8,18 +8,39 @@ from one spec, so they cannot disagree.
 
 from __future__ import annotations
 
+import importlib
 import json
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal
-
-import altair as alt
-import pandas as pd
-import vl_convert
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..analyze.report import VERDICTS, TrialAnalysis
 from ..present import arm_labels, phase_labels, ratio
 from .chart_data import GPU_SERIES, TELEMETRY_SERIES, interval_rows, per_run_rows, threshold_rows, ttft_rows
+
+
+class _Deferred:
+    """A module imported when one of its names is first used, not when this module is: Altair, pandas and
+    vl-convert cost about a second of imports, which the plugin's configuration, ``verify`` and a build
+    read back from a cache never need (they draw no chart)."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._module: ModuleType | None = None
+
+    def __getattr__(self, attr: str) -> Any:
+        if self._module is None:
+            self._module = importlib.import_module(self._name)
+        return getattr(self._module, attr)
+
+
+if TYPE_CHECKING:
+    import altair as alt
+    import pandas as pd
+    import vl_convert
+else:
+    alt, pd, vl_convert = _Deferred("altair"), _Deferred("pandas"), _Deferred("vl_convert")
 
 __all__ = ["Chart", "trial_charts", "telemetry_chart", "render_svg", "vendored_script", "VEGA_SCRIPT"]
 
