@@ -134,7 +134,10 @@ def _records(value: Any) -> Iterator[BaseModel]:
         yield value
     elif isinstance(value, (list, tuple)):
         for item in value:
-            yield from _records(item)
+            if isinstance(item, BaseModel):
+                yield item  # the common list: of records (a sample's GPU rows), no generator each
+            else:
+                yield from _records(item)
     elif isinstance(value, dict):
         for item in value.values():
             yield from _records(item)

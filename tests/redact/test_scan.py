@@ -42,3 +42,11 @@ def test_a_finding_names_its_line_whatever_the_batch_cuts(tmp_path: Path, monkey
     for batch in (1, 2, 3, 5, 8, 13, 1 << 20):
         monkeypatch.setattr(scanner, "_BATCH", batch)
         assert [(f.file, f.line, f.cls) for f in scan_tree(tmp_path, known_values=[HOST])] == expected, batch
+
+
+def test_spellings_that_share_a_prefix_are_each_found(tmp_path: Path) -> None:
+    # The scan searches a text once for a prefix several spellings share (two GPUs of one batch, each with
+    # and without its dashes), then for the spellings themselves: each is still found, on its own line.
+    gpus = [KnownValue("gpu", f"GPU-5b1c2d3{i}-4f5a-6b7c-8d9e-0f1a2b3c4d5e") for i in (0, 1)]
+    (tmp_path / "rows.txt").write_text("5b1c2d3 alone\nid 5b1c2d31-4f5a-6b7c-8d9e-0f1a2b3c4d5e\nnothing\nid 5b1c2d304f5a6b7c8d9e0f1a2b3c4d5e\n")
+    assert [(f.line, f.cls) for f in scan_tree(tmp_path, known_values=gpus)] == [(2, "gpu"), (4, "gpu")]
