@@ -34,7 +34,6 @@ LEGACY: dict[tuple[str, str], int] = {
     ("evidence_kit/collect/client.py", "_absorb"): 26,
     ("evidence_kit/collect/plan.py", "_line_in_table"): 16,
     ("evidence_kit/collect/process_starts.py", "ProcessHistory.describe"): 19,
-    ("evidence_kit/collect/workers.py", "_unlike_a_record"): 17,
     ("evidence_kit/commands/power.py", "_group_lines"): 16,
     ("evidence_kit/engine_sim/generation.py", "plan_output"): 16,
     ("evidence_kit/engine_sim/protocol.py", "_chosen_tool"): 16,
