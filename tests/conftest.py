@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import signal
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +21,19 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session", autouse=True)
+def suite_chart_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Builds (and the CLIs the tests start) keep their charts in the suite's own cache, never the user's."""
+    folder = tmp_path_factory.mktemp("chart-cache")
+    before = os.environ.get("EVIDENCE_KIT_CHART_CACHE")
+    os.environ["EVIDENCE_KIT_CHART_CACHE"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("EVIDENCE_KIT_CHART_CACHE", None)
+    else:
+        os.environ["EVIDENCE_KIT_CHART_CACHE"] = before
 
 
 @dataclass

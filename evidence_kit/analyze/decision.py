@@ -132,8 +132,11 @@ DEFINITIONS_V4: dict[str, str] = {
     "confidence); inconclusive, controls disagree (A/B/A: |control_drift_pct| >= threshold); likely, not resolved "
     "(the point estimates clear the threshold, the interval or the family does not: never a win); no-win (an "
     "interval's low end above 1 - min_improvement); otherwise inconclusive, unresolved",
-    "detectable_pct": "the smallest true improvement the rule would call a win with 80% power: min_improvement + "
-    "(high - low) / 2 x (t_0.975 + t_0.80) / t_0.975 x 100 of the widest judged interval, at its degrees of freedom",
+    "detectable_pct": "the smallest observed improvement (against each judged control, rounded up to 0.01%) the rule "
+    "would call a win at the group's precision: the candidate's blocks scaled alike, every block's spread, the launch "
+    "variance and the degrees of freedom as observed, bound admitted at Holm's strictest level alpha / groups; that "
+    "figure is a win and 0.01% less is not (a statement about the data, not a power); null when no interval can be "
+    "drawn or no improvement would be a win",
 }
 
 

@@ -10,9 +10,10 @@ from fractions import Fraction
 from ..model import CONTROLS, PHASES, DecisionRule, Request
 from ..model.evidence import TrialEvidence
 from ..model.trial import Guardrail, Load, Slo
-from .blocks import detectable_v4, judged_against, launch_intervals
+from .blocks import judged_against, launch_intervals, smallest_win
 from .cache import cache_hits
 from .design import design_result
+from .family import FAMILY_ALPHA
 from .goodput import good_values, group_load
 from .report import Comparison, GroupLoad, GroupResult, GuardrailResult, GuardrailRule, Interval, Pooled, TurnResult, Verdict
 from .stats import (
@@ -135,6 +136,11 @@ class _Group:
         self.inp, self.conc = inp, conc
         # Statistics v4 reads the launch-level interval wherever v3 read the studentised run-level one.
         self.method = "launch-t" if evidence.trial.decision_rule.version == 4 else DEFAULT_METHOD
+
+    def smallest_win(self, rule: DecisionRule, level: float) -> float | None:
+        """Statistics v4: the smallest observed improvement (a fraction) the rule would call a win (``blocks.py``)."""
+        runs = [run_values([rs], rule.metric, self.slo) for rs in self.per_arm]
+        return smallest_win(self.arms, runs, statistic(_computed(rule.statistic)), rule, level)
 
     def intervals(self, metric: str, stat: str, method: str, threshold_ratio: float | None = None) -> list[Interval]:
         # goodput's share is the mean of each request's 0/1: the bootstrap draws the same runs, the mean of each.
@@ -307,9 +313,10 @@ def _loads(trial_open: bool, slo: Slo | None, per_phase: Mapping[str, list[list[
 
 
 def _judged(
-    group: _Group, rule: DecisionRule, comparisons: Sequence[Comparison], drift: float | None, guardrails_held: bool
+    group: _Group, rule: DecisionRule, comparisons: Sequence[Comparison], drift: float | None, guardrails_held: bool, level: float
 ) -> tuple[list[Interval], Verdict, float | None]:
-    """The decision metric's intervals, the group's verdict (v4: before Holm's step-down) and its detectable change."""
+    """The decision metric's intervals, the group's verdict (v4: before Holm's step-down) and its detectable change
+    (v4: the smallest observed improvement called a win at Holm's strictest ``level``)."""
     threshold_pct = rule.min_improvement * 100
     flagged = drift is not None and reaches(abs(drift), threshold_pct)
     if group.method != "launch-t":
@@ -327,13 +334,17 @@ def _judged(
     flagged = flagged and names == ("before", "restored")
     clears = (comparisons[0].clears is True, comparisons[1].clears is True)
     verdict = verdict_v4(improvements, judged, rule, drift, clears=clears, drift_flagged=flagged, guardrails_held=guardrails_held)
-    return intervals, verdict, pct(detectable_v4(judged, rule.min_improvement))
+    smallest = group.smallest_win(rule, level)
+    # Whole steps of 0.01 %: the figure shown is the one checked, without a binary tail (54.06000000000001).
+    return intervals, verdict, None if smallest is None else round(smallest * 100, 2)
 
 
-def group_results(evidence: TrialEvidence) -> list[GroupResult]:
-    """Every group of the trial's workload, in plan order."""
+def group_results(evidence: TrialEvidence, decision_trials: int = 1) -> list[GroupResult]:
+    """Every group of the trial's workload, in plan order (a v4 decision of ``decision_trials`` trials: each
+    group's smallest win is at Holm's strictest level over the trial's groups, at the trial's share)."""
     trial = evidence.trial
     rule, wl = trial.decision_rule, trial.workload
+    strictest = FAMILY_ALPHA / decision_trials / max(1, len(wl.groups()))
     cells = requests_by_arm(evidence)
     prompt_tokens = _prompt_tokens(cells)
     results: list[GroupResult] = []
@@ -350,7 +361,8 @@ def group_results(evidence: TrialEvidence) -> list[GroupResult]:
         comparisons = {metric: _comparisons(centres[metric], metric == rule.metric, rule, metric == "goodput") for metric in centres}
         guardrails = [_guardrail(group, pooled, g) for g in rule.guardrails]
         drift = pct(change(centres[rule.metric]["restored"], centres[rule.metric]["before"]))
-        intervals, verdict, detectable = _judged(group, rule, comparisons[rule.metric], drift, all(g.checked and not g.breached for g in guardrails))
+        held = all(g.checked and not g.breached for g in guardrails)
+        intervals, verdict, detectable = _judged(group, rule, comparisons[rule.metric], drift, held, strictest)
         tokens = prompt_tokens.get(inp, [])
         label = input_label(tokens)
         # goodput's share has no tail: its tail intervals are none.

@@ -2,21 +2,31 @@
 
 From a pilot trial, per group (pure: no I/O, seeded draws):
 
-1. **What the pilot estimates.** Each block's runs give the run-to-run variance of a run's statistic
-   (relative, pooled over the blocks: ``s_r^2`` with ``sum (k_j - 1)`` degrees of freedom); the blocks'
-   disagreement gives the block variance ``B`` with ``d`` degrees of freedom (``launch.py``), whose
-   launch part is ``L = max(0, B - mean v_j)``. A plan needs ``L``: with ``d < 2`` (A/B/A's one) it cannot be
-   told from zero with any confidence, and the planner refuses, naming the design that can.
-2. **Its uncertainty, carried.** Each simulated trial first draws its world's variances from their
-   scaled-inverse-chi-square posteriors (``s^2 df / chi2_df``), so a plan from a small pilot is a plan for
-   every world the pilot is consistent with, not for its point estimate.
-3. **The rule itself.** Each world is judged by :func:`.simulate.simulate_trial`: the launch-level
-   interval, the v4 verdict and Holm's step-down over the trial's groups; power is the share of worlds in
-   which the group of interest (every group at the asked change) promotes the trial.
+1. **What the pilot estimates.** Each block's runs give the request-to-request variance within a run
+   (relative to the run's mean, pooled: ``s_q^2`` with ``N - K`` degrees of freedom) and the variance of a
+   run's statistic (relative, pooled over the blocks: ``s_r^2`` with ``sum (k_j - 1)``); the blocks'
+   disagreement gives the block variance ``B`` with ``d`` degrees of freedom (``launch.py``), whose launch
+   part is ``L = max(0, B - mean v_j)``. A plan needs ``L``: with ``d < 2`` (A/B/A's one) it cannot be told
+   from zero with any confidence, and the planner refuses, naming the design that can.
+2. **Its uncertainty, carried.** Each simulated trial first draws, for every group, its world's variances
+   from their estimates' sampling distributions (``s^2 chi2_df / df``: a variance estimated with ``df``
+   degrees of freedom is the truth times ``chi2_df / df``); the world's request noise is the drawn ``s_q``,
+   its run noise what the drawn ``s_r^2`` holds beyond the median of the pilot's requests per run
+   (``f_n s_q^2``, ``f_n`` the variance of the median of ``n`` standard normals), its launch noise what the
+   drawn ``B`` holds beyond the runs' share. So a plan from a small pilot is a plan for the spread of worlds
+   its estimates could have come from, not for its point estimate alone. (The scaled-inverse-chi-square
+   posterior, ``s^2 df / chi2_df``, has a far longer upper tail at 4 degrees of freedom: its plans achieved
+   8-17 points more than promised and most pilots got none; ``bench/stat_planner.py``, docs/analysis.md.)
+3. **The rule itself, as analyze applies it.** Each world is judged by :func:`.simulate.simulate_groups`:
+   every group of the trial (each with its own pilot's noise), the pilot's requests per run, the
+   design's blocks, the launch-level interval, the v4 verdict and Holm's step-down over the groups at the
+   trial's share of the budget. The group planned for is truly ``effect`` better and the others unchanged,
+   the hardest case for Holm's step-down (the group is tested at ``alpha / groups``); power is the share of
+   worlds in which that group is called a win.
 4. **The plan** is the fewest runs per block (2 to :data:`MAX_RUNS`) whose simulated power is at least
    the asked one (found by bisection: every run count is simulated with the same seed, so power climbs
    with the runs), for each design in :data:`DESIGNS`; printed beside it is the power a second, independent
-   set of simulated trials achieves at that plan (the planned against the achieved).
+   set of simulated trials achieves at that plan (the planned against the simulated again).
 """
 
 from __future__ import annotations
@@ -24,6 +34,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -31,7 +42,7 @@ from ..model.evidence import TrialEvidence
 from ..model.trial import DecisionRule
 from .groups import group_labels, requests_by_arm, run_values
 from .launch import BlockEstimate, block_estimate, launch_variance
-from .simulate import Truth, arms_of, simulate_trial
+from .simulate import Truth, arms_of, simulate_groups
 from .stats import median, seed_for
 
 __all__ = [
@@ -45,6 +56,9 @@ __all__ = [
     "DESIGNS",
     "MAX_RUNS",
     "PlanRefused",
+    "median_factor",
+    "plan_line",
+    "world",
 ]
 
 DESIGNS: tuple[str, ...] = ("ABA", "ABABA", "ABABABA", "ABABABABA")
@@ -58,7 +72,8 @@ class PlanRefused(ValueError):
 
 @dataclass(frozen=True)
 class PilotNoise:
-    """A group's noise as the pilot estimates it: relative variances of a run's statistic and of a launch."""
+    """A group's noise as the pilot estimates it: relative variances of a request within a run, of a run's
+    statistic and of a block's (launch and runs), each with its degrees of freedom, and the pilot's shape."""
 
     run_var: float
     run_df: int
@@ -66,6 +81,13 @@ class PilotNoise:
     block_var: float
     launch_df: int
     requests: int
+    request_var: float = 0.0
+    request_df: int = 0
+
+    @property
+    def run_share(self) -> float:
+        """The runs' share of the block variance at the pilot's runs per block, ``B - L``."""
+        return self.block_var - self.launch_var
 
 
 @dataclass(frozen=True)
@@ -104,9 +126,52 @@ def _noise(kept: Sequence[BlockEstimate], block_var: float, launch_df: int, runs
     # A run's statistic's relative variance: each block's variance of its mean times its runs, pooled.
     run_var = math.fsum(e.rel_var * (e.df + 1) * e.df for e in kept) / run_df
     mean_v = math.fsum(e.rel_var for e in kept) / len(kept)
-    requests = max(1, round(math.fsum(len(run) for r in runs for run in r) / max(1, sum(len(r) for r in runs))))
+    filled = [list(run) for r in runs for run in r if run]
+    requests = max(1, round(math.fsum(len(run) for run in filled) / max(1, len(filled))))
+    # Each request relative to its run's mean: the within-run noise, with N - K degrees of freedom.
+    residuals = [v / m - 1 for run in filled for m in [math.fsum(run) / len(run)] if m for v in run]
+    request_df = len(residuals) - len(filled)
+    request_var = math.fsum(r * r for r in residuals) / request_df if request_df > 0 else 0.0
     return PilotNoise(
-        run_var=run_var, run_df=run_df, launch_var=max(0.0, block_var - mean_v), block_var=block_var, launch_df=launch_df, requests=requests
+        run_var=run_var,
+        run_df=run_df,
+        launch_var=max(0.0, block_var - mean_v),
+        block_var=block_var,
+        launch_df=launch_df,
+        requests=requests,
+        request_var=request_var,
+        request_df=max(0, request_df),
+    )
+
+
+@lru_cache(maxsize=64)
+def median_factor(n: int) -> float:
+    """The variance of the median of ``n`` standard normals (seeded simulation, 20,000 draws; 1 at ``n = 1``)."""
+    if n == 1:
+        return 1.0
+    draws = np.random.default_rng(n).standard_normal((20_000, n))
+    return float(np.median(draws, axis=1).var())
+
+
+def _drawn(rng: np.random.Generator, value: float, df: int) -> float:
+    """One draw of a variance from its estimate's sampling distribution, ``s^2 chi2_df / df`` (the value itself
+    without df): worlds spread about the pilot's estimate as such an estimate spreads about the truth."""
+    return value * rng.chisquare(df) / df if df > 0 else value
+
+
+def world(rng: np.random.Generator, noise: PilotNoise, change: float, carry: bool = True) -> Truth:
+    """One world the pilot is consistent with (``carry``), or its point estimate, with the candidate's ``change``."""
+    request_var, run_var, block_var = noise.request_var, noise.run_var, noise.block_var
+    if carry:
+        request_var = _drawn(rng, request_var, noise.request_df)
+        run_var = _drawn(rng, run_var, noise.run_df)
+        block_var = _drawn(rng, block_var, noise.launch_df)
+    shares = run_var / noise.run_var if noise.run_var > 0 else 1.0  # the runs' share of B moves with the drawn s_r^2
+    return Truth(
+        change=change,
+        sd_run=math.sqrt(max(0.0, run_var - median_factor(noise.requests) * request_var)),
+        sd_request=math.sqrt(request_var),
+        sd_launch=math.sqrt(max(0.0, block_var - noise.run_share * shares)),
     )
 
 
@@ -116,28 +181,23 @@ def design_label(design: str) -> str:
 
 
 def _power(
-    noise: PilotNoise,
+    noises: Sequence[PilotNoise],
     design: str,
     runs: int,
     rule: DecisionRule,
     change: float,
-    groups: int,
     trials: int,
     seed: int,
     carry: bool = True,
     decision_trials: int = 1,
 ) -> float:
+    """The share of simulated trials in which the first group, truly ``change`` (the others unchanged), wins."""
     rng = np.random.default_rng(seed)
     arms = arms_of(design)
     wins = 0
     for _ in range(trials):
-        run_var, block_var = noise.run_var, noise.block_var
-        if carry:  # a world the pilot is consistent with: scaled-inverse-chi-square draws
-            run_var = run_var * noise.run_df / rng.chisquare(noise.run_df)
-            block_var = block_var * noise.launch_df / rng.chisquare(noise.launch_df)
-        launch_var = max(0.0, block_var - (noise.block_var - noise.launch_var))
-        truth = Truth(change=change, sd_run=math.sqrt(run_var), sd_request=0.0, sd_launch=math.sqrt(launch_var))
-        outcome = simulate_trial(rng, design, truth, rule, groups=groups, runs=runs, requests=1, arms=arms, decision_trials=decision_trials)
+        truths = [world(rng, n, change if i == 0 else 0.0, carry) for i, n in enumerate(noises)]
+        outcome = simulate_groups(rng, design, truths, rule, runs=runs, requests=noises[0].requests, arms=arms, decision_trials=decision_trials)
         wins += outcome.verdicts[0] == "win"
     return wins / trials
 
@@ -148,18 +208,20 @@ def plan_design(
     rule: DecisionRule,
     effect: float,
     *,
-    groups: int,
+    others: Sequence[PilotNoise] = (),
     power: float = 0.8,
     trials: int = 400,
     seed: int = 0,
     decision_trials: int = 1,
 ) -> DesignPlan:
-    """The fewest runs per block of ``design`` at which the rule wins a group truly ``effect`` better with at
-    least ``power`` (simulated, the pilot's uncertainty carried), and a fresh simulation's power there."""
+    """The fewest runs per block of ``design`` at which the rule calls a group truly ``effect`` better a win with
+    at least ``power``, in a trial whose ``others`` groups (their pilots' noise) are unchanged (simulated, the
+    pilot's uncertainty carried), and a fresh simulation's power there."""
     change = effect if rule.higher_is_better else -effect
+    noises = [noise, *others]
 
-    def simulated(runs: int) -> float:
-        return _power(noise, design, runs, rule, change, groups, trials, seed, decision_trials=decision_trials)
+    def simulated(runs: int, at_seed: int = seed) -> float:
+        return _power(noises, design, runs, rule, change, trials, at_seed, decision_trials=decision_trials)
 
     # The same seed at every run count (common random numbers), so power climbs with the runs and a
     # bisection finds the fewest that reach it: MAX_RUNS first, and nothing to find when even it falls short.
@@ -171,8 +233,7 @@ def plan_design(
         mid = (low + high) // 2
         reached = simulated(mid) if mid >= 2 else 0.0
         low, high, at_high = (low, mid, reached) if reached >= power else (mid, high, at_high)
-    achieved = _power(noise, design, high, rule, change, groups, trials, seed + 1, decision_trials=decision_trials)
-    return DesignPlan(design=design, runs=high, planned_power=at_high, achieved_power=achieved)
+    return DesignPlan(design=design, runs=high, planned_power=at_high, achieved_power=simulated(high, seed + 1))
 
 
 def pilot_groups(evidence: TrialEvidence) -> list[tuple[str, list[list[list[float]]]]]:
@@ -192,40 +253,38 @@ def plan_lines(evidence: TrialEvidence, effect: float, *, power: float = 0.8, tr
     trial = evidence.trial
     rule = trial.decision_rule
     design = trial.design.replace("/", "")
-    groups = len(trial.workload.groups())
+    noises = []
+    for label, runs in pilot_groups(evidence):
+        try:
+            noises.append((label, pilot_noise(design, runs)))
+        except PlanRefused as refused:
+            raise PlanRefused(f"{trial.trial_id} {label}: {refused}") from None
     share = "" if decision_trials == 1 else f" at 1/{decision_trials} of the budget, one of the decision's {decision_trials} trials"
     lines = [
         f"{trial.trial_id}: {trial.title}",
-        f"  statistics v4: the rule itself simulated ({rule.confidence}, Holm over {groups} group(s)"
-        f"{share}), the pilot's "
-        f"uncertainty carried; a {effect:.0%} improvement at {power:.0%} power",
+        f"  statistics v4: the rule itself simulated ({rule.confidence}, Holm over {len(noises)} group(s){share}, "
+        f"{noises[0][1].requests if noises else 1} requests per run as in the pilot), the pilot's uncertainty carried; "
+        f"one group {effect:.0%} better, the others unchanged, at {power:.0%} power",
     ]
-    for label, runs in pilot_groups(evidence):
-        try:
-            noise = pilot_noise(design, runs)
-        except PlanRefused as refused:
-            raise PlanRefused(f"{trial.trial_id} {label}: {refused}") from None
+    for index, (label, noise) in enumerate(noises):
+        others = [n for i, (_, n) in enumerate(noises) if i != index]
         lines.append(
-            f"  {label}: noise (relative sd) run-to-run {math.sqrt(noise.run_var):.1%} ({noise.run_df} df), "
+            f"  {label}: noise (relative sd) request-to-request {math.sqrt(noise.request_var):.1%} ({noise.request_df} df), "
+            f"run-to-run {math.sqrt(noise.run_var):.1%} ({noise.run_df} df), "
             f"launch-to-launch {math.sqrt(noise.launch_var):.1%} ({noise.launch_df} df)"
         )
         for candidate in DESIGNS:
-            plan = plan_design(
-                noise,
-                candidate,
-                rule,
-                effect,
-                groups=groups,
-                power=power,
-                trials=trials,
-                seed=seed_for("plan", trial.trial_id, label, candidate) % 2**32,
-                decision_trials=decision_trials,
-            )
-            if plan.runs is None:
-                lines.append(f"    {design_label(candidate)}: more than {MAX_RUNS} runs per block")
-            else:
-                lines.append(
-                    f"    {design_label(candidate)}: {plan.runs} runs per block (planned power {plan.planned_power:.0%}, "
-                    f"simulated again {plan.achieved_power:.0%})"
-                )
+            seed = seed_for("plan", trial.trial_id, label, candidate) % 2**32
+            plan = plan_design(noise, candidate, rule, effect, others=others, power=power, trials=trials, seed=seed, decision_trials=decision_trials)
+            lines.append(plan_line(plan))
     return lines
+
+
+def plan_line(plan: DesignPlan) -> str:
+    """One design's plan in words: its runs per block, planned power and the power simulated again."""
+    if plan.runs is None:
+        return f"    {design_label(plan.design)}: more than {MAX_RUNS} runs per block"
+    return (
+        f"    {design_label(plan.design)}: {plan.runs} runs per block (planned power {plan.planned_power:.0%}, "
+        f"simulated again {plan.achieved_power:.0%})"
+    )

@@ -301,7 +301,8 @@ class GroupResult(_Doc):
     request_intervals: list[Interval] = Field(description="request-level intervals of the same, for comparison")
     tail_intervals: list[Interval] = Field(description="run-level intervals of the decision metric's p90 and p99")
     detectable_pct: float | None = Field(
-        description="the smallest change of the median this group's data resolve with 80% power at 95% confidence, in percent"
+        description="the smallest change this group's data resolve, in percent: statistics v3, of the median with 80% power at "
+        "95% confidence; v4, the smallest observed improvement the rule would call a win (the analysis' definitions)"
     )
     guardrails: list[GuardrailResult]
     verdict: Verdict

@@ -23,7 +23,7 @@ from .report import Interval, Verdict
 from .stats import median
 from .verdicts import family_adjusted, verdict_v4
 
-__all__ = ["Truth", "arms_of", "simulate_trial", "TrialOutcome"]
+__all__ = ["Truth", "arms_of", "simulate_trial", "simulate_groups", "TrialOutcome"]
 
 
 @dataclass(frozen=True)
@@ -106,9 +106,25 @@ def simulate_trial(
 ) -> TrialOutcome:
     """One trial of ``groups`` alike groups judged by ``rule`` (statistics v4), Holm's step-down included, at the
     trial's share of the budget in a decision of ``decision_trials`` trials (as ``analyze`` judges it)."""
+    return simulate_groups(rng, design, [truth] * groups, rule, runs=runs, requests=requests, arms=arms, decision_trials=decision_trials)
+
+
+def simulate_groups(
+    rng: np.random.Generator,
+    design: str,
+    truths: Sequence[Truth],
+    rule: DecisionRule,
+    *,
+    runs: int,
+    requests: int,
+    arms: Sequence[ArmRef] | None = None,
+    decision_trials: int = 1,
+) -> TrialOutcome:
+    """One trial whose groups each hold their own truth (the planner: one group improved, the others as the
+    pilot measured them), judged as :func:`simulate_trial` judges it."""
     arms = list(arms) if arms is not None else arms_of(design)
     verdicts, covered = [], []
-    for _ in range(groups):
+    for truth in truths:
         verdict, hits = _simulated_group(rng, arms, truth, rule, runs, requests)
         verdicts.append(verdict)
         covered += hits

@@ -206,7 +206,7 @@ def analyze_trial(evidence: TrialEvidence, decision_trials: int = 1) -> TrialAna
     traced = _trace_schedules(evidence)
     runs = {arm.ref.seq: _run_stats(arm, rule.max_timing_gap_ms, trial.client, trial.workload, traced) for arm in evidence.arms}
     arms = [_arm_summary(arm, planned, runs[arm.ref.seq]) for arm in evidence.arms]
-    groups = _family(group_results(evidence), rule, decision_trials)
+    groups = _family(group_results(evidence, decision_trials), rule, decision_trials)
     failures = [
         Failure(seq=arm.ref.seq, phase=arm.ref.phase, run=r.run, index=r.index, error=r.error or "")
         for arm in evidence.arms

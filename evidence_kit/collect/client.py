@@ -22,6 +22,9 @@ from typing import Any
 import httpx
 from pydantic_core import from_json
 
+from .connections import ArmClient
+from .lane_http import LaneConnections
+
 __all__ = ["Outcome", "stream_chat", "Clock"]
 
 Clock = Callable[[], float]
@@ -147,15 +150,35 @@ def _absorb(out: Outcome, event: dict[str, Any], now: float) -> None:
             out.finish_reason = choice["finish_reason"]
 
 
-def _split_events(buffer: bytes) -> tuple[list[bytes], bytes]:
-    """Complete ``data:`` payloads in ``buffer`` and the unfinished rest."""
-    payloads: list[bytes] = []
-    *lines, rest = buffer.split(b"\n")
-    for line in lines:
-        line = line.rstrip(b"\r")
-        if line.startswith(b"data:"):
-            payloads.append(line[5:].strip())
-    return payloads, rest
+class _Events:
+    """A reply's server-sent events as its bytes arrive: each complete ``data:`` payload absorbed into the
+    outcome at the clock reading of the network read that completed it; :meth:`feed` is a lane connection's
+    sink (:mod:`.lane_http`), or called per read of a pooled reply."""
+
+    __slots__ = ("out", "rest", "done", "failure")
+
+    def __init__(self, out: Outcome):
+        self.out = out
+        self.rest = b""  # an unfinished line
+        self.done = False  # [DONE] seen
+        self.failure: str | None = None
+
+    def feed(self, chunk: bytes, now: float) -> bool:
+        """Absorb the events ``chunk`` completes; whether to read on (not after a malformed event)."""
+        data = self.rest + chunk if self.rest else chunk
+        pos, out = 0, self.out
+        # Line by line by offset (an engine's read is one event or a few: a line and a blank one each).
+        while (end := data.find(b"\n", pos)) >= 0:
+            if data.startswith(b"data:", pos):
+                payload = data[pos + 5 : end].strip()
+                if payload == b"[DONE]":
+                    self.done = True
+                elif (failure := _event_failure(out, payload, now)) is not None:
+                    self.failure = failure
+                    return False
+            pos = end + 1  # past the blank line after each event, a comment, another field
+        self.rest = data[pos:]
+        return True
 
 
 def _event_failure(out: Outcome, data: bytes, now: float) -> str | None:
@@ -210,20 +233,75 @@ async def _read_reply(response: httpx.Response, out: Outcome, clock: Clock) -> s
     out.http_status = response.status_code
     if response.status_code != 200:
         detail = (await response.aread())[:200].decode("utf-8", "replace").strip()
-        return f"http {response.status_code}: {detail}" if detail else f"http {response.status_code}"
-    done = False
-    buffer = b""
+        return _status_failure(response.status_code, detail)
+    events = _Events(out)
     async for chunk in response.aiter_raw():
-        now = clock()
-        payloads, buffer = _split_events(buffer + chunk)
-        for data in payloads:
-            if data == b"[DONE]":
-                done = True
-                continue
-            failure = _event_failure(out, data, now)
-            if failure is not None:
-                return failure
-    return _ending_failure(out, done)
+        if not events.feed(chunk, clock()):
+            return events.failure
+    return _ending_failure(out, events.done)
+
+
+def _status_failure(status: int, detail: str) -> str:
+    return f"http {status}: {detail}" if detail else f"http {status}"
+
+
+async def _on_pool(client: httpx.AsyncClient, request: httpx.Request, out: Outcome, clock: Clock) -> str | None:
+    """Send ``request`` through the client's transport and read its reply; why it failed, or ``None``."""
+
+    async def trace(event: str, info: dict[str, Any]) -> None:
+        if event.endswith("send_request_headers.started"):
+            out.t_send = clock()
+
+    request.extensions["trace"] = trace
+    response = await client.send(request, stream=True)
+    try:
+        failure = await _read_reply(response, out, clock)
+        out.t_end = clock()  # the reply's end, before the connection is released
+    finally:
+        await response.aclose()
+    return failure
+
+
+async def _on_lane(lane: _Lane, out: Outcome, clock: Clock, connect_timeout: float) -> str | None:
+    """Send the request on its lane's own connection, its events read as they arrive (no httpx request or
+    response in between); why it failed, or ``None``."""
+    client, connections, url, head, payload = lane
+    key = (url.host, url.port or 80)
+    connection = await connections.acquire(key, connect_timeout)
+    try:
+        events = _Events(out)
+        out.t_send = clock()
+        connection.send(None, head, payload, events.feed, clock)
+        status, _, headers = await connection.head_of_reply(None)
+        out.t_headers, out.http_status = connection.t_head, status
+        if any(name.lower() == b"set-cookie" for name, _ in headers):  # as httpx's client keeps them
+            client.cookies.extract_cookies(httpx.Response(status, headers=headers, request=client.build_request("POST", url)))
+        if status != 200:
+            detail = b""
+            while (data := await connection.next_chunk(None)) is not None:
+                detail += data
+            return _status_failure(status, detail[:200].decode("utf-8", "replace").strip())
+        await connection.until_end()
+        out.t_end = connection.t_end  # the read that ended the reply
+        return events.failure or _ending_failure(out, events.done)
+    finally:
+        connections.release(key, connection)
+
+
+# A streamed request that takes its lane directly: the client, the lane's connections, the URL, the head, the body.
+_Lane = tuple[ArmClient, LaneConnections, httpx.URL, bytes, bytes]
+
+
+def _direct(client: httpx.AsyncClient, url: str, lane: int | None, headers: dict[str, str], payload: bytes) -> _Lane | None:
+    """The lane a request may take directly (an arm client's, plain HTTP, no proxy), or ``None``: through httpx."""
+    if lane is None or not isinstance(client, ArmClient):
+        return None
+    parsed = _url(url)
+    connections = client.lanes.direct(lane, parsed)
+    head = None if connections is None else client.post_head(parsed, headers, len(payload))
+    if connections is None or head is None:
+        return None
+    return client, connections, parsed, head, payload
 
 
 async def stream_chat(
@@ -246,34 +324,28 @@ async def stream_chat(
     (a multi-turn conversation's session header).
     """
     payload = json.dumps({**body, "stream": True, "stream_options": {"include_usage": True}}).encode()
-    request = client.build_request(
-        "POST",
-        _url(url),
-        content=payload,
-        headers={**(headers or {}), "content-type": "application/json"},
-        timeout=httpx.Timeout(timeout, connect=min(timeout, 30.0)),
-    )
+    sent_headers = {**(headers or {}), "content-type": "application/json"}
+    lane_path = _direct(client, url, lane, sent_headers, payload)
+    request = None
+    if lane_path is None:
+        request = client.build_request(
+            "POST", _url(url), content=payload, headers=sent_headers, timeout=httpx.Timeout(timeout, connect=min(timeout, 30.0))
+        )
+        if lane is not None:
+            request.extensions["lane"] = lane
     out = Outcome(t_send=clock())
     out.t_intent = out.t_send if due is None else due
-
-    async def trace(event: str, info: dict[str, Any]) -> None:
-        if event.endswith("send_request_headers.started"):
-            out.t_send = clock()
-
-    request.extensions["trace"] = trace
-    if lane is not None:
-        request.extensions["lane"] = lane
     failure: str | None
     try:
-        # httpx's timeouts bound each read; the plan's limit is on the whole request, so a
-        # stream that trickles past it is a failed request too.
+        # httpx's timeouts bound each read; the plan's limit is on the whole request, so a stream that trickles
+        # past it is a failed request too. (On a lane taken directly it is the only bound past the connect: a
+        # read's own limit, the same number of seconds, could never end a request sooner.)
         async with asyncio.timeout(timeout):
-            response = await client.send(request, stream=True)
-            try:
-                failure = await _read_reply(response, out, clock)
-                out.t_end = clock()  # the reply's end, before the connection is released
-            finally:
-                await response.aclose()
+            if request is None:
+                assert lane_path is not None
+                failure = await _on_lane(lane_path, out, clock, min(timeout, 30.0))
+            else:
+                failure = await _on_pool(client, request, out, clock)
     except (httpx.TransportError, TimeoutError) as err:
         failure = _transport_failure(err, timeout)
     out.error, out.ok = failure, failure is None

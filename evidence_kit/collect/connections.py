@@ -34,6 +34,7 @@ import httpx
 from .lane_http import LaneConnections, fast_path
 
 __all__ = [
+    "ArmClient",
     "LaneTransport",
     "arm_client",
     "open_connections",
@@ -128,6 +129,21 @@ class LaneTransport(httpx.AsyncBaseTransport):
             return await connections.handle(request)
         return await self._pool(lane, proxy).handle_async_request(request)
 
+    def direct(self, lane: int, url: httpx.URL) -> LaneConnections | None:
+        """Lane ``lane``'s own connections, when a request to ``url`` may take them without an httpx request
+        (:func:`~.client.stream_chat`'s streamed requests): plain HTTP, no proxy, as :func:`fast_path` asks."""
+        if url.scheme != "http":
+            return None
+        where = (url.scheme, url.host)
+        if where not in self._proxy_of:
+            self._proxy_of[where] = proxy_for(url, self._proxies)
+        if self._proxy_of[where] is not None:
+            return None
+        connections = self._lanes.get(lane)
+        if connections is None:
+            connections = self._lanes[lane] = LaneConnections(self._keepalive_expiry)
+        return connections
+
     async def aclose(self) -> None:
         for connections in self._lanes.values():
             connections.close()
@@ -135,9 +151,42 @@ class LaneTransport(httpx.AsyncBaseTransport):
             await pool.aclose()
 
 
-def arm_client(timeout: float) -> httpx.AsyncClient:
+class ArmClient(httpx.AsyncClient):
+    """An arm's client (:func:`arm_client`): an ``httpx.AsyncClient`` whose lanes a streamed request may take
+    directly (:meth:`LaneTransport.direct`), its head written as this client would write it (:meth:`post_head`)."""
+
+    def __init__(self, timeout: float):
+        self.lanes = LaneTransport()
+        super().__init__(transport=self.lanes, timeout=timeout)
+        self._heads: dict[tuple[httpx.URL, tuple[tuple[str, str], ...]], bytes] = {}
+
+    def post_head(self, url: httpx.URL, headers: dict[str, str], length: int) -> bytes | None:
+        """The head of a POST of ``length`` bytes to ``url`` with ``headers``: the bytes httpx would send (its
+        request line, then its headers: the client's, these, ``Content-Length`` last). Made once per URL and
+        headers while the client holds no cookies (with cookies, each request's are its own); ``None`` for
+        headers that would change the body's framing."""
+        if any(name.lower() in ("content-length", "transfer-encoding") for name in headers):
+            return None
+        key = (url, tuple(headers.items()))
+        template = None if self.cookies else self._heads.get(key)
+        if template is None:
+            request = self.build_request("POST", url, content=b"-", headers=headers)
+            raw = request.headers.raw
+            if not raw or raw[-1][0].lower() != b"content-length":
+                return None
+            lines = [request.method.encode() + b" " + request.url.raw_path + b" HTTP/1.1"]
+            lines += [name + b": " + value for name, value in raw[:-1]]
+            template = b"\r\n".join(lines) + b"\r\n" + raw[-1][0] + b": "
+            if not self.cookies:
+                if len(self._heads) > 256:  # a conversation's session header each: bounded
+                    self._heads.clear()
+                self._heads[key] = template
+        return template + str(length).encode() + b"\r\n\r\n"
+
+
+def arm_client(timeout: float) -> ArmClient:
     """The one client of an arm: timed requests on lanes, everything else on the shared pool."""
-    return httpx.AsyncClient(transport=LaneTransport(), timeout=timeout)
+    return ArmClient(timeout)
 
 
 # Endpoints of a client whose /v1/models answered no lane: not asked again by that client, so a gateway

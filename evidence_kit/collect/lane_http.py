@@ -21,7 +21,8 @@ from __future__ import annotations
 import asyncio
 import collections
 import time
-from collections.abc import AsyncIterator
+import typing
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx
@@ -34,6 +35,9 @@ PAUSE_AT = 1024 * 1024  # body bytes read ahead of the reader before the socket 
 _HEAD, _BODY, _DONE = 0, 1, 2
 _SIZE, _DATA, _DATA_END, _TRAILER = 0, 1, 2, 3
 _HEX = frozenset(b"0123456789abcdefABCDEF")
+
+# A streamed reply's reader: a network read's body bytes and the clock when they arrived; whether it wants more.
+Sink = Callable[[bytes, float], bool]
 
 
 def fast_path(request: httpx.Request, proxy: str | None) -> bool:
@@ -48,17 +52,23 @@ class LaneConnection(asyncio.Protocol):
 
     def __init__(self) -> None:
         self.transport: asyncio.Transport | None = None
-        self.buffer = bytearray()
+        self.buffer = b""  # bytes received and not yet parsed (a partial head, chunk size line or chunk)
         # Body bytes not yet read: one piece per network read, as the socket gave them (a reader clocks each).
         self.body: collections.deque[bytes] = collections.deque()
-        self.read = bytearray()  # the body bytes of the network read being parsed
         self.pending = 0  # bytes in ``body``
+        # A streamed reply's reader (:meth:`stream`): each network read's body bytes go to it as they arrive.
+        self.sink: Sink | None = None
+        self.clock: Callable[[], float] = time.monotonic
+        self.t_head: float | None = None  # the clock at the read that completed the head (with a sink)
+        self.t_end: float | None = None  # and at the read that ended the reply
+        self.stopped = False  # the sink wanted no more
         self.state = _DONE
         self.error: Exception | None = None
         self.closed = False
         self.paused = False
         self.waiter: asyncio.Future[None] | None = None
         self.request: httpx.Request | None = None
+        self.method = b"GET"
         self.head: tuple[int, bytes, list[tuple[bytes, bytes]]] | None = None
         self.framing = "close"
         self.remaining = 0
@@ -69,27 +79,45 @@ class LaneConnection(asyncio.Protocol):
     # asyncio.Protocol
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # (uvloop's transports are not asyncio.Transport subclasses; every event loop's socket transport writes.)
+        self.transport = typing.cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
-        if self.state == _DONE:
+        if self.state == _DONE or self.stopped:
             self.keep_alive = False  # bytes no request asked for: this connection is not to be reused
             return
-        self.buffer += data
+        # With a sink, the clock is read once per network read, as the bytes come off the socket: before any
+        # task runs, so a busy loop's queue of ready tasks is not counted into the engine's times.
+        now = self.clock() if self.sink is not None else 0.0
+        self.buffer = self.buffer + data if self.buffer else data
+        had_head = self.head is not None
         try:
-            self._parse()
+            pieces = self._parse()
         except httpx.RemoteProtocolError as err:
             self._fail(err)
             return
-        if self.read:
-            self.body.append(bytes(self.read))
-            self.pending += len(self.read)
-            self.read.clear()
+        if not had_head and self.head is not None:
+            self.t_head = now
+        if self.state == _DONE:
+            self.t_end = now
+        if pieces and self._feed(pieces[0] if len(pieces) == 1 else b"".join(pieces), now) and had_head and self.state != _DONE:
+            return  # the sink took it: nothing for the waiting reader until the reply ends
+        self._wake()
+
+    def _feed(self, body: bytes, now: float) -> bool:
+        """Hand a network read's body bytes to the sink (a 200 reply's); else queue them for :meth:`next_chunk`.
+        Whether the sink took them and wants more."""
+        if self.sink is not None and self.head is not None and self.head[0] == 200:
+            if self.sink(body, now):
+                return True
+            self.stopped = True
+            return False
+        self.body.append(body)
+        self.pending += len(body)
         if not self.paused and self.pending > PAUSE_AT and self.transport is not None:
             self.paused = True
             self.transport.pause_reading()
-        self._wake()
+        return False
 
     def eof_received(self) -> bool | None:
         return None  # close the transport: connection_lost follows
@@ -122,28 +150,30 @@ class LaneConnection(asyncio.Protocol):
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
-    def _parse(self) -> None:
+    def _parse(self) -> list[bytes]:
+        """Parse what has arrived; the body bytes it held, undone from their framing."""
+        pieces: list[bytes] = []
         if self.state == _HEAD:
             self._parse_head()
         if self.state == _BODY:
             if self.framing == "chunked":
-                self._parse_chunks()
+                self._parse_chunks(pieces)
             elif self.framing == "length":
-                self._take(self.remaining)
+                self._take(self.remaining, pieces)
                 if self.remaining == 0:
                     self.state = _DONE
             else:
-                self._take(len(self.buffer))
+                self._take(len(self.buffer), pieces)
         if self.state == _DONE and self.buffer:
             self.keep_alive = False
+        return pieces
 
-    def _take(self, most: int) -> int:
+    def _take(self, most: int, pieces: list[bytes]) -> None:
         n = min(most, len(self.buffer))
         if n:
-            self.read += self.buffer[:n]
-            del self.buffer[:n]
+            pieces.append(self.buffer[:n])
+            self.buffer = self.buffer[n:]
             self.remaining -= n
-        return n
 
     def _parse_head(self) -> None:
         while self.state == _HEAD:
@@ -152,8 +182,8 @@ class LaneConnection(asyncio.Protocol):
                 if len(self.buffer) > HEAD_LIMIT:
                     raise httpx.RemoteProtocolError("reply headers too long", request=self.request)
                 return
-            lines = bytes(self.buffer[:end]).split(b"\r\n")
-            del self.buffer[: end + 4]
+            lines = self.buffer[:end].split(b"\r\n")
+            self.buffer = self.buffer[end + 4 :]
             status, reason, version = _status_line(lines[0], self.request)
             headers = [_header(line, self.request) for line in lines[1:]]
             if 100 <= status < 200:
@@ -166,8 +196,7 @@ class LaneConnection(asyncio.Protocol):
         connection = names.get(b"connection", b"").lower()
         self.keep_alive = version == b"HTTP/1.1" and b"close" not in connection
         coding = names.get(b"transfer-encoding", b"").lower()
-        assert self.request is not None
-        if self.request.method == "HEAD" or status in (204, 304):
+        if self.method == b"HEAD" or status in (204, 304):
             self.state, self.remaining = _DONE, 0
         elif b"chunked" in coding:
             self.state, self.framing, self.chunk = _BODY, "chunked", _SIZE
@@ -180,36 +209,43 @@ class LaneConnection(asyncio.Protocol):
         else:
             self.state, self.framing, self.keep_alive = _BODY, "close", False
 
-    def _parse_chunks(self) -> None:
-        while self.state == _BODY:
-            if self.chunk == _DATA:
-                self._take(self.remaining)
-                if self.remaining:
+    def _parse_chunks(self, pieces: list[bytes]) -> None:
+        # One pass over the buffer by offset, the state in locals: a network read of whole chunks (one SSE event
+        # each, as engines send them) is cut into its data without copying the rest of the buffer after each.
+        buf, pos, chunk, remaining = self.buffer, 0, self.chunk, self.remaining
+        try:
+            while True:
+                if chunk == _DATA:
+                    n = min(remaining, len(buf) - pos)
+                    if n:
+                        pieces.append(buf[pos : pos + n])
+                        pos += n
+                        remaining -= n
+                    if remaining:
+                        return
+                    chunk = _DATA_END
+                if chunk == _DATA_END:
+                    if len(buf) - pos < 2:
+                        return
+                    if buf[pos : pos + 2] != b"\r\n":
+                        raise httpx.RemoteProtocolError("malformed chunked body (no CRLF after a chunk)", request=self.request)
+                    pos += 2
+                    chunk = _SIZE
+                end = buf.find(b"\r\n", pos)
+                if end < 0:
+                    if len(buf) - pos > HEAD_LIMIT:
+                        raise httpx.RemoteProtocolError("malformed chunked body (a size line too long)", request=self.request)
                     return
-                self.chunk = _DATA_END
-            if self.chunk == _DATA_END:
-                if len(self.buffer) < 2:
-                    return
-                if self.buffer[:2] != b"\r\n":
-                    raise httpx.RemoteProtocolError("malformed chunked body (no CRLF after a chunk)", request=self.request)
-                del self.buffer[:2]
-                self.chunk = _SIZE
-            end = self.buffer.find(b"\r\n")
-            if end < 0:
-                if len(self.buffer) > HEAD_LIMIT:
-                    raise httpx.RemoteProtocolError("malformed chunked body (a size line too long)", request=self.request)
-                return
-            line = bytes(self.buffer[:end])
-            del self.buffer[: end + 2]
-            if self.chunk == _TRAILER:
-                if not line:
-                    self.state = _DONE
-                continue
-            size = line.split(b";", 1)[0].strip()
-            if not size or not _HEX.issuperset(size):
-                raise httpx.RemoteProtocolError(f"malformed chunk size {line[:40]!r}", request=self.request)
-            self.remaining = int(size, 16)
-            self.chunk = _DATA if self.remaining else _TRAILER
+                line, pos = buf[pos:end], end + 2
+                if chunk == _TRAILER:
+                    if not line:
+                        self.state = _DONE
+                        return
+                    continue
+                remaining = _chunk_size(line, self.request)
+                chunk = _DATA if remaining else _TRAILER
+        finally:
+            self.buffer, self.chunk, self.remaining = buf[pos:], chunk, remaining
 
     # one request
 
@@ -218,14 +254,24 @@ class LaneConnection(asyncio.Protocol):
         """Whether the connection can carry another request once this reply ends."""
         return not self.closed and self.keep_alive and self.error is None
 
-    def send(self, request: httpx.Request, head: bytes, content: bytes) -> None:
+    def send(
+        self, request: httpx.Request | None, head: bytes, content: bytes, sink: Sink | None = None, clock: Callable[[], float] | None = None
+    ) -> None:
         """Write the request and expect its reply: its head, then its body, as two writes (as httpcore writes
         them). A request whose body came in the same read as its head was answered with its stream held back
-        and sent in one piece by the simulator's server (uvicorn, as vLLM's): every token timed at once."""
+        and sent in one piece by the simulator's server (uvicorn, as vLLM's): every token timed at once.
+
+        ``sink``: a 200 reply's body bytes are handed to it in :meth:`data_received`, each network read's with
+        ``clock`` read as they arrived, instead of being queued for :meth:`next_chunk`; it answers whether it
+        wants more. The reader then waits once, in :meth:`until_end`, not once per read."""
         assert self.transport is not None
         self.request, self.head, self.state = request, None, _HEAD
+        self.method = request.method.encode() if request is not None else head[: head.find(b" ")]
         self.body.clear()
         self.pending = 0
+        self.sink, self.stopped, self.t_head, self.t_end = sink, False, None, None
+        if clock is not None:
+            self.clock = clock
         self.transport.write(head)
         if content:
             self.transport.write(content)
@@ -270,10 +316,27 @@ class LaneConnection(asyncio.Protocol):
                 return None
             await self.wait(timeout)
 
+    async def until_end(self) -> None:
+        """Until a streamed reply (:meth:`send` with a sink) has ended, or its sink wanted no more."""
+        while self.state != _DONE and not self.stopped:
+            if self.error is not None:
+                raise self.error
+            await self.wait(None)
+        if self.error is not None and not self.stopped:
+            raise self.error
+
     def close(self) -> None:
         self.keep_alive = False
         if self.transport is not None:
             self.transport.close()
+
+
+def _chunk_size(line: bytes, request: httpx.Request | None) -> int:
+    """The size a chunk's size line gives (hexadecimal, before any ``;`` extension)."""
+    size = line.split(b";", 1)[0].strip() if b";" in line else line.strip()
+    if not size or not _HEX.issuperset(size):
+        raise httpx.RemoteProtocolError(f"malformed chunk size {line[:40]!r}", request=request)
+    return int(size, 16)
 
 
 def _status_line(line: bytes, request: httpx.Request | None) -> tuple[int, bytes, bytes]:
@@ -324,12 +387,11 @@ class LaneConnections:
         url = request.url
         key = (url.host, url.port or 80)
         head = _request_head(request)
-        connection = await self._connection(key, request, timeouts.get("connect"))
-        trace = request.extensions.get("trace")
-        if trace is not None:
-            await trace("http11.send_request_headers.started", {"request": request})
-        self.busy.add(connection)
+        connection = await self.acquire(key, timeouts.get("connect"), request)
         try:
+            trace = request.extensions.get("trace")
+            if trace is not None:
+                await trace("http11.send_request_headers.started", {"request": request})
             connection.send(request, head, request.content)
             status, reason, headers = await connection.head_of_reply(timeouts.get("read"))
         except BaseException:
@@ -339,7 +401,14 @@ class LaneConnections:
         stream = _Body(self, key, connection, timeouts.get("read"))
         return httpx.Response(status, headers=headers, stream=stream, extensions={"http_version": b"HTTP/1.1", "reason_phrase": reason})
 
-    async def _connection(self, key: tuple[str, int], request: httpx.Request, timeout: float | None) -> LaneConnection:
+    async def acquire(self, key: tuple[str, int], timeout: float | None, request: httpx.Request | None = None) -> LaneConnection:
+        """An idle connection to ``key`` (host, port), or a new one (within ``timeout`` seconds), now busy:
+        :meth:`release` gives it back."""
+        connection = await self._connection(key, request, timeout)
+        self.busy.add(connection)
+        return connection
+
+    async def _connection(self, key: tuple[str, int], request: httpx.Request | None, timeout: float | None) -> LaneConnection:
         idle = self.idle.get(key, [])
         now = time.monotonic()
         while idle:
@@ -364,7 +433,7 @@ class LaneConnections:
         self.busy.discard(connection)
         if connection.state == _DONE and connection.reusable:
             connection.idle_since = time.monotonic()
-            connection.request = None
+            connection.request, connection.sink = None, None
             self.idle.setdefault(key, []).append(connection)
         else:
             connection.close()

@@ -75,6 +75,12 @@ def _number(value: Any, *, whole: bool = False) -> bool:
     return math.isfinite(value) and value >= 0
 
 
+def _gaps(gaps: Any) -> bool:
+    """Whether ``itl_us`` is a list of whole numbers at least 0 (``type is int``: not a bool), checked in one pass:
+    a record has one a token."""
+    return isinstance(gaps, list) and all(type(gap) is int for gap in gaps) and (not gaps or min(gaps) >= 0)
+
+
 def _unlike_a_record(record: dict[str, Any]) -> str | None:
     """What makes a worker's timing record (``t_send_s`` aside) unlike every one a worker writes, or ``None``."""
     fields = set(record) - {"t_send_s", "cached_tokens"}  # cached_tokens only where the engine reported it
@@ -91,7 +97,7 @@ def _unlike_a_record(record: dict[str, Any]) -> str | None:
     for name in _COUNTS:
         if record[name] is not None and not _number(record[name], whole=True):
             return f"{name} {record[name]!r}"
-    if not isinstance(record["itl_us"], list) or not all(_number(gap, whole=True) for gap in record["itl_us"]):
+    if not _gaps(record["itl_us"]):
         return "itl_us"
     for name in ("error", "finish_reason"):
         if record[name] is not None and not isinstance(record[name], str):

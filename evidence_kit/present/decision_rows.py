@@ -17,7 +17,7 @@ from ..model import Decision, Workload
 from ..model.evidence import DecisionEvidence, TrialEvidence
 from .arms import arm_phases
 from .format import count, signed_percent
-from .verdict_meanings import error_rates_text, is_v4, smallest_change_text
+from .verdict_meanings import SMALLEST_CHANGE_MEANING, error_rates_text, is_v4, smallest_change_text
 from .wording import failures_text, outcome_sentence, rule_sentence, verdicts_text, wins_text
 
 __all__ = [
@@ -143,9 +143,7 @@ def trial_card_rows(evidence: TrialEvidence, trial: TrialAnalysis) -> list[tuple
     ]
     if is_v4(trial):  # statistics v4: the error rates the rule keeps, and what it could resolve
         rows.append(("Error rates kept", error_rates_text(trial), "from the predeclared rule (docs: analysis, statistics v4)"))
-        rows.append(
-            ("Smallest resolvable change", smallest_change_text(trial), "the smallest true improvement the rule would call a win with 80% power")
-        )
+        rows.append(("Smallest resolvable change", smallest_change_text(trial), SMALLEST_CHANGE_MEANING))
     s = trial.slots
     if s.change_pct is not None:
         rows.append(

@@ -10,6 +10,7 @@ import math
 from collections.abc import Callable
 
 __all__ = [
+    "listed",
     "seconds",
     "percent",
     "percent_beside",
@@ -50,6 +51,11 @@ def tokens(value: float | None) -> str:
 def count(value: int | None) -> str:
     """An integer with thousands separators: ``1,330,579``."""
     return dash if value is None else f"{value:,}"
+
+
+def listed(parts: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def percent(value: float | None) -> str:

@@ -9,7 +9,7 @@ compute none.
 from __future__ import annotations
 
 from ..analyze.report import GroupResult, Interval, TrialAnalysis
-from .format import percent
+from .format import listed, percent
 
 __all__ = [
     "VERDICT_WORDS",
@@ -23,6 +23,7 @@ __all__ = [
     "detectable_sentence_v4",
     "error_rates_text",
     "smallest_change_text",
+    "SMALLEST_CHANGE_MEANING",
 ]
 
 VERDICT_WORDS = {
@@ -45,6 +46,13 @@ VERDICT_MEANINGS = {
     "no-win": "Against at least one judged control the interval excludes an improvement of the threshold's size.",
     "inconclusive: the intervals cannot resolve the threshold": "The intervals can resolve the threshold neither way.",
 }
+# What statistics v4's smallest resolvable change (``detectable_pct``, ``blocks.smallest_win``) means: the card
+# says it beside the figure and docs/analysis.md states it word for word.
+SMALLEST_CHANGE_MEANING = (
+    "The smallest observed improvement, against each judged control, that the rule would have called a win at this "
+    "trial's precision (its blocks' spreads, launch variance and degrees of freedom as measured, under bound at "
+    "Holm's strictest level, so whatever the other groups show), not a power."
+)
 # The order a v4 verdict is tried in (verdicts.verdict_v4), as the page lists them.
 V4_ORDER = (
     ("win", "clears-both"),
@@ -122,14 +130,26 @@ def interval_method_v4(trial: TrialAnalysis) -> str:
 
 
 def detectable_sentence_v4(trial: TrialAnalysis) -> str:
-    """'Smallest change this trial could resolve: a true improvement of 14.72% (~6K/C1), ...'."""
+    """'Smallest change this trial could resolve: an observed improvement of at least 14.72% (~6K/C1), ... would
+    have been called a win ...' (:data:`SMALLEST_CHANGE_MEANING`, in the trial's words)."""
     parts = [f"{percent(g.detectable_pct)} ({g.label})" for g in trial.groups if g.detectable_pct is not None]
     missing = [g.label for g in trial.groups if g.detectable_pct is None]
     text = "Smallest change this trial could resolve: "
     if parts:
-        text += "a true improvement of at least " + ", ".join(parts) + " would be called a win with 80% power under the rule."
+        holm = f", at Holm's strictest level over its {trial.rule.family_groups} groups" if trial.rule.family_groups else ""
+        text += (
+            "an observed improvement of at least "
+            + listed(parts)
+            + f" against {_against(trial)} would have been called a win at this trial's precision (its measured spreads "
+            + f"and degrees of freedom{holm}); that is not a power: plan one with evidence-kit power."
+        )
     if missing:
-        text += (" " if parts else "") + "Not estimable at " + ", ".join(missing) + ": no launch-level interval could be drawn."
+        text += (
+            (" " if parts else "")
+            + "Not estimable at "
+            + listed(missing)
+            + ": no launch-level interval could be drawn, or none narrow enough for any improvement to be called a win."
+        )
     return text
 
 
@@ -148,6 +168,6 @@ def error_rates_text(trial: TrialAnalysis) -> str:
 
 
 def smallest_change_text(trial: TrialAnalysis) -> str:
-    """The smallest detectable change over the trial's groups ('14.06% at ~6K/C4'), for the result card."""
+    """The smallest of the groups' smallest resolvable changes ('14.06% at ~6K/C4'), for the result card."""
     known = sorted((g.detectable_pct, g.label) for g in trial.groups if g.detectable_pct is not None)
     return "not estimable" if not known else f"{percent(known[0][0])} at {known[0][1]}"

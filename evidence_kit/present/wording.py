@@ -24,7 +24,7 @@ from ..model.findings import (
     TelemetryFields,
 )
 from .arms import arm_phases
-from .format import count, faster_slower, higher_lower, percent, percent_beside, seconds, signed_percent
+from .format import count, faster_slower, higher_lower, listed, percent, percent_beside, seconds, signed_percent
 from .timing import TIMING_NAMES, milliseconds, not_reconcilable_why
 from .verdict_meanings import (
     VERDICT_MEANINGS,
@@ -180,19 +180,14 @@ def detectable_sentence(trial: TrialAnalysis) -> str:
     text = "Smallest resolvable change: "
     if parts:
         text += (
-            f"differences under {_listed(parts)} are not resolvable with this data: 80% power at 95% confidence, "
+            f"differences under {listed(parts)} are not resolvable with this data: 80% power at 95% confidence, "
             "from the wider of each group's two run-level intervals."
         )
     if missing:
         text += (" " if parts else "") + (
-            f"not estimable at {_listed(missing)}: a run-level interval needs at least two runs with values in each arm."
+            f"not estimable at {listed(missing)}: a run-level interval needs at least two runs with values in each arm."
         )
     return text
-
-
-def _listed(parts: list[str]) -> str:
-    """'a', 'a and b', 'a, b and c'."""
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def guardrail_result_text(result: GuardrailResult) -> str:

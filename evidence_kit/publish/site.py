@@ -25,6 +25,7 @@ from ..errors import BadInput
 from ..model.evidence import DecisionEvidence
 from ..progress import Steps
 from ..read import load_decision, require_completed
+from ..render.chart_cache import ChartCache, default_cache_folder
 from ..render.docs_folder import OWNED, docs_files, order_decisions
 from ..render.evidence_copy import check_bundle_manifests, evidence_files
 from ..render.mkdocs_build import run_mkdocs, source_date_epoch
@@ -104,6 +105,7 @@ def build_site(
     policy: Path | None = None,
     sign_key: Path | None = None,
     steps: Steps | None = None,
+    charts: ChartCache | None = None,
 ) -> BuildResult:
     """Build the site of ``folders`` into ``out`` (layout in :mod:`evidence_kit.render.docs_folder`).
 
@@ -112,6 +114,9 @@ def build_site(
     (a DSSE envelope around an in-toto Statement of every file, naming the
     toolchain that built them) are scanned and moved into place with the rest,
     or not at all. ``steps`` is told each of the :data:`BUILD_STEPS` steps as it starts.
+
+    ``charts`` draws the charts, reading back those drawn before (default: the user's chart cache,
+    :func:`evidence_kit.render.chart_cache.default_cache_folder`); the site's bytes are the same either way.
     """
     steps = steps or Steps()
     if not folders:
@@ -124,7 +129,7 @@ def build_site(
         check_bundle_manifests(evidence, evidence_files(evidence))
     values = known_values([ev for ev, _ in loaded], private_maps)
     steps.step("rendering pages and charts")
-    files = docs_files(loaded)
+    files = docs_files(loaded, draw=(charts or ChartCache(default_cache_folder())).trial_charts)
     out.mkdir(parents=True, exist_ok=True)
     staged = Path(tempfile.mkdtemp(prefix=".evidence-kit-build-", dir=out))
     try:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-from collections import Counter, defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,10 +25,15 @@ def _require_utf8(raw: bytes) -> None:
         raise BadInput(f"not UTF-8 text (byte 0x{raw[err.start]:02x} at column {err.start + 1})") from None
 
 
+_BUFFER = 1 << 20  # read a journal a megabyte at a time
+# The compiled validator itself: the adapter's wrapper costs a Python call per line of a journal.
+_VALIDATE_JSON = JOURNAL_RECORD.validator.validate_json
+
+
 def parse_record(raw: bytes) -> Any:
     """Validate one JSONL line into its record model; raise :class:`BadInput` without location."""
     try:
-        return JOURNAL_RECORD.validate_json(raw)
+        return _VALIDATE_JSON(raw)
     except ValidationError as err:
         first = err.errors(include_url=False)[0]
         if first["type"] == "json_invalid":
@@ -53,12 +57,13 @@ class JournalReader:
     client health whose wall time holds its requests, and footer counts equal to what the journal holds. With
     ``require_footer`` a journal that ends without a footer is an error.
 
-    After iteration, ``sha256``, ``size``, ``header`` and ``footer`` are set.
+    After iteration, ``sha256`` (``""`` when not ``hashed``), ``size``, ``header`` and ``footer`` are set.
     """
 
-    def __init__(self, path: str | Path, *, require_footer: bool = True):
+    def __init__(self, path: str | Path, *, require_footer: bool = True, hashed: bool = True):
         self.path = Path(path)
         self.require_footer = require_footer
+        self.hashed = hashed
         self.sha256 = ""
         self.size = 0
         self.header: Header | None = None
@@ -66,17 +71,17 @@ class JournalReader:
         self.lines = 0
 
     def __iter__(self) -> Iterator[tuple[int, Any]]:
-        digest = hashlib.sha256()
+        digest = hashlib.sha256() if self.hashed else _Unhashed()
         size = 0
         requests = 0
         timed = 0
-        open_runs: defaultdict[str, Counter[str]] = defaultdict(Counter)
+        open_runs: dict[str, list[int]] = {}  # run -> [timed requests, ok ones] so far
         spans: dict[str, _Span] = {}
         starts: dict[str, list[tuple[int, float]]] = {}  # open-loop run -> (line, t_send_s - scheduled_s - send_wait_s)
         closed_runs: set[str] = set()
         line_no = 0
         try:
-            handle = self.path.open("rb")
+            handle = self.path.open("rb", buffering=_BUFFER)
         except OSError as err:
             raise BadInput(f"cannot read journal ({err.strerror})", self.path) from None
         with handle:
@@ -97,27 +102,22 @@ class JournalReader:
                     requests += 1
                     if not record.warmup:
                         timed += 1
-                        if record.run in closed_runs:
-                            raise BadInput(f"request of run {record.run!r} after that run's record", self.path, line_no)
-                        counts = open_runs[record.run]
-                        counts["requests"] += 1
-                        counts["ok"] += record.ok
-                        if record.t_send_s is not None and record.e2e_s is not None:
-                            spans.setdefault(record.run, _Span()).add(record.t_send_s, record.e2e_s)
-                        if None not in (record.t_send_s, record.scheduled_s, record.send_wait_s):
-                            # An open-loop request's lag is its send less its due time: all three on one clock.
-                            starts.setdefault(record.run, []).append((line_no, record.t_send_s - record.scheduled_s - record.send_wait_s))  # type: ignore[operator]
+                        run = record.run
+                        counts = open_runs.get(run)
+                        if counts is None:  # the run's first timed request (a run closed before has none open)
+                            if run in closed_runs:
+                                raise BadInput(f"request of run {run!r} after that run's record", self.path, line_no)
+                            counts = open_runs[run] = [0, 0]
+                        counts[0] += 1
+                        counts[1] += record.ok
+                        if record.t_send_s is not None:
+                            _sent(record, line_no, spans, starts)
                 elif isinstance(record, Run):
-                    self._close_run(record, open_runs.pop(record.run, Counter()), closed_runs, line_no)
+                    self._close_run(record, open_runs.pop(record.run, [0, 0]), closed_runs, line_no)
                     self._check_span(record, spans.pop(record.run, None), line_no)
                     self._check_lags(record, starts.pop(record.run, []))
                 elif isinstance(record, Footer):
-                    if record.requests != requests or record.timed_requests != timed:
-                        raise BadInput(
-                            f"footer counts {record.requests} requests / {record.timed_requests} timed, but the journal holds {requests} / {timed}",
-                            self.path,
-                            line_no,
-                        )
+                    self._check_footer(record, requests, timed, line_no)
                 yield line_no, record
         self.lines = line_no
         self.sha256 = digest.hexdigest()
@@ -127,6 +127,14 @@ class JournalReader:
         if self.footer is None and self.require_footer:
             raise BadInput(
                 "journal has no footer (the arm did not finish; 'collect --resume' continues it)",
+                self.path,
+                line_no,
+            )
+
+    def _check_footer(self, footer: Footer, requests: int, timed: int, line_no: int) -> None:
+        if footer.requests != requests or footer.timed_requests != timed:
+            raise BadInput(
+                f"footer counts {footer.requests} requests / {footer.timed_requests} timed, but the journal holds {requests} / {timed}",
                 self.path,
                 line_no,
             )
@@ -182,16 +190,38 @@ class JournalReader:
                     line_no,
                 )
 
-    def _close_run(self, run: Run, counts: Counter[str], closed: set[str], line_no: int) -> None:
+    def _close_run(self, run: Run, counts: list[int], closed: set[str], line_no: int) -> None:
         if run.run in closed:
             raise BadInput(f"run {run.run!r} is recorded twice", self.path, line_no)
         closed.add(run.run)
-        if run.requests != counts["requests"] or run.ok != counts["ok"]:
+        held, ok = counts
+        if run.requests != held or run.ok != ok:
             raise BadInput(
-                f"run {run.run!r} counts {run.requests} requests / {run.ok} ok, but the journal holds {counts['requests']} / {counts['ok']} for it",
+                f"run {run.run!r} counts {run.requests} requests / {run.ok} ok, but the journal holds {held} / {ok} for it",
                 self.path,
                 line_no,
             )
+
+
+def _sent(request: Request, line_no: int, spans: dict[str, _Span], starts: dict[str, list[tuple[int, float]]]) -> None:
+    """A timed request with its send time: into its run's span and, on a schedule, its run's send lags."""
+    t_send = request.t_send_s
+    assert t_send is not None
+    if request.e2e_s is not None:
+        spans.setdefault(request.run, _Span()).add(t_send, request.e2e_s)
+    if request.scheduled_s is not None and request.send_wait_s is not None:
+        # An open-loop request's lag is its send less its due time: all three on one clock.
+        starts.setdefault(request.run, []).append((line_no, t_send - request.scheduled_s - request.send_wait_s))
+
+
+class _Unhashed:
+    """A digest that takes the lines and computes nothing: a reader whose caller needs no sha256."""
+
+    def update(self, data: bytes) -> None:
+        pass
+
+    def hexdigest(self) -> str:
+        return ""
 
 
 class _Span:

@@ -41,6 +41,7 @@ __all__ = [
 ]
 
 _HEAD = 64 * 1024
+_BUFFER = 1 << 20  # contract files are read and written a megabyte at a time
 _COLLECTOR_FOLDERS = ("logs", "telemetry", "journals")
 
 
@@ -73,16 +74,18 @@ def write_trial(src: Path, dst: Path, publisher: Publisher, rel: str) -> Trial:
 def write_journal(src: Path, dst: Path, publisher: Publisher, rel: str) -> None:
     """A journal, record by record, through the contract's reader (an unfinished arm's too)."""
     dst.parent.mkdir(parents=True, exist_ok=True)
-    with dst.open("wb") as out:
-        for line, record in JournalReader(src, require_footer=False):
-            publisher.publish(record, file=rel, line=line)
+    publish = publisher.publish
+    with dst.open("wb", buffering=_BUFFER) as out:
+        for line, record in JournalReader(src, require_footer=False, hashed=False):
+            publish(record, file=rel, line=line)
             out.write(published_json(record) + b"\n")
 
 
 def write_telemetry(src: Path, dst: Path, publisher: Publisher, rel: str) -> None:
     """An arm's telemetry series, sample by sample; a line of another type is withheld (counted)."""
     dst.parent.mkdir(parents=True, exist_ok=True)
-    with src.open("rb") as handle, dst.open("wb") as out:
+    publish = publisher.publish
+    with src.open("rb", buffering=_BUFFER) as handle, dst.open("wb", buffering=_BUFFER) as out:
         for number, raw in enumerate(handle, start=1):
             try:
                 sample = parse_sample(raw)
@@ -91,7 +94,7 @@ def write_telemetry(src: Path, dst: Path, publisher: Publisher, rel: str) -> Non
             if sample is None:
                 publisher.withheld["telemetry line of another type"] += 1
                 continue
-            publisher.publish(sample, file=rel, line=number)
+            publish(sample, file=rel, line=number)
             out.write(published_json(sample) + b"\n")
 
 

@@ -8,6 +8,7 @@ edited), so a hit needs no position, only the kind it stands for.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -19,6 +20,7 @@ from .spellings import Spellings, compile_spellings
 
 __all__ = ["Hunter", "KnownValue", "kind_of"]
 
+_ANCHOR = 7  # the shortest shared prefix searched for in place of the spellings that share it
 _PREFILTER_LIMIT = 256  # up to this many spellings, a substring test of each is faster than one pattern
 _ALWAYS = [rule.read for rule in rules_of("reading") if rule.always and rule.read is not None]
 
@@ -91,6 +93,20 @@ def _hunted(form: str, folded: str) -> bool:
     return guard_of(form) is None and guard_of(folded) is None
 
 
+def _anchors(spellings: list[str]) -> tuple[str, ...]:
+    """Texts at least one of which every spelling starts with: spellings that share a prefix of
+    :data:`_ANCHOR` characters or more are tested by that prefix, one search of the text for several (a
+    GPU's UUID with and without its dashes, two GPUs of one batch)."""
+    anchors: list[str] = []
+    for spelling in sorted(spellings):
+        shared = os.path.commonprefix([anchors[-1], spelling]) if anchors else ""
+        if len(shared) >= _ANCHOR:
+            anchors[-1] = shared
+        else:
+            anchors.append(spelling)
+    return tuple(anchors)
+
+
 class Hunter:
     """Searches text, in every reading, for the spellings of known values."""
 
@@ -100,7 +116,7 @@ class Hunter:
         # A text holding a spelling holds every spelling inside it: testing the shortest of them is enough.
         ordered = sorted(self.table, key=len) if len(self.table) <= 8 * _PREFILTER_LIMIT else []
         least = [s for i, s in enumerate(ordered) if not any(shorter in s for shorter in ordered[:i])]
-        self.prefilter = tuple(least) if ordered and len(least) <= _PREFILTER_LIMIT else None
+        self.prefilter = _anchors(least) if ordered and len(least) <= _PREFILTER_LIMIT else None
 
     def __bool__(self) -> bool:
         return self.pattern is not None

@@ -58,6 +58,7 @@ _KEY_KINDS: dict[str, str] = {
     "fingerprint": "fingerprint",
 }
 # Settings a raw folder of the previous layout kept in the header's private part: withheld, never hunted.
+_PASSED_LIMIT = 4096  # strings each field remembers as fitting
 _LEGACY_SETTINGS = frozenset({"cache_config", "collector_python", "engine_pid", "owned_by", "max_model_len", "version.version", "version.simulated"})
 _KEY_WORD = re.compile(r"[a-z]+")
 
@@ -87,6 +88,9 @@ class _Action:
     text: Shape | Words | None = None  # a public string's shape or vocabulary (model/texts.py)
     optional: bool = False  # a public string that may be absent: one that does not fit is left out
     fits: Callable[[str], object] | None = field(default=None, compare=False)  # text's test, at hand for the hot path
+    # Strings that need nothing done: a code's words, and the strings ``fits`` passed (it is a pure test of the
+    # string); the hot path looks a repeated one (a run's name) up instead of testing it again.
+    passed: set[str] = field(default_factory=set, compare=False)
 
 
 def _text(info: FieldInfo) -> Shape | Words | None:
@@ -120,7 +124,8 @@ def _actions(model: type[BaseModel]) -> tuple[_Action, ...]:
         else:
             kind = f.classed.kind.value if f.classed.kind is not None else None
             vocabulary = f.classed.vocabulary
-            out.append(_Action(f.name, f.classed.publication, kind, vocabulary, frozenset(vocabulary.words if vocabulary else ())))
+            words = frozenset(vocabulary.words if vocabulary else ())
+            out.append(_Action(f.name, f.classed.publication, kind, vocabulary, words, passed=set(words)))
     return tuple(out)
 
 
@@ -129,7 +134,10 @@ def _records(value: Any) -> Iterator[BaseModel]:
         yield value
     elif isinstance(value, (list, tuple)):
         for item in value:
-            yield from _records(item)
+            if isinstance(item, BaseModel):
+                yield item  # the common list: of records (a sample's GPU rows), no generator each
+            else:
+                yield from _records(item)
     elif isinstance(value, dict):
         for item in value.values():
             yield from _records(item)
@@ -187,32 +195,36 @@ class Publisher:
         """Make ``record`` (validated, in place) its published form; return it."""
         extra = record.__pydantic_extra__
         if extra:
-            self.withheld[type(record).__name__] += len(extra)
-            if private:
-                for key, value in extra.items():
-                    # An earlier redaction's pseudonym kept there is no private value (a bundle of the previous
-                    # layout holds the old `version` object, pseudonyms inside): hunting it finds the kept pseudonym.
-                    self.identities.update(v for v in _withheld_values(key, value) if not self._earlier(v.value))
-            extra.clear()
+            self._withhold_extra(record, extra, private)
         present = record.__pydantic_fields_set__
         values = record.__dict__
         for action in _actions(type(record)):
             value = values[action.name]
-            if value is None or action.name not in present:
+            if value is None or (type(value) is str and value in action.passed):
+                continue  # absent, a code already its word, or a string that fitted before (the common request)
+            if action.name not in present:
                 continue
-            if action.fits is not None and type(value) is str:
-                if action.fits(value):
-                    continue  # a public string that fits its shape (the common request's run and key)
-            elif action.words and value in action.words:
-                continue  # a code already its word (the common request: a finish reason "stop")
+            if action.fits is not None and type(value) is str and action.fits(value):
+                if len(action.passed) < _PASSED_LIMIT:  # a bounded memory: a request's key, new each time, fills it once
+                    action.passed.add(value)
+                continue  # a public string that fits its shape (the common request's key)
             self._apply(record, action, file, line, private)
         return record
+
+    def _withhold_extra(self, record: BaseModel, extra: dict[str, Any], private: bool) -> None:
+        """Leave the fields the record does not declare out (counted); those of a private part are hunted."""
+        self.withheld[type(record).__name__] += len(extra)
+        if private:
+            for key, value in extra.items():
+                # An earlier redaction's pseudonym kept there is no private value (a bundle of the previous
+                # layout holds the old `version` object, pseudonyms inside): hunting it finds the kept pseudonym.
+                self.identities.update(v for v in _withheld_values(key, value) if not self._earlier(v.value))
+        extra.clear()
 
     def _apply(self, record: BaseModel, action: _Action, file: str, line: int | None, private: bool) -> None:
         value = record.__dict__[action.name]
         if action.what is None:
-            for inner in _records(value):
-                self.publish(inner, file=file, line=line, private=private or action.name == "private")
+            self._publish_inner(value, file, line, private or action.name == "private")
         elif action.what is Publication.IDENTITY:
             assert action.kind is not None
             kind = action.kind
@@ -228,6 +240,12 @@ class Publisher:
                 record.__dict__[action.name] = action.vocabulary.code(value)
         else:
             self.prose += [Prose(file, line, f"{type(record).__name__}.{action.name}", text) for text in _strings(value)]
+
+    def _publish_inner(self, value: Any, file: str, line: int | None, private: bool) -> None:
+        """The records a field holds (one, or a list or mapping of them), each published in place."""
+        for inner in (value,) if isinstance(value, BaseModel) else _records(value):
+            if inner.__pydantic_extra__ or _actions(type(inner)):  # else there is nothing to do (a telemetry GPU row)
+                self.publish(inner, file=file, line=line, private=private)
 
     def _fit(self, record: BaseModel, action: _Action, file: str, line: int | None, value: Any) -> None:
         """Publish a public string as it is only when it fits its shape or vocabulary: otherwise leave it out

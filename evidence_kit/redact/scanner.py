@@ -12,9 +12,11 @@ URL encoding, its entities, ...); only a batch that holds a known value is read 
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from ..errors import BadInput
 from ..one_line import one_line
@@ -49,18 +51,60 @@ def hunter_for(known_values: Iterable[KnownValue | tuple[str, str]] = (), policy
     return Hunter(values, public=policy.public)
 
 
+def _batches(handle: TextIO) -> Iterator[str]:
+    """A text file (opened with ``newline=""``) about :data:`_BATCH` characters of whole lines at a time: one
+    read and no line objects (a line ends at ``\n``, ``\r`` or ``\r\n``, as the file's own lines do)."""
+    carry = ""
+    while batch := carry + handle.read(_BATCH):
+        carry = ""
+        if not batch.endswith(("\n", "\r")):
+            batch += handle.readline()  # the rest of the line the read cut
+        if batch.endswith("\r"):
+            carry = handle.read(1)  # a "\r\n" the read cut between its two characters is one line end
+            if carry == "\n":
+                batch, carry = batch + carry, ""
+        yield batch
+
+
+class _LineNumbers:
+    """How many lines of a file come before a character offset: counted only when a finding names a line, by a
+    second reading of the file (the scan itself reads batches, not lines)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.handle: TextIO | None = None
+        self.chars = self.lines = 0
+
+    def before(self, chars: int) -> int:
+        if self.handle is None:
+            self.handle = self.path.open(encoding="utf-8", errors="replace", newline="")
+        while self.chars < chars:  # a batch ends where a line does: the count lands on it
+            self.chars += len(self.handle.readline())
+            self.lines += 1
+        return self.lines
+
+    def close(self) -> None:
+        if self.handle is not None:
+            self.handle.close()
+
+
 def _file_findings(path: Path, rel: str, hunter: Hunter) -> Iterator[Finding]:
     """A file a batch of lines at a time, each batch in every reading; a batch that holds a known value is
     read again line by line, for the lines to name."""
-    number = 0
-    with path.open(encoding="utf-8", errors="replace", newline="") as handle:
-        while lines := handle.readlines(_BATCH):
-            if hunter.find("".join(lines)) is not None:
-                for offset, line in enumerate(lines, start=number + 1):
-                    found = hunter.find(line)
-                    if found is not None:
-                        yield Finding(rel, offset, found)
-            number += len(lines)
+    offset = 0
+    numbers = _LineNumbers(path)
+    try:
+        with path.open(encoding="utf-8", errors="replace", newline="") as handle:
+            for batch in _batches(handle):
+                if hunter.find(batch) is not None:
+                    first = numbers.before(offset) + 1
+                    for number, line in enumerate(io.StringIO(batch, newline="").readlines(), start=first):
+                        found = hunter.find(line)
+                        if found is not None:
+                            yield Finding(rel, number, found)
+                offset += len(batch)
+    finally:
+        numbers.close()
 
 
 def scan_files(root: Path, files: Iterable[str], hunter: Hunter) -> list[Finding]:

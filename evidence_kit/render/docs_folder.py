@@ -23,10 +23,10 @@ from ..canonical import canonical_json
 from ..model.evidence import DecisionEvidence
 from ..schemas import schemas
 from ..version import __version__
-from .charts import VEGA_SCRIPT, vendored_script
+from .charts import VEGA_SCRIPT, trial_charts, vendored_script
 from .escape import Markup, html_text, yaml_string
 from .markdown import TEMPLATES, environment, link, render
-from .pages import decision_files
+from .pages import DrawCharts, decision_files
 
 __all__ = [
     "SITE_NAME",
@@ -101,13 +101,14 @@ def mkdocs_config(env: jinja2.Environment, rows: list[dict[str, Any]]) -> bytes:
     )
 
 
-def docs_files(loaded: list[tuple[DecisionEvidence, Analysis]]) -> dict[str, bytes]:
-    """Every file of the docs folder, and ``../mkdocs.yml`` under the key ``mkdocs.yml``."""
+def docs_files(loaded: list[tuple[DecisionEvidence, Analysis]], *, draw: DrawCharts = trial_charts) -> dict[str, bytes]:
+    """Every file of the docs folder, and ``../mkdocs.yml`` under the key ``mkdocs.yml``; ``draw`` draws
+    each trial's charts (:class:`.chart_cache.ChartCache` reads back the ones drawn before)."""
     env = environment()
     files: dict[str, bytes] = {}
     rows = []
     for evidence, analysis in loaded:
-        files.update({f"site/{k}": v for k, v in decision_files(evidence, analysis, env).items()})
+        files.update({f"site/{k}": v for k, v in decision_files(evidence, analysis, env, draw=draw).items()})
         did = analysis.decision.id
         rows.append(
             {

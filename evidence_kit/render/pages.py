@@ -6,6 +6,7 @@ nothing, so the site builder can render everything before it touches the disk.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import jinja2
@@ -19,7 +20,11 @@ from .escape import Markup
 from .evidence_copy import EvidenceFile, evidence_files, receipts, withheld_classes
 from .markdown import link, render, table
 
-__all__ = ["decision_files", "decision_folder"]
+__all__ = ["decision_files", "decision_folder", "DrawCharts"]
+
+# What draws a trial's charts from its analysis and telemetry rows: :func:`.charts.trial_charts`, or a
+# :class:`.chart_cache.ChartCache`'s, which reads back what it drew before.
+DrawCharts = Callable[[TrialAnalysis, list[dict[str, Any]] | None], dict[str, Chart]]
 
 
 def decision_folder(analysis: Analysis) -> str:
@@ -108,18 +113,20 @@ def decision_files(
     *,
     base: str | None = None,
     methodology: str = "../../methodology.md",
+    draw: DrawCharts = trial_charts,
 ) -> dict[str, bytes]:
     """Render every page and data file of one decision, keyed by path under the docs folder.
 
     ``base`` is the decision's folder (``decisions/<id>`` in a built site) and ``methodology``
     the decision page's link to the methodology page; the MkDocs plugin
     (:mod:`.embedded`) places a decision elsewhere. Every other link of a decision is inside it.
+    ``draw`` draws each trial's charts (the same charts, however it gets them).
     """
     base = decision_folder(analysis) if base is None else base
     files = evidence_files(evidence)
     recs = receipts(evidence)
     samples = {t.trial_id: telemetry_rows(t, ev) for t, ev in zip(analysis.trials, evidence.trials)}
-    charts: dict[str, dict[str, Chart]] = {t.trial_id: trial_charts(t, samples[t.trial_id]) for t in analysis.trials}
+    charts: dict[str, dict[str, Chart]] = {t.trial_id: draw(t, samples[t.trial_id]) for t in analysis.trials}
     tables = {t.trial_id: _chart_tables(t, samples[t.trial_id]) for t in analysis.trials}
     withheld = withheld_classes(recs)
     folders = trial_folders(evidence)

@@ -13,7 +13,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_the_tiny_benchmark_prints_every_part_and_bound_never_promotes_more_than_point() -> None:
     out = subprocess.run([sys.executable, str(REPO / "bench" / "stat_verdicts.py"), "--tiny"], capture_output=True, text=True, check=True).stdout
-    assert out.count("share of trials promoted") == 4 and "launch-level interval coverage" in out and "mean achieved power" in out
+    assert out.count("share of trials promoted") == 4 and "launch-level interval coverage" in out
     rows = re.findall(r"^(\d+)% \| ([\d.]+)% \| ([\d.]+)%$", out, flags=re.M)
     assert len(rows) == 4 * 7
     assert all(float(bound) <= float(point) for _, bound, point in rows)  # the same seeded trials judged both ways

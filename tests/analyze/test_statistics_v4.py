@@ -93,3 +93,17 @@ def test_a_decision_shares_one_budget_over_its_trials(tmp_path: Path) -> None:
     alone, shared = analyze_trial(evidence), analyze_trial(evidence, decision_trials=2)
     assert [g.verdict.tested_at for g in shared.groups] == [level / 2 for level in (g.verdict.tested_at for g in alone.groups)]  # type: ignore[operator]
     assert shared.rule.decision_trials == 2
+
+
+def test_the_smallest_change_is_stated_at_the_decisions_share_of_the_budget(tmp_path: Path) -> None:
+    # The figure is a win at Holm's strictest level, 2.5 % / (groups x trials): a decision of two trials asks
+    # each for more, never less.
+    from evidence_kit.analyze.trial import analyze_trial
+
+    e2e = {g: (2.0, 1.5, 2.04, 1.52, 2.06) for g in FLAT}
+    spec = {**REFERENCE_TRIALS["cache-layout"], "e2e": e2e, "slots": tuple([1330579] * 5)}
+    evidence = load_trial(write_trial_bundle(tmp_path, "t", spec, design="ABABA", rule={"statistics": 4}))
+    alone, shared = analyze_trial(evidence), analyze_trial(evidence, decision_trials=2)
+    pairs = [(a.detectable_pct, s.detectable_pct) for a, s in zip(alone.groups, shared.groups)]
+    assert all(a is not None and s is not None for a, s in pairs)
+    assert all(s > a for a, s in pairs), pairs  # type: ignore[operator]

@@ -27,6 +27,7 @@ TINY: dict[str, list[str]] = {
     "sim_throughput.py": ["--streams", "1", "--tokens", "20"],
     "stat_coverage.py": ["--trials", "4", "--shapes", "3x4", "--scenarios", "mixed"],
     "stat_interval_methods.py": ["--trials", "4"],
+    "stat_planner.py": ["--tiny"],
     "stat_small_runs.py": ["--trials", "4", "--cells", "mixed:3"],
     "stat_verdicts.py": ["--tiny"],
     "trace_replay.py": ["--requests", "10"],

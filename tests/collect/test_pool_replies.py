@@ -93,8 +93,22 @@ def test_a_send_time_after_the_reply_came_is_a_malformed_reply() -> None:
         {**GOOD, "t_send_s": 0.0, "e2e_s": -1.0},
         {**GOOD, "t_send_s": 0.0, "ok": "yes"},
         {**GOOD, "t_send_s": 0.0, "node_hostname": "gpu-node-17"},
+        {**GOOD, "t_send_s": 0.0, "itl_us": [1, True, 3]},
+        {**GOOD, "t_send_s": 0.0, "itl_us": [1, -2, 3]},
+        {**GOOD, "t_send_s": 0.0, "itl_us": [1, 2.5, 3]},
+        {**GOOD, "t_send_s": 0.0, "itl_us": "1,2,3"},
     ],
-    ids=["no-fields", "nan-duration", "negative-duration", "ok-not-bool", "extra-field"],
+    ids=[
+        "no-fields",
+        "nan-duration",
+        "negative-duration",
+        "ok-not-bool",
+        "extra-field",
+        "gap-bool",
+        "gap-negative",
+        "gap-fraction",
+        "gaps-not-a-list",
+    ],
 )
 def test_a_record_not_of_the_journal_shape_is_a_malformed_reply(record: dict[str, Any]) -> None:
     """A record missing the fields every request record has (client_sums then raised KeyError: a traceback), with a

@@ -9,6 +9,7 @@ from evidence_kit.analyze import analyze
 from evidence_kit.examples.reference import GROUPS, REFERENCE_TRIALS, write_trial_bundle
 from evidence_kit.present import comparison_headers, comparison_rows, rule_sentence, verdict_definitions
 from evidence_kit.present.decision_rows import trial_card_rows
+from evidence_kit.present.verdict_meanings import SMALLEST_CHANGE_MEANING, detectable_sentence_v4
 from evidence_kit.read import load_trial
 
 FLAT = {g: (2.0, 2.0, 2.0) for g in GROUPS}
@@ -55,6 +56,7 @@ def test_the_result_card_states_the_error_rates_and_the_smallest_change(tmp_path
     rows = _card(tmp_path / "4", statistics=4)
     assert rows["Error rates kept"][0] == "false promotion at most 2.5% per decision (Holm over 4 groups); 95% launch-level intervals"
     assert rows["Smallest resolvable change"][0].endswith("%") is False and " at ~" in rows["Smallest resolvable change"][0]
+    assert rows["Smallest resolvable change"][1] == SMALLEST_CHANGE_MEANING and "power" not in rows["Smallest resolvable change"][0]
     assert "Error rates kept" not in _card(tmp_path / "3")  # a v3 card is the one it always was
 
 
@@ -66,3 +68,11 @@ def test_analyze_prints_each_verdict_words_meaning_under_v4_and_not_under_v3(tmp
     assert "Verdicts, the first that applies:" in text and "launch-level 95% interval" in text
     assert all(f"- {word}: {meaning}" in text for word, meaning in VERDICT_MEANINGS.items())
     assert "Verdicts, the first that applies:" not in render_text(_analysis(tmp_path / "3", FLAT))
+
+
+def test_the_smallest_change_sentence_says_observed_and_not_a_power(tmp_path: Path) -> None:
+    trial = _analysis(tmp_path, {g: (2.0, 1.5, 2.02, 1.52, 2.04) for g in GROUPS}, design="ABABA", statistics=4).trials[0]
+    sentence = detectable_sentence_v4(trial)
+    assert sentence.startswith("Smallest change this trial could resolve: an observed improvement of at least ")
+    assert "against the drift-corrected control would have been called a win" in sentence and "strictest level over its 4 groups" in sentence
+    assert "80% power" not in sentence and "that is not a power" in sentence

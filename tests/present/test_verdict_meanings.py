@@ -22,3 +22,10 @@ def test_the_docs_state_each_meaning_as_the_registry_does() -> None:
     text = " ".join(DOCS.read_text().split())
     for word, meaning in VERDICT_MEANINGS.items():
         assert f"**{word}**: {meaning}" in text, word
+
+
+def test_the_docs_state_what_the_smallest_resolvable_change_means_as_the_card_does() -> None:
+    from evidence_kit.present.verdict_meanings import SMALLEST_CHANGE_MEANING
+
+    text = " ".join(DOCS.read_text().split())
+    assert f"**Smallest resolvable change**: {SMALLEST_CHANGE_MEANING}" in text

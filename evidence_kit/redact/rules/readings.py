@@ -113,6 +113,8 @@ def _base64_runs(text: str, shape: str | None = None) -> list[tuple[int, str]]:
 
 
 def _unbase64(text: str) -> str | None:
+    if text.lower() == text:
+        return None  # no capital at all (the cheapest test of a megabyte of a journal: no shape to make)
     shape = text.translate(_RUN_SHAPE)
     if "A" not in shape:
         return None  # base64 of text holds capitals (a run without any is a hash, a name, a word)
@@ -129,11 +131,9 @@ def _unbase64(text: str) -> str | None:
     return "\n".join(decoded) if decoded else None
 
 
-_SEPARATORS = str.maketrans({" ": "-", "_": "-", "\t": "-"})
-
-
 def _separators(text: str) -> str | None:
-    return text.translate(_SEPARATORS)
+    # Three replacements, each a fast search of the text, cost half of one translation through a table.
+    return text.replace(" ", "-").replace("_", "-").replace("\t", "-")
 
 
 READINGS: tuple[Rule, ...] = (
