@@ -73,6 +73,7 @@ def _older_format(entry: dict) -> None:
         pytest.param(lambda path: path.write_bytes(path.read_bytes()[:100]), id="truncated"),
         pytest.param(lambda path: path.write_bytes(b"\x00\xff not json"), id="garbage"),
         pytest.param(lambda path: path.write_text("[]"), id="not-an-entry"),
+        pytest.param(lambda path: path.write_text("[" * 100_000 + "]" * 100_000), id="nested-past-the-recursion-limit"),
         pytest.param(_damage_svg, id="svg-edited-digest-kept"),
         pytest.param(_other_key, id="stale-another-key"),
         pytest.param(_older_format, id="stale-older-format"),
