@@ -103,6 +103,17 @@ def test_a_cache_that_cannot_be_written_is_no_cache(loaded: Loaded, fresh: dict[
     assert cache.hits == 0
 
 
+def test_a_folder_where_an_entry_should_be_is_a_miss_every_time(loaded: Loaded, fresh: dict[str, bytes], tmp_path: Path) -> None:
+    docs_files(loaded, draw=ChartCache(tmp_path).trial_charts)
+    for path in _entries(tmp_path):
+        path.unlink()
+        path.mkdir()
+    for _ in range(2):  # drawn again, and not kept: the folder is left alone
+        cache = ChartCache(tmp_path)
+        assert docs_files(loaded, draw=cache.trial_charts) == fresh
+        assert cache.misses == len(loaded[0][1].trials)
+
+
 def test_the_oldest_entries_go_past_the_limit(loaded: Loaded, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(chart_cache, "MAX_ENTRIES", 1)
     docs_files(loaded, draw=ChartCache(tmp_path).trial_charts)
