@@ -122,7 +122,7 @@ class ChartCache:
             if entry["key"] != key or entry["format"] != FORMAT or _digest(entry["charts"]) != entry["sha256"]:
                 return None
             charts = [Chart(name=c["name"], title=c["title"], alt=c["alt"], spec=c["spec"], svg=c["svg"].encode("utf-8")) for c in entry["charts"]]
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return None
         return {c.name: c for c in charts}
 

@@ -73,6 +73,7 @@ def _older_format(entry: dict) -> None:
         pytest.param(lambda path: path.write_bytes(path.read_bytes()[:100]), id="truncated"),
         pytest.param(lambda path: path.write_bytes(b"\x00\xff not json"), id="garbage"),
         pytest.param(lambda path: path.write_text("[]"), id="not-an-entry"),
+        pytest.param(lambda path: path.write_text("[" * 100_000 + "]" * 100_000), id="nested-past-the-recursion-limit"),
         pytest.param(_damage_svg, id="svg-edited-digest-kept"),
         pytest.param(_other_key, id="stale-another-key"),
         pytest.param(_older_format, id="stale-older-format"),
@@ -100,6 +101,17 @@ def test_a_cache_that_cannot_be_written_is_no_cache(loaded: Loaded, fresh: dict[
     cache = ChartCache(tmp_path / "charts")
     assert docs_files(loaded, draw=cache.trial_charts) == fresh
     assert cache.hits == 0
+
+
+def test_a_folder_where_an_entry_should_be_is_a_miss_every_time(loaded: Loaded, fresh: dict[str, bytes], tmp_path: Path) -> None:
+    docs_files(loaded, draw=ChartCache(tmp_path).trial_charts)
+    for path in _entries(tmp_path):
+        path.unlink()
+        path.mkdir()
+    for _ in range(2):  # drawn again, and not kept: the folder is left alone
+        cache = ChartCache(tmp_path)
+        assert docs_files(loaded, draw=cache.trial_charts) == fresh
+        assert cache.misses == len(loaded[0][1].trials)
 
 
 def test_the_oldest_entries_go_past_the_limit(loaded: Loaded, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
