@@ -21,7 +21,8 @@ def parse_sample(raw: bytes) -> TelemetrySample | None:
     """One telemetry line as a sample; ``None`` for a line of another ``type`` (the contract allows
     them; only samples are read). Raises :class:`BadInput` without location."""
     try:
-        return _VALIDATE_JSON(raw)  # the common line, parsed and checked at once
+        sample: TelemetrySample = _VALIDATE_JSON(raw)  # the common line, parsed and checked at once
+        return sample
     except ValidationError:
         pass  # another type, or a bad sample: said below
     try:
