@@ -23,7 +23,7 @@ from typing import Any
 from ..analyze import DEFINITIONS, Analysis, analyze
 from ..attest.keys import PUBLIC_KEY_NAME
 from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME
-from ..attest.statement import PUBLICATION_FIELD, PUBLISHED_AS_SITE, PUBLISHED_BY_PLUGIN
+from ..attest.statement import PUBLICATION_FIELD, PUBLISHED_AS_SITE, PUBLISHED_BY_PLUGIN, StatementError, recorded_toolchain
 from ..model.evidence import DecisionEvidence, TrialEvidence
 from ..render.article import article_html, page_title
 from ..render.docs_folder import (
@@ -37,7 +37,7 @@ from ..render.docs_folder import (
     published_name,
 )
 from ..render.embedded import embedded_config, embedded_decision, embedded_files, embedded_names
-from ..render.toolchain import toolchain_bound
+from ..render.toolchain import describe_differences, installed_toolchain, toolchain_bound, toolchain_differences
 from ..version import __version__
 from .compare import Mismatch, csv_mismatches, json_mismatches
 from .page_text import (
@@ -76,6 +76,9 @@ THEME_DIRS = ("assets/javascripts/", "assets/stylesheets/", "assets/images/")
 # by the rebuild). Exact names: any other file under search/ is a file nothing generates.
 MKDOCS_OWN = ("404.html", SEARCH_INDEX, "sitemap.xml")
 MAX_LISTED = 50  # per file: enough to see the pattern, not a flood
+# The packages whose versions a chart's bytes depend on: Altair and pandas write its spec, vl-convert its SVG
+# and the Vega scripts that draw the spec (docs/verify.md, "The recorded toolchain").
+CHART_PACKAGES = ("altair", "pandas", "vl-convert-python")
 
 
 def _decisions_at(ctx: Context, folder_of: Callable[[str], str | None]) -> dict[str, str]:
@@ -223,9 +226,10 @@ def _compare_file(ctx: Context, rel: str, expected: bytes, pages: _Pages) -> tup
         return list(json_mismatches(doc, want, ignore=frozenset({"tool_version"}))), None
     if rel.endswith(".csv"):
         return list(csv_mismatches(data, expected)), None
-    if toolchain_bound(rel):
-        return [], None  # drawn by vl-convert: the rebuild compares it; its data is in the page and the chart data
-    return ([("(bytes)", f"sha256 differs ({len(data)} bytes)", f"{len(expected)} bytes")] if data != expected else []), None
+    # Every other file byte for byte, a chart's SVG and the vendored Vega scripts too: a reader without scripts
+    # sees the SVG, and the scripts draw every spec, so neither is left to a rebuild the record can skip.
+    what = "(chart bytes)" if toolchain_bound(rel) else "(bytes)"
+    return ([(what, f"sha256 differs ({len(data)} bytes)", f"{len(expected)} bytes")] if data != expected else []), None
 
 
 def _other_schema(doc: object, want: object) -> Mismatch | None:
@@ -335,6 +339,33 @@ def _version_problems(where: str, predicate: dict[str, Any], analyses: dict[str,
     return [Problem(where, f"signed with statistics {predicate.get('statistics')!r}; this verifier recomputes with {version!r}")]
 
 
+def chart_toolchain_problems(ctx: Context, problems: list[Problem]) -> list[Problem]:
+    """When a chart (its spec, its SVG, the vendored Vega scripts) is not what this verifier derives and the
+    packages that write charts are not those the site records, one more problem saying so: the chart is not
+    proven either way (a toolchain difference or an edit), and stays a failure until checked with those versions."""
+    if not any(p.what.startswith(("chart ", "(chart bytes)")) for p in problems):
+        return []
+    try:
+        recorded = recorded_toolchain(ctx.predicate) if ctx.predicate is not None else None
+    except StatementError:
+        return []  # the sources check reports the malformed record
+    installed = installed_toolchain()
+    if recorded is None:
+        versions = ", ".join(f"{name} {installed[name]}" for name in CHART_PACKAGES)
+        return [Problem(ctx.label, f"charts derived with the installed {versions}; the folder records no toolchain to compare with")]
+    differences = [d for d in toolchain_differences(recorded, installed) if d[0] in CHART_PACKAGES]
+    if not differences:
+        return []
+    pins = " ".join(f"{name}=={version}" for name, version, _ in differences)
+    return [
+        Problem(
+            ctx.label,
+            f"charts not proven: {describe_differences(differences)}; a chart this verifier derives differently may be a "
+            f"toolchain difference or an edit, so it fails: install the recorded versions (pip install {pins}) and verify again",
+        )
+    ]
+
+
 def check_figures(ctx: Context) -> CheckResult:
     """Recompute every figure from the journals; compare with the published analysis, chart data and pages."""
     name = "figures"
@@ -365,6 +396,7 @@ def check_figures(ctx: Context) -> CheckResult:
         found, compared = _compare_docs(ctx, _embedded_published(ctx, embedded, analyses), pages, seen)
         problems += found + _not_generated(ctx, seen, embedded, ())
     trials = sum(len(e.trials) if not isinstance(e, TrialEvidence) else 1 for e in ctx.evidence.values())
+    problems += chart_toolchain_problems(ctx, problems)
     if problems:
         detail = f"{len(problems)} published figure(s) or file(s) differ from the recomputation"
         signed_version = ((ctx.predicate or {}).get("tool") or {}).get("version")

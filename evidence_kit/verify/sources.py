@@ -13,7 +13,8 @@ SVGs, the vendored Vega scripts), and, given ``SITE``, ``mkdocs.yml`` and
 Those bytes also depend on the versions of MkDocs, Material, vl-convert and the
 rest (:mod:`evidence_kit.render.toolchain`), which a signed site records. With
 other versions installed the rebuild is skipped, saying which, and never fails
-the figures: they are checked against the pages' text whatever the versions.
+the figures: they are checked against the pages' text whatever the versions,
+and every chart (spec, SVG, the Vega scripts) against what the evidence derives.
 """
 
 from __future__ import annotations
@@ -106,8 +107,9 @@ def _site_folder_problems(
 
 def _regenerated(rel: str, rebuilding: bool) -> bool:
     """Whether a file of ``SITE`` is compared with what build writes: all are with the recorded toolchain; with
-    another, all but the Markdown (whose bytes Jinja2 writes) and the toolchain-bound files."""
-    return rebuilding or not (rel.endswith(".md") or toolchain_bound(rel))
+    another, all but the Markdown (whose bytes Jinja2 writes). A chart's SVG is compared whatever is installed,
+    as the figures check compares the published one: a code host shows it to a reader of the Markdown."""
+    return rebuilding or not rel.endswith(".md")
 
 
 def _source_problem(rel: str, data: bytes, docs: dict[str, bytes], rebuilding: bool, signed: dict[str, str] | None) -> tuple[str, str] | None:
@@ -204,9 +206,12 @@ def _site_folder(ctx: Context, site: Path | None, docs: dict[str, bytes], rebuil
 
 def _not_regenerated(ctx: Context) -> None:
     """Note what the rebuild would have compared in ``public/``: still covered by the signature (the digests
-    check), and each page's text and each chart's data by the figures check."""
+    check), and each page's text and each chart by the figures check (the chart files, SVGs and the vendored
+    Vega scripts, byte for byte there: they are not among these)."""
     ctx.unregenerated += [
-        f"{PUBLIC_DIR}/{rel}" for rel in ctx.files if rel not in SIGNING_FILES and not is_evidence_copy(rel) and not rel.endswith((".json", ".csv"))
+        f"{PUBLIC_DIR}/{rel}"
+        for rel in ctx.files
+        if rel not in SIGNING_FILES and not is_evidence_copy(rel) and not rel.endswith((".json", ".csv")) and not toolchain_bound(rel)
     ]
 
 
