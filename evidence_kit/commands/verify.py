@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..verify import load_pin, verify_folder
-from ..verify.fetch import verify_url
+from ..verify.fetch import DEFAULT_DEADLINE_S, verify_url
 from ..verify.history import load_since, save_state
 
 
@@ -50,9 +50,25 @@ from ..verify.history import load_since, save_state
     default=None,
     help="When verified, write this publication's state (digest, sequence, decisions, signer) to FILE, for the next --since.",
 )
+@click.option(
+    "--deadline",
+    "deadline_s",
+    metavar="SECONDS",
+    type=click.FloatRange(min=0, min_open=True),
+    default=DEFAULT_DEADLINE_S,
+    show_default=True,
+    help="By URL: the longest the whole download may take, every file; past it, one line and exit 2 (nothing verified).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (evidence-kit/verify-report/v1).")
 def verify(
-    target: str, key_path: Path | None, key_id: str | None, allow_unpinned: bool, since_text: str | None, state_path: Path | None, as_json: bool
+    target: str,
+    key_path: Path | None,
+    key_id: str | None,
+    allow_unpinned: bool,
+    since_text: str | None,
+    state_path: Path | None,
+    deadline_s: float,
+    as_json: bool,
 ) -> int:
     """Verify TARGET: a trial bundle, a decision folder, a built site folder, or the http(s) URL of a served site.
 
@@ -73,7 +89,7 @@ def verify(
     pin = load_pin(key_path, key_id, None if is_url else Path(target))
     since = load_since(since_text) if since_text is not None else None
     if is_url:
-        report = verify_url(target, pin, allow_unpinned=allow_unpinned, since=since)
+        report = verify_url(target, pin, allow_unpinned=allow_unpinned, since=since, deadline_s=deadline_s)
     else:
         report = verify_folder(Path(target), pin, allow_unpinned=allow_unpinned, since=since)
     click.echo(report.as_json() if as_json else report.as_text(), nl=False)
