@@ -23,7 +23,7 @@ from typing import Any
 from ..analyze import DEFINITIONS, Analysis, analyze
 from ..attest.keys import PUBLIC_KEY_NAME
 from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME
-from ..attest.statement import PUBLICATION_FIELD, PUBLISHED_AS_SITE, PUBLISHED_BY_PLUGIN, StatementError, recorded_toolchain
+from ..attest.statement import PUBLICATION_FIELD, PUBLISHED_AS_SITE, PUBLISHED_BY_PLUGIN
 from ..model.evidence import DecisionEvidence, TrialEvidence
 from ..render.article import article_html, page_title
 from ..render.docs_folder import (
@@ -37,7 +37,7 @@ from ..render.docs_folder import (
     published_name,
 )
 from ..render.embedded import embedded_config, embedded_decision, embedded_files, embedded_names
-from ..render.toolchain import describe_differences, installed_toolchain, toolchain_bound, toolchain_differences
+from ..render.toolchain import toolchain_bound
 from ..version import __version__
 from .compare import Mismatch, csv_mismatches, json_mismatches
 from .page_text import (
@@ -53,6 +53,7 @@ from .page_text import (
     spec_mismatches,
     title_mismatches,
 )
+from .toolchain_record import CHART_PACKAGES, not_proven_with_other_versions
 from .verification import CheckResult, Context, Problem
 
 __all__ = [
@@ -76,9 +77,6 @@ THEME_DIRS = ("assets/javascripts/", "assets/stylesheets/", "assets/images/")
 # by the rebuild). Exact names: any other file under search/ is a file nothing generates.
 MKDOCS_OWN = ("404.html", SEARCH_INDEX, "sitemap.xml")
 MAX_LISTED = 50  # per file: enough to see the pattern, not a flood
-# The packages whose versions a chart's bytes depend on: Altair and pandas write its spec, vl-convert its SVG
-# and the Vega scripts that draw the spec (docs/verify.md, "The recorded toolchain").
-CHART_PACKAGES = ("altair", "pandas", "vl-convert-python")
 
 
 def _decisions_at(ctx: Context, folder_of: Callable[[str], str | None]) -> dict[str, str]:
@@ -340,30 +338,11 @@ def _version_problems(where: str, predicate: dict[str, Any], analyses: dict[str,
 
 
 def chart_toolchain_problems(ctx: Context, problems: list[Problem]) -> list[Problem]:
-    """When a chart (its spec, its SVG, the vendored Vega scripts) is not what this verifier derives and the
-    packages that write charts are not those the site records, one more problem saying so: the chart is not
-    proven either way (a toolchain difference or an edit), and stays a failure until checked with those versions."""
+    """When a chart (its spec, its SVG, the vendored Vega scripts) is not what this verifier derives, whether the
+    packages that write charts are those the site records (:mod:`.toolchain_record`)."""
     if not any(p.what.startswith(("chart ", "(chart bytes)")) for p in problems):
         return []
-    try:
-        recorded = recorded_toolchain(ctx.predicate) if ctx.predicate is not None else None
-    except StatementError:
-        return []  # the sources check reports the malformed record
-    installed = installed_toolchain()
-    if recorded is None:
-        versions = ", ".join(f"{name} {installed[name]}" for name in CHART_PACKAGES)
-        return [Problem(ctx.label, f"charts derived with the installed {versions}; the folder records no toolchain to compare with")]
-    differences = [d for d in toolchain_differences(recorded, installed) if d[0] in CHART_PACKAGES]
-    if not differences:
-        return []
-    pins = " ".join(f"{name}=={version}" for name, version, _ in differences)
-    return [
-        Problem(
-            ctx.label,
-            f"charts not proven: {describe_differences(differences)}; a chart this verifier derives differently may be a "
-            f"toolchain difference or an edit, so it fails: install the recorded versions (pip install {pins}) and verify again",
-        )
-    ]
+    return not_proven_with_other_versions(ctx, ctx.label, "charts", CHART_PACKAGES)
 
 
 def check_figures(ctx: Context) -> CheckResult:
