@@ -9,6 +9,8 @@ import click
 from ..verify import load_pin, verify_folder
 from ..verify.fetch import DEFAULT_DEADLINE_S, verify_url
 from ..verify.history import load_since, save_state
+from ..verify.run import VERIFY_STEPS
+from .verbosity import command_steps
 
 
 @click.command()
@@ -88,10 +90,14 @@ def verify(
     is_url = target.startswith(("http://", "https://"))
     pin = load_pin(key_path, key_id, None if is_url else Path(target))
     since = load_since(since_text) if since_text is not None else None
-    if is_url:
-        report = verify_url(target, pin, allow_unpinned=allow_unpinned, since=since, deadline_s=deadline_s)
-    else:
-        report = verify_folder(Path(target), pin, allow_unpinned=allow_unpinned, since=since)
+    steps = command_steps("verify", VERIFY_STEPS + is_url, as_json=as_json)
+    try:
+        if is_url:
+            report = verify_url(target, pin, allow_unpinned=allow_unpinned, since=since, deadline_s=deadline_s, steps=steps)
+        else:
+            report = verify_folder(Path(target), pin, allow_unpinned=allow_unpinned, since=since, steps=steps)
+    finally:
+        steps.close()
     click.echo(report.as_json() if as_json else report.as_text(), nl=False)
     if state_path is not None and report.verified and report.publication is not None and report.publication.history is not None:
         save_state(state_path, report.publication, report.signer)

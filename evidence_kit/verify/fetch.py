@@ -37,6 +37,7 @@ from ..attest.keys import PUBLIC_KEY_NAME, key_id, parse_public_key
 from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME
 from ..attest.tree import path_problem
 from ..errors import BadInput
+from ..progress import Steps
 from .history import Since
 from .pin import UNPINNED, Pin
 from .run import Report, verify_folder
@@ -222,11 +223,19 @@ def fetch_site(base_url: str, into: Path, client: httpx.Client | None = None, pi
 
 
 def verify_url(
-    url: str, pin: Pin = UNPINNED, *, allow_unpinned: bool = False, since: Since | None = None, deadline_s: float = DEFAULT_DEADLINE_S
+    url: str,
+    pin: Pin = UNPINNED,
+    *,
+    allow_unpinned: bool = False,
+    since: Since | None = None,
+    deadline_s: float = DEFAULT_DEADLINE_S,
+    steps: Steps | None = None,
 ) -> Report:
     """Fetch the site at ``url`` into a temporary folder (within ``deadline_s`` seconds) and verify it; locations
-    name the URL."""
+    name the URL. ``steps`` is told the download, then each step of :func:`verify_folder`."""
+    steps = steps or Steps()
     with tempfile.TemporaryDirectory(prefix="evidence-kit-verify-") as tmp:
         root = Path(tmp)
+        steps.step("downloading the site")
         fetch_site(url, root, pin=pin, deadline=Deadline(deadline_s))
-        return verify_folder(root, pin, allow_unpinned=allow_unpinned, label=url.rstrip("/"), since=since)
+        return verify_folder(root, pin, allow_unpinned=allow_unpinned, label=url.rstrip("/"), since=since, steps=steps)
