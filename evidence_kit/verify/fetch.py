@@ -39,14 +39,13 @@ from ..attest.tree import path_problem
 from ..errors import BadInput
 from ..progress import Steps
 from .history import Since
+from .limits import DEFAULT_DEADLINE_S
 from .pin import UNPINNED, Pin
 from .run import Report, verify_folder
 
 __all__ = ["Deadline", "fetch_site", "verify_url", "MAX_SIGNING_BYTES", "DEFAULT_DEADLINE_S"]
 
 TIMEOUT_S = 30.0  # the longest wait for any one step (connect, a read) of a request
-# The whole download, every file: a server that answers every read in time, a byte at a time, is still cut off.
-DEFAULT_DEADLINE_S = 600.0
 # The manifest and the envelope list every file of the site (about 200 bytes an entry): 64 MiB is some
 # 300,000 files. The public key is a few hundred bytes.
 MAX_SIGNING_BYTES = 64 << 20
