@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import posixpath
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -408,6 +409,41 @@ def external_urls(page: PageText, *, article_only: bool = False) -> list[str]:
         if text.startswith("//") or re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", text):
             out.append(text)
     return out
+
+
+def _target(url: str, base: str) -> str:
+    """Where ``url``, written in a file of folder ``base``, leads in the site: a path from the site's root, a page
+    named without its ``.md``, ``.html`` or ``/index.html`` (MkDocs writes a Markdown link to ``x.md`` as
+    ``x.html``, or ``x/`` with directory URLs); ``#id`` alone is the page itself; an off-site URL as written."""
+    text = url.strip()
+    if text.startswith("//") or re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", text):
+        return text
+    path, _, fragment = text.partition("#")
+    tail = f"#{fragment}" if fragment else ""
+    if not path:
+        return f"(this page){tail}"
+    where = posixpath.normpath(posixpath.join(base, path))
+    for suffix in (".md", ".html"):
+        if where.endswith(suffix):
+            where = where[: -len(suffix)]
+            break
+    if where == "index" or where.endswith("/index"):
+        where = where[: -len("index")].rstrip("/") or "."
+    return where + tail
+
+
+def target_mismatches(published: PageText, expected: PageText, page_dir: str, source_dir: str) -> list[Mismatch]:
+    """Where the article's links and images lead, in order, against the generated page's: which chart an
+    ``<img>`` shows a reader without scripts (two trials' charts swapped on a page are the right SVGs in the wrong
+    places) and which page a link opens. ``page_dir`` is the published page's folder, ``source_dir`` its
+    Markdown's (they differ for ``x/index.html`` written from ``x.md``)."""
+    got = [_target(url, page_dir) for url in published.article_urls]
+    want = [_target(url, source_dir) for url in expected.article_urls]
+    if got == want:
+        return []
+    i = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+    shown = got[i] if i < len(got) else "(absent)"
+    return [(f"link or image {i + 1} of the article leads to", shown, want[i] if i < len(want) else "(absent)")]
 
 
 def title_mismatches(page: PageText, page_title: str, allowed: set[str]) -> list[Mismatch]:
