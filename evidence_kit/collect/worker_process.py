@@ -37,9 +37,12 @@ from typing import IO, Any
 from .client import stream_chat
 from .connections import arm_client, open_connections
 from .health import HealthMonitor
-from .workers import PROTOCOL_LIMIT
 
-__all__ = ["WorkerCore", "main"]
+__all__ = ["WorkerCore", "main", "PROTOCOL_LIMIT"]
+
+# Longest line either side reads: a request body with a 128K-token prompt is about 600 KB. (Here, not in
+# .workers, so that a worker imports only what streams: the client, its connections and the health sampler.)
+PROTOCOL_LIMIT = 64 * 1024 * 1024
 
 
 class WorkerCore:

@@ -45,11 +45,9 @@ from typing import Any
 from ..errors import EXIT_FAILED, EvidenceError
 from .arrivals import send_open
 from .client import Outcome
+from .worker_process import PROTOCOL_LIMIT
 
 __all__ = ["WorkerFailed", "WorkerPool", "worker_pool", "Handle", "CONTROL_TIMEOUT_S", "REPLY_MARGIN_S", "PROTOCOL_LIMIT"]
-
-# Longest line either side reads: a request body with a 128K-token prompt is about 600 KB.
-PROTOCOL_LIMIT = 64 * 1024 * 1024
 
 # How long a worker may take to answer anything but a request: start-up, hello, open, end.
 CONTROL_TIMEOUT_S = 30.0
