@@ -35,6 +35,7 @@ PAUSE_AT = 1024 * 1024  # body bytes read ahead of the reader before the socket 
 _HEAD, _BODY, _DONE = 0, 1, 2
 _SIZE, _DATA, _DATA_END, _TRAILER = 0, 1, 2, 3
 _HEX = frozenset(b"0123456789abcdefABCDEF")
+_SIZES: dict[bytes, int] = {}  # chunk size lines seen, and the sizes they give
 
 # A streamed reply's reader: a network read's body bytes and the clock when they arrived; whether it wants more.
 Sink = Callable[[bytes, float], bool]
@@ -242,8 +243,17 @@ class LaneConnection(asyncio.Protocol):
                         self.state = _DONE
                         return
                     continue
-                remaining = _chunk_size(line, self.request)
-                chunk = _DATA if remaining else _TRAILER
+                remaining = _SIZES.get(line) or _chunk_size(line, self.request)
+                if not remaining:
+                    chunk = _TRAILER
+                    continue
+                stop = pos + remaining
+                if buf[stop : stop + 2] == b"\r\n":
+                    # The whole chunk and its CRLF are here (an engine's event, as a rule): taken at once.
+                    pieces.append(buf[pos:stop])
+                    pos, remaining = stop + 2, 0
+                else:
+                    chunk = _DATA
         finally:
             self.buffer, self.chunk, self.remaining = buf[pos:], chunk, remaining
 
@@ -332,11 +342,15 @@ class LaneConnection(asyncio.Protocol):
 
 
 def _chunk_size(line: bytes, request: httpx.Request | None) -> int:
-    """The size a chunk's size line gives (hexadecimal, before any ``;`` extension)."""
+    """The size a chunk's size line gives (hexadecimal, before any ``;`` extension). An engine's events come
+    in few sizes: each size line is read here once, and looked up in ``_SIZES`` after that."""
     size = line.split(b";", 1)[0].strip() if b";" in line else line.strip()
     if not size or not _HEX.issuperset(size):
         raise httpx.RemoteProtocolError(f"malformed chunk size {line[:40]!r}", request=request)
-    return int(size, 16)
+    value = int(size, 16)
+    if len(line) <= 32 and len(_SIZES) < 4096:  # (bounded: a size line may carry a long extension)
+        _SIZES[line] = value
+    return value
 
 
 def _status_line(line: bytes, request: httpx.Request | None) -> tuple[int, bytes, bytes]:
