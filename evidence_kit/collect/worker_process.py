@@ -37,6 +37,7 @@ from typing import IO, Any
 from .client import stream_chat
 from .connections import arm_client, open_connections
 from .health import HealthMonitor
+from .lane_http import read_in_small_pieces
 
 __all__ = ["WorkerCore", "main", "PROTOCOL_LIMIT"]
 
@@ -102,7 +103,8 @@ class WorkerCore:
 async def _serve(out: IO[bytes]) -> None:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=PROTOCOL_LIMIT)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    read_in_small_pieces(transport)
     core = WorkerCore()
     sending: set[asyncio.Task[None]] = set()
 
