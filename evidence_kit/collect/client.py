@@ -297,7 +297,7 @@ def _direct(client: httpx.AsyncClient, url: str, lane: int | None, headers: dict
         return None
     parsed = _url(url)
     connections = client.lanes.direct(lane, parsed)
-    head = None if connections is None else client.post_head(parsed, headers, len(payload))
+    head = None if connections is None else client.post_head(url, headers, len(payload))
     if connections is None or head is None:
         return None
     return client, connections, parsed, head, payload
