@@ -69,7 +69,11 @@ def median(values: Sequence[float]) -> float | None:
     mid = n // 2
     if n % 2:
         return ordered[mid]
-    return (ordered[mid - 1] + ordered[mid]) / 2
+    low, high = ordered[mid - 1], ordered[mid]
+    both = (low + high) / 2
+    # Two values above 9e307 overflow their sum; halved first they cannot (and below that, halving first would
+    # round a subnormal's last bit: the sum halved is kept wherever it is finite, the same bits as ever).
+    return both if math.isfinite(both) else low / 2 + high / 2
 
 
 def mean(values: Sequence[float]) -> float | None:

@@ -165,19 +165,18 @@ class _Events:
 
     def feed(self, chunk: bytes, now: float) -> bool:
         """Absorb the events ``chunk`` completes; whether to read on (not after a malformed event)."""
-        data = self.rest + chunk if self.rest else chunk
-        pos, out = 0, self.out
-        # Line by line by offset (an engine's read is one event or a few: a line and a blank one each).
-        while (end := data.find(b"\n", pos)) >= 0:
-            if data.startswith(b"data:", pos):
-                payload = data[pos + 5 : end].strip()
+        lines = (self.rest + chunk if self.rest else chunk).split(b"\n")
+        self.rest = lines.pop()  # an unfinished line (or b"")
+        out = self.out
+        # (An engine's read is one event or a few: a data line and a blank one each.)
+        for line in lines:
+            if line[:5] == b"data:":
+                payload = line[5:].strip()
                 if payload == b"[DONE]":
                     self.done = True
                 elif (failure := _event_failure(out, payload, now)) is not None:
                     self.failure = failure
                     return False
-            pos = end + 1  # past the blank line after each event, a comment, another field
-        self.rest = data[pos:]
         return True
 
 
@@ -298,7 +297,7 @@ def _direct(client: httpx.AsyncClient, url: str, lane: int | None, headers: dict
         return None
     parsed = _url(url)
     connections = client.lanes.direct(lane, parsed)
-    head = None if connections is None else client.post_head(parsed, headers, len(payload))
+    head = None if connections is None else client.post_head(url, headers, len(payload))
     if connections is None or head is None:
         return None
     return client, connections, parsed, head, payload

@@ -14,7 +14,6 @@ last moment is not lost.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Callable
 from typing import Any
@@ -47,23 +46,26 @@ class HealthMonitor:
         self.clock, self.interval_s, self.cpu, self.loop_cpu = clock, interval_s, cpu, loop_cpu
         self.lags: list[float] = []
         self._due: float | None = None
-        self._task: asyncio.Task[None] | None = None
+        self._timer: asyncio.TimerHandle | None = None
         self._start: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
     def start(self) -> None:
         """Begin sampling on the running loop."""
         self._start = (self.clock(), self.cpu(), self.loop_cpu())
-        # Due from the start, not from the task's first step: a loop blocked before the task
-        # ever runs is still one overdue wake at the end.
+        # Due from the start, not from the first wake: a loop blocked before the timer ever
+        # fires is still one overdue wake at the end.
         self._due = self._start[0] + self.interval_s
-        self._task = asyncio.get_running_loop().create_task(self._sample())
+        self._timer = asyncio.get_running_loop().call_later(self.interval_s, self._wake)
 
-    async def _sample(self) -> None:
-        while self._due is not None:
-            await asyncio.sleep(max(self._due - self.clock(), 0.0))
-            woke = self.clock()
-            self.lags.append(max(woke - self._due, 0.0))
-            self._due = woke + self.interval_s
+    def _wake(self) -> None:
+        # A timer's callback, as asyncio.sleep wakes a task from one, without the task, its future and its step:
+        # a hundred wakes a second in every process of the collector (bench/collect_cpu.py, worker processes).
+        if self._due is None:
+            return
+        woke = self.clock()
+        self.lags.append(max(woke - self._due, 0.0))
+        self._due = woke + self.interval_s
+        self._timer = asyncio.get_running_loop().call_later(max(self._due - self.clock(), 0.0), self._wake)
 
     async def stop(self) -> dict[str, Any]:
         """Stop sampling; the run record's ``client`` field."""
@@ -71,10 +73,8 @@ class HealthMonitor:
         # so the thread's share is never more than the process's: it is a part of it.
         now, loop_cpu, cpu = self.clock(), self.loop_cpu(), self.cpu()
         due, self._due = self._due, None
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        if self._timer is not None:
+            self._timer.cancel()
         if due is not None and now > due:
             self.lags.append(now - due)  # the wake the loop was too busy to run
         t0, cpu0, loop_cpu0 = self._start

@@ -37,9 +37,13 @@ from typing import IO, Any
 from .client import stream_chat
 from .connections import arm_client, open_connections
 from .health import HealthMonitor
-from .workers import PROTOCOL_LIMIT
+from .lane_http import read_in_small_pieces
 
-__all__ = ["WorkerCore", "main"]
+__all__ = ["WorkerCore", "main", "PROTOCOL_LIMIT"]
+
+# Longest line either side reads: a request body with a 128K-token prompt is about 600 KB. (Here, not in
+# .workers, so that a worker imports only what streams: the client, its connections and the health sampler.)
+PROTOCOL_LIMIT = 64 * 1024 * 1024
 
 
 class WorkerCore:
@@ -99,7 +103,8 @@ class WorkerCore:
 async def _serve(out: IO[bytes]) -> None:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=PROTOCOL_LIMIT)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    read_in_small_pieces(transport)
     core = WorkerCore()
     sending: set[asyncio.Task[None]] = set()
 

@@ -45,11 +45,10 @@ from typing import Any
 from ..errors import EXIT_FAILED, EvidenceError
 from .arrivals import send_open
 from .client import Outcome
+from .lane_http import read_in_small_pieces
+from .worker_process import PROTOCOL_LIMIT
 
 __all__ = ["WorkerFailed", "WorkerPool", "worker_pool", "Handle", "CONTROL_TIMEOUT_S", "REPLY_MARGIN_S", "PROTOCOL_LIMIT"]
-
-# Longest line either side reads: a request body with a 128K-token prompt is about 600 KB.
-PROTOCOL_LIMIT = 64 * 1024 * 1024
 
 # How long a worker may take to answer anything but a request: start-up, hello, open, end.
 CONTROL_TIMEOUT_S = 30.0
@@ -168,6 +167,11 @@ class _Worker(Handle):
 
     def __init__(self, number: int, process: asyncio.subprocess.Process):
         self.number, self.process = number, process
+        pipes = getattr(process, "_transport", None)  # (asyncio's Process keeps its SubprocessTransport there)
+        if isinstance(pipes, asyncio.SubprocessTransport):
+            for fd in (1, 2):
+                if (pipe := pipes.get_pipe_transport(fd)) is not None:
+                    read_in_small_pieces(pipe)
         self.replies: dict[Any, asyncio.Future[dict[str, Any]]] = {}
         self.stderr: collections.deque[str] = collections.deque(maxlen=5)
         self.reader = asyncio.get_running_loop().create_task(self._read())

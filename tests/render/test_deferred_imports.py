@@ -6,23 +6,16 @@ from the plugin's cache draw no chart and must not pay it.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 from evidence_kit.examples.reference import write_reference_decision
+from tests.loaded_modules import loaded_after
 
 HEAVY = ("altair", "pandas", "vl_convert")
 
 
-def _loaded_after(code: str) -> list[str]:
-    probe = f"import sys\n{code}\nprint(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    return done.stdout.split()
-
-
 def test_importing_the_plugin_the_verifier_and_the_builder_loads_no_chart_library() -> None:
-    assert _loaded_after("import evidence_kit.mkdocs_plugin, evidence_kit.verify, evidence_kit.publish, evidence_kit.cli") == []
+    assert loaded_after("import evidence_kit.mkdocs_plugin, evidence_kit.verify, evidence_kit.publish, evidence_kit.cli", HEAVY) == []
 
 
 def test_rendering_a_decision_loads_them(tmp_path: Path) -> None:
@@ -33,4 +26,4 @@ def test_rendering_a_decision_loads_them(tmp_path: Path) -> None:
         f"files = _render([Path({str(folder)!r})]).files\n"
         "assert any(rel.endswith('.svg') for rel in files)\n"
     )
-    assert _loaded_after(code) == list(HEAVY)
+    assert loaded_after(code, HEAVY) == list(HEAVY)
