@@ -107,4 +107,5 @@ SHOWS_UNREAD = frozenset(
     }
 )
 # data-vl-spec: charts.js draws every chart on a page, and only the article's charts are compared.
-SHOWS_UNREAD_ATTRIBUTES = frozenset({"value", "style", "hidden", "data-vl-spec"})
+# http-equiv="refresh" (a meta element's, noted as one attribute): the reader is sent to another page.
+SHOWS_UNREAD_ATTRIBUTES = frozenset({"value", "style", "hidden", "data-vl-spec", 'http-equiv="refresh"'})

@@ -209,6 +209,8 @@ class _Parser:
             self.markup.add((inside, tag, key))
             if inside and key == "class":
                 self.classes.update((value or "").split())
+            if tag == "meta" and key == "http-equiv" and (value or "").strip().lower() == "refresh":
+                self.markup.add((inside, tag, REFRESH))  # sends the reader to another page: never written
 
     def handle_endtag(self, tag: str) -> None:
         if self._open:
@@ -487,6 +489,9 @@ def search_mismatches(index: Any, pages: dict[str, PageText]) -> Iterator[Mismat
         if extra:
             shown = " ".join(sorted(extra.elements())[:20])
             yield f"entries for {page}", shown, "(not on the page)"
+
+
+REFRESH = 'http-equiv="refresh"'
 
 
 def markup_mismatches(page: PageText, *, host: bool = False) -> list[Mismatch]:
