@@ -3,14 +3,14 @@
 The figures come from :func:`evidence_kit.analyze.analyze`, the code the site
 used. In a built site the docs folder is regenerated from the recomputed
 analyses with the site's own rendering code (:mod:`evidence_kit.render`) and
-compared with the published files in ways no MkDocs, Material or vl-convert
-version changes: the analysis and chart data field by field, the site's own
-scripts and styles byte for byte, and each page by the text a reader sees
-(:mod:`.page_text`), its charts by the data they draw and the colour scales
-that say what each colour means. What those versions write (markup, theme
-files, chart SVGs, the vendored Vega scripts) is compared
-by the ``sources`` check's rebuild, when the toolchain that built the site is
-installed.
+compared with the published files in ways no MkDocs or Material version
+changes: the analysis and chart data field by field, the site's own scripts and
+styles byte for byte, each page by the text a reader sees (:mod:`.page_text`)
+and where its images and links lead, and every chart (its whole spec, its SVG
+and the vendored Vega scripts) against what the evidence derives, whatever the
+site records. What MkDocs and Material write (the markup around the article,
+the theme's files) is compared by the ``sources`` check's rebuild, when the
+toolchain that built the site is installed.
 """
 
 from __future__ import annotations
