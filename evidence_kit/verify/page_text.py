@@ -1,4 +1,4 @@
-"""What a page shows, read as browsers parse it (html5lib, HTML5's parsing algorithm): its text, figures, charts' data.
+"""What a page shows, read as browsers parse it (html5lib, HTML5's parsing algorithm): its text, figures, charts' specs, links.
 
 A published page is compared with its regenerated Markdown (rendered to HTML by
 :mod:`evidence_kit.render.article`) by what a reader sees, not by its markup:
