@@ -32,6 +32,7 @@ from .present import (
     finding_sentence,
     gates_sentence,
     guardrail_rows,
+    interval_level,
     load_headers,
     load_rows,
     load_title,
@@ -126,7 +127,7 @@ def _trial_text(trial: TrialAnalysis) -> list[str]:
     for reason in trial.blocked_by:
         out.append(f"Cannot promote: {reason}.")
     for finding in trial.findings:
-        out.append(f"- {finding_sentence(finding, trial.candidate_label, trial.rule.min_improvement_pct)}")
+        out.append(f"- {finding_sentence(finding, trial.candidate_label, trial.rule.min_improvement_pct, interval_level(trial))}")
     for failure in trial.failures:
         out.append(f"  failed: {arm_phases(trial)[failure.seq]} {failure.run} #{failure.index}: {failure.error}")
     out.append("")

@@ -129,7 +129,7 @@ def _noise(kept: Sequence[BlockEstimate], block_var: float, launch_df: int, runs
     filled = [list(run) for r in runs for run in r if run]
     requests = max(1, round(math.fsum(len(run) for run in filled) / max(1, len(filled))))
     # Each request relative to its run's mean: the within-run noise, with N - K degrees of freedom.
-    residuals = [v / m - 1 for run in filled for m in [math.fsum(run) / len(run)] if m for v in run]
+    residuals = [r for run in filled for r in _relative_to_mean(run)]
     request_df = len(residuals) - len(filled)
     request_var = math.fsum(r * r for r in residuals) / request_df if request_df > 0 else 0.0
     return PilotNoise(
@@ -142,6 +142,17 @@ def _noise(kept: Sequence[BlockEstimate], block_var: float, launch_df: int, runs
         request_var=request_var,
         request_df=max(0, request_df),
     )
+
+
+def _relative_to_mean(run: Sequence[float]) -> list[float]:
+    """Each value relative to its run's mean, less 1 (none for a run whose mean is 0). In units of the run's largest
+    value before summing: times near the largest float (the contract allows them) do not overflow the sum."""
+    top = max(run)
+    if not top:
+        return []
+    scaled = [v / top for v in run]
+    centre = math.fsum(scaled) / len(scaled)
+    return [v / centre - 1 for v in scaled]
 
 
 @lru_cache(maxsize=64)

@@ -28,7 +28,7 @@ from pydantic import (
     model_validator,
 )
 
-from ..model import ArmRef, ClientBounds, DecisionRule, Trial, Workload
+from ..model import ArmRef, ClientBounds, DecisionRule, DeclaredRule, Trial, Workload
 from ..model._base import Slug
 from ..model.dialects import Dialect, dialect_for
 from ..model.engine_kinds import EngineKind
@@ -70,7 +70,7 @@ class PlanGuardrail(Guardrail):
     model_config = Guardrail.model_config | {"extra": "forbid"}
 
 
-class PlanDecisionRule(DecisionRule):
+class PlanDecisionRule(DeclaredRule):
     """The decision rule as the plan declares it: ``trial.json``'s, refusing unknown keys (a misspelt
     ``confidence`` must not leave the rule at its default)."""
 

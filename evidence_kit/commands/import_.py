@@ -11,7 +11,7 @@ from pydantic import Field
 
 from ..errors import BadInput
 from ..importers import DEFAULT_RULE, import_trial
-from ..model import DecisionRule
+from ..model import DeclaredRule
 from ..model._base import Record
 from ..read import read_toml_model
 from .json_result import echo_result, json_option
@@ -24,7 +24,7 @@ class RuleFile(Record):
 
     model_config = Record.model_config | {"extra": "forbid"}
 
-    decision_rule: DecisionRule = Field(description="the rule the imported trial is judged by")
+    decision_rule: DeclaredRule = Field(description="the rule the imported trial is judged by (statistics 4 unless it names another)")
 
 
 SLUG = r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}"
@@ -62,7 +62,8 @@ _FILE = click.Path(path_type=Path)  # a file, or an AIPerf artifact folder
     "rule",
     type=click.Path(path_type=Path, dir_okay=False),
     help="A TOML file whose [decision_rule] table is the trial's rule (as in a plan file). Default: the "
-    "reference decision's, 10% lower pooled median end-to-end latency against both controls.",
+    "reference decision's, 10% lower pooled median end-to-end latency against both controls, judged by "
+    "statistics 4 (the whole interval beyond the threshold) as any rule that names no version.",
 )
 @click.option("--trial-id", default="imported", show_default=True, help="The trial's id (a slug): its folder's name and its pages' name.")
 @click.option("--title", default=None, help="The trial's and the decision's title (default: names the tool).")

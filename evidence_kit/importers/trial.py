@@ -26,15 +26,16 @@ from ..canonical import canonical_json
 from ..collect.journal_writer import JournalWriter
 from ..errors import BadInput
 from ..fsutil import atomic_write
-from ..model import DecisionRule, Trial
+from ..model import DecisionRule, DeclaredRule, Trial
 from ..read import load_decision
 from .source import ImportedFile, ImportedGroup, ImportedRequest
 
 __all__ = ["assemble", "TOOL_NAMES", "DEFAULT_RULE"]
 
 TOOL_NAMES = {"vllm-bench-serve": "vllm bench serve", "guidellm": "GuideLLM", "aiperf": "AIPerf", "inference-perf": "inference-perf"}
-# The reference decision's rule: 10 % lower pooled median end-to-end latency against both controls, any group.
-DEFAULT_RULE = DecisionRule(metric="e2e_s", statistic="median", min_improvement=0.10, against="both-controls", promote_if="any-group")
+# The reference decision's rule, 10 % lower pooled median end-to-end latency against both controls, any group, judged
+# as a new trial's rule is (statistics 4: the whole interval beyond the threshold, Holm over the groups).
+DEFAULT_RULE = DeclaredRule(metric="e2e_s", statistic="median", min_improvement=0.10, against="both-controls", promote_if="any-group")
 ARMS = (("before", "original", "control"), ("candidate", "candidate", "candidate"), ("restored", "original", "control"))
 
 

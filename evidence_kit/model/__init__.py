@@ -20,7 +20,7 @@ from .journal import (
 from .manifest import MANIFEST_SCHEMA, RECEIPT_NAME, RECEIPT_SCHEMA, Manifest, ManifestEntry, Receipt
 from .phase import CONTROLS, PHASES, Control, Phase
 from .telemetry import TelemetrySample, TelemetrySummary
-from .trial import TRIAL_SCHEMA, ArmRef, ClientBounds, DecisionRule, Trial, Workload
+from .trial import TRIAL_SCHEMA, ArmRef, ClientBounds, DecisionRule, DeclaredRule, Trial, Workload
 
 __all__ = [
     "ArmRef",
@@ -30,6 +30,7 @@ __all__ = [
     "Decision",
     "ClientBounds",
     "DecisionRule",
+    "DeclaredRule",
     "EngineInfo",
     "Finding",
     "Footer",

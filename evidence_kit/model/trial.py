@@ -21,6 +21,7 @@ from .texts import GATE_NAMES
 __all__ = [
     "ClientBounds",
     "DecisionRule",
+    "DeclaredRule",
     "Guardrail",
     "Slo",
     "Workload",
@@ -150,6 +151,21 @@ class DecisionRule(Record):
     def higher_is_better(self) -> bool:
         """Goodput improves upwards; every latency downwards."""
         return self.metric == "goodput"
+
+
+class DeclaredRule(DecisionRule):
+    """The rule as an operator declares it for a new trial (a plan's ``[decision_rule]``, an import's rule
+    file): judged by statistics 4 unless it names another version, so a win means what it says (the whole
+    interval beyond the threshold, one error budget over the groups) without being asked for. ``trial.json``
+    records the version, and a ``trial.json`` that records none stays version 3: published evidence keeps its
+    figures and its verdicts."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _version_4_unless_named(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "statistics" not in data:
+            data = {**data, "statistics": 4, **({} if "confidence" in data else {"confidence": "bound"})}
+        return data
 
 
 class Slo(Record):

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Literal
 
 from ..analyze.report import Analysis, TrialAnalysis
-from .wording import finding_sentence
+from .wording import finding_sentence, interval_level
 
 __all__ = ["OUTCOME_BOXES", "trial_outcome", "decision_outcome", "outcome_reason", "incomplete_sentences"]
 
@@ -87,4 +87,8 @@ def outcome_reason(trial: TrialAnalysis) -> str:
 
 def incomplete_sentences(trial: TrialAnalysis) -> list[str]:
     """The trial's ``incomplete`` findings in words (the page's warning box), first finding first."""
-    return [finding_sentence(f, trial.candidate_label, trial.rule.min_improvement_pct) for f in trial.findings if f.kind == "incomplete"]
+    return [
+        finding_sentence(f, trial.candidate_label, trial.rule.min_improvement_pct, interval_level(trial))
+        for f in trial.findings
+        if f.kind == "incomplete"
+    ]

@@ -39,6 +39,7 @@ from .verdict_meanings import (
 
 __all__ = [
     "finding_sentence",
+    "interval_level",
     "rule_sentence",
     "slots_sentence",
     "requests_sentence",
@@ -75,7 +76,8 @@ METRIC_NAMES = {
     "goodput": "goodput (share of requests meeting every SLO)",
 }
 CONFIDENCE_SENTENCES = {
-    "point": "",
+    "point": " Confidence point (statistics v3): the point estimates alone decide, with no error control "
+    "(a true change under the threshold wins often).",
     "significant": " A win must also be significant: each run-level 95% interval of the ratio excludes no change.",
     "bound": " A win must clear the threshold at the conservative end of each run-level 95% interval of the ratio.",
 }
@@ -89,6 +91,11 @@ def guardrail_text(rule: GuardrailRule) -> str:
     if rule.bound_pct == 0:
         return f"{what} must not regress"
     return f"{what} must not regress by more than {rule.bound_pct:g}%"
+
+
+def interval_level(trial: TrialAnalysis) -> str:
+    """What the trial's intervals are drawn over, in words: the launch under statistics v4, else the run."""
+    return "launch-level" if is_v4(trial) else "run-level"
 
 
 def rule_sentence(trial: TrialAnalysis) -> str:
@@ -292,9 +299,10 @@ def _incomplete_finding(finding: Finding) -> str:
 _TRIAL_SENTENCES = {"imported": _imported_finding, "incomplete": _incomplete_finding}
 
 
-def finding_sentence(finding: Finding, candidate: str, threshold_pct: float | None = None) -> str:
+def finding_sentence(finding: Finding, candidate: str, threshold_pct: float | None = None, level: str = "run-level") -> str:
     """One sentence per finding, naming the group. Given the rule's threshold, a split verdict's
-    improvements never round onto or across it (``only 10.00%`` for a 9.996% that did not clear)."""
+    improvements never round onto or across it (``only 10.00%`` for a 9.996% that did not clear).
+    ``level`` names the intervals (``interval_level``: launch-level under statistics v4)."""
     g = finding.group
     if finding.kind == "win":
         v = finding.values
@@ -306,9 +314,9 @@ def finding_sentence(finding: Finding, candidate: str, threshold_pct: float | No
         noisy = finding.values
         reasons = []
         if noisy.controls:
-            reasons.append(f"the run-level 95% interval against the {_controls(noisy.controls)} includes no change")
+            reasons.append(f"the {level} 95% interval against the {_controls(noisy.controls)} includes no change")
         if noisy.undrawn:
-            reasons.append(f"no run-level interval against the {_controls(noisy.undrawn)} could be drawn (fewer than two runs with values in an arm)")
+            reasons.append(f"no {level} interval against the {_controls(noisy.undrawn)} could be drawn (fewer than two runs with values in an arm)")
         return (
             f"At {g} the {candidate} was {percent(noisy.improvement_vs_before_pct)} and "
             f"{percent(noisy.improvement_vs_restored_pct)} faster than the two controls, but {' and '.join(reasons)}: "

@@ -106,4 +106,5 @@ SHOWS_UNREAD = frozenset(
         "foreignObject",
     }
 )
-SHOWS_UNREAD_ATTRIBUTES = frozenset({"value", "style", "hidden"})
+# data-vl-spec: charts.js draws every chart on a page, and only the article's charts are compared.
+SHOWS_UNREAD_ATTRIBUTES = frozenset({"value", "style", "hidden", "data-vl-spec"})

@@ -43,11 +43,13 @@ def check_contract(ctx: Context) -> CheckResult:
         if unsafe:
             # Loading would follow the link; the paths check names it.
             problems.append(Problem(ctx.where(unit), f"not loaded: holds {len(unsafe)} symlink(s) or special file(s)"))
+            ctx.unloaded.append(unit)
             continue
         try:
             evidence = load_evidence(ctx.root, unit)
         except EvidenceError as err:
             problems += [Problem(_located(ctx, each), each.message) for each in err.each()]
+            ctx.unloaded.append(unit)
             continue
         ctx.evidence[unit] = evidence
         for journal, problem in evidence_problems(evidence):
@@ -91,12 +93,23 @@ def _receipt_problems(ctx: Context, rel: str, folder: str, found: dict[str, str]
     return problems
 
 
-def check_receipts(ctx: Context) -> CheckResult:
-    """Every published trial bundle and redacted decision folder holds a valid redaction receipt
-    that counts only files it holds; the signed predicate names each receipt."""
-    name = "receipts"
+def _unloaded_receipts(ctx: Context, found: dict[str, str]) -> int:
+    """Note in ``found`` the digest of each receipt in a folder the contract check could not load (its trials are
+    unknown, so it is compared only with the signed predicate); return how many."""
+    prefixes = tuple(f"{unit}/" if unit else "" for unit in ctx.unloaded)
+    count = 0
+    for rel in ctx.files:
+        if rel.rsplit("/", 1)[-1] == RECEIPT_NAME and rel.startswith(prefixes) and rel not in found:
+            digest = ctx.digest(rel)
+            found[rel] = digest[0] if isinstance(digest, tuple) else digest
+            count += 1
+    return count
+
+
+def _held_receipt_problems(ctx: Context, found: dict[str, str]) -> tuple[list[Problem], int]:
+    """Each loaded decision folder's and trial bundle's receipt, noted in ``found``: the problems, and how many
+    trials are raw (no manifest, no receipt)."""
     problems: list[Problem] = []
-    found: dict[str, str] = {}
     raw = 0
     for unit in sorted(ctx.evidence):
         if isinstance(ctx.evidence[unit], DecisionEvidence):
@@ -117,17 +130,51 @@ def check_receipts(ctx: Context) -> CheckResult:
                     raw += 1
                 continue
             problems += _receipt_problems(ctx, rel, folder, found)
-    if ctx.predicate is not None:
-        signed = {str(r.get("path")): str(r.get("sha256")) for r in ctx.predicate.get("receipts", []) if isinstance(r, dict)}
-        for rel in sorted(set(signed) | set(found)):
-            if rel not in found:
-                problems.append(Problem(ctx.where(rel), "named by the signed predicate but not present"))
-            elif rel not in signed:
-                problems.append(Problem(ctx.where(rel), "present but not named by the signed predicate"))
-            elif signed[rel] != found[rel]:
-                problems.append(Problem(ctx.where(rel), "sha256 differs from the one the signed predicate names"))
+    return problems, raw
+
+
+def _signed_receipt_problems(ctx: Context, found: dict[str, str]) -> list[Problem]:
+    """The receipts present against those the signed predicate names, with their sha256."""
+    if ctx.predicate is None:
+        return []
+    problems: list[Problem] = []
+    signed = {str(r.get("path")): str(r.get("sha256")) for r in ctx.predicate.get("receipts", []) if isinstance(r, dict)}
+    for rel in sorted(set(signed) | set(found)):
+        if rel not in found:
+            problems.append(Problem(ctx.where(rel), "named by the signed predicate but not present"))
+        elif rel not in signed:
+            problems.append(Problem(ctx.where(rel), "present but not named by the signed predicate"))
+        elif signed[rel] != found[rel]:
+            problems.append(Problem(ctx.where(rel), "sha256 differs from the one the signed predicate names"))
+    return problems
+
+
+def _unjudged(ctx: Context, unread: int) -> str:
+    """What could not be judged: the trials of a folder the contract check could not load are unknown, so
+    neither which of them are published nor whether each has a receipt is established."""
+    if not ctx.unloaded:
+        return ""
+    folders = ", ".join(ctx.where(u) for u in ctx.unloaded[:5])
+    how = "compared only with the signed predicate" if ctx.predicate is not None else "not examined"
+    return (
+        f"; not checked: which trials {len(ctx.unloaded)} evidence folder(s) hold, and that each has its receipt "
+        f"(not loaded, see the contract check: {folders}); {unread} receipt(s) there {how}"
+    )
+
+
+def check_receipts(ctx: Context) -> CheckResult:
+    """Every published trial bundle and redacted decision folder holds a valid redaction receipt
+    that counts only files it holds; the signed predicate names each receipt."""
+    name = "receipts"
+    found: dict[str, str] = {}
+    problems, raw = _held_receipt_problems(ctx, found)
+    unread = _unloaded_receipts(ctx, found)
+    problems += _signed_receipt_problems(ctx, found)
+    unjudged = _unjudged(ctx, unread)
     if problems:
-        return CheckResult(name, "fail", f"{len(problems)} receipt problem(s)", problems)
+        return CheckResult(name, "fail", f"{len(problems)} receipt problem(s){unjudged}", problems)
+    if ctx.unloaded:
+        return CheckResult(name, "skip", f"{len(found) - unread} receipt(s) of the loaded evidence present and valid{unjudged}")
     if not found and raw:
         return CheckResult(name, "skip", f"raw evidence: {raw} trial(s) not redacted yet (no manifest, no receipt)")
     tail = f"; {raw} raw trial(s) without" if raw else ""

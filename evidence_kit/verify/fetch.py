@@ -23,7 +23,9 @@ import hashlib
 import json
 import os
 import tempfile
+import time
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -35,14 +37,15 @@ from ..attest.keys import PUBLIC_KEY_NAME, key_id, parse_public_key
 from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME
 from ..attest.tree import path_problem
 from ..errors import BadInput
+from ..progress import Steps
 from .history import Since
+from .limits import DEFAULT_DEADLINE_S
 from .pin import UNPINNED, Pin
 from .run import Report, verify_folder
 
-__all__ = ["fetch_site", "verify_url", "MAX_SIGNING_BYTES"]
+__all__ = ["Deadline", "fetch_site", "verify_url", "MAX_SIGNING_BYTES", "DEFAULT_DEADLINE_S"]
 
-TIMEOUT = httpx.Timeout(30.0)
-CHUNK = 1 << 16
+TIMEOUT_S = 30.0  # the longest wait for any one step (connect, a read) of a request
 # The manifest and the envelope list every file of the site (about 200 bytes an entry): 64 MiB is some
 # 300,000 files. The public key is a few hundred bytes.
 MAX_SIGNING_BYTES = 64 << 20
@@ -50,6 +53,30 @@ MAX_KEY_BYTES = 64 << 10
 # Encodings a static server uses for stored files; anything else is refused rather than guessed at.
 _READABLE = {"", "identity", "gzip", "x-gzip", "deflate"}
 _UNLISTED = "verify reads of a file the manifest does not list"
+
+
+class Deadline:
+    """When the whole download must be done: every request waits no longer than what is left of it."""
+
+    def __init__(self, seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.seconds, self.clock = seconds, clock
+        self.ends = clock() + seconds
+        self.fetched = 0  # files fetched so far, for the message
+
+    def left(self) -> float:
+        return self.ends - self.clock()
+
+    def timeout(self, url: str) -> httpx.Timeout:
+        """The timeout of the next request: at most :data:`TIMEOUT_S` a step, never past the deadline."""
+        self.check(url)
+        return httpx.Timeout(min(TIMEOUT_S, self.left()))
+
+    def check(self, url: str) -> None:
+        if self.left() <= 0:
+            raise BadInput(
+                f"the download passed its deadline of {self.seconds:g} s (--deadline) with {self.fetched} file(s) fetched; nothing was verified",
+                url,
+            )
 
 
 class _Body:
@@ -89,26 +116,29 @@ class _Body:
             os.unlink(self.handle.name)
 
 
-def _download(client: httpx.Client, url: str, target: Path, limit: int, bound: str = "the manifest lists for it") -> int:
-    """Stream ``url`` into ``target``, at most ``limit`` bytes once decoded; return the HTTP status
-    (nothing is written unless it is 200)."""
+def _download(client: httpx.Client, url: str, target: Path, limit: int, deadline: Deadline, bound: str = "the manifest lists for it") -> int:
+    """Stream ``url`` into ``target``, at most ``limit`` bytes once decoded and no later than ``deadline``; return
+    the HTTP status (nothing is written unless it is 200)."""
     try:
-        with client.stream("GET", url, headers={"Accept-Encoding": "gzip, deflate"}) as response:
+        with client.stream("GET", url, headers={"Accept-Encoding": "gzip, deflate"}, timeout=deadline.timeout(url)) as response:
             if response.status_code != 200:
                 return response.status_code
             target.parent.mkdir(parents=True, exist_ok=True)
             body = _Body(url, target, limit, response.headers.get("content-encoding", "").strip().lower(), bound)
             complete = False
             try:
-                for chunk in response.iter_raw(CHUNK):
+                for chunk in response.iter_raw():  # each read as it arrives: the deadline is checked between reads
+                    deadline.check(url)
                     body.feed(chunk)
                 if body.inflate is not None and not body.inflate.eof:
                     raise BadInput("served a compressed body that stops before its end", url)
                 complete = True
             finally:
                 body.close(complete)
+            deadline.fetched += 1
             return 200
     except httpx.HTTPError as err:
+        deadline.check(url)  # a read cut short by the deadline is the deadline's
         raise BadInput(f"cannot fetch ({type(err).__name__}: {err})", url) from None
 
 
@@ -143,28 +173,30 @@ def _signed_by_pin(into: Path, pin: Pin) -> bool:
         return False
 
 
-def _fetch_signing(client: httpx.Client, base: str, into: Path, listed: dict[str, int]) -> int:
+def _fetch_signing(client: httpx.Client, base: str, into: Path, listed: dict[str, int], deadline: Deadline) -> int:
     """Fetch the envelope and ``signing.pub`` before anything else (the signature decides whether the listed
     sizes are the publisher's); return how many were served."""
     fetched = 0
     for name, limit in ((ENVELOPE_NAME, MAX_SIGNING_BYTES), (PUBLIC_KEY_NAME, MAX_KEY_BYTES)):
-        bound = (min(limit, listed[name]), "the manifest lists for it") if name in listed else (limit, _UNLISTED)
-        fetched += _download(client, base + name, into / name, *bound) == 200
+        size, bound = (min(limit, listed[name]), "the manifest lists for it") if name in listed else (limit, _UNLISTED)
+        fetched += _download(client, base + name, into / name, size, deadline, bound) == 200
     return fetched
 
 
-def fetch_site(base_url: str, into: Path, client: httpx.Client | None = None, pin: Pin = UNPINNED) -> int:
-    """Download the site at ``base_url`` into ``into``; return how many files were fetched.
+def fetch_site(base_url: str, into: Path, client: httpx.Client | None = None, pin: Pin = UNPINNED, deadline: Deadline | None = None) -> int:
+    """Download the site at ``base_url`` into ``into``, all of it before ``deadline`` (by default
+    :data:`DEFAULT_DEADLINE_S` from now); return how many files were fetched.
 
     The manifest must exist (exit 2 otherwise: there is nothing to verify).
     A listed file the server does not have is simply not written: the
-    completeness check reports it as missing.
+    completeness check reports it as missing. Past the deadline, one line, exit 2.
     """
     base = base_url if base_url.endswith("/") else base_url + "/"
+    deadline = deadline or Deadline(DEFAULT_DEADLINE_S)
     own = client is None
-    client = client or httpx.Client(timeout=TIMEOUT, follow_redirects=False)
+    client = client or httpx.Client(timeout=httpx.Timeout(TIMEOUT_S), follow_redirects=False)
     try:
-        status = _download(client, base + MANIFEST_NAME, into / MANIFEST_NAME, MAX_SIGNING_BYTES, _UNLISTED)
+        status = _download(client, base + MANIFEST_NAME, into / MANIFEST_NAME, MAX_SIGNING_BYTES, deadline, _UNLISTED)
         if status != 200:
             raise BadInput(f"no site manifest here (HTTP {status})", base + MANIFEST_NAME)
         try:
@@ -172,7 +204,7 @@ def fetch_site(base_url: str, into: Path, client: httpx.Client | None = None, pi
         except (ValueError, RecursionError) as err:
             raise BadInput(f"the site manifest is not JSON ({err})", base + MANIFEST_NAME) from None
         fetched = 1
-        fetched += _fetch_signing(client, base, into, listed)
+        fetched += _fetch_signing(client, base, into, listed, deadline)
         if pin.pinned and not _signed_by_pin(into, pin):
             return fetched  # the sizes are a stranger's: the signature check names why
         for rel, size in listed.items():
@@ -180,7 +212,7 @@ def fetch_site(base_url: str, into: Path, client: httpx.Client | None = None, pi
                 continue  # never requested: could escape the folder
             url = base + "/".join(quote(part, safe="") for part in rel.split("/"))
             try:
-                fetched += _download(client, url, into / rel, size) == 200
+                fetched += _download(client, url, into / rel, size, deadline) == 200
             except OSError:
                 continue  # e.g. a listed file whose parent is also listed as a file: reported as missing
         return fetched
@@ -189,9 +221,20 @@ def fetch_site(base_url: str, into: Path, client: httpx.Client | None = None, pi
             client.close()
 
 
-def verify_url(url: str, pin: Pin = UNPINNED, *, allow_unpinned: bool = False, since: Since | None = None) -> Report:
-    """Fetch the site at ``url`` into a temporary folder and verify it; locations name the URL."""
+def verify_url(
+    url: str,
+    pin: Pin = UNPINNED,
+    *,
+    allow_unpinned: bool = False,
+    since: Since | None = None,
+    deadline_s: float = DEFAULT_DEADLINE_S,
+    steps: Steps | None = None,
+) -> Report:
+    """Fetch the site at ``url`` into a temporary folder (within ``deadline_s`` seconds) and verify it; locations
+    name the URL. ``steps`` is told the download, then each step of :func:`verify_folder`."""
+    steps = steps or Steps()
     with tempfile.TemporaryDirectory(prefix="evidence-kit-verify-") as tmp:
         root = Path(tmp)
-        fetch_site(url, root, pin=pin)
-        return verify_folder(root, pin, allow_unpinned=allow_unpinned, label=url.rstrip("/"), since=since)
+        steps.step("downloading the site")
+        fetch_site(url, root, pin=pin, deadline=Deadline(deadline_s))
+        return verify_folder(root, pin, allow_unpinned=allow_unpinned, label=url.rstrip("/"), since=since, steps=steps)

@@ -106,15 +106,19 @@ def _since_problems(ctx: Context, since: Since, current: Publication) -> list[st
     elif (theirs := history.chain[since.sequence - 1]) != since.digest:
         problems.append(f"forked: publication {since.sequence} of this site's history is {theirs[:19]}…, not {since.digest[:19]}… as seen")
     missing = sorted(set(since.decisions) - {d["id"] for d in current.decisions})
-    if missing:
+    if ctx.unloaded:
+        problems.append(f"not checked that every decision of {since.shown} is published here: evidence not loaded (see the contract check)")
+    elif missing:
         problems.append(f"shortened: decision(s) {', '.join(missing)} of {since.shown} are not published here")
     if since.key_id and ctx.signer and since.key_id != ctx.signer:
         problems.append(f"signed by key id {ctx.signer[:16]}…, not {since.key_id[:16]}… that signed {since.shown}")
     return problems
 
 
-def _named(current: Publication) -> str:
+def _named(current: Publication, unloaded: list[str]) -> str:
     decisions = "; ".join(f"{d['id']} ({d['date']}, {d['outcome']})" for d in current.decisions) or "none"
+    if unloaded:
+        decisions += f" ({len(unloaded)} evidence folder(s) not loaded, see the contract check: their decisions are not named)"
     history = current.history
     if history is None:
         where = "records no history (signed before evidence-kit recorded one)"
@@ -143,7 +147,7 @@ def check_history(ctx: Context) -> CheckResult:
     except ValueError as err:
         return CheckResult(name, "fail", "malformed history", [Problem(ctx.where(ENVELOPE_NAME), str(err))])
     current = ctx.publication = Publication(publication_digest(ctx.envelope_data), history, decisions_verified(ctx.analyses))
-    named = _named(current)
+    named = _named(current, ctx.unloaded)
     if since is None:
         return CheckResult(name, "pass", named)
     problems = [Problem(ctx.where(ENVELOPE_NAME), what) for what in _since_problems(ctx, since, current)]

@@ -10,6 +10,7 @@ from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME
 from ..canonical import canonical_json
 from ..errors import EXIT_FAILED, EXIT_OK, BadInput
 from ..one_line import encodable, one_line
+from ..progress import Steps
 from ..read import require_completed
 from .checks import Check, check_completeness, check_digests, check_paths, check_signature, check_statement, run_check
 from .evidence_checks import check_contract, check_receipts
@@ -19,7 +20,7 @@ from .recompute import check_figures
 from .sources import check_sources
 from .verification import CheckResult, Context
 
-__all__ = ["CHECKS", "Report", "verify_folder", "published_root", "locate", "REPORT_SCHEMA"]
+__all__ = ["CHECKS", "VERIFY_STEPS", "Report", "verify_folder", "published_root", "locate", "REPORT_SCHEMA"]
 
 REPORT_SCHEMA = "evidence-kit/verify-report/v1"
 # What no check of a prefix folder the MkDocs plugin published can establish: the rest of the host site.
@@ -42,6 +43,20 @@ CHECKS: list[tuple[str, Check]] = [
     ("sources", check_sources),
     ("history", check_history),
 ]
+# What each check does, as the progress display names it (evidence_kit.progress).
+DOING = {
+    "signature": "checking the signature",
+    "statement": "reading the signed statement",
+    "digests": "hashing every file",
+    "complete": "checking that no file is missing or unlisted",
+    "paths": "checking the paths",
+    "contract": "loading the evidence",
+    "receipts": "checking the receipts",
+    "figures": "recomputing the figures and comparing every page",
+    "sources": "comparing the site with what build writes",
+    "history": "reading the publication's history",
+}
+VERIFY_STEPS = 1 + len(CHECKS)  # listing the files, then each check (by URL, one more: the download)
 
 
 @dataclass
@@ -114,10 +129,10 @@ class Report:
         if self.not_rebuilt:
             shown = ", ".join(self.unregenerated[:12]) + (f" and {len(self.unregenerated) - 12} more" if len(self.unregenerated) > 12 else "")
             out.append(
-                f"that the markup, the theme files, the chart SVGs and the vendored Vega scripts are what build "
+                f"that each page's markup and Material's theme files (its scripts among them) are what build "
                 f"writes (not rebuilt: {self.not_rebuilt}; install those versions to check them). Not regenerated: "
                 f"{shown or 'none'}; what still holds for them: the publisher signed each one (unchanged since), and "
-                "each page's text and each chart's data were checked by figures"
+                "each page's text and every chart (spec, SVG, Vega scripts) were checked by figures"
             )
         return out
 
@@ -128,8 +143,11 @@ class Report:
             return f"FAILED: {self.target}: {len(failed)} check(s) failed: {', '.join(failed)}"
         proven = "; ".join(self.proven()) or "nothing"
         if self.authenticated:
-            host = f"; not proven: {HOST_NOT_PROVEN}" if self.host_site else ""
-            return f"verified: {self.target}: authenticated: {proven}{host}"
+            # What a signature by the pinned key still leaves open (the host site around a plugin's decisions,
+            # what a skipped rebuild did not compare) is in the last line too.
+            rest = self.not_proven()
+            tail = f"; not proven: {'; '.join(rest)}" if rest else ""
+            return f"verified: {self.target}: authenticated: {proven}{tail}"
         head = "verified without authentication (--allow-unpinned)" if self.allow_unpinned else "NOT AUTHENTICATED"
         tail = "" if self.allow_unpinned else ("; pin the publisher's key with --key PUB or --key-id HEX, or pass --allow-unpinned to accept this")
         return f"{head}: {self.target}: the signer is not authenticated; proven: {proven}; not proven: {'; '.join(self.not_proven())}{tail}"
@@ -201,19 +219,33 @@ def published_root(path: Path) -> Path:
     return locate(path)[0]
 
 
-def verify_folder(path: Path, pin: Pin = UNPINNED, *, allow_unpinned: bool = False, label: str | None = None, since: Since | None = None) -> Report:
+def verify_folder(
+    path: Path,
+    pin: Pin = UNPINNED,
+    *,
+    allow_unpinned: bool = False,
+    label: str | None = None,
+    since: Since | None = None,
+    steps: Steps | None = None,
+) -> Report:
     """Run every check on ``path`` (a bundle, decision folder or site); raise :class:`BadInput` if unreadable.
 
     ``pin`` names the publisher's key; without one the report can at most show
-    integrity, and is verified only when ``allow_unpinned`` accepts that.
+    integrity, and is verified only when ``allow_unpinned`` accepts that. ``steps`` is told each of the
+    :data:`VERIFY_STEPS` steps as it starts (listing the files, then each check).
     """
+    steps = steps or Steps()
     root, site = locate(Path(path))
     ctx = Context(root=root, label=label or str(root), pin=pin, site=site, since=since)
+    steps.step("listing the files")
     try:
         ctx.scan()
     except OSError as err:
         raise BadInput(f"cannot list the folder ({err.strerror})", root) from None
-    results = [run_check(name, check, ctx) for name, check in CHECKS]
+    results = []
+    for name, check in CHECKS:
+        steps.step(DOING[name])
+        results.append(run_check(name, check, ctx))
     for evidence in ctx.evidence.values():  # what the contract check loaded
         require_completed(evidence)  # a trial that measured nothing verifies nothing: refused, exit 2
     return Report(

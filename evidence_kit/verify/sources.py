@@ -12,8 +12,10 @@ SVGs, the vendored Vega scripts), and, given ``SITE``, ``mkdocs.yml`` and
 
 Those bytes also depend on the versions of MkDocs, Material, vl-convert and the
 rest (:mod:`evidence_kit.render.toolchain`), which a signed site records. With
-other versions installed the rebuild is skipped, saying which, and never fails
-the figures: they are checked against the pages' text whatever the versions.
+other versions installed the rebuild of ``public/`` is skipped, saying which, and
+never fails the figures: they are checked against the pages' text whatever the
+versions, and every chart (spec, SVG, the Vega scripts) against what the evidence
+derives. ``SITE``'s own files are compared whatever is recorded.
 """
 
 from __future__ import annotations
@@ -30,9 +32,12 @@ from ..render.docs_folder import CONFIG_NAME, DOCS_DIR, OWNED, PUBLIC_DIR, is_ev
 from ..render.mkdocs_build import run_mkdocs, source_date_epoch
 from ..render.toolchain import describe_differences, installed_toolchain, toolchain_bound, toolchain_differences
 from .recompute import SIGNING_FILES, THEME_DIRS, embedded_decisions, is_built_site, site_decisions, site_docs
+from .toolchain_record import MARKDOWN_PACKAGES, not_proven_with_other_versions
 from .verification import CheckResult, Context, Problem
 
 __all__ = ["check_sources", "first_difference"]
+
+DIFFERS = "differs from what build writes from the published evidence"
 
 
 def first_difference(published: bytes, regenerated: bytes) -> int:
@@ -76,14 +81,11 @@ def _on_disk(site: Path, problems: list[Problem]) -> dict[str, Path]:
     return found
 
 
-def _site_folder_problems(
-    ctx: Context, site: Path, docs: dict[str, bytes], rebuilding: bool, signed: dict[str, str] | None
-) -> tuple[list[Problem], int]:
+def _site_folder_problems(ctx: Context, site: Path, docs: dict[str, bytes], signed: dict[str, str] | None) -> tuple[list[Problem], int]:
     """``SITE`` holds only what build writes, and ``mkdocs.yml`` and ``site/`` are that: each file byte for byte
     what build writes from the evidence, and, where the signed statement records the sources (``build --sign``),
-    the file it signed. Without the recorded toolchain a toolchain-bound file (a chart SVG, the vendored
-    script, a Markdown page whose bytes Jinja2 writes) is not regenerated: the signed record alone covers it,
-    and with no record it fails (fail closed)."""
+    the file it signed. Whatever toolchain is recorded: the signed record is the key holder's to rewrite, so it
+    never stands in for the comparison (a Markdown page a code host renders shows figures and words)."""
     problems: list[Problem] = []
     for entry in sorted(p.name for p in site.iterdir()):
         if entry not in OWNED:
@@ -91,35 +93,30 @@ def _site_folder_problems(
     if "" not in ctx.manifests:
         problems.append(Problem(str(site / PUBLIC_DIR / MANIFEST_NAME), "missing: build writes it"))
     present = _on_disk(site, problems)
+    markdown = False  # whether a Markdown page differs from what build writes
     for rel in sorted(set(docs) | set(present) | set(signed or {})):
         where = str(site / rel)
         if rel not in present:
             problems.append(Problem(where, "missing: build writes it from the evidence" + (" and signed it" if rel in (signed or {}) else "")))
             continue
-        found = _source_problem(rel, present[rel].read_bytes(), docs, rebuilding, signed)
+        found = _source_problem(rel, present[rel].read_bytes(), docs, signed)
         if found is not None:
             problems.append(Problem(where + found[0], found[1]))
-        elif not _regenerated(rel, rebuilding):
-            ctx.unregenerated.append(rel)  # covered by the signed record alone
+            markdown = markdown or (rel.endswith(".md") and found[1] == DIFFERS)
+    if markdown:
+        problems += not_proven_with_other_versions(ctx, str(site / DOCS_DIR), "Markdown", MARKDOWN_PACKAGES)
     return problems, len(present)
 
 
-def _regenerated(rel: str, rebuilding: bool) -> bool:
-    """Whether a file of ``SITE`` is compared with what build writes: all are with the recorded toolchain; with
-    another, all but the Markdown (whose bytes Jinja2 writes) and the toolchain-bound files."""
-    return rebuilding or not (rel.endswith(".md") or toolchain_bound(rel))
-
-
-def _source_problem(rel: str, data: bytes, docs: dict[str, bytes], rebuilding: bool, signed: dict[str, str] | None) -> tuple[str, str] | None:
-    """What is wrong with one file of ``SITE``: ``(":LINE" or "", what)``, or ``None``."""
+def _source_problem(rel: str, data: bytes, docs: dict[str, bytes], signed: dict[str, str] | None) -> tuple[str, str] | None:
+    """What is wrong with one file of ``SITE``: ``(":LINE" or "", what)``, or ``None``. Every file is compared
+    with what build writes, whatever toolchain is installed, and with the signed record of the sources."""
     if signed is not None and signed.get(rel) != hashlib.sha256(data).hexdigest():
         said = "is not the file the signed statement records" if rel in signed else "is not among the sources the signed statement records"
         return "", f"{said} (added or edited after the build?)"
     if rel not in docs:
         return "", "present, but build does not write it (added after the build?)"
-    if _regenerated(rel, rebuilding):
-        return None if data == docs[rel] else (f":{first_difference(data, docs[rel])}", "differs from what build writes from the published evidence")
-    return None if signed is not None else ("", "not regenerated (another toolchain is installed) and not signed: nothing here can check it")
+    return None if data == docs[rel] else (f":{first_difference(data, docs[rel])}", DIFFERS)
 
 
 # The last rebuild of this process, by the digest of its docs folder and epoch: a rebuild is a pure function of
@@ -191,7 +188,7 @@ def _toolchain(ctx: Context) -> tuple[str, str | None, list[Problem]]:
     return "the toolchain the site records", (describe_differences(differences) if differences else None), []
 
 
-def _site_folder(ctx: Context, site: Path | None, docs: dict[str, bytes], rebuilding: bool) -> tuple[list[Problem], int]:
+def _site_folder(ctx: Context, site: Path | None, docs: dict[str, bytes]) -> tuple[list[Problem], int]:
     """The problems of ``SITE`` beside ``public/`` (none when only ``public/`` was given) and how many files it holds."""
     if site is None:
         return [], 0
@@ -199,14 +196,17 @@ def _site_folder(ctx: Context, site: Path | None, docs: dict[str, bytes], rebuil
         signed = recorded_sources(ctx.predicate) if ctx.predicate is not None else None
     except StatementError as err:
         return [Problem(ctx.where(ENVELOPE_NAME), str(err))], 0
-    return _site_folder_problems(ctx, site, docs, rebuilding, signed)
+    return _site_folder_problems(ctx, site, docs, signed)
 
 
 def _not_regenerated(ctx: Context) -> None:
     """Note what the rebuild would have compared in ``public/``: still covered by the signature (the digests
-    check), and each page's text and each chart's data by the figures check."""
+    check), and each page's text and each chart by the figures check (the chart files, SVGs and the vendored
+    Vega scripts, byte for byte there: they are not among these)."""
     ctx.unregenerated += [
-        f"{PUBLIC_DIR}/{rel}" for rel in ctx.files if rel not in SIGNING_FILES and not is_evidence_copy(rel) and not rel.endswith((".json", ".csv"))
+        f"{PUBLIC_DIR}/{rel}"
+        for rel in ctx.files
+        if rel not in SIGNING_FILES and not is_evidence_copy(rel) and not rel.endswith((".json", ".csv")) and not toolchain_bound(rel)
     ]
 
 
@@ -236,7 +236,7 @@ def check_sources(ctx: Context) -> CheckResult:
     toolchain, ctx.not_rebuilt, problems = _toolchain(ctx)
     docs = site_docs(ctx)
     rebuilding = ctx.not_rebuilt is None and not problems
-    found, compared = _site_folder(ctx, site, docs, rebuilding)
+    found, compared = _site_folder(ctx, site, docs)
     problems += found
     if not rebuilding:
         _not_regenerated(ctx)

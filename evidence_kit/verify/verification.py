@@ -69,6 +69,7 @@ class Context:
     subjects: dict[str, str] | None = None
     predicate: dict[str, Any] | None = None
     evidence: dict[str, Evidence] = field(default_factory=dict)
+    unloaded: list[str] = field(default_factory=list)  # evidence folders the contract check could not load
     docs: dict[str, bytes] | None = None  # the site's regenerated docs folder and mkdocs.yml, rendered once
     reported: set[str] = field(default_factory=set)  # published files the figures check already named
     host_site: bool = False  # set by the figures check: decisions the MkDocs plugin published inside a host site

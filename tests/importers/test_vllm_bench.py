@@ -188,3 +188,14 @@ def test_the_redactor_replaces_the_files_identities_and_the_scan_finds_one_left(
     assert main(["scan", str(evidence), "--raw", str(raw)]) == 1
     err = capsys.readouterr().err
     assert "private: imported/journals/02-candidate-candidate.jsonl" in err and model not in err
+
+
+def test_an_import_is_judged_by_v4_unless_its_rule_file_names_a_version(tmp_path: Path) -> None:
+    assert _import(tmp_path / "default") == 0
+    (trial,) = load_decision(tmp_path / "default" / "raw").trials
+    assert trial.trial.decision_rule.statistics == 4 and trial.trial.decision_rule.confidence == "bound"
+    rule = tmp_path / "rule.toml"
+    rule.write_text("[decision_rule]\nmin_improvement = 0.10\nstatistics = 3\n")
+    assert _import(tmp_path / "v3", "--rule", str(rule)) == 0
+    (trial,) = load_decision(tmp_path / "v3" / "raw").trials
+    assert trial.trial.decision_rule.statistics == 3 and trial.trial.decision_rule.confidence == "point"

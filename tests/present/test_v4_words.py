@@ -7,7 +7,14 @@ from pathlib import Path
 
 from evidence_kit.analyze import analyze
 from evidence_kit.examples.reference import GROUPS, REFERENCE_TRIALS, write_trial_bundle
-from evidence_kit.present import comparison_headers, comparison_rows, rule_sentence, verdict_definitions
+from evidence_kit.present import (
+    comparison_headers,
+    comparison_rows,
+    finding_sentence,
+    interval_level,
+    rule_sentence,
+    verdict_definitions,
+)
 from evidence_kit.present.decision_rows import trial_card_rows
 from evidence_kit.present.verdict_meanings import SMALLEST_CHANGE_MEANING, detectable_sentence_v4
 from evidence_kit.read import load_trial
@@ -36,6 +43,17 @@ def test_the_rule_states_the_family_wise_rate_and_point_says_it_keeps_none(tmp_p
     assert "with no error control" in rule_sentence(point)
     v3 = _analysis(tmp_path / "3", FLAT).trials[0]
     assert "Statistics v4" not in rule_sentence(v3) and "Holm" not in rule_sentence(v3)
+    # v3's point rule, the reference page's, is labelled as keeping no error rate too.
+    assert "Confidence point (statistics v3): the point estimates alone decide, with no error control" in rule_sentence(v3)
+
+
+def test_a_win_within_the_noise_names_the_launch_level_interval_under_v4(tmp_path: Path) -> None:
+    # Controls 7.5 % apart: one A/B/A block's launch variance makes the point rule's win noise.
+    trial = _analysis(tmp_path, {**FLAT, (8192, 1): (2.0, 1.75, 2.15)}, statistics=4, confidence="point").trials[0]
+    noisy = [f for f in trial.findings if f.kind == "win-within-noise"]
+    assert noisy, [f.kind for f in trial.findings]
+    sentence = finding_sentence(noisy[0], trial.candidate_label, trial.rule.min_improvement_pct, interval_level(trial))
+    assert "the launch-level 95% interval against" in sentence and "run-level" not in sentence
 
 
 def test_a_likely_group_says_why_it_is_not_a_win(tmp_path: Path) -> None:

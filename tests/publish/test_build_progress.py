@@ -3,13 +3,11 @@ erased at the end; off a terminal plain lines only with -v; nothing with --json 
 
 from __future__ import annotations
 
-import os
-import pty
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from ..terminal import ERASE, on_a_terminal
 
 pytestmark = pytest.mark.slow  # real builds
 
@@ -20,26 +18,10 @@ STEPS = (
     "writing the manifest",
     "scanning the site for private values",
 )
-ERASE = "\r\x1b[2K"
 
 
 def _build_on_a_terminal(*args: str) -> tuple[int, str, str]:
-    """``evidence-kit build ARGS`` with its stderr on a pseudo-terminal; exit code, stdout and what the terminal got."""
-    master, slave = pty.openpty()
-    child = subprocess.Popen([sys.executable, "-m", "evidence_kit", "build", *args], stdout=subprocess.PIPE, stderr=slave, text=True)
-    os.close(slave)
-    got = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:  # the terminal's other end closed: the command is over
-            break
-        if not chunk:
-            break
-        got += chunk
-    out, _ = child.communicate(timeout=600)
-    os.close(master)
-    return child.returncode, out, got.decode()
+    return on_a_terminal("build", *args)
 
 
 def test_on_a_terminal_one_status_line_goes_through_the_steps_and_is_erased(reference_bundle: Path, tmp_path: Path) -> None:

@@ -4,11 +4,9 @@ verify's reader (html5lib, as browsers parse) takes from the page."""
 
 from __future__ import annotations
 
-import functools
 import re
-import threading
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -16,6 +14,7 @@ import pytest
 from evidence_kit.verify.page_text import TOKEN, read_page
 
 from ..publish.browser import CHROMIUM, FLAGS
+from ..served_folder import served_folder
 
 pytestmark = [
     pytest.mark.slow,
@@ -33,15 +32,8 @@ class _Quiet(SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def served(site_master: Path) -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site_master / "public")))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with served_folder(site_master / "public", _Quiet) as url:
+        yield url
 
 
 def test_every_articles_laid_out_text_is_the_checked_text(site_master: Path, served: str, tmp_path: Path) -> None:

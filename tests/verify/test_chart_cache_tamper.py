@@ -1,5 +1,6 @@
 """A chart that reaches a signed site from a tampered chart cache (an entry rewritten whole, its digest
-recomputed, so the cache cannot tell) fails verify's rebuild: verify draws every chart afresh."""
+recomputed, so the cache cannot tell) fails verify: verify draws every chart afresh, and compares the published
+SVGs with it in ``figures`` (whatever toolchain is recorded) and the committed ``site/`` copies in ``sources``."""
 
 from __future__ import annotations
 
@@ -36,5 +37,6 @@ def test_a_forged_cache_entry_fails_the_rebuild(run_cli, redacted_master: Path, 
     result = run_cli("verify", tmp_path / "site", "--key", keypair[1])
     assert result.code == 1, result.out
     failed = [line.split()[1] for line in result.out.splitlines() if line.startswith("FAIL ")]
-    assert failed == ["sources"], result.out
-    assert "public/decisions/2026-11-01-reference-reconstruction/cache-layout/intervals.svg:1: differs" in result.out, result.out
+    assert failed == ["figures", "sources"], result.out
+    assert "public/decisions/2026-11-01-reference-reconstruction/cache-layout/intervals.svg: (chart bytes)" in result.out, result.out
+    assert "site/decisions/2026-11-01-reference-reconstruction/cache-layout/intervals.svg:1: differs" in result.out, result.out

@@ -3,18 +3,18 @@ than the size the manifest lists for it, before and after decompression, in one 
 
 from __future__ import annotations
 
-import functools
 import gzip
 import json
 import subprocess
 import sys
-import threading
 import zlib
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 
 import pytest
+
+from ..served_folder import served_folder
 
 pytestmark = pytest.mark.slow
 
@@ -61,15 +61,8 @@ class _Hostile(SimpleHTTPRequestHandler):
 @pytest.fixture
 def hostile(site: Path) -> Iterator[tuple[str, Path, type[_Hostile]]]:
     handler = type("Handler", (_Hostile,), {"replies": {}, "gzip_all": False})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(site)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/", site, handler
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with served_folder(site, handler) as url:
+        yield url, site, handler
 
 
 def _listed_size(site: Path, rel: str) -> int:
