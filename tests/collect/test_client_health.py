@@ -126,7 +126,10 @@ def test_a_loop_blocked_in_a_run_fires_client_saturated(tmp_path: Path, monkeypa
     blocked = evidence.arms[1].runs[1]
     assert blocked.run == "r1-256-c3" and blocked.client.processes[0].loop_lag_max_s >= BLOCK_S - 0.1
     saturated = [f for f in trial.findings if f.kind == "client-saturated"]
-    assert [(f.values.phase, f.values.run) for f in saturated if f.values.run == "r1-256-c3"] == [("candidate", "r1-256-c3")]
+    # The blocked run fires. Another arm's run of the same shape may too, on a loaded machine that truly
+    # saturated it (seen at load 8 in the before arm's r1-256-c3); _check_derived holds each flagged run to a
+    # journalled value beyond a bound, so that one is the check working, not a false alarm.
+    assert ("candidate", "r1-256-c3") in [(f.values.phase, f.values.run) for f in saturated]
     finding = next(f for f in saturated if f.values.phase == "candidate" and f.values.run == "r1-256-c3")
     assert "loop-lag" in [e.bound for e in finding.values.exceeded]
     assert trial.outcome == "no-promotion"
