@@ -36,11 +36,14 @@ from .compare import Mismatch, json_mismatches
 
 __all__ = [
     "TOKEN",
+    "POINTER_ATTRS",
+    "Pointer",
     "PageText",
     "read_page",
     "page_tokens",
     "page_mismatches",
     "spec_mismatches",
+    "browser_url",
     "external_urls",
     "title_mismatches",
     "chrome_figures",
@@ -110,6 +113,9 @@ def html_spaced(text: str) -> str:
 
 
 Part = tuple[str, str]  # ("text", words) | ("break", "") | ("marker", "<script>")
+Pointer = tuple[str, str, str]  # (element, attribute, value): where it points (href, src) or how it is styled (class)
+# What says where an element points or how the theme styles it: compared, in order, with the generated article.
+POINTER_ATTRS = ("class", "href", "src")
 
 
 def _local(name: str) -> str:
@@ -151,6 +157,8 @@ class _Parser:
         self.specs: list[str] = []
         self.urls: list[str] = []
         self.article_urls: list[str] = []
+        self.pointers: list[Pointer] = []  # (element, attribute, value) of POINTER_ATTRS, in document order
+        self.article_pointers: list[Pointer] = []  # those inside the article, the article element's own aside
         self.title: list[str] = []
         self.chrome: list[str] = []
         self._code = 0
@@ -162,15 +170,14 @@ class _Parser:
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = dict(attrs)
+        outer = tag == "article" and self.article is None
         if tag == "article":
             # Entered before its attributes are read: the article's own hidden, style, on* or dir is a marker in it.
             self._in_article += 1
             if self.article is None:
                 self.article = []
         self._note_markup(tag, attrs)
-        self.urls += [v for k, v in attrs if k in URL_ATTRS and v]
-        if self._in_article:
-            self.article_urls += [v for k, v in attrs if k in URL_ATTRS and v]
+        self._note_links(tag, attrs, outer=outer)
         if tag in ACTIVE_TAGS or (tag in CONCEALING_TAGS and self._in_article):
             self._add("marker", f"<{tag}>")
         for key, _ in attrs:
@@ -196,6 +203,17 @@ class _Parser:
             # In the article of a published page; anywhere in a regenerated one (it has no article).
             if values.get("data-vl-spec") is not None and (self._in_article or self.article is None):
                 self.specs.append(values["data-vl-spec"] or "")
+
+    def _note_links(self, tag: str, attrs: list[tuple[str, str | None]], *, outer: bool) -> None:
+        """Note the element's URLs and its pointers (:data:`POINTER_ATTRS`); ``outer``: the article element itself."""
+        urls = [v for k, v in attrs if k in URL_ATTRS and v]
+        values = dict(attrs)
+        pointers = [(tag, k, values[k] or "") for k in POINTER_ATTRS if k in values]
+        self.urls += urls
+        self.pointers += pointers
+        if self._in_article:
+            self.article_urls += urls
+            self.article_pointers += [] if outer else pointers
 
     def _note_markup(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         """Note the element and its attributes, and the class names it carries inside the article."""
@@ -248,6 +266,7 @@ class PageText:
     specs: list[str] = field(default_factory=list)
     urls: list[str] = field(default_factory=list)
     article_urls: list[str] = field(default_factory=list)  # those inside the article
+    pointers: list[Pointer] = field(default_factory=list)  # class, href, src of the main content's elements, in order
     title: str = ""
     chrome: list[str] = field(default_factory=list)
     markup: set[tuple[bool, str, str]] = field(default_factory=set)  # (in the article, element, attribute or "")
@@ -292,6 +311,7 @@ def read_page(html: str) -> PageText:
         specs=parser.specs,
         urls=parser.urls,
         article_urls=parser.article_urls if parser.article is not None else parser.urls,
+        pointers=parser.article_pointers if parser.article is not None else parser.pointers,
         title=html_spaced("".join(parser.title)),
         chrome=TOKEN.findall(" ".join(parser.chrome)),
         markup=parser.markup,
@@ -400,13 +420,21 @@ def spec_mismatches(published: list[str], expected: list[str]) -> list[Mismatch]
     return out
 
 
+def browser_url(url: str) -> str:
+    """``url`` as a browser reads it before resolving it (WHATWG URL parsing): C0 controls and spaces at its ends
+    dropped, every ASCII tab and newline dropped, a backslash read as a slash (``java&#9;script:`` is
+    ``javascript:``, ``\\\\host/`` is ``//host/``)."""
+    return re.sub(r"[\t\n\r]", "", url).strip("".join(map(chr, range(0x21)))).replace("\\", "/")
+
+
 def external_urls(page: PageText, *, article_only: bool = False) -> list[str]:
-    """URLs in a page (or only in its article) that leave the site: any scheme, or ``//host``."""
+    """URLs in a page (or only in its article) that leave the site as a browser reads them: any scheme, or
+    ``//host``, however spelt (:func:`browser_url`)."""
     out = []
     for url in page.article_urls if article_only else page.urls:
-        text = url.strip()
+        text = browser_url(url)
         if text.startswith("//") or re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", text):
-            out.append(text)
+            out.append(url.strip())
     return out
 
 
