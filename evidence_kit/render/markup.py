@@ -21,7 +21,17 @@ import re
 
 from ..present.outcome import OUTCOME_BOXES
 
-__all__ = ["ADMONITIONS", "ARTICLE", "ARTICLE_PLACE", "PAGE", "PAGE_ANY_ATTRIBUTE", "ARTICLE_CLASS", "SHOWS_UNREAD", "SHOWS_UNREAD_ATTRIBUTES"]
+__all__ = [
+    "ADMONITIONS",
+    "ARTICLE",
+    "ARTICLE_PLACE",
+    "PAGE",
+    "PAGE_ANY_ATTRIBUTE",
+    "ARTICLE_CLASS",
+    "REFRESH",
+    "SHOWS_UNREAD",
+    "SHOWS_UNREAD_ATTRIBUTES",
+]
 
 _HEADING = frozenset({"id"})
 # Inside the <article>: what the page templates and Python-Markdown (with the extensions mkdocs.yml
@@ -106,5 +116,9 @@ SHOWS_UNREAD = frozenset(
         "foreignObject",
     }
 )
+# A <meta http-equiv="refresh">, noted by the reader of a page as this attribute of its own (the registry lists
+# http-equiv for the harmless values other Material versions write): it loads another page, off the site or
+# another decision's, in place of the one verified, so it is never on a page.
+REFRESH = "http-equiv=refresh"
 # data-vl-spec: charts.js draws every chart on a page, and only the article's charts are compared.
-SHOWS_UNREAD_ATTRIBUTES = frozenset({"value", "style", "hidden", "data-vl-spec"})
+SHOWS_UNREAD_ATTRIBUTES = frozenset({"value", "style", "hidden", "data-vl-spec", REFRESH})

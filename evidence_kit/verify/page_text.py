@@ -31,7 +31,7 @@ from typing import Any
 
 import html5lib
 
-from ..render.markup import ARTICLE, ARTICLE_CLASS, ARTICLE_PLACE, PAGE, PAGE_ANY_ATTRIBUTE, SHOWS_UNREAD, SHOWS_UNREAD_ATTRIBUTES
+from ..render.markup import ARTICLE, ARTICLE_CLASS, ARTICLE_PLACE, PAGE, PAGE_ANY_ATTRIBUTE, REFRESH, SHOWS_UNREAD, SHOWS_UNREAD_ATTRIBUTES
 from .compare import Mismatch, json_mismatches
 
 __all__ = [
@@ -224,6 +224,8 @@ class _Parser:
         self.markup.add((inside, tag, ""))
         for key, value in attrs:
             self.markup.add((inside, tag, key))
+            if tag == "meta" and key == "http-equiv" and (value or "").strip().lower() == "refresh":
+                self.markup.add((inside, tag, REFRESH))  # loads another page in place of this one
             if inside and key == "class":
                 self.classes.update((value or "").split())
 
