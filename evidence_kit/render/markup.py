@@ -114,6 +114,8 @@ SHOWS_UNREAD = frozenset(
         "tspan",
         "textPath",
         "foreignObject",
+        # Where the article's relative links and images resolve: another host's, which can draw any chart.
+        "base",
     }
 )
 # A <meta http-equiv="refresh">, noted by the reader of a page as this attribute of its own (the registry lists
