@@ -122,5 +122,9 @@ SHOWS_UNREAD = frozenset(
 # http-equiv for the harmless values other Material versions write): it loads another page, off the site or
 # another decision's, in place of the one verified, so it is never on a page.
 REFRESH = "http-equiv=refresh"
+# A <meta charset> (or Content-Type) declaring another encoding than UTF-8, noted as ``charset=<label>``: a browser
+# decodes the page's bytes in it (ISO-2022-JP's escapes turn a heading into characters of an attribute, and a
+# comment into the heading), while build writes and verify reads UTF-8. Never on a page.
+OTHER_CHARSET = "charset="
 # data-vl-spec: charts.js draws every chart on a page, and only the article's charts are compared.
 SHOWS_UNREAD_ATTRIBUTES = frozenset({"value", "style", "hidden", "data-vl-spec", REFRESH})

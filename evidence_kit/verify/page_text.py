@@ -31,7 +31,17 @@ from typing import Any
 
 import html5lib
 
-from ..render.markup import ARTICLE, ARTICLE_CLASS, ARTICLE_PLACE, PAGE, PAGE_ANY_ATTRIBUTE, REFRESH, SHOWS_UNREAD, SHOWS_UNREAD_ATTRIBUTES
+from ..render.markup import (
+    ARTICLE,
+    ARTICLE_CLASS,
+    ARTICLE_PLACE,
+    OTHER_CHARSET,
+    PAGE,
+    PAGE_ANY_ATTRIBUTE,
+    REFRESH,
+    SHOWS_UNREAD,
+    SHOWS_UNREAD_ATTRIBUTES,
+)
 from .compare import Mismatch, json_mismatches
 
 __all__ = [
@@ -146,6 +156,25 @@ def _walk(html: str, parser: _Parser) -> None:
             pending += reversed(todo)
 
 
+_CHARSET = re.compile(r"charset\s*=\s*[\"']?([^\s;\"']+)", re.I)
+# The labels of UTF-8 (WHATWG Encoding): the encoding build writes and this reader decodes every page in.
+UTF8_LABELS = frozenset({"utf-8", "utf8", "unicode-1-1-utf-8", "unicode11utf8", "unicode20utf8", "x-unicode20utf8"})
+
+
+def _meta_notes(attrs: list[tuple[str, str | None]]) -> list[str]:
+    """What a ``<meta>`` makes a browser do that no attribute name says, as attributes of their own: load another
+    page in place of this one (a refresh), or decode the page's bytes otherwise than as UTF-8 (``charset=…``)."""
+    values = {key: value or "" for key, value in attrs}
+    equiv = values.get("http-equiv", "").strip().lower()
+    notes = [REFRESH] if equiv == "refresh" else []
+    declared = values.get("charset")
+    if declared is None and equiv == "content-type" and (match := _CHARSET.search(values.get("content", ""))):
+        declared = match[1]
+    if declared is not None and declared.strip().lower() not in UTF8_LABELS:
+        notes.append(OTHER_CHARSET + declared.strip().lower())
+    return notes
+
+
 class _Parser:
     """The main content (the ``<article>`` if there is one) as text, breaks and markers; the rest apart."""
 
@@ -224,10 +253,10 @@ class _Parser:
         self.markup.add((inside, tag, ""))
         for key, value in attrs:
             self.markup.add((inside, tag, key))
-            if tag == "meta" and key == "http-equiv" and (value or "").strip().lower() == "refresh":
-                self.markup.add((inside, tag, REFRESH))  # loads another page in place of this one
             if inside and key == "class":
                 self.classes.update((value or "").split())
+        if tag == "meta":
+            self.markup.update((inside, tag, note) for note in _meta_notes(attrs))
 
     def handle_endtag(self, tag: str) -> None:
         if self._open:
@@ -493,7 +522,7 @@ def markup_mismatches(page: PageText, *, host: bool = False) -> list[Mismatch]:
             allowed = ARTICLE.get(tag)
             ok = allowed is not None and (not attr or attr in allowed)
         elif host:
-            ok = tag not in SHOWS_UNREAD and attr not in SHOWS_UNREAD_ATTRIBUTES
+            ok = tag not in SHOWS_UNREAD and attr not in SHOWS_UNREAD_ATTRIBUTES and not attr.startswith(OTHER_CHARSET)
         else:
             allowed = PAGE.get(tag)
             ok = allowed is not None and (not attr or attr in allowed or bool(PAGE_ANY_ATTRIBUTE.fullmatch(attr)))
