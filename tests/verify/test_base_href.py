@@ -5,24 +5,21 @@ markup around the article is the host's, but it may hold nothing that shows what
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from ..resign import resign
+from .edited_page import verify_host
 
 pytestmark = pytest.mark.slow
 
-DECISION = "2026-11-01-reference-reconstruction"
 
-
-def test_a_host_page_that_moves_its_articles_links_off_the_site_fails(run_cli, host_master: Path, tmp_path: Path, keypair) -> None:
-    prefix = Path(shutil.copytree(host_master, tmp_path / "decisions"))
-    page = prefix / DECISION / "index.html"
+def _with_base(page: Path) -> None:
     html = page.read_text("utf-8")
     assert '<meta charset="utf-8">' in html
     page.write_text(html.replace('<meta charset="utf-8">', '<meta charset="utf-8"><base href="https://evil.example/d/">', 1), "utf-8")
-    resign(prefix, keypair[0])
-    result = run_cli("verify", prefix, "--key", keypair[1])
-    assert result.code == 1 and f"{prefix}/{DECISION}/index.html: markup outside the article: published <base>" in result.out, result.out
+
+
+def test_a_host_page_that_moves_its_articles_links_off_the_site_fails(run_cli, host_master: Path, tmp_path: Path, keypair) -> None:
+    result, page = verify_host(run_cli, host_master, tmp_path, keypair, _with_base)
+    assert result.code == 1 and f"{page}: markup outside the article: published <base>" in result.out, result.out

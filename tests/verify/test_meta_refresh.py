@@ -6,18 +6,14 @@ a host site's page, a refresh verified."""
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
-from evidence_kit.render.toolchain import installed_toolchain
-
-from ..resign import resign
+from .edited_page import verify_built, verify_host
 
 pytestmark = pytest.mark.slow
 
-DECISION = "2026-11-01-reference-reconstruction"
 REFRESH = '<meta http-equiv="Refresh" content="0; url=https://evil.example/promoted.html">'
 
 
@@ -28,18 +24,11 @@ def _with_refresh(page: Path) -> None:
 
 
 def test_a_page_that_refreshes_to_another_fails_without_a_rebuild(run_cli, site: Path, keypair) -> None:
-    _with_refresh(site / "decisions" / DECISION / "index.html")
-    resign(site, keypair[0], toolchain={**installed_toolchain(), "mkdocs-material": "0.0.1"})
-    result = run_cli("verify", site, "--key", keypair[1])
+    result, page = verify_built(run_cli, site, keypair, _with_refresh)
     assert result.code == 1 and re.search(r"^FAIL figures", result.out, re.M), result.out
-    assert f"{site}/decisions/{DECISION}/index.html: markup outside the article: published <meta http-equiv=refresh>" in result.out, result.out
+    assert f"{page}: markup outside the article: published <meta http-equiv=refresh>" in result.out, result.out
 
 
 def test_a_host_page_that_refreshes_to_another_fails(run_cli, host_master: Path, tmp_path: Path, keypair) -> None:
-    prefix = Path(shutil.copytree(host_master, tmp_path / "decisions"))
-    _with_refresh(prefix / DECISION / "index.html")
-    resign(prefix, keypair[0])
-    result = run_cli("verify", prefix, "--key", keypair[1])
-    assert result.code == 1 and f"{prefix}/{DECISION}/index.html: markup outside the article: published <meta http-equiv=refresh>" in result.out, (
-        result.out
-    )
+    result, page = verify_host(run_cli, host_master, tmp_path, keypair, _with_refresh)
+    assert result.code == 1 and f"{page}: markup outside the article: published <meta http-equiv=refresh>" in result.out, result.out

@@ -9,18 +9,14 @@ verified. Every page must declare UTF-8, the encoding build writes and verify re
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
-from evidence_kit.render.toolchain import installed_toolchain
-
-from ..resign import resign
+from .edited_page import verify_built, verify_host
 
 pytestmark = pytest.mark.slow
 
-DECISION = "2026-11-01-reference-reconstruction"
 H1 = re.compile(rb'<h1 id="([^"]*)">(.*?)</h1>', re.S)
 
 
@@ -36,27 +32,21 @@ def _switch_encoding(page: Path) -> None:
 
 
 def test_a_page_in_another_encoding_fails_without_a_rebuild(run_cli, site: Path, keypair) -> None:
-    _switch_encoding(site / "decisions" / DECISION / "index.html")
-    resign(site, keypair[0], toolchain={**installed_toolchain(), "mkdocs-material": "0.0.1"})
-    result = run_cli("verify", site, "--key", keypair[1])
+    result, page = verify_built(run_cli, site, keypair, _switch_encoding)
     assert result.code == 1 and re.search(r"^FAIL figures", result.out, re.M), result.out
-    assert f"{site}/decisions/{DECISION}/index.html: markup outside the article: published <meta charset=iso-2022-jp>" in result.out, result.out
+    assert f"{page}: markup outside the article: published <meta charset=iso-2022-jp>" in result.out, result.out
 
 
 def test_a_host_page_in_another_encoding_fails(run_cli, host_master: Path, tmp_path: Path, keypair) -> None:
-    prefix = Path(shutil.copytree(host_master, tmp_path / "decisions"))
-    _switch_encoding(prefix / DECISION / "index.html")
-    resign(prefix, keypair[0])
-    result = run_cli("verify", prefix, "--key", keypair[1])
-    assert result.code == 1 and f"{prefix}/{DECISION}/index.html: markup outside the article: published <meta charset=iso-2022-jp>" in result.out, (
-        result.out
-    )
+    result, page = verify_host(run_cli, host_master, tmp_path, keypair, _switch_encoding)
+    assert result.code == 1 and f"{page}: markup outside the article: published <meta charset=iso-2022-jp>" in result.out, result.out
+
+
+def _content_type(page: Path) -> None:
+    meta = '<meta http-equiv="Content-Type" content="text/html; charset=windows-1252">'
+    page.write_text(page.read_text("utf-8").replace('<meta charset="utf-8">', meta, 1), "utf-8")
 
 
 def test_a_content_type_declaring_another_encoding_fails(run_cli, site: Path, keypair) -> None:
-    page = site / "decisions" / DECISION / "index.html"
-    meta = '<meta http-equiv="Content-Type" content="text/html; charset=windows-1252">'
-    page.write_text(page.read_text("utf-8").replace('<meta charset="utf-8">', meta, 1), "utf-8")
-    resign(site, keypair[0], toolchain={**installed_toolchain(), "mkdocs-material": "0.0.1"})
-    result = run_cli("verify", site, "--key", keypair[1])
-    assert result.code == 1 and "markup outside the article: published <meta charset=windows-1252>" in result.out, result.out
+    result, page = verify_built(run_cli, site, keypair, _content_type)
+    assert result.code == 1 and f"{page}: markup outside the article: published <meta charset=windows-1252>" in result.out, result.out
