@@ -28,6 +28,7 @@ __all__ = [
     "PAGE",
     "PAGE_ANY_ATTRIBUTE",
     "ARTICLE_CLASS",
+    "OTHER_CHARSET",
     "REFRESH",
     "SHOWS_UNREAD",
     "SHOWS_UNREAD_ATTRIBUTES",
