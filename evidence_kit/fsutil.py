@@ -1,4 +1,4 @@
-"""Small filesystem helpers: writes that leave nothing half-written."""
+"""Small filesystem helpers: writes that leave nothing half-written, reads that stop at a bound."""
 
 from __future__ import annotations
 
@@ -8,7 +8,15 @@ from pathlib import Path
 
 from .errors import BadInput
 
-__all__ = ["atomic_write", "write_files_atomically"]
+__all__ = ["atomic_write", "read_bounded", "write_files_atomically"]
+
+
+def read_bounded(path: Path, limit: int) -> bytes | None:
+    """The bytes of ``path``, or ``None`` when it holds more than ``limit``: never more than ``limit + 1`` are
+    read, so a device or a pipe without end (``/dev/zero``) or a file of gigabytes cannot hold the reader."""
+    with open(path, "rb") as handle:
+        data = handle.read(limit + 1)
+    return None if len(data) > limit else data
 
 
 def atomic_write(path: Path, data: bytes, *, mode: int | None = None) -> None:

@@ -17,9 +17,10 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from ..errors import BadInput
-from ..fsutil import atomic_write
+from ..fsutil import atomic_write, read_bounded
 
 __all__ = [
+    "MAX_KEY_BYTES",
     "PRIVATE_KEY_NAME",
     "PUBLIC_KEY_NAME",
     "generate_keypair",
@@ -33,6 +34,7 @@ __all__ = [
 
 PRIVATE_KEY_NAME = "signing.key"
 PUBLIC_KEY_NAME = "signing.pub"
+MAX_KEY_BYTES = 64 << 10  # the most a key file may hold, read from disk or over HTTP (a PEM key is a few hundred)
 
 
 def key_id(public_key: Ed25519PublicKey) -> str:
@@ -75,14 +77,18 @@ def generate_keypair(folder: Path) -> tuple[Path, Path, str]:
 
 
 def _read_bytes(path: Path, what: str) -> bytes:
+    """A key file's bytes, at most :data:`MAX_KEY_BYTES` of them (a PEM key is a few hundred)."""
     try:
-        return path.read_bytes()
+        data = read_bounded(path, MAX_KEY_BYTES)
     except FileNotFoundError:
         raise BadInput(f"{what} not found", path) from None
     except IsADirectoryError:
         raise BadInput(f"is a folder, expected a {what} file", path) from None
     except OSError as err:
         raise BadInput(f"cannot read {what} ({err.strerror})", path) from None
+    if data is None:
+        raise BadInput(f"larger than {MAX_KEY_BYTES >> 10} KiB: not a {what} file", path)
+    return data
 
 
 def load_private_key(path: Path) -> Ed25519PrivateKey:

@@ -21,7 +21,18 @@ import re
 
 from ..present.outcome import OUTCOME_BOXES
 
-__all__ = ["ADMONITIONS", "ARTICLE", "ARTICLE_PLACE", "PAGE", "PAGE_ANY_ATTRIBUTE", "ARTICLE_CLASS", "SHOWS_UNREAD", "SHOWS_UNREAD_ATTRIBUTES"]
+__all__ = [
+    "ADMONITIONS",
+    "ARTICLE",
+    "ARTICLE_PLACE",
+    "PAGE",
+    "PAGE_ANY_ATTRIBUTE",
+    "ARTICLE_CLASS",
+    "OTHER_CHARSET",
+    "REFRESH",
+    "SHOWS_UNREAD",
+    "SHOWS_UNREAD_ATTRIBUTES",
+]
 
 _HEADING = frozenset({"id"})
 # Inside the <article>: what the page templates and Python-Markdown (with the extensions mkdocs.yml
@@ -104,8 +115,17 @@ SHOWS_UNREAD = frozenset(
         "tspan",
         "textPath",
         "foreignObject",
+        # Where the article's relative links and images resolve: another host's, which can draw any chart.
+        "base",
     }
 )
+# A <meta http-equiv="refresh">, noted by the reader of a page as this attribute of its own (the registry lists
+# http-equiv for the harmless values other Material versions write): it loads another page, off the site or
+# another decision's, in place of the one verified, so it is never on a page.
+REFRESH = "http-equiv=refresh"
+# A <meta charset> (or Content-Type) declaring another encoding than UTF-8, noted as ``charset=<label>``: a browser
+# decodes the page's bytes in it (ISO-2022-JP's escapes turn a heading into characters of an attribute, and a
+# comment into the heading), while build writes and verify reads UTF-8. Never on a page.
+OTHER_CHARSET = "charset="
 # data-vl-spec: charts.js draws every chart on a page, and only the article's charts are compared.
-# http-equiv="refresh" (a meta element's, noted as one attribute): the reader is sent to another page.
-SHOWS_UNREAD_ATTRIBUTES = frozenset({"value", "style", "hidden", "data-vl-spec", 'http-equiv="refresh"'})
+SHOWS_UNREAD_ATTRIBUTES = frozenset({"value", "style", "hidden", "data-vl-spec", REFRESH})

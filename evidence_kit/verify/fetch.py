@@ -33,7 +33,7 @@ from urllib.parse import quote
 import httpx
 
 from ..attest.dsse import EnvelopeError, parse_envelope, verify_envelope
-from ..attest.keys import PUBLIC_KEY_NAME, key_id, parse_public_key
+from ..attest.keys import MAX_KEY_BYTES, PUBLIC_KEY_NAME, key_id, parse_public_key
 from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME
 from ..attest.tree import path_problem
 from ..errors import BadInput
@@ -49,7 +49,6 @@ TIMEOUT_S = 30.0  # the longest wait for any one step (connect, a read) of a req
 # The manifest and the envelope list every file of the site (about 200 bytes an entry): 64 MiB is some
 # 300,000 files. The public key is a few hundred bytes.
 MAX_SIGNING_BYTES = 64 << 20
-MAX_KEY_BYTES = 64 << 10
 # Encodings a static server uses for stored files; anything else is refused rather than guessed at.
 _READABLE = {"", "identity", "gzip", "x-gzip", "deflate"}
 _UNLISTED = "verify reads of a file the manifest does not list"

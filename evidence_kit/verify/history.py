@@ -24,12 +24,13 @@ from ..attest.history import History, parse_history, publication_digest
 from ..attest.manifest import ENVELOPE_NAME
 from ..canonical import canonical_json
 from ..errors import BadInput
-from ..fsutil import atomic_write
+from ..fsutil import atomic_write, read_bounded
 from .verification import CheckResult, Context, Problem
 
 __all__ = ["STATE_SCHEMA", "Since", "load_since", "check_history", "decisions_verified", "state_bytes"]
 
 STATE_SCHEMA = "evidence-kit/verify-state/v1"
+MAX_STATE_BYTES = 16 << 20  # the most a state file may hold (its decision ids): a device or a huge file is refused
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 
 
@@ -63,9 +64,13 @@ def load_since(text: str) -> Since:
         return Since(digest=text.lower(), given=text)
     path = Path(text)
     try:
-        doc = json.loads(path.read_bytes())
+        data = read_bounded(path, MAX_STATE_BYTES)
     except OSError as err:
         raise BadInput(f"--since: cannot read the state file ({err.strerror}); give a state file or sha256:<64 hex digits>", path) from None
+    if data is None:
+        raise BadInput(f"--since: larger than {MAX_STATE_BYTES >> 20} MiB: not a state file", path)
+    try:
+        doc = json.loads(data)
     except (ValueError, RecursionError):
         raise BadInput("--since: not a state file (not JSON)", path) from None
     return _state(doc, path)

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import posixpath
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -32,16 +31,29 @@ from typing import Any
 
 import html5lib
 
-from ..render.markup import ARTICLE, ARTICLE_CLASS, ARTICLE_PLACE, PAGE, PAGE_ANY_ATTRIBUTE, SHOWS_UNREAD, SHOWS_UNREAD_ATTRIBUTES
+from ..render.markup import (
+    ARTICLE,
+    ARTICLE_CLASS,
+    ARTICLE_PLACE,
+    OTHER_CHARSET,
+    PAGE,
+    PAGE_ANY_ATTRIBUTE,
+    REFRESH,
+    SHOWS_UNREAD,
+    SHOWS_UNREAD_ATTRIBUTES,
+)
 from .compare import Mismatch, json_mismatches
 
 __all__ = [
     "TOKEN",
+    "POINTER_ATTRS",
+    "Pointer",
     "PageText",
     "read_page",
     "page_tokens",
     "page_mismatches",
     "spec_mismatches",
+    "browser_url",
     "external_urls",
     "title_mismatches",
     "chrome_figures",
@@ -111,6 +123,9 @@ def html_spaced(text: str) -> str:
 
 
 Part = tuple[str, str]  # ("text", words) | ("break", "") | ("marker", "<script>")
+Pointer = tuple[str, str, str]  # (element, attribute, value): where it points (href, src) or how it is styled (class)
+# What says where an element points or how the theme styles it: compared, in order, with the generated article.
+POINTER_ATTRS = ("class", "href", "src")
 
 
 def _local(name: str) -> str:
@@ -141,6 +156,25 @@ def _walk(html: str, parser: _Parser) -> None:
             pending += reversed(todo)
 
 
+_CHARSET = re.compile(r"charset\s*=\s*[\"']?([^\s;\"']+)", re.I)
+# The labels of UTF-8 (WHATWG Encoding): the encoding build writes and this reader decodes every page in.
+UTF8_LABELS = frozenset({"utf-8", "utf8", "unicode-1-1-utf-8", "unicode11utf8", "unicode20utf8", "x-unicode20utf8"})
+
+
+def _meta_notes(attrs: list[tuple[str, str | None]]) -> list[str]:
+    """What a ``<meta>`` makes a browser do that no attribute name says, as attributes of their own: load another
+    page in place of this one (a refresh), or decode the page's bytes otherwise than as UTF-8 (``charset=…``)."""
+    values = {key: value or "" for key, value in attrs}
+    equiv = values.get("http-equiv", "").strip().lower()
+    notes = [REFRESH] if equiv == "refresh" else []
+    declared = values.get("charset")
+    if declared is None and equiv == "content-type" and (match := _CHARSET.search(values.get("content", ""))):
+        declared = match[1]
+    if declared is not None and declared.strip().lower() not in UTF8_LABELS:
+        notes.append(OTHER_CHARSET + declared.strip().lower())
+    return notes
+
+
 class _Parser:
     """The main content (the ``<article>`` if there is one) as text, breaks and markers; the rest apart."""
 
@@ -152,6 +186,8 @@ class _Parser:
         self.specs: list[str] = []
         self.urls: list[str] = []
         self.article_urls: list[str] = []
+        self.pointers: list[Pointer] = []  # (element, attribute, value) of POINTER_ATTRS, in document order
+        self.article_pointers: list[Pointer] = []  # those inside the article, the article element's own aside
         self.title: list[str] = []
         self.chrome: list[str] = []
         self._code = 0
@@ -163,15 +199,14 @@ class _Parser:
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = dict(attrs)
+        outer = tag == "article" and self.article is None
         if tag == "article":
             # Entered before its attributes are read: the article's own hidden, style, on* or dir is a marker in it.
             self._in_article += 1
             if self.article is None:
                 self.article = []
         self._note_markup(tag, attrs)
-        self.urls += [v for k, v in attrs if k in URL_ATTRS and v]
-        if self._in_article:
-            self.article_urls += [v for k, v in attrs if k in URL_ATTRS and v]
+        self._note_links(tag, attrs, outer=outer)
         if tag in ACTIVE_TAGS or (tag in CONCEALING_TAGS and self._in_article):
             self._add("marker", f"<{tag}>")
         for key, _ in attrs:
@@ -198,6 +233,17 @@ class _Parser:
             if values.get("data-vl-spec") is not None and (self._in_article or self.article is None):
                 self.specs.append(values["data-vl-spec"] or "")
 
+    def _note_links(self, tag: str, attrs: list[tuple[str, str | None]], *, outer: bool) -> None:
+        """Note the element's URLs and its pointers (:data:`POINTER_ATTRS`); ``outer``: the article element itself."""
+        urls = [v for k, v in attrs if k in URL_ATTRS and v]
+        values = dict(attrs)
+        pointers = [(tag, k, values[k] or "") for k in POINTER_ATTRS if k in values]
+        self.urls += urls
+        self.pointers += pointers
+        if self._in_article:
+            self.article_urls += urls
+            self.article_pointers += [] if outer else pointers
+
     def _note_markup(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         """Note the element and its attributes, and the class names it carries inside the article."""
         if tag == "article" and not self.place and self._in_article == 1:
@@ -209,8 +255,8 @@ class _Parser:
             self.markup.add((inside, tag, key))
             if inside and key == "class":
                 self.classes.update((value or "").split())
-            if tag == "meta" and key == "http-equiv" and (value or "").strip().lower() == "refresh":
-                self.markup.add((inside, tag, REFRESH))  # sends the reader to another page: never written
+        if tag == "meta":
+            self.markup.update((inside, tag, note) for note in _meta_notes(attrs))
 
     def handle_endtag(self, tag: str) -> None:
         if self._open:
@@ -251,6 +297,7 @@ class PageText:
     specs: list[str] = field(default_factory=list)
     urls: list[str] = field(default_factory=list)
     article_urls: list[str] = field(default_factory=list)  # those inside the article
+    pointers: list[Pointer] = field(default_factory=list)  # class, href, src of the main content's elements, in order
     title: str = ""
     chrome: list[str] = field(default_factory=list)
     markup: set[tuple[bool, str, str]] = field(default_factory=set)  # (in the article, element, attribute or "")
@@ -295,6 +342,7 @@ def read_page(html: str) -> PageText:
         specs=parser.specs,
         urls=parser.urls,
         article_urls=parser.article_urls if parser.article is not None else parser.urls,
+        pointers=parser.article_pointers if parser.article is not None else parser.pointers,
         title=html_spaced("".join(parser.title)),
         chrome=TOKEN.findall(" ".join(parser.chrome)),
         markup=parser.markup,
@@ -403,49 +451,22 @@ def spec_mismatches(published: list[str], expected: list[str]) -> list[Mismatch]
     return out
 
 
+def browser_url(url: str) -> str:
+    """``url`` as a browser reads it before resolving it (WHATWG URL parsing): C0 controls and spaces at its ends
+    dropped, every ASCII tab and newline dropped, a backslash read as a slash (``java&#9;script:`` is
+    ``javascript:``, ``\\\\host/`` is ``//host/``)."""
+    return re.sub(r"[\t\n\r]", "", url).strip("".join(map(chr, range(0x21)))).replace("\\", "/")
+
+
 def external_urls(page: PageText, *, article_only: bool = False) -> list[str]:
-    """URLs in a page (or only in its article) that leave the site: any scheme, or ``//host``."""
+    """URLs in a page (or only in its article) that leave the site as a browser reads them: any scheme, or
+    ``//host``, however spelt (:func:`browser_url`)."""
     out = []
     for url in page.article_urls if article_only else page.urls:
-        text = url.strip()
+        text = browser_url(url)
         if text.startswith("//") or re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", text):
-            out.append(text)
+            out.append(url.strip())
     return out
-
-
-def _target(url: str, base: str) -> str:
-    """Where ``url``, written in a file of folder ``base``, leads in the site: a path from the site's root, a page
-    named without its ``.md``, ``.html`` or ``/index.html`` (MkDocs writes a Markdown link to ``x.md`` as
-    ``x.html``, or ``x/`` with directory URLs); ``#id`` alone is the page itself; an off-site URL as written."""
-    text = url.strip()
-    if text.startswith("//") or re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", text):
-        return text
-    path, _, fragment = text.partition("#")
-    tail = f"#{fragment}" if fragment else ""
-    if not path:
-        return f"(this page){tail}"
-    where = posixpath.normpath(posixpath.join(base, path))
-    for suffix in (".md", ".html"):
-        if where.endswith(suffix):
-            where = where[: -len(suffix)]
-            break
-    if where == "index" or where.endswith("/index"):
-        where = where[: -len("index")].rstrip("/") or "."
-    return where + tail
-
-
-def target_mismatches(published: PageText, expected: PageText, page_dir: str, source_dir: str) -> list[Mismatch]:
-    """Where the article's links and images lead, in order, against the generated page's: which chart an
-    ``<img>`` shows a reader without scripts (two trials' charts swapped on a page are the right SVGs in the wrong
-    places) and which page a link opens. ``page_dir`` is the published page's folder, ``source_dir`` its
-    Markdown's (they differ for ``x/index.html`` written from ``x.md``)."""
-    got = [_target(url, page_dir) for url in published.article_urls]
-    want = [_target(url, source_dir) for url in expected.article_urls]
-    if got == want:
-        return []
-    i = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
-    shown = got[i] if i < len(got) else "(absent)"
-    return [(f"link or image {i + 1} of the article leads to", shown, want[i] if i < len(want) else "(absent)")]
 
 
 def title_mismatches(page: PageText, page_title: str, allowed: set[str]) -> list[Mismatch]:
@@ -491,9 +512,6 @@ def search_mismatches(index: Any, pages: dict[str, PageText]) -> Iterator[Mismat
             yield f"entries for {page}", shown, "(not on the page)"
 
 
-REFRESH = 'http-equiv="refresh"'
-
-
 def markup_mismatches(page: PageText, *, host: bool = False) -> list[Mismatch]:
     """Elements, attributes and article class names the renderer does not write (:mod:`evidence_kit.render.markup`),
     one mismatch each, sorted. ``host``: a page of a host MkDocs site, whose markup outside the article is the
@@ -504,7 +522,7 @@ def markup_mismatches(page: PageText, *, host: bool = False) -> list[Mismatch]:
             allowed = ARTICLE.get(tag)
             ok = allowed is not None and (not attr or attr in allowed)
         elif host:
-            ok = tag not in SHOWS_UNREAD and attr not in SHOWS_UNREAD_ATTRIBUTES
+            ok = tag not in SHOWS_UNREAD and attr not in SHOWS_UNREAD_ATTRIBUTES and not attr.startswith(OTHER_CHARSET)
         else:
             allowed = PAGE.get(tag)
             ok = allowed is not None and (not attr or attr in allowed or bool(PAGE_ANY_ATTRIBUTE.fullmatch(attr)))

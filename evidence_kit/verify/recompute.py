@@ -16,7 +16,6 @@ toolchain that built the site is installed.
 from __future__ import annotations
 
 import json
-import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +39,7 @@ from ..render.docs_folder import (
 from ..render.embedded import embedded_config, embedded_decision, embedded_files, embedded_names
 from ..render.toolchain import toolchain_bound
 from ..version import __version__
+from .article_links import pointer_mismatches
 from .compare import Mismatch, csv_mismatches, json_mismatches
 from .page_text import (
     TOKEN,
@@ -52,7 +52,6 @@ from .page_text import (
     read_page,
     search_mismatches,
     spec_mismatches,
-    target_mismatches,
     title_mismatches,
 )
 from .toolchain_record import CHART_PACKAGES, not_proven_with_other_versions
@@ -136,14 +135,15 @@ class _Pages:
     title_tokens: set[str] = field(default_factory=lambda: set(TOKEN.findall(SITE_NAME)))
     own: dict[str, set[str]] = field(default_factory=dict)
 
-    def compare(self, rel: str, html: str, markdown: bytes, source_dir: str) -> list[Mismatch]:
+    def compare(self, rel: str, html: str, markdown: bytes, source: str) -> list[Mismatch]:
+        """``rel``, published, against the Markdown ``source`` (its path from the same root) it is rendered from."""
         published = self.read[rel] = read_page(html)
         expected = read_page(article_html(markdown, self.config))
         title = page_title(markdown)
         self.title_tokens.update(TOKEN.findall(title or ""))
         self.own[rel] = set(expected.tokens())
         found = page_mismatches(published, expected) + spec_mismatches(published.specs, expected.specs)
-        found += target_mismatches(published, expected, posixpath.dirname(rel), source_dir)
+        found += pointer_mismatches(published, rel, expected, source)
         found += markup_mismatches(published, host=self.host)
         found += [("link off the site", url, "(none: the site is offline)") for url in external_urls(published, article_only=self.host)]
         if title is not None:
@@ -208,14 +208,13 @@ class _Pages:
         return found
 
 
-def _compare_file(ctx: Context, rel: str, expected: bytes, source_dir: str, pages: _Pages) -> tuple[list[Mismatch], str | None]:
-    """``(mismatches, why it could not be compared)`` for one published file against its regenerated source, which
-    sits in folder ``source_dir`` of the docs."""
+def _compare_file(ctx: Context, rel: str, expected: bytes, source: str, pages: _Pages) -> tuple[list[Mismatch], str | None]:
+    """``(mismatches, why it could not be compared)`` for one published file against its regenerated ``source``."""
     if rel not in ctx.files:
         return [], "missing: the site should publish it"
     data = (ctx.root / rel).read_bytes()
     if rel.endswith(".html"):
-        return pages.compare(rel, data.decode("utf-8", "replace"), expected, source_dir), None
+        return pages.compare(rel, data.decode("utf-8", "replace"), expected, source), None
     if rel.endswith(".json"):
         try:
             doc = json.loads(data)
@@ -247,19 +246,22 @@ def _other_schema(doc: object, want: object) -> Mismatch | None:
     )
 
 
-def _site_published(docs: dict[str, bytes]) -> list[tuple[str, bytes, str]]:
-    """``(published file, its regenerated source, the source's folder)`` for every file the docs folder becomes
-    (the evidence copies aside: their bytes are the digests'); ``x.md`` is published beside it, as ``x.html``."""
+Published = tuple[str, bytes, str]  # (published file, its regenerated source, the source's path from the same root)
+
+
+def _site_published(docs: dict[str, bytes]) -> list[Published]:
+    """``(published file, its regenerated source, its path)`` for every file the docs folder becomes (the
+    evidence copies aside: their bytes are the digests')."""
     out = []
     for key, expected in sorted(docs.items()):
         rel = published_name(key)
         if rel is not None and not is_evidence_copy(rel):
-            out.append((rel, expected, posixpath.dirname(rel)))
+            out.append((rel, expected, key.split("/", 1)[1]))
     return out
 
 
-def _embedded_published(ctx: Context, embedded: dict[str, str], analyses: dict[str, Analysis]) -> list[tuple[str, bytes, str]]:
-    """``(published file, its regenerated source)`` for every file the MkDocs plugin adds to its prefix folder
+def _embedded_published(ctx: Context, embedded: dict[str, str], analyses: dict[str, Analysis]) -> list[Published]:
+    """``(published file, its regenerated source, its path)`` for every file the MkDocs plugin adds to its prefix folder
     but the evidence copies. A page is ``x.html`` or, with the host's ``use_directory_urls``, ``x/index.html``:
     whichever is there (a second copy is a file nothing generated)."""
     pairs = [(ctx.evidence[unit], analyses[unit]) for unit in embedded]
@@ -270,17 +272,17 @@ def _embedded_published(ctx: Context, embedded: dict[str, str], analyses: dict[s
         if key.startswith(copies):
             continue
         names = embedded_names(key)
-        out.append((next((n for n in names if n in ctx.files), names[0]), expected, posixpath.dirname(key)))
+        out.append((next((n for n in names if n in ctx.files), names[0]), expected, key))
     return out
 
 
-def _compare_docs(ctx: Context, files: list[tuple[str, bytes, str]], pages: _Pages, seen: set[str]) -> tuple[list[Problem], int]:
+def _compare_docs(ctx: Context, files: list[Published], pages: _Pages, seen: set[str]) -> tuple[list[Problem], int]:
     """Every published file against its regenerated source."""
     problems: list[Problem] = []
     compared = 0
-    for rel, expected, source_dir in files:
+    for rel, expected, source in files:
         seen.add(rel)
-        mismatches, missing = _compare_file(ctx, rel, expected, source_dir, pages)
+        mismatches, missing = _compare_file(ctx, rel, expected, source, pages)
         compared += 1
         if missing:
             problems.append(Problem(ctx.where(rel), missing))

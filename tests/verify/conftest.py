@@ -12,6 +12,8 @@ from evidence_kit.examples.reference import write_reference_decision
 from evidence_kit.publish import build_site
 from evidence_kit.redact import redact_bundle
 
+from ..plugin_host import build_host, write_host
+
 
 @pytest.fixture(scope="session")
 def keypair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
@@ -41,6 +43,16 @@ def site_master(tmp_path_factory: pytest.TempPathFactory, redacted_master: Path,
     out = tmp_path_factory.mktemp("site") / "site"
     build_site([redacted_master], out, sign_key=keypair[0])
     return out
+
+
+@pytest.fixture(scope="session")
+def host_master(tmp_path_factory: pytest.TempPathFactory, redacted_master: Path, keypair: tuple[Path, Path]) -> Path:
+    """The redacted decision published inside a host MkDocs site by the plugin (signed, MkDocs' default directory
+    URLs: a page ``x.md`` is ``x/index.html``): its prefix folder. A test that changes it takes a copy."""
+    root = tmp_path_factory.mktemp("host")
+    done = build_host(write_host(root, {"decisions": [str(redacted_master)], "signing_key": str(keypair[0])}))
+    assert done.returncode == 0, done.stderr
+    return root / "site" / "decisions"
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ import pytest
 
 from evidence_kit.render.toolchain import installed_toolchain
 
-from ..plugin_host import build_host, write_host
 from ..resign import resign
 from .test_chart_spec_shown import SPEC, _edit_first_spec, _title
 from .test_site_tamper import DECISION, _failed
@@ -65,14 +64,6 @@ def test_a_genuine_chart_is_proven_whatever_altair_is_recorded(run_cli, site: Pa
     resign(site, keypair[0], toolchain=_other(altair="5.0.0"))
     result = run_cli("verify", site, "--key", keypair[1])
     assert result.code == 0 and re.search(r"^PASS figures", result.out, re.M), result.out
-
-
-@pytest.fixture(scope="module")
-def host_master(tmp_path_factory: pytest.TempPathFactory, redacted_master: Path, keypair) -> Path:
-    root = tmp_path_factory.mktemp("chart-host")
-    done = build_host(write_host(root, {"decisions": [str(redacted_master)], "signing_key": str(keypair[0])}))
-    assert done.returncode == 0, done.stderr
-    return root / "site" / "decisions"
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ from evidence_kit.verify.page_text import (
     read_page,
     search_mismatches,
     spec_mismatches,
-    target_mismatches,
     title_mismatches,
 )
 
@@ -130,19 +129,3 @@ def test_search_entries_must_be_made_of_their_page() -> None:
     found = list(search_mismatches(bad, pages))
     assert ("entries for index.html", "13", "(not on the page)") in found
     assert ("entry for gone.html", "an entry", "(no such page)") in found
-
-
-def test_links_and_images_are_compared_by_where_they_lead() -> None:
-    """A page's ``<img src>`` and ``<a href>`` against its Markdown's: ``x.md`` is ``x.html`` in a built site and
-    ``x/`` (one folder down) with directory URLs; a chart swapped for another trial's is named."""
-    markdown = read_page('<p><img alt="a" src="cache-layout/intervals.svg"> <a href="dossier.md#top">d</a> <a href="#v">v</a></p>')
-    built = read_page('<article><p><img alt="a" src="cache-layout/intervals.svg"> <a href="dossier.html#top">d</a> <a href="#v">v</a></p></article>')
-    directory = read_page(
-        '<article><p><img alt="a" src="../cache-layout/intervals.svg"> <a href="../dossier/#top">d</a> <a href="#v">v</a></p></article>'
-    )
-    assert target_mismatches(built, markdown, "decisions/x", "decisions/x") == []
-    assert target_mismatches(directory, markdown, "decisions/x/index-page", "decisions/x") == []
-    swapped = read_page('<article><p><img alt="a" src="dflash/intervals.svg"> <a href="dossier.html#top">d</a> <a href="#v">v</a></p></article>')
-    assert target_mismatches(swapped, markdown, "decisions/x", "decisions/x") == [
-        ("link or image 1 of the article leads to", "decisions/x/dflash/intervals.svg", "decisions/x/cache-layout/intervals.svg")
-    ]

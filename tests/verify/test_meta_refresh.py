@@ -1,35 +1,34 @@
-"""A page that sends its reader elsewhere before they read it: ``<meta http-equiv="refresh" content="0;
-url=…">`` in the head, added by a key holder who signs again recording another toolchain (no rebuild backs
-the head). The reader sees another page than the one compared, so it fails ``figures`` (the markup check),
-with any toolchain, in a built site and in a host site's decision pages."""
+"""A page that sends its reader elsewhere: ``<meta http-equiv="refresh" content="0; url=…">`` in the head loads
+another page (off the site, or another decision's) in place of the one verified. Build never writes one, and the
+registry allowed ``http-equiv`` on ``meta`` for its harmless values; re-signed with another toolchain recorded, or in
+a host site's page, a refresh verified."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
-from evidence_kit.render.toolchain import installed_toolchain
-from evidence_kit.verify.page_text import markup_mismatches, read_page
+from .edited_page import verify_built, verify_host
 
-from ..resign import resign
-from .test_site_tamper import DECISION, _failed
+pytestmark = pytest.mark.slow
 
-REFRESH = '<meta http-equiv="refresh" content="0; url=https://example.com/promoted.html">'
+REFRESH = '<meta http-equiv="Refresh" content="0; url=https://evil.example/promoted.html">'
 
 
-@pytest.mark.slow  # a real site
-def test_a_page_refreshing_to_another_fails_without_a_rebuild(run_cli, site: Path, keypair) -> None:
-    page = site / DECISION / "index.html"
-    page.write_text(page.read_text().replace("</head>", REFRESH + "</head>", 1))
-    resign(site, keypair[0], toolchain={**installed_toolchain(), "mkdocs-material": "9.0.0"})
-    result = run_cli("verify", site, "--key", keypair[1])
-    assert result.code == 1 and any('http-equiv="refresh"' in line for line in _failed(result)["figures"]), result.out
+def _with_refresh(page: Path) -> None:
+    html = page.read_text("utf-8")
+    assert '<meta charset="utf-8">' in html
+    page.write_text(html.replace('<meta charset="utf-8">', '<meta charset="utf-8">' + REFRESH, 1), "utf-8")
 
 
-@pytest.mark.parametrize("host", [False, True])
-def test_a_refresh_is_markup_build_never_writes(host: bool) -> None:
-    page = read_page(
-        f"<html><head>{REFRESH.upper().replace('HTTPS://EXAMPLE.COM/PROMOTED.HTML', 'x')}</head><body><article><p>a</p></article></body></html>"
-    )
-    assert any('http-equiv="refresh"' in shown for _, shown, _ in markup_mismatches(page, host=host))
+def test_a_page_that_refreshes_to_another_fails_without_a_rebuild(run_cli, site: Path, keypair) -> None:
+    result, page = verify_built(run_cli, site, keypair, _with_refresh)
+    assert result.code == 1 and re.search(r"^FAIL figures", result.out, re.M), result.out
+    assert f"{page}: markup outside the article: published <meta http-equiv=refresh>" in result.out, result.out
+
+
+def test_a_host_page_that_refreshes_to_another_fails(run_cli, host_master: Path, tmp_path: Path, keypair) -> None:
+    result, page = verify_host(run_cli, host_master, tmp_path, keypair, _with_refresh)
+    assert result.code == 1 and f"{page}: markup outside the article: published <meta http-equiv=refresh>" in result.out, result.out
