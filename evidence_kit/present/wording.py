@@ -127,8 +127,9 @@ def verdict_text(group: GroupResult) -> str:
     if verdict.verdict == "likely":
         text += likely_detail(group)
     elif verdict.within_noise:
+        level = "launch-level" if any(i.method == "launch-t" for i in group.intervals) else "run-level"
         why = (
-            "no run-level interval could be drawn"
+            f"no {level} interval could be drawn"
             if any(i.low is None or i.high is None for i in group.intervals)
             else "an interval includes no change"
         )

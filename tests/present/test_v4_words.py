@@ -14,6 +14,7 @@ from evidence_kit.present import (
     interval_level,
     rule_sentence,
     verdict_definitions,
+    verdict_text,
 )
 from evidence_kit.present.decision_rows import trial_card_rows
 from evidence_kit.present.verdict_meanings import SMALLEST_CHANGE_MEANING, detectable_sentence_v4
@@ -54,6 +55,14 @@ def test_a_win_within_the_noise_names_the_launch_level_interval_under_v4(tmp_pat
     assert noisy, [f.kind for f in trial.findings]
     sentence = finding_sentence(noisy[0], trial.candidate_label, trial.rule.min_improvement_pct, interval_level(trial))
     assert "the launch-level 95% interval against" in sentence and "run-level" not in sentence
+
+
+def test_a_point_win_whose_launch_interval_was_not_drawn_names_the_launch_level(tmp_path: Path) -> None:
+    trial = _analysis(tmp_path, {**FLAT, (8192, 1): (2.0, 1.75, 2.0)}, statistics=4, confidence="point").trials[0]
+    group = trial.groups[0]
+    undrawn = [i.model_copy(update={"low": None, "high": None}) for i in group.intervals]
+    noisy = group.model_copy(update={"intervals": undrawn, "verdict": group.verdict.model_copy(update={"within_noise": True})})
+    assert verdict_text(noisy) == "win (point estimates only: no launch-level interval could be drawn)"
 
 
 def test_a_likely_group_says_why_it_is_not_a_win(tmp_path: Path) -> None:
