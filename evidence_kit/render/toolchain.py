@@ -20,7 +20,9 @@ __all__ = ["TOOLCHAIN_PACKAGES", "PYTHON", "installed_toolchain", "toolchain_dif
 
 PYTHON = "python"
 # Distribution names as pip spells them (constraints.txt pins each).
-TOOLCHAIN_PACKAGES = ("jinja2", "markdown", "mkdocs", "mkdocs-material", "altair", "pandas", "vl-convert-python")
+# pymdown-extensions writes the code blocks of every page (the generated mkdocs.yml names pymdownx.highlight and
+# pymdownx.superfences): its version is part of the bytes as much as Markdown's.
+TOOLCHAIN_PACKAGES = ("jinja2", "markdown", "pymdown-extensions", "mkdocs", "mkdocs-material", "altair", "pandas", "vl-convert-python")
 
 
 def installed_toolchain() -> dict[str, str]:

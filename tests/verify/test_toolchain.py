@@ -40,7 +40,18 @@ def _resign(public: Path, key: Path, toolchain: object = None) -> None:
 def test_build_sign_records_the_toolchain(site_master: Path) -> None:
     recorded = _predicate(site_master / "public")["toolchain"]
     assert recorded == installed_toolchain()
-    assert {"python", "mkdocs", "mkdocs-material", "markdown", "vl-convert-python", "altair"} <= set(recorded)
+    assert {"python", "mkdocs", "mkdocs-material", "markdown", "pymdown-extensions", "vl-convert-python", "altair"} <= set(recorded)
+
+
+def test_a_site_built_with_another_pymdown_extensions_is_not_called_tampered(run_cli, site: Path, keypair) -> None:
+    # pymdown-extensions writes each page's code blocks: a site built with another release (the lock pinned
+    # 13.1.2 until 13 proved to need Python 3.11.5) may differ in markup. Recorded, the difference is named and
+    # the rebuild skipped; unrecorded, a rebuild with this release would have said the pages are not what build writes.
+    _resign(site, keypair[0], toolchain={**installed_toolchain(), "pymdown-extensions": "9.0"})
+    result = run_cli("verify", site, "--key", keypair[1])
+    installed = installed_toolchain()["pymdown-extensions"]
+    assert result.code == 0, result.out
+    assert f"SKIP sources   site rebuild skipped: built with pymdown-extensions 9.0, installed {installed}; " in result.out
 
 
 def test_other_toolchain_skips_the_rebuild_in_one_line(run_cli, site: Path, keypair) -> None:
