@@ -10,6 +10,7 @@ import pytest
 
 from evidence_kit.analyze.collected import collected_arms
 from evidence_kit.collect import Progress, collect_trial, load_plan
+from evidence_kit.commands.command_line import command_line
 from evidence_kit.present import seconds
 from evidence_kit.read import load_trial
 from evidence_kit.text_report import collected_text
@@ -84,8 +85,9 @@ def test_a_b_a_trial_is_valid_reconciled_and_checked(tmp_path: Path, run_cli) ->
         row = next(line for line in table.splitlines() if line.startswith(f"| {arm.ref.seq:02d} {arm.ref.arm} "))
         cells = [c.strip() for c in row.strip("|").split("|")]
         assert cells[1:4] == ["12/12", "0", seconds(e2e)] and cells[6] == seconds(ttft)
-    assert f"evidence-kit redact {out} --out {out}-redacted --map {out}-map.json" in result.out
-    assert f'trials = ["{trial.trial_id}"]' in result.out and "evidence-kit verify site --key keys/signing.pub" in result.out
+    # As printed for pasting: the script's path, quoted where the checkout's path holds a space.
+    assert command_line("redact", out, "--out", Path(f"{out}-redacted"), "--map", Path(f"{out}-map.json")) in result.out
+    assert f'trials = ["{trial.trial_id}"]' in result.out and command_line("verify", "site", "--key", "keys/signing.pub") in result.out
 
     assert run_cli("analyze", out).code == 0
     again = run_cli("collect", plan, "--out", out, "-q")

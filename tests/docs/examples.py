@@ -83,7 +83,20 @@ def _argv(command: str) -> list[str]:
 def _as_shown(output: str, work: Path) -> str:
     """The output with this machine's paths written as the reader's, and colour and trailing spaces gone."""
     venv = ((str(BIN), f"{CHECKOUT}/.venv/bin"),)  # wherever the venv is, the reader's is the checkout's
-    for real, shown in (*venv, (str(work), WORK), (str(work.resolve()), WORK), (str(REPO), CHECKOUT)):
+    pairs = (*venv, (str(work), WORK), (str(work.resolve()), WORK), (str(REPO), CHECKOUT))
+
+    def reader_word(quoted: re.Match[str]) -> str:
+        # A word the command quoted for the shell because this checkout's path holds a space or a non-ASCII
+        # letter: the reader's path needs no quotes, and the page shows none.
+        word = quoted[1]
+        if not any(real in word for real, _ in pairs):
+            return quoted[0]
+        for real, shown in pairs:
+            word = word.replace(real, shown)
+        return shlex.quote(word)
+
+    output = re.sub(r"'([^']*)'", reader_word, output)
+    for real, shown in pairs:
         output = output.replace(real, shown)
     output = re.sub(r"\x1b\[[0-9;]*m", "", output)
     return "\n".join(line.rstrip() for line in output.splitlines()) + "\n"
