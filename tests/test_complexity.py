@@ -53,7 +53,6 @@ LEGACY: dict[tuple[str, str], int] = {
     ("evidence_kit/verify/contract.py", "_turn_problems"): 31,
     ("evidence_kit/verify/contract.py", "arm_problems"): 20,
     ("evidence_kit/verify/page_text.py", "_Parser.handle_starttag"): 29,
-    ("evidence_kit/verify/recompute.py", "check_figures"): 20,
 }
 
 

@@ -26,8 +26,9 @@ from ..model.evidence import DecisionEvidence
 from ..progress import Steps
 from ..read import load_decision, require_completed
 from ..render.chart_cache import ChartCache, default_cache_folder
-from ..render.docs_folder import OWNED, docs_files, order_decisions
+from ..render.docs_folder import docs_files
 from ..render.evidence_copy import check_bundle_manifests, evidence_files
+from ..render.layout import OWNED, order_decisions
 from ..render.mkdocs_build import run_mkdocs, source_date_epoch
 from ..render.toolchain import installed_toolchain
 from .safety import known_values, scan_site

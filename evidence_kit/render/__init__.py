@@ -14,6 +14,22 @@ no verdicts: every number and every verdict comes from
 :func:`evidence_kit.analyze.analyze`.
 """
 
-from .docs_folder import OWNED, SITE_NAME, docs_files, order_decisions
+from typing import TYPE_CHECKING, Any
+
+from .layout import OWNED, SITE_NAME, order_decisions
+
+if TYPE_CHECKING:
+    from .docs_folder import docs_files
+
+
+def __getattr__(name: str) -> Any:
+    # The renderer (Jinja2, the templates) is imported on first use: ``verify`` of a decision folder reads
+    # the layout's names from this package and renders nothing.
+    if name == "docs_files":
+        from .docs_folder import docs_files
+
+        return docs_files
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["OWNED", "SITE_NAME", "docs_files", "order_decisions"]

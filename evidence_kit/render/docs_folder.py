@@ -25,41 +25,11 @@ from ..schemas import schemas
 from ..version import __version__
 from .charts import VEGA_SCRIPT, trial_charts, vendored_script
 from .escape import Markup, html_text, yaml_string
+from .layout import CONFIG_NAME, SITE_NAME
 from .markdown import TEMPLATES, environment, link, render
 from .pages import DrawCharts, decision_files
 
-__all__ = [
-    "SITE_NAME",
-    "CONFIG_NAME",
-    "DOCS_DIR",
-    "PUBLIC_DIR",
-    "OWNED",
-    "order_decisions",
-    "docs_files",
-    "published_name",
-    "DECISIONS_DIR",
-    "EVIDENCE_DIR",
-    "evidence_decision",
-    "is_evidence_copy",
-    "methodology_page",
-    "asset_files",
-    "mkdocs_config",
-]
-
-SITE_NAME = "evidence-kit decisions"
-CONFIG_NAME = "mkdocs.yml"
-DOCS_DIR = "site"
-PUBLIC_DIR = "public"
-OWNED = (CONFIG_NAME, DOCS_DIR, PUBLIC_DIR)  # the only entries of SITE a build writes (and replaces)
-DECISIONS_DIR = "decisions"
-EVIDENCE_DIR = "evidence"
-
-
-def order_decisions(loaded: list[tuple[DecisionEvidence, Analysis]]) -> list[tuple[DecisionEvidence, Analysis]]:
-    """The site's order: newest first, then by id (``verify`` regenerates the index in the same order)."""
-    ordered = sorted(loaded, key=lambda pair: pair[0].decision.id)
-    ordered.sort(key=lambda pair: pair[0].decision.date, reverse=True)
-    return ordered
+__all__ = ["docs_files", "methodology_page", "asset_files", "mkdocs_config"]
 
 
 def _badges(analysis: Analysis) -> Markup:
@@ -133,24 +103,3 @@ def docs_files(loaded: list[tuple[DecisionEvidence, Analysis]], *, draw: DrawCha
     files.update({f"site/{rel}": data for rel, data in asset_files().items()})
     files[CONFIG_NAME] = mkdocs_config(env, rows)
     return files
-
-
-def published_name(key: str) -> str | None:
-    """Where MkDocs publishes a file of :func:`docs_files` under ``public/``: ``site/x.md`` is ``x.html``,
-    ``site/x.json`` is ``x.json``; ``mkdocs.yml`` is not published (``None``)."""
-    if not key.startswith(DOCS_DIR + "/"):
-        return None
-    rel = key[len(DOCS_DIR) + 1 :]
-    return f"{rel[:-3]}.html" if rel.endswith(".md") else rel
-
-
-def evidence_decision(folder: str) -> str | None:
-    """The decision folder (``decisions/<id>``) whose evidence copy ``folder`` is (``decisions/<id>/evidence``)."""
-    parts = folder.split("/")
-    return "/".join(parts[:2]) if len(parts) == 3 and parts[0] == DECISIONS_DIR and parts[2] == EVIDENCE_DIR else None
-
-
-def is_evidence_copy(rel: str) -> bool:
-    """A published file inside a decision's copy of its evidence (``decisions/<id>/evidence/...``)."""
-    parts = rel.split("/")
-    return len(parts) > 3 and evidence_decision("/".join(parts[:3])) is not None

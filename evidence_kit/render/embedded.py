@@ -22,16 +22,12 @@ from pathlib import Path
 from ..analyze import Analysis
 from ..errors import BadInput
 from ..model.evidence import DecisionEvidence
-from .docs_folder import DECISIONS_DIR, EVIDENCE_DIR, asset_files, methodology_page, mkdocs_config
+from .docs_folder import asset_files, methodology_page, mkdocs_config
+from .layout import METHODOLOGY, RESERVED, embedded_decision, embedded_names
 from .markdown import environment
 from .pages import decision_files
 
 __all__ = ["embedded_files", "embedded_config", "embedded_decision", "embedded_names", "RESERVED", "METHODOLOGY"]
-
-METHODOLOGY = "methodology.md"
-# Entries of the prefix folder that are not decisions, and the folder that marks a built site:
-# a decision id may not take their place (nor the methodology page's folder under directory URLs).
-RESERVED = ("assets", METHODOLOGY, METHODOLOGY.removesuffix(".md"), EVIDENCE_DIR, DECISIONS_DIR)
 
 
 def embedded_files(loaded: list[tuple[DecisionEvidence, Analysis]]) -> dict[str, bytes]:
@@ -55,21 +51,3 @@ def embedded_config() -> bytes:
     """The generated ``mkdocs.yml`` of a site with no decision: the plugin renders the decision pages with
     its Markdown extensions (not the host's), and ``verify`` reads the pages' expected text with them."""
     return mkdocs_config(environment(), [])
-
-
-def embedded_decision(folder: str) -> str | None:
-    """The decision (``<id>``) whose evidence copy ``folder`` is, in a prefix folder (``<id>/evidence``)."""
-    parts = folder.split("/")
-    return parts[0] if len(parts) == 2 and parts[1] == EVIDENCE_DIR and parts[0] not in RESERVED else None
-
-
-def embedded_names(key: str) -> tuple[str, ...]:
-    """Where MkDocs may publish a file of :func:`embedded_files`: a page ``x.md`` as ``x.html``, or as
-    ``x/index.html`` with the host's ``use_directory_urls`` (``index.md`` is ``index.html`` either way);
-    any other file under its own name."""
-    if not key.endswith(".md"):
-        return (key,)
-    stem = key[:-3]
-    if stem == "index" or stem.endswith("/index"):
-        return (f"{stem}.html",)
-    return (f"{stem}.html", f"{stem}/index.html")

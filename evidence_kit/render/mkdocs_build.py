@@ -15,7 +15,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from ..errors import CheckFailed
-from .docs_folder import PUBLIC_DIR
+from .layout import PUBLIC_DIR
 
 __all__ = ["run_mkdocs", "source_date_epoch"]
 

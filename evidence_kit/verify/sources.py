@@ -28,10 +28,10 @@ from pathlib import Path
 from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME
 from ..attest.statement import StatementError, recorded_sources, recorded_toolchain
 from ..attest.tree import walk_tree
-from ..render.docs_folder import CONFIG_NAME, DOCS_DIR, OWNED, PUBLIC_DIR, is_evidence_copy
+from ..render.layout import CONFIG_NAME, DOCS_DIR, OWNED, PUBLIC_DIR, is_evidence_copy
 from ..render.mkdocs_build import run_mkdocs, source_date_epoch
 from ..render.toolchain import describe_differences, installed_toolchain, toolchain_bound, toolchain_differences
-from .recompute import SIGNING_FILES, THEME_DIRS, embedded_decisions, is_built_site, site_decisions, site_docs
+from .recompute import SIGNING_FILES, THEME_DIRS, embedded_decisions, is_built_site, site_decisions
 from .toolchain_record import MARKDOWN_PACKAGES, not_proven_with_other_versions
 from .verification import CheckResult, Context, Problem
 
@@ -233,6 +233,8 @@ def check_sources(ctx: Context) -> CheckResult:
             "nothing rebuilt",
             [Problem(where, "no decision evidence under decisions/<id>/evidence to rebuild the site from (see the contract check)")],
         )
+    from .site_pages import site_docs  # a site's renderer: a decision folder never reaches here
+
     toolchain, ctx.not_rebuilt, problems = _toolchain(ctx)
     docs = site_docs(ctx)
     rebuilding = ctx.not_rebuilt is None and not problems

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
+
+from evidence_kit.attest import sign_tree
 
 UNNEEDED = ("httpx", "evidence_kit.model.formats.vllm", "evidence_kit.model.formats.prometheus", "evidence_kit.model.formats.docker")
 
@@ -22,3 +25,31 @@ def test_the_verify_command_imports_neither_the_http_client_nor_the_format_recor
 def test_the_format_records_are_still_importable_by_name() -> None:
     code = "from evidence_kit.model.formats import LABELS, PrometheusScrape, VllmStartup\nassert LABELS and PrometheusScrape and VllmStartup"
     assert _loaded_after(code) == ["evidence_kit.model.formats.vllm", "evidence_kit.model.formats.prometheus"]
+
+
+SITE_ONLY = ("jinja2", "markdown", "html5lib", "yaml", "evidence_kit.render.docs_folder", "evidence_kit.verify.site_pages")
+
+
+def _verified_loading(folder: Path, public: Path) -> tuple[int, list[str]]:
+    """``(exit code, which of SITE_ONLY were loaded)`` after ``evidence-kit verify FOLDER --key PUBLIC`` in a new process."""
+    code = (
+        "import sys\n"
+        "from evidence_kit.cli import main\n"
+        f"status = main(['verify', {str(folder)!r}, '--key', {str(public)!r}])\n"
+        f"print(status, ' '.join(m for m in {SITE_ONLY!r} if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    status, *loaded = done.stdout.splitlines()[-1].split()
+    return int(status), loaded
+
+
+def test_verifying_a_decision_folder_imports_no_renderer_markdown_or_html_parser(redacted: Path, keypair: tuple[Path, Path]) -> None:
+    # A decision folder has no pages: the template engine, Markdown, YAML and html5lib cost it a fifth of its
+    # fixed CPU (docs/benchmarks.md) and judge nothing there.
+    sign_tree(redacted, keypair[0])
+    assert _verified_loading(redacted, keypair[1]) == (0, [])
+
+
+def test_verifying_a_built_site_still_loads_them(site: Path, keypair: tuple[Path, Path]) -> None:
+    status, loaded = _verified_loading(site, keypair[1])
+    assert status == 0 and loaded == list(SITE_ONLY)
