@@ -176,17 +176,20 @@ def splitmix64_block(seed: int, count: int, start: int = 0) -> np.ndarray:
     return z
 
 
-def _below(z: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """``(z x n) >> 64`` per element, exactly (:meth:`SplitMix64.below`), for ``1 <= n < 2**32``."""
-    n = n.astype(np.uint64)
+def _below(z: np.ndarray, n: np.ndarray | int) -> np.ndarray:
+    """``(z x n) >> 64`` per element, exactly (:meth:`SplitMix64.below`), for ``1 <= n < 2**32`` (one ``n`` for
+    every element, or an array of them broadcast against ``z``)."""
+    n = np.asarray(n, dtype=np.uint64)
     high: np.ndarray = ((z >> np.uint64(32)) * n + (((z & _LOW32) * n) >> np.uint64(32))) >> np.uint64(32)
     return high
 
 
 def _rank_index(counts: np.ndarray, p: float) -> np.ndarray:
     """0-based nearest-rank index of percentile ``p`` for each count, from :func:`nearest_rank`'s rule."""
-    ranks = {int(c): max(1, math.ceil(round(p * int(c), 9) / 100)) - 1 for c in np.unique(counts)}
-    return np.array([ranks[int(c)] for c in counts], dtype=np.int64)
+    unique, where = np.unique(counts, return_inverse=True)
+    ranks = np.array([max(1, math.ceil(round(p * int(c), 9) / 100)) - 1 for c in unique], dtype=np.int64)
+    indices: np.ndarray = ranks[where.reshape(-1)]
+    return indices
 
 
 def _row_statistic(values: np.ndarray, counts: np.ndarray, name: str) -> np.ndarray:
@@ -305,7 +308,7 @@ class _Arm:
         slots = len(self.runs)
         sizes = np.array([len(run) for run in self.runs], dtype=np.int64)
         if self.by_run:
-            chosen = _below(z[:, :slots], np.full(slots, slots)).astype(np.int64)
+            chosen = _below(z[:, :slots], slots).astype(np.int64)
             z = z[:, slots:]
         else:
             chosen = np.zeros((z.shape[0], 1), dtype=np.int64)
@@ -314,7 +317,7 @@ class _Arm:
         if self.adjusted:
             centre, effects, residuals = self._components
             # Residuals are drawn from the arm's whole pool (every run's), not from the drawn run's.
-            picks = _below(z, np.full(chosen.shape + (self.width,), len(residuals))).astype(np.int64)
+            picks = _below(z, len(residuals)).astype(np.int64)
             values = (centre + effects[chosen])[:, :, None] + residuals[picks]
         else:
             picks = _below(z, chosen_sizes[:, :, None]).astype(np.int64)
