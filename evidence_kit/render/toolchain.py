@@ -19,6 +19,7 @@ from .charts import VEGA_SCRIPT
 __all__ = ["TOOLCHAIN_PACKAGES", "PYTHON", "installed_toolchain", "toolchain_differences", "describe_differences", "toolchain_bound"]
 
 PYTHON = "python"
+_ABSENT = "(none)"  # a package one side of a comparison does not name
 # Distribution names as pip spells them (constraints.txt pins each).
 # pymdown-extensions writes the code blocks of every page (the generated mkdocs.yml names pymdownx.highlight and
 # pymdownx.superfences): its version is part of the bytes as much as Markdown's.
@@ -34,16 +35,17 @@ def installed_toolchain() -> dict[str, str]:
 
 def toolchain_differences(recorded: dict[str, str], installed: dict[str, str]) -> list[tuple[str, str, str]]:
     """``(name, recorded, installed)`` for every entry of either that the other does not match, by name."""
-    absent = "(none)"
     return [
-        (name, recorded.get(name, absent), installed.get(name, absent))
+        (name, recorded.get(name, _ABSENT), installed.get(name, _ABSENT))
         for name in sorted(set(recorded) | set(installed))
         if recorded.get(name) != installed.get(name)
     ]
 
 
 def describe_differences(differences: list[tuple[str, str, str]]) -> str:
-    """``built with mkdocs-material 9.6.1, installed 9.6.2``; with several, each named on both sides."""
+    """``built with mkdocs-material 9.6.1, installed 9.6.2``; with several, each named on both sides. A package
+    the record lacks (a site signed before its version was recorded) was built with some version, not with none."""
+    differences = [(name, "(not recorded)" if recorded == _ABSENT else recorded, installed) for name, recorded, installed in differences]
     if len(differences) == 1:
         name, recorded, installed = differences[0]
         return f"built with {name} {recorded}, installed {installed}"

@@ -42,6 +42,9 @@ THEME_DIRS = ("assets/javascripts/", "assets/stylesheets/", "assets/images/")
 # MkDocs' own output: the 404 page and the search index (checked against the pages here, byte for byte
 # by the rebuild). Exact names: any other file under search/ is a file nothing generates.
 MKDOCS_OWN = ("404.html", SEARCH_INDEX, "sitemap.xml")
+# What a browser shows as a document, whatever the case of its name (a case-insensitive server serves
+# INDEX.HTML as index.html): no evidence folder holds one, and only a site's or a prefix folder's are compared.
+PAGE_SUFFIXES = (".html", ".htm", ".xhtml", ".xht", ".shtml", ".svg")
 
 
 def _decisions_at(ctx: Context, folder_of: Callable[[str], str | None]) -> dict[str, str]:
@@ -127,8 +130,24 @@ def check_figures(ctx: Context) -> CheckResult:
 
         found, compared = published_problems(ctx, analyses, sites, embedded)
         problems += found
+    else:
+        problems += _pages_outside_a_site(ctx)
     trials = sum(len(e.trials) if not isinstance(e, TrialEvidence) else 1 for e in ctx.evidence.values())
     return _figures_result(ctx, problems, trials, compared, published=bool(sites or embedded), host=bool(embedded))
+
+
+def _pages_outside_a_site(ctx: Context) -> list[Problem]:
+    """A page in a folder laid out as neither a built site nor a plugin's prefix folder: nothing regenerates it,
+    so a reader would read words no check compared with the evidence."""
+    return [
+        Problem(
+            ctx.where(rel),
+            "a page, but the folder is laid out as neither a built site (index.html, decisions/<id>/evidence) nor "
+            "a MkDocs plugin's prefix folder (<id>/evidence): nothing compares it with the evidence",
+        )
+        for rel in ctx.files
+        if rel.lower().endswith(PAGE_SUFFIXES)
+    ]
 
 
 def _figures_result(ctx: Context, problems: list[Problem], trials: int, compared: int, *, published: bool, host: bool) -> CheckResult:

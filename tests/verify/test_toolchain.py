@@ -54,6 +54,22 @@ def test_a_site_built_with_another_pymdown_extensions_is_not_called_tampered(run
     assert f"SKIP sources   site rebuild skipped: built with pymdown-extensions 9.0, installed {installed}; " in result.out
 
 
+def test_a_site_signed_before_pymdown_extensions_was_recorded_says_so(run_cli, site: Path, keypair) -> None:
+    # Its record lacks the package: the site was built with some release of it, not with none, and the
+    # rebuild is skipped, the last line saying what was not proven and why.
+    recorded = installed_toolchain()
+    installed = recorded.pop("pymdown-extensions")
+    _resign(site, keypair[0], toolchain=recorded)
+    result = run_cli("verify", site, "--key", keypair[1])
+    assert result.code == 0, result.out
+    why = f"built with pymdown-extensions (not recorded), installed {installed}"
+    assert f"SKIP sources   site rebuild skipped: {why}; " in result.out
+    assert (
+        f"not proven: that each page's markup and Material's theme files (its scripts among them) are what build writes (not rebuilt: {why};"
+        in result.out
+    )
+
+
 def test_other_toolchain_skips_the_rebuild_in_one_line(run_cli, site: Path, keypair) -> None:
     _resign(site, keypair[0])
     result = run_cli("verify", site, "--key", keypair[1])
