@@ -16,7 +16,7 @@ __all__ = ["LAYERS", "layer_of"]
 
 # "__init__" is the package root (``evidence_kit/__init__.py``): the Python API's front door, at the top.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("version", "layers", "one_line", "aio", "canonical", "spreadsheet", "model", "zensical_guard", "progress"),
+    ("version", "layers", "memo", "one_line", "aio", "canonical", "spreadsheet", "model", "zensical_guard", "progress"),
     ("errors",),
     ("fsutil", "read", "analyze", "examples"),
     ("present", "schemas", "attest"),

@@ -7,6 +7,8 @@ keeps it equal to what the models generate).
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
@@ -35,7 +37,13 @@ def schema_id(name: str) -> str:
 
 
 def schemas() -> dict[str, dict[str, Any]]:
-    """Every schema by file stem, e.g. ``{"trial": {...}}``."""
+    """Every schema by file stem, e.g. ``{"trial": {...}}``: a fresh copy each call, generated once per process."""
+    loaded: dict[str, dict[str, Any]] = json.loads(_schemas_json())
+    return loaded
+
+
+@lru_cache(maxsize=1)
+def _schemas_json() -> str:
     out: dict[str, dict[str, Any]] = {}
     for name, model in MODELS.items():
         if isinstance(model, type) and issubclass(model, BaseModel):
@@ -45,4 +53,4 @@ def schemas() -> dict[str, dict[str, Any]]:
         schema["$id"] = schema_id(name)
         schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
         out[name] = schema
-    return out
+    return json.dumps(out)

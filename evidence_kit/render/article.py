@@ -17,6 +17,8 @@ from typing import Any
 import markdown
 import yaml
 
+from ..memo import Memo
+
 __all__ = ["BUILTIN_EXTENSIONS", "markdown_extensions", "article_html", "page_title"]
 
 # MkDocs adds these to every configuration (its `markdown_extensions` default builtins).
@@ -47,8 +49,12 @@ def _renderer(config: bytes) -> markdown.Markdown:
 def article_html(page: bytes, config: bytes) -> str:
     """The HTML MkDocs puts in a page's article for a generated Markdown ``page`` (front matter removed)."""
     text = FRONT_MATTER.sub("", page.decode("utf-8"), count=1)
-    rendered: str = _renderer(config).reset().convert(text)
-    return rendered
+    # One rendering per page text and configuration in this process (Markdown is a pure function of both).
+    key = f"{len(config)}:{config.decode('utf-8', 'surrogateescape')}{text}"
+    return _RENDERED.get(key, lambda: _renderer(config).reset().convert(text))
+
+
+_RENDERED: Memo[str] = Memo(64 * 1024 * 1024)  # characters of configurations, pages and articles kept
 
 
 def page_title(page: bytes) -> str | None:

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..analyze.report import TrialAnalysis
 from ..fsutil import atomic_write
-from .charts import Chart, trial_charts
+from .charts import Chart, charts_from_json, charts_json, trial_charts
 from .toolchain import installed_toolchain
 
 __all__ = ["ChartCache", "default_cache_folder", "CACHE_ENV", "FORMAT"]
@@ -72,10 +72,6 @@ def _renderer() -> dict[str, Any]:
     }
 
 
-def _charts_json(charts: dict[str, Chart]) -> list[dict[str, Any]]:
-    return [{"name": c.name, "title": c.title, "alt": c.alt, "spec": c.spec, "svg": c.svg.decode("utf-8")} for c in charts.values()]
-
-
 def _digest(value: Any) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()).hexdigest()
 
@@ -121,14 +117,13 @@ class ChartCache:
             entry = json.loads(path.read_bytes())
             if entry["key"] != key or entry["format"] != FORMAT or _digest(entry["charts"]) != entry["sha256"]:
                 return None
-            charts = [Chart(name=c["name"], title=c["title"], alt=c["alt"], spec=c["spec"], svg=c["svg"].encode("utf-8")) for c in entry["charts"]]
+            return charts_from_json(entry["charts"])
         except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return None
-        return {c.name: c for c in charts}
 
     def _write(self, path: Path, key: str, charts: dict[str, Chart]) -> None:
         """Keep the entry (a cache that cannot be written is no cache, never a failed build)."""
-        body = _charts_json(charts)
+        body = charts_json(charts)
         entry = {"format": FORMAT, "key": key, "sha256": _digest(body), "charts": body}
         try:
             atomic_write(path, json.dumps(entry, sort_keys=True).encode("utf-8"))

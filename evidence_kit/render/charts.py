@@ -16,6 +16,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..analyze.report import VERDICTS, TrialAnalysis
+from ..memo import Memo
 from ..present import arm_labels, phase_labels, ratio
 from .chart_data import GPU_SERIES, TELEMETRY_SERIES, interval_rows, per_run_rows, threshold_rows, ttft_rows
 
@@ -285,7 +286,29 @@ def _rename_datasets(chart: Chart) -> None:
 
 
 def trial_charts(trial: TrialAnalysis, telemetry: list[dict[str, Any]] | None = None) -> dict[str, Chart]:
-    """Every chart of one trial, by name, SVG rendered (the telemetry chart only when there are samples)."""
+    """Every chart of one trial, by name, SVG rendered (the telemetry chart only when there are samples).
+    Drawn once per process for one analysis and telemetry (a pure function of them); each call gets charts
+    of its own, read from the drawing's JSON."""
+    key = json.dumps({"trial": trial.model_dump(mode="json", by_alias=True), "telemetry": telemetry or []}, sort_keys=True)
+    drawn = _DRAWN.get(key, lambda: json.dumps(charts_json(_draw(trial, telemetry))))
+    return charts_from_json(json.loads(drawn))
+
+
+_DRAWN: Memo[str] = Memo(64 * 1024 * 1024)  # characters of analyses and of their charts' JSON kept
+
+
+def charts_json(charts: dict[str, Chart]) -> list[dict[str, Any]]:
+    """The charts as JSON values: name, title, alt text, spec and SVG (as text)."""
+    return [{"name": c.name, "title": c.title, "alt": c.alt, "spec": c.spec, "svg": c.svg.decode("utf-8")} for c in charts.values()]
+
+
+def charts_from_json(values: list[dict[str, Any]]) -> dict[str, Chart]:
+    """The charts :func:`charts_json` wrote, by name (``KeyError``, ``TypeError``... where a value is not one)."""
+    charts = [Chart(name=c["name"], title=c["title"], alt=c["alt"], spec=c["spec"], svg=c["svg"].encode("utf-8")) for c in values]
+    return {c.name: c for c in charts}
+
+
+def _draw(trial: TrialAnalysis, telemetry: list[dict[str, Any]] | None) -> dict[str, Chart]:
     charts = [per_run_chart(trial), interval_chart(trial), ttft_chart(trial)]
     if telemetry:
         charts.append(telemetry_chart(trial, telemetry))
@@ -298,7 +321,11 @@ def trial_charts(trial: TrialAnalysis, telemetry: list[dict[str, Any]] | None = 
 
 def render_svg(spec: dict[str, Any]) -> bytes:
     """The static SVG of a Vega-Lite spec (vl-convert; no fonts embedded, no script)."""
-    return vl_convert.vegalite_to_svg(spec).encode() + b"\n"
+    # Keyed by the spec as vl-convert reads it (its keys in their order): the same spec draws the same SVG.
+    return _SVG.get(json.dumps(spec, allow_nan=True), lambda: vl_convert.vegalite_to_svg(spec).encode() + b"\n")
+
+
+_SVG: Memo[bytes] = Memo(64 * 1024 * 1024)  # characters of specs and bytes of SVGs kept
 
 
 @lru_cache(maxsize=1)

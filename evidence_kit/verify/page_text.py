@@ -31,6 +31,7 @@ from typing import Any
 
 import html5lib
 
+from ..memo import Memo
 from ..render.markup import (
     ARTICLE,
     ARTICLE_CLASS,
@@ -289,7 +290,7 @@ class _Parser:
             self.article.append((kind, value))
 
 
-@dataclass
+@dataclass(frozen=True)
 class PageText:
     """A page read once: its main content as blocks and markers, its charts' specs, links, title and chrome."""
 
@@ -333,7 +334,15 @@ def _segments(parts: list[Part]) -> list[Part]:
 
 
 def read_page(html: str) -> PageText:
-    """Parse ``html`` once: the ``<article>`` if it has one, else the whole page, as text blocks and markers."""
+    """Parse ``html`` once: the ``<article>`` if it has one, else the whole page, as text blocks and markers.
+    The same text read again in this process gives the same (shared, frozen) answer without a second parse."""
+    return _READ.get(html, lambda: _read_page(html))
+
+
+_READ: Memo[PageText] = Memo(64 * 1024 * 1024)  # characters of pages kept
+
+
+def _read_page(html: str) -> PageText:
     parser = _Parser()
     _walk(html, parser)
     main = parser.article if parser.article is not None else parser.parts
