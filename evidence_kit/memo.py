@@ -10,6 +10,7 @@ characters, the least recently used forgotten first.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Generic, TypeVar
@@ -19,26 +20,41 @@ __all__ = ["Memo"]
 V = TypeVar("V")
 
 
-class Memo(Generic[V]):
-    """``get(text, make)``: ``make()``'s answer for ``text``, made once while it stays within the budget."""
+def _characters(text: str, value: object) -> int:
+    """The key's characters, and a text or bytes answer's."""
+    return len(text) + (len(value) if isinstance(value, bytes | str) else 0)
 
-    def __init__(self, budget: int):
+
+class Memo(Generic[V]):
+    """``get(text, make)``: ``make()``'s answer for ``text``, made once while it stays within the budget.
+
+    ``weigh(text, answer)`` is what one entry costs of the budget (by default the characters of the key and
+    of a text or bytes answer; an answer of many small objects must say what it holds). Safe to share
+    between threads: two that make one text at once keep one entry, counted once."""
+
+    def __init__(self, budget: int, weigh: Callable[[str, V], int] = _characters):
         self.budget = budget  # the most characters of keys (and of bytes answers) kept
         self.used = 0
         self.entries: OrderedDict[str, tuple[V, int]] = OrderedDict()
+        self._weigh = weigh
+        self._lock = threading.Lock()
 
     def get(self, text: str, make: Callable[[], V]) -> V:
-        found = self.entries.get(text)
-        if found is not None:
-            self.entries.move_to_end(text)
-            return found[0]
-        value = make()
-        size = len(text) + (len(value) if isinstance(value, bytes | str) else 0)
+        with self._lock:
+            found = self.entries.get(text)
+            if found is not None:
+                self.entries.move_to_end(text)
+                return found[0]
+        value = make()  # outside the lock: another text is not kept waiting
+        size = self._weigh(text, value)
         if size > self.budget:
             return value
-        self.entries[text] = (value, size)
-        self.used += size
-        while self.used > self.budget:
-            _, (_, dropped) = self.entries.popitem(last=False)
-            self.used -= dropped
+        with self._lock:
+            before = self.entries.pop(text, None)  # made meanwhile by another caller: replaced, not counted twice
+            self.used -= before[1] if before is not None else 0
+            self.entries[text] = (value, size)
+            self.used += size
+            while self.used > self.budget:
+                _, (_, dropped) = self.entries.popitem(last=False)
+                self.used -= dropped
         return value

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from evidence_kit.memo import Memo
 
 
@@ -40,3 +42,22 @@ def test_an_answer_larger_than_the_budget_is_not_kept() -> None:
     assert memo.get("abcd", make("abcd")) == "ABCD"
     assert memo.get("abcd", make("abcd")) == "ABCD"
     assert made == ["abcd", "abcd"] and memo.used == 0
+
+
+def test_two_threads_making_one_text_count_it_once() -> None:
+    # Two verifies in two threads of one process (the Python API) both miss the same text and both make it:
+    # the memo must count the one entry it keeps once, or `used` drifts up past every entry it holds (and,
+    # past the budget, evicting from an empty memo raises KeyError).
+    memo: Memo[str] = Memo(100)
+    both = threading.Barrier(2)
+
+    def make() -> str:
+        both.wait(timeout=10)
+        return "AB"
+
+    threads = [threading.Thread(target=memo.get, args=("ab", make)) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert memo.used == sum(size for _, size in memo.entries.values()) == 4
