@@ -10,12 +10,13 @@ characters, the least recently used forgotten first.
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-__all__ = ["Memo"]
+__all__ = ["Memo", "footprint"]
 
 V = TypeVar("V")
 
@@ -23,6 +24,26 @@ V = TypeVar("V")
 def _characters(text: str, value: object) -> int:
     """The key's characters, and a text or bytes answer's."""
     return len(text) + (len(value) if isinstance(value, bytes | str) else 0)
+
+
+def footprint(value: object) -> int:
+    """The bytes ``value`` holds: its own and those of every container, object and text inside it, each once."""
+    seen: set[int] = set()
+    total = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        total += sys.getsizeof(item)
+        if isinstance(item, dict):
+            stack += [*item.keys(), *item.values()]
+        elif isinstance(item, list | tuple | set | frozenset):
+            stack += item
+        elif hasattr(item, "__dict__") and not isinstance(item, type):
+            stack.append(vars(item))
+    return total
 
 
 class Memo(Generic[V]):

@@ -31,7 +31,7 @@ from typing import Any
 
 import html5lib
 
-from ..memo import Memo
+from ..memo import Memo, footprint
 from ..render.markup import (
     ARTICLE,
     ARTICLE_CLASS,
@@ -339,7 +339,9 @@ def read_page(html: str) -> PageText:
     return _READ.get(html, lambda: _read_page(html))
 
 
-_READ: Memo[PageText] = Memo(64 * 1024 * 1024)  # characters of pages kept
+# A read page is many small objects (~1.4 kB however short its text, ~13 bytes a character of small blocks):
+# each costs its page's characters and the bytes it holds, or a search index of short entries keeps gigabytes.
+_READ: Memo[PageText] = Memo(64 * 1024 * 1024, lambda html, page: len(html) + footprint(page))
 
 
 def _read_page(html: str) -> PageText:

@@ -4,6 +4,8 @@ text is read anew, and nobody can change the answer another check will be given.
 from __future__ import annotations
 
 import dataclasses
+import gc
+import tracemalloc
 
 import pytest
 
@@ -26,3 +28,32 @@ def test_the_answer_cannot_be_reassigned() -> None:
     page = read_page("<article><p>x</p></article>")
     with pytest.raises(dataclasses.FrozenInstanceError):
         page.title = "another"  # type: ignore[misc]
+
+
+def _kept_bytes(texts: list[str]) -> int:
+    """The memory the page memo still holds once ``texts`` are read (every answer dropped by its caller)."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        for text in texts:
+            read_page(text)
+        gc.collect()
+        return tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        pytest.param([f"<p>{i}</p>" for i in range(20_000)], id="many small pages (a search index's entries are read too)"),
+        pytest.param(["<p>a b</p>" * 20_000], id="one page of many small blocks"),
+    ],
+)
+def test_the_pages_kept_hold_no_more_memory_than_the_budget(texts: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # The budget counted a page's characters only, yet a read page holds ~1.4 kB of containers however short
+    # its text, and ~13 bytes per character of a page of small blocks: a hostile search_index.json of a
+    # million short entries made one verify keep gigabytes, long after it returned.
+    budget = 1_000_000
+    monkeypatch.setattr(page_text, "_READ", type(page_text._READ)(budget, page_text._READ._weigh))
+    assert _kept_bytes(texts) <= 2 * budget
