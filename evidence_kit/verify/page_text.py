@@ -25,8 +25,8 @@ import difflib
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import html5lib
@@ -292,18 +292,19 @@ class _Parser:
 
 @dataclass(frozen=True)
 class PageText:
-    """A page read once: its main content as blocks and markers, its charts' specs, links, title and chrome."""
+    """A page read once: its main content as blocks and markers, its charts' specs, links, title and chrome.
+    Tuples and frozensets all through: one answer is shared by every check of the same text in the process."""
 
-    segments: list[Part]  # ("block", normalised text) | ("marker", "<script>"), in order
-    specs: list[str] = field(default_factory=list)
-    urls: list[str] = field(default_factory=list)
-    article_urls: list[str] = field(default_factory=list)  # those inside the article
-    pointers: list[Pointer] = field(default_factory=list)  # class, href, src of the main content's elements, in order
+    segments: tuple[Part, ...]  # ("block", normalised text) | ("marker", "<script>"), in order
+    specs: tuple[str, ...] = ()
+    urls: tuple[str, ...] = ()
+    article_urls: tuple[str, ...] = ()  # those inside the article
+    pointers: tuple[Pointer, ...] = ()  # class, href, src of the main content's elements, in order
     title: str = ""
-    chrome: list[str] = field(default_factory=list)
-    markup: set[tuple[bool, str, str]] = field(default_factory=set)  # (in the article, element, attribute or "")
-    classes: set[str] = field(default_factory=set)  # class names inside the article
-    place: list[tuple[str, list[tuple[str, str | None]]]] = field(default_factory=list)  # elements around the article
+    chrome: tuple[str, ...] = ()
+    markup: frozenset[tuple[bool, str, str]] = frozenset()  # (in the article, element, attribute or "")
+    classes: frozenset[str] = frozenset()  # class names inside the article
+    place: tuple[tuple[str, tuple[tuple[str, str | None], ...]], ...] = ()  # elements around the article
 
     @property
     def blocks(self) -> list[str]:
@@ -349,16 +350,16 @@ def _read_page(html: str) -> PageText:
     _walk(html, parser)
     main = parser.article if parser.article is not None else parser.parts
     return PageText(
-        segments=_segments(main),
-        specs=parser.specs,
-        urls=parser.urls,
-        article_urls=parser.article_urls if parser.article is not None else parser.urls,
-        pointers=parser.article_pointers if parser.article is not None else parser.pointers,
+        segments=tuple(_segments(main)),
+        specs=tuple(parser.specs),
+        urls=tuple(parser.urls),
+        article_urls=tuple(parser.article_urls if parser.article is not None else parser.urls),
+        pointers=tuple(parser.article_pointers if parser.article is not None else parser.pointers),
         title=html_spaced("".join(parser.title)),
-        chrome=TOKEN.findall(" ".join(parser.chrome)),
-        markup=parser.markup,
-        classes=parser.classes,
-        place=parser.place,
+        chrome=tuple(TOKEN.findall(" ".join(parser.chrome))),
+        markup=frozenset(parser.markup),
+        classes=frozenset(parser.classes),
+        place=tuple((tag, tuple(attrs)) for tag, attrs in parser.place),
     )
 
 
@@ -432,7 +433,7 @@ def page_mismatches(published: PageText, expected: PageText) -> list[Mismatch]:
     return out
 
 
-def spec_mismatches(published: list[str], expected: list[str]) -> list[Mismatch]:
+def spec_mismatches(published: Sequence[str], expected: Sequence[str]) -> list[Mismatch]:
     """Differences between what each interactive chart is given to draw and what the evidence gives it: the
     whole ``data-vl-spec`` (data, title, transforms, encodings, marks, axes, scales, labels, config), exactly as
     vega-embed receives it (``JSON.parse`` of the attribute), ``chart N spec title``.

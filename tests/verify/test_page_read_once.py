@@ -57,3 +57,33 @@ def test_the_pages_kept_hold_no_more_memory_than_the_budget(texts: list[str], mo
     budget = 1_000_000
     monkeypatch.setattr(page_text, "_READ", type(page_text._READ)(budget, page_text._READ._weigh))
     assert _kept_bytes(texts) <= 2 * budget
+
+
+SHARED = (
+    '<html><head><title>T 1</title></head><body><nav>Nav 2</nav><div class="md-content">'
+    '<article class="md-content__inner"><p class="x">Kept: 1.2 % faster</p>'
+    '<a href="https://example.com/">l</a><div class="vega-chart" data-vl-spec="{}"></div></article></div></body></html>'
+)
+
+
+CHANGES = {
+    **{
+        name: (lambda n: lambda page: getattr(page, n).append(("x", "y", "z")))(name)
+        for name in ("segments", "specs", "urls", "article_urls", "pointers", "chrome", "place")
+    },
+    "markup": lambda page: page.markup.add((True, "script", "")),
+    "classes": lambda page: page.classes.add("hidden"),
+    "place's attributes": lambda page: page.place[0][1].append(("hidden", None)),
+}
+
+
+@pytest.mark.parametrize("change", CHANGES.values(), ids=CHANGES.keys())
+def test_no_caller_can_change_the_read_another_check_is_given(change) -> None:  # type: ignore[no-untyped-def]
+    # read_page shares one answer per text in the process (a later verify of the same page is given it): a
+    # check that changed its lists or sets would change what every later check of that text sees.
+    page = read_page(SHARED)
+    fresh = page_text._read_page(SHARED)
+    assert page.place and page.specs and page.pointers and page.chrome and page.markup and page.classes
+    with pytest.raises((AttributeError, TypeError)):
+        change(page)
+    assert read_page(SHARED) == fresh
