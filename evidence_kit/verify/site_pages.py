@@ -35,7 +35,7 @@ from .page_text import (
     spec_mismatches,
     title_mismatches,
 )
-from .recompute import MKDOCS_OWN, SEARCH_INDEX, SIGNING_FILES, THEME_DIRS, site_decisions
+from .recompute import MKDOCS_OWN, PAGE_SUFFIXES, SEARCH_INDEX, SIGNING_FILES, THEME_DIRS, site_decisions
 from .toolchain_record import CHART_PACKAGES, not_proven_with_other_versions
 from .verification import Context, Problem
 
@@ -257,7 +257,7 @@ def _not_generated(ctx: Context, seen: set[str], sites: dict[str, str], mkdocs_o
     evidence = tuple(unit + "/" for unit in sites)
     out = []
     for rel in ctx.files:
-        themed = rel.startswith(theme) and not rel.endswith((".html", ".htm"))  # the theme ships no page
+        themed = rel.startswith(theme) and not rel.lower().endswith(PAGE_SUFFIXES)  # the theme ships no page
         if rel in seen or rel in SIGNING_FILES or rel in mkdocs_own or themed or rel.startswith(evidence):
             continue
         ctx.reported.add(rel)

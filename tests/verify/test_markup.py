@@ -80,6 +80,15 @@ def test_an_added_page_among_the_theme_files_fails(run_cli, site: Path, keypair)
     assert result.code == 1 and f"{site}/assets/javascripts/verdict.html: published, but not generated" in result.out
 
 
+@pytest.mark.parametrize("name", ["verdict.HTML", "verdict.xhtml", "verdict.svg", "verdict.Shtml"])
+def test_a_page_of_any_spelling_among_the_theme_files_fails(run_cli, site: Path, keypair, name: str) -> None:
+    # A browser shows each as a document (a case-insensitive server serves VERDICT.HTML as verdict.html).
+    (site / "assets" / "images" / name).write_text('<svg xmlns="http://www.w3.org/2000/svg"><text>promoted: 1.705</text></svg>', "utf-8")
+    _other_toolchain(site, keypair[0])
+    result = run_cli("verify", site, "--key", keypair[1])
+    assert result.code == 1 and f"{site}/assets/images/{name}: published, but not generated" in result.out, result.out
+
+
 def test_the_404_page_is_held_to_the_registry_too(run_cli, site: Path, keypair) -> None:
     page = site / "404.html"
     page.write_text(_in_header(page.read_text("utf-8"), '<input value="promoted: 1.705">'), "utf-8")
