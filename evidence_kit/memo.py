@@ -54,7 +54,7 @@ class Memo(Generic[V]):
     between threads: two that make one text at once keep one entry, counted once."""
 
     def __init__(self, budget: int, weigh: Callable[[str, V], int] = _characters):
-        self.budget = budget  # the most characters of keys (and of bytes answers) kept
+        self.budget = budget  # the most the kept entries may weigh together (by ``weigh``)
         self.used = 0
         self.entries: OrderedDict[str, tuple[V, int]] = OrderedDict()
         self._weigh = weigh
