@@ -7,6 +7,7 @@ Each command lives in its own module and is imported only when it runs, so
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from typing import cast
 
@@ -38,6 +39,12 @@ COMMANDS: dict[str, str] = {
 }
 
 
+# Commands whose numpy work multiplies no matrices and that start no engine: the worker threads OpenBLAS
+# starts when numpy loads (one per core) only spin there, 0.03-0.05 s of CPU on every run (docs/benchmarks.md).
+# A value the user set is kept.
+ONE_BLAS_THREAD = frozenset({"analyze", "verify"})
+
+
 class LazyGroup(click.Group):
     """A click group that imports a command's module only when that command is used."""
 
@@ -49,6 +56,8 @@ class LazyGroup(click.Group):
         if target is None:
             return None
         module_name, attribute = target.split(":")
+        if cmd_name in ONE_BLAS_THREAD:
+            os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before the command's imports load numpy
         # Every COMMANDS entry names a click command (tests/test_cli_docs.py loads each one).
         return add_verbosity_options(cast(click.Command, getattr(importlib.import_module(module_name), attribute)))
 
