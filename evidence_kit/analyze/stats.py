@@ -345,16 +345,15 @@ class _Arm:
             table[i, : len(run)] = run
         return table
 
-    def pooled(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The pooled values of every resample (rows padded with +inf) and how many each holds."""
+    def pooled(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray | int]:
+        """The pooled values of every resample (rows padded with +inf) and how many each holds (one number when
+        every resample holds as many)."""
+        if not self.by_run:  # one flat sample, no padding: each resample draws `width` of its values
+            return self._table[0][_below(z, self.width).view(np.int64)], self.width
         slots = len(self.runs)
         sizes = np.array([len(run) for run in self.runs], dtype=np.int64)
-        if self.by_run:
-            chosen = _below(z[:, :slots], slots).astype(np.int64)
-            z = z[:, slots:]
-        else:
-            chosen = np.zeros((z.shape[0], 1), dtype=np.int64)
-        z = z.reshape(z.shape[0], slots, self.width)
+        chosen = _below(z[:, :slots], slots).astype(np.int64)
+        z = z[:, slots:].reshape(z.shape[0], slots, self.width)
         chosen_sizes = sizes[chosen]  # (resamples, slots)
         if self.adjusted:
             centre, effects, residuals = self._components
