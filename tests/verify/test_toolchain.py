@@ -153,3 +153,25 @@ def test_a_site_recording_no_toolchain_is_rebuilt_with_the_installed_one(run_cli
     result = run_cli("verify", site, "--key", keypair[1])
     assert result.code == 0, result.out
     assert "a rebuild by the installed toolchain (the site records none)" in result.out
+
+
+def test_an_installed_mkdocs_that_cannot_rebuild_another_versions_site_names_every_file(run_cli, site: Path, keypair, monkeypatch) -> None:
+    # An MkDocs release that refuses the recorded release's configuration: nothing is reproduced, nothing failed.
+    from evidence_kit.errors import CheckFailed
+    from evidence_kit.verify import sources
+
+    def refuse(config: Path, epoch: int) -> None:
+        raise CheckFailed("mkdocs build --strict failed: unknown option", config)
+
+    monkeypatch.setattr(sources, "run_mkdocs", refuse)
+    monkeypatch.setattr(sources, "_REBUILT", {})
+    _resign(site, keypair[0])
+    result = run_cli("verify", site, "--key", keypair[1], "--json")
+    report = json.loads(result.out)
+    assert result.code == 0 and report["verified"] is True, result.out
+    detail = next(c["detail"] for c in report["checks"] if c["check"] == "sources")
+    assert (
+        detail.startswith(f"site not reproduced with the installed versions: built with mkdocs-material {RECORDED}, installed ")
+        and "and the installed MkDocs could not rebuild it (mkdocs build --strict failed: unknown option)" in detail
+    ), detail
+    assert "public/index.html" in report["not_regenerated"] and len(report["not_regenerated"]) > 10
