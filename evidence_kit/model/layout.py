@@ -17,7 +17,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["FILE_KINDS", "FORMAT_RECORDS", "FileKind", "file_kind", "layout_markdown", "layout_problem"]
+__all__ = ["FILE_KINDS", "FORMAT_RECORDS", "FileKind", "file_kind", "layout_markdown", "layout_problem", "outside_problem"]
 
 Place = Literal["decision", "trial", "folder"]  # "folder": the top of either
 
@@ -138,6 +138,20 @@ def layout_problem(path: str, trials: Collection[str] | None) -> str | None:
         return "not a file of the evidence contract: it is in no trial bundle decision.toml names (docs/contract.md, Layout)"
     what = "a trial bundle" if place == "trial" else "a decision folder, beside its trial bundles,"
     return f"not a file of the evidence contract ({what} holds {_held(place)}; docs/contract.md, Layout)"
+
+
+def outside_problem(path: str) -> str | None:
+    """What is wrong with a file at ``path`` of a folder that holds evidence folders (decision folders, trial
+    bundles) in subfolders but is in none of them, or None: beside them sit only manifests and a signature."""
+    name = path.rsplit("/", 1)[-1]
+    beside = [k for k in FILE_KINDS if k.name in ("manifest", "signature")]
+    if not any(part.startswith(".") for part in path.split("/")) and any(k.admits(name, "folder") for k in beside):
+        return None
+    shapes = ", ".join(k.shape for k in beside)
+    return (
+        "not a file of the evidence contract: it is in no decision folder or trial bundle "
+        f"(beside them a folder holds {shapes}; docs/contract.md, Layout)"
+    )
 
 
 def layout_markdown() -> str:

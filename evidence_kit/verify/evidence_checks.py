@@ -7,9 +7,10 @@ from pathlib import Path
 from ..errors import EvidenceError
 from ..model import RECEIPT_NAME, Receipt
 from ..model.evidence import DecisionEvidence, TrialEvidence
-from ..model.layout import layout_problem
+from ..model.layout import layout_problem, outside_problem
 from ..read import read_json_model
 from .contract import discover_evidence, evidence_problems, load_evidence
+from .recompute import embedded_decisions, is_built_site
 from .verification import CheckResult, Context, Problem
 
 __all__ = ["check_contract", "check_receipts", "trial_folders"]
@@ -57,6 +58,7 @@ def check_contract(ctx: Context) -> CheckResult:
         for journal, problem in evidence_problems(evidence):
             problems.append(Problem(ctx.where(_rel(ctx, journal)), problem))
         journals += sum(len(trial.arms) for _, trial in trial_folders(ctx, unit))
+    problems += _beside_problems(ctx, units)
     if problems:
         return CheckResult(name, "fail", f"{len(problems)} contract violation(s)", problems)
     return CheckResult(name, "pass", f"{len(units)} evidence folder(s), {journals} journal(s): layout, schema, order, counts, warmup, runs, footers")
@@ -76,6 +78,16 @@ def _layout_problems(ctx: Context, unit: str, units: list[str]) -> list[Problem]
         if rel.startswith(prefix) and not rel.startswith(inner_units)
         if (problem := layout_problem(rel[len(prefix) :], trials))
     ]
+
+
+def _beside_problems(ctx: Context, units: list[str]) -> list[Problem]:
+    """In a folder laid out as neither a built site nor a plugin's prefix folder (whose every other file the
+    figures check compares with what build writes), each file is in an evidence folder or is a manifest or the
+    signature: a README, a note or an XML page beside the evidence would be served and compared with nothing."""
+    if "" in units or is_built_site(ctx) or embedded_decisions(ctx):
+        return []
+    inside = tuple(u + "/" for u in units)
+    return [Problem(ctx.where(rel), problem) for rel in ctx.files if not rel.startswith(inside) if (problem := outside_problem(rel))]
 
 
 def trial_folders(ctx: Context, unit: str) -> list[tuple[str, TrialEvidence]]:

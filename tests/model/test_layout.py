@@ -67,3 +67,12 @@ def test_contract_md_s_layout_table_is_generated_from_the_kinds() -> None:
     assert generated == layout_markdown().strip(), (
         "docs/contract.md's layout is stale: run `python -m evidence_kit.redact.reference docs/redaction.md docs/contract.md`"
     )
+
+
+def test_beside_evidence_folders_a_folder_holds_only_manifests_and_its_signature() -> None:
+    from evidence_kit.model.layout import outside_problem
+
+    for path in ("manifest.json", "manifest.dsse.json", "signing.pub", "batch/manifest.json"):
+        assert outside_problem(path) is None, path
+    for path in ("README.md", "receipt.json", "notes/report.xml", ".manifest.json", ".git/manifest.json", "trial.json"):
+        assert outside_problem(path) is not None, path
