@@ -65,13 +65,14 @@ def make_evidence(root: Path, size_mb: int, key: Path) -> tuple[Path, list[Path]
     for b, bundle in enumerate(bundles):
         (bundle / "logs").mkdir(exist_ok=True)
         (bundle / "telemetry").mkdir(exist_ok=True)
-        # Three quarters logs, a quarter telemetry, in files of at most 64 MiB.
+        # Three quarters logs, a quarter telemetry, in files of at most 64 MiB, named as the contract lays them out
+        # (docs/contract.md, Layout: verify fails any other file); verify hashes them and reads no series but an arm's own.
         for kind, share in (("logs", per_bundle - per_bundle // 4), ("telemetry", per_bundle // 4)):
             written = 0
             part = 0
             while written < share:
                 n = min(64, share - written)
-                name = f"engine-{part:03d}.log" if kind == "logs" else f"samples-{part:03d}.csv"
+                name = f"engine-{part:03d}.log" if kind == "logs" else f"samples-{part:03d}.jsonl"
                 with open(bundle / kind / name, "wb") as handle:
                     for k in range(n):
                         handle.write(_log_chunk(b * 100_000 + part * 64 + k))
