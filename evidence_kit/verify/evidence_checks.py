@@ -65,13 +65,17 @@ def check_contract(ctx: Context) -> CheckResult:
 
 
 def _layout_problems(ctx: Context, unit: str, units: list[str]) -> list[Problem]:
-    """Each file of a loaded evidence folder (not of another folder inside it) is one the contract lays out: a
-    page, an image or a note there would be served to a reader and compared with nothing."""
+    """Each file of a loaded evidence folder is one the contract lays out: a page, an image or a note there would
+    be served to a reader and compared with nothing. A trial bundle holds no other evidence folder, and a decision
+    folder none but the trial bundles it names (one deeper than its subfolders is an evidence folder of its own,
+    checked as one); a bundle it does not name is no evidence of it, at any depth."""
     prefix = unit + "/" if unit else ""
-    inner_units = tuple(u + "/" for u in units if u != unit and u.startswith(prefix))
+    inner_units: tuple[str, ...] = ()
     trials = None
     if isinstance(ctx.evidence[unit], DecisionEvidence):
-        trials = [folder[len(prefix) :] for folder, _ in trial_folders(ctx, unit)]
+        folders = [folder for folder, _ in trial_folders(ctx, unit)]
+        trials = [folder[len(prefix) :] for folder in folders]
+        inner_units = tuple(u + "/" for u in units if u in folders)
     return [
         Problem(ctx.where(rel), problem)
         for rel in ctx.files
