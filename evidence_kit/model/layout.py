@@ -17,9 +17,9 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["FILE_KINDS", "FORMAT_RECORDS", "FileKind", "file_kind", "layout_markdown", "layout_problem"]
+__all__ = ["FILE_KINDS", "FORMAT_RECORDS", "FileKind", "file_kind", "layout_markdown", "layout_problem", "outside_problem"]
 
-Place = Literal["decision", "trial", "folder"]  # "folder": the top of either
+Place = Literal["decision", "trial", "folder", "top"]  # "folder": the top of either; "top": of the folder verified only
 
 # The typed records the redactor's format readers publish, ``<name>.<reader>.json`` (docs/redaction.md);
 # ``tests/model/test_layout.py`` holds this to the registry of readers.
@@ -41,8 +41,9 @@ class FileKind:
     examples: tuple[str, ...]
     refused: tuple[str, ...] = ()
 
-    def admits(self, inner: str, place: Place) -> bool:
-        return (self.place == place or self.place == "folder") and re.fullmatch(self.pattern, inner) is not None
+    def admits(self, inner: str, place: Place, at_top: bool = False) -> bool:
+        where = self.place == place or self.place == "folder" or (self.place == "top" and at_top)
+        return where and re.fullmatch(self.pattern, inner) is not None
 
 
 FILE_KINDS: tuple[FileKind, ...] = (
@@ -96,33 +97,36 @@ FILE_KINDS: tuple[FileKind, ...] = (
     FileKind("receipt", "folder", "receipt.json", r"receipt\.json", "what the redactor replaced and withheld", ("receipt.json",), ("Receipt.json",)),
     FileKind(
         "signature",
-        "folder",
+        "top",
         "manifest.dsse.json, signing.pub",
         r"manifest\.dsse\.json|signing\.pub",
-        "a signed folder's envelope and the public key it names",
+        "a signed folder's envelope and the public key it names: only at the top of the folder signed, where `verify`'s "
+        "signature check reads them (never in a trial bundle of a decision, nor in a site's copy of the evidence)",
         ("manifest.dsse.json", "signing.pub"),
     ),
 )
 
 
-def _held(place: Place) -> str:
-    return ", ".join(k.shape for k in FILE_KINDS if k.place in (place, "folder"))
+def _held(place: Place, at_top: bool) -> str:
+    return ", ".join(k.shape for k in FILE_KINDS if k.place in (place, "folder") or (k.place == "top" and at_top))
 
 
-def file_kind(inner: str, place: Place) -> FileKind | None:
-    """The kind of the file at ``inner`` within a decision folder or a trial bundle, or None."""
-    return next((k for k in FILE_KINDS if k.admits(inner, place)), None)
+def file_kind(inner: str, place: Place, at_top: bool = False) -> FileKind | None:
+    """The kind of the file at ``inner`` within a decision folder or a trial bundle, or None; ``at_top``: the
+    folder is the one verified (not one it holds, nor a site's copy of it)."""
+    return next((k for k in FILE_KINDS if k.admits(inner, place, at_top)), None)
 
 
 def _trial_of(path: str, trials: Collection[str]) -> str | None:
     return next((t for t in sorted(trials, key=len, reverse=True) if path.startswith(t.rstrip("/") + "/")), None)
 
 
-def layout_problem(path: str, trials: Collection[str] | None) -> str | None:
+def layout_problem(path: str, trials: Collection[str] | None, *, at_top: bool = False) -> str | None:
     """What is wrong with a file at ``path`` in an evidence folder, or None when the contract lays it out.
 
     ``path`` is relative to a decision folder whose trial bundles are the subfolders ``trials``, or,
-    with ``trials`` None, to a trial bundle.
+    with ``trials`` None, to a trial bundle. ``at_top``: the folder is the one verified, whose own
+    signature may sit at its top.
     """
     if any(part.startswith(".") for part in path.split("/")):
         return "a hidden file or folder is no evidence (MkDocs would drop it from a site)"
@@ -132,18 +136,34 @@ def layout_problem(path: str, trials: Collection[str] | None) -> str | None:
     else:
         trial = _trial_of(path, trials)
         place, inner = ("trial", path[len(trial.rstrip("/")) + 1 :]) if trial is not None else ("decision", path)
-    if file_kind(inner, place) is not None:
+        at_top = at_top and trial is None
+    if file_kind(inner, place, at_top) is not None:
         return None
     if place == "decision" and "/" in inner:
         return "not a file of the evidence contract: it is in no trial bundle decision.toml names (docs/contract.md, Layout)"
     what = "a trial bundle" if place == "trial" else "a decision folder, beside its trial bundles,"
-    return f"not a file of the evidence contract ({what} holds {_held(place)}; docs/contract.md, Layout)"
+    return f"not a file of the evidence contract ({what} holds {_held(place, at_top)}; docs/contract.md, Layout)"
+
+
+def outside_problem(path: str) -> str | None:
+    """What is wrong with a file at ``path`` of the folder verified when it holds evidence folders (decision
+    folders, trial bundles) in subfolders and the file is in none of them, or None: beside them sit only
+    manifests, and at its top its signature."""
+    name = path.rsplit("/", 1)[-1]
+    beside = [k for k in FILE_KINDS if k.name in ("manifest", "signature")]
+    if not any(part.startswith(".") for part in path.split("/")) and any(k.admits(name, "folder", at_top="/" not in path) for k in beside):
+        return None
+    shapes = ", ".join(k.shape for k in beside)
+    return (
+        "not a file of the evidence contract: it is in no decision folder or trial bundle "
+        f"(beside them a folder holds {shapes}; docs/contract.md, Layout)"
+    )
 
 
 def layout_markdown() -> str:
     """The layout table of ``docs/contract.md``."""
     rows = ["| kind | in | path | what it is |", "|---|---|---|---|"]
-    where = {"decision": "decision folder", "trial": "trial bundle", "folder": "either, at its top"}
+    where = {"decision": "decision folder", "trial": "trial bundle", "folder": "either, at its top", "top": "the folder signed, at its top"}
     for k in FILE_KINDS:
         rows.append(f"| {k.name} | {where[k.place]} | `{k.shape}` | {k.says} |")
     return "\n".join(rows) + "\n"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from ..errors import BadInput
 from ..model import ArmRef, Check, Decision, Footer, Gate, Header, Request, Run, Trial
@@ -146,6 +146,10 @@ def load_decision(folder: str | Path) -> DecisionEvidence:
     trials: list[TrialEvidence] = []
     for name in decision.trials:
         path = folder / name
+        parts = PurePosixPath(name).parts
+        if not parts or PurePosixPath(name).is_absolute() or ".." in parts or path == folder:
+            # Its bundles are its subfolders (docs/contract.md): one elsewhere is no part of the folder published.
+            raise BadInput(f"trial {name!r} is not a subfolder of the decision folder (name each trial by its folder's path in it)", decision_file)
         if not path.is_dir():
             raise BadInput(f"trial {name!r} is named but {folder / name} is not a folder", decision_file)
         trials.append(load_trial(path))

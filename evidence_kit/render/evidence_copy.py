@@ -94,6 +94,7 @@ def check_bundle_manifests(evidence: DecisionEvidence, files: list[EvidenceFile]
         source = Path(trial.source)
         manifest_path = source / MANIFEST_NAME
         if not manifest_path.is_file():
+            _refuse_unmanifested_redaction(source)
             continue  # raw evidence: the leak scan refuses it, or the redactor never ran
         prefix = source.relative_to(folder).as_posix() + "/"
         listed = {e.path: e for e in read_manifest(manifest_path).files}
@@ -122,6 +123,7 @@ def _check_decision_manifest(evidence: DecisionEvidence, by_path: dict[str, Evid
                 "evidence-kit); redact it again: no other byte changes",
                 manifest_path,
             )
+        _refuse_unmanifested_redaction(folder)
         return  # raw evidence: the leak scan refuses it, or the redactor never ran
     listed = {e.path: e for e in read_manifest(manifest_path).files}
     for entry in sorted(listed.values(), key=lambda e: e.path):
@@ -131,6 +133,18 @@ def _check_decision_manifest(evidence: DecisionEvidence, by_path: dict[str, Evid
     for rel in listed_files(folder):
         if rel not in listed:
             raise BadInput(f"not listed in {MANIFEST_NAME} (added after redaction?)", folder / rel)
+
+
+def _refuse_unmanifested_redaction(folder: Path) -> None:
+    """A folder the redactor wrote (it holds ``receipt.json``) but without ``manifest.json`` is one whose known-value
+    scan found a private value (docs/redaction.md: marked ``NOT-PUBLISHABLE.txt``, no manifest anywhere): it would
+    be published as raw evidence, which only raw bundles' own private values are scanned for."""
+    if (folder / RECEIPT_NAME).is_file():
+        raise BadInput(
+            f"missing, but the folder holds {RECEIPT_NAME}: the redactor leaves out every manifest of a folder it found "
+            "a private value in (see NOT-PUBLISHABLE.txt); fix the policy and redact again",
+            folder / MANIFEST_NAME,
+        )
 
 
 def receipts(evidence: DecisionEvidence) -> dict[str, Receipt | None]:

@@ -7,9 +7,10 @@ from pathlib import Path
 from ..errors import EvidenceError
 from ..model import RECEIPT_NAME, Receipt
 from ..model.evidence import DecisionEvidence, TrialEvidence
-from ..model.layout import layout_problem
+from ..model.layout import layout_problem, outside_problem
 from ..read import read_json_model
 from .contract import discover_evidence, evidence_problems, load_evidence
+from .recompute import embedded_decisions, is_built_site
 from .verification import CheckResult, Context, Problem
 
 __all__ = ["check_contract", "check_receipts", "trial_folders"]
@@ -57,25 +58,40 @@ def check_contract(ctx: Context) -> CheckResult:
         for journal, problem in evidence_problems(evidence):
             problems.append(Problem(ctx.where(_rel(ctx, journal)), problem))
         journals += sum(len(trial.arms) for _, trial in trial_folders(ctx, unit))
+    problems += _beside_problems(ctx, units)
     if problems:
         return CheckResult(name, "fail", f"{len(problems)} contract violation(s)", problems)
     return CheckResult(name, "pass", f"{len(units)} evidence folder(s), {journals} journal(s): layout, schema, order, counts, warmup, runs, footers")
 
 
 def _layout_problems(ctx: Context, unit: str, units: list[str]) -> list[Problem]:
-    """Each file of a loaded evidence folder (not of another folder inside it) is one the contract lays out: a
-    page, an image or a note there would be served to a reader and compared with nothing."""
+    """Each file of a loaded evidence folder is one the contract lays out: a page, an image or a note there would
+    be served to a reader and compared with nothing. A trial bundle holds no other evidence folder, and a decision
+    folder none but the trial bundles it names (one deeper than its subfolders is an evidence folder of its own,
+    checked as one); a bundle it does not name is no evidence of it, at any depth."""
     prefix = unit + "/" if unit else ""
-    inner_units = tuple(u + "/" for u in units if u != unit and u.startswith(prefix))
+    inner_units: tuple[str, ...] = ()
     trials = None
     if isinstance(ctx.evidence[unit], DecisionEvidence):
-        trials = [folder[len(prefix) :] for folder, _ in trial_folders(ctx, unit)]
+        folders = [folder for folder, _ in trial_folders(ctx, unit)]
+        trials = [folder[len(prefix) :] for folder in folders]
+        inner_units = tuple(u + "/" for u in units if u in folders)
     return [
         Problem(ctx.where(rel), problem)
         for rel in ctx.files
         if rel.startswith(prefix) and not rel.startswith(inner_units)
-        if (problem := layout_problem(rel[len(prefix) :], trials))
+        if (problem := layout_problem(rel[len(prefix) :], trials, at_top=not unit))
     ]
+
+
+def _beside_problems(ctx: Context, units: list[str]) -> list[Problem]:
+    """In a folder laid out as neither a built site nor a plugin's prefix folder (whose every other file the
+    figures check compares with what build writes), each file is in an evidence folder or is a manifest or the
+    signature: a README, a note or an XML page beside the evidence would be served and compared with nothing."""
+    if "" in units or is_built_site(ctx) or embedded_decisions(ctx):
+        return []
+    inside = tuple(u + "/" for u in units)
+    return [Problem(ctx.where(rel), problem) for rel in ctx.files if not rel.startswith(inside) if (problem := outside_problem(rel))]
 
 
 def trial_folders(ctx: Context, unit: str) -> list[tuple[str, TrialEvidence]]:

@@ -44,7 +44,9 @@ THEME_DIRS = ("assets/javascripts/", "assets/stylesheets/", "assets/images/")
 MKDOCS_OWN = ("404.html", SEARCH_INDEX, "sitemap.xml")
 # What a browser shows as a document, whatever the case of its name (a case-insensitive server serves
 # INDEX.HTML as index.html): no evidence folder holds one, and only a site's or a prefix folder's are compared.
-PAGE_SUFFIXES = (".html", ".htm", ".xhtml", ".xht", ".shtml", ".svg")
+# XML among them: Python's static server sends .xml and .xpdl as application/xml and .svgz as SVG, Chromium
+# opens .xbl, .rss and .atom files as XML, and each shows the XHTML it holds as a page, running its scripts.
+PAGE_SUFFIXES = (".html", ".htm", ".shtml", ".shtm", ".xhtml", ".xht", ".xhtm", ".svg", ".svgz", ".xml", ".xpdl", ".xbl", ".rss", ".atom")
 
 
 def _decisions_at(ctx: Context, folder_of: Callable[[str], str | None]) -> dict[str, str]:

@@ -14,13 +14,13 @@ REFUSED = [(k.name, e, k.place) for k in FILE_KINDS for e in k.refused]
 
 @pytest.mark.parametrize("kind,path,place", ADMITTED)
 def test_each_kind_admits_its_examples(kind: str, path: str, place: str) -> None:
-    found = file_kind(path, "trial" if place == "folder" else place)  # type: ignore[arg-type]
+    found = file_kind(path, "trial" if place in ("folder", "top") else place, at_top=place == "top")  # type: ignore[arg-type]
     assert found is not None and found.name == kind
 
 
 @pytest.mark.parametrize("kind,path,place", REFUSED)
 def test_no_kind_admits_a_near_miss(kind: str, path: str, place: str) -> None:
-    assert file_kind(path, "trial" if place == "folder" else place) is None  # type: ignore[arg-type]
+    assert file_kind(path, "trial" if place in ("folder", "top") else place, at_top=place == "top") is None  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("name", ["report.html", "NOTES.XHTML", "verdict.svg", "README.md", "index.htm", "chart.png", "notes.txt"])
@@ -49,7 +49,7 @@ def test_a_hidden_file_or_folder_is_no_evidence() -> None:
 def test_the_message_names_what_a_bundle_holds() -> None:
     assert layout_problem("verdict.svg", None) == (
         "not a file of the evidence contract (a trial bundle holds trial.json, journals/*.jsonl, telemetry/*.jsonl, "
-        "logs/*.log, *.<reader>.json, manifest.json, receipt.json, manifest.dsse.json, signing.pub; docs/contract.md, Layout)"
+        "logs/*.log, *.<reader>.json, manifest.json, receipt.json; docs/contract.md, Layout)"
     )
 
 
@@ -67,3 +67,19 @@ def test_contract_md_s_layout_table_is_generated_from_the_kinds() -> None:
     assert generated == layout_markdown().strip(), (
         "docs/contract.md's layout is stale: run `python -m evidence_kit.redact.reference docs/redaction.md docs/contract.md`"
     )
+
+
+def test_beside_evidence_folders_a_folder_holds_only_manifests_and_its_signature() -> None:
+    from evidence_kit.model.layout import outside_problem
+
+    for path in ("manifest.json", "manifest.dsse.json", "signing.pub", "batch/manifest.json"):
+        assert outside_problem(path) is None, path
+    for path in ("README.md", "receipt.json", "notes/report.xml", ".manifest.json", ".git/manifest.json", "trial.json"):
+        assert outside_problem(path) is not None, path
+
+
+def test_a_signature_is_evidence_only_at_the_top_of_the_folder_verified() -> None:
+    for name in ("manifest.dsse.json", "signing.pub"):
+        assert layout_problem(name, None, at_top=True) is None and layout_problem(name, ["dflash"], at_top=True) is None
+        assert layout_problem(name, None) is not None and layout_problem(name, ["dflash"]) is not None  # a site's copy
+        assert layout_problem(f"dflash/{name}", ["dflash"], at_top=True) is not None  # a trial bundle of the decision

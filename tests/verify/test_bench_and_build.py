@@ -28,6 +28,19 @@ def test_benchmark_runs_and_deletes_its_data(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+def test_the_benchmark_s_evidence_holds_only_the_contract_s_files(tmp_path: Path, keypair) -> None:
+    # At 8 MiB each bundle gets telemetry too (at 2 MiB only logs): verify fails a file the contract does not lay out.
+    import tomllib
+
+    from evidence_kit.model.layout import layout_problem
+
+    decision, files = _bench().make_evidence(tmp_path, 8, keypair[0])
+    trials = tomllib.loads((decision / "decision.toml").read_text())["trials"]
+    rels = [f.relative_to(decision).as_posix() for f in files]
+    assert any(rel.split("/")[1] == "telemetry" for rel in rels if "/" in rel), rels
+    assert [(rel, problem) for rel in rels if (problem := layout_problem(rel, trials, at_top=True))] == []  # verified at its top
+
+
 def test_build_sign_then_verify(run_cli, redacted: Path, keypair, tmp_path: Path) -> None:
     built = run_cli("build", redacted, "--out", tmp_path / "site", "--sign", keypair[0])
     assert built.code == 0, built.err

@@ -89,6 +89,19 @@ def test_a_page_of_any_spelling_among_the_theme_files_fails(run_cli, site: Path,
     assert result.code == 1 and f"{site}/assets/images/{name}: published, but not generated" in result.out, result.out
 
 
+XHTML_IN_XML = '<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><body><p>promoted: 1.705</p></body></html>\n'
+
+
+@pytest.mark.parametrize("name", ["verdict.xml", "VERDICT.XPDL", "verdict.svgz", "verdict.rss", "verdict.xhtm"])
+def test_an_xml_page_among_the_theme_files_fails(run_cli, site: Path, keypair, name: str) -> None:
+    # Python's static server sends .xml and .xpdl as application/xml, .svgz as image/svg+xml; Chromium opens
+    # .rss from a file as XML: each shows its XHTML as a page and runs its scripts.
+    (site / "assets" / "images" / name).write_text(XHTML_IN_XML, "utf-8")
+    _other_toolchain(site, keypair[0])
+    result = run_cli("verify", site, "--key", keypair[1])
+    assert result.code == 1 and f"{site}/assets/images/{name}: published, but not generated" in result.out, result.out
+
+
 def test_the_404_page_is_held_to_the_registry_too(run_cli, site: Path, keypair) -> None:
     page = site / "404.html"
     page.write_text(_in_header(page.read_text("utf-8"), '<input value="promoted: 1.705">'), "utf-8")
