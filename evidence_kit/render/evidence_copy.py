@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..attest.manifest import MANIFEST_NAME, NOT_LISTED, listed_files, read_manifest
-from ..attest.tree import path_problem
+from ..attest.tree import path_problem, walk_tree
 from ..errors import BadInput
 from ..model import RECEIPT_NAME, Receipt
 from ..model.evidence import DecisionEvidence
@@ -55,16 +55,23 @@ def _decision_paths(folder: Path) -> list[Path]:
     return paths
 
 
+def _raw_paths(folder: Path) -> list[Path]:
+    """Every entry of a decision folder no manifest lists (raw evidence), symlinks never followed: each one is
+    published or refused, none left behind unsaid."""
+    _refuse_unmanifested_redaction(folder)  # a redaction marked not publishable says so before any of its files
+    paths = []
+    for rel, problem in walk_tree(folder):
+        if problem is not None:
+            raise BadInput(f"{problem}: a file of the decision folder that cannot be published; copy the file in, or remove it", folder / rel)
+        paths.append(folder / rel)
+    return paths
+
+
 def evidence_files(evidence: DecisionEvidence) -> list[EvidenceFile]:
-    """``decision.toml`` and every file of every named trial bundle, in path order; for a redacted
-    decision folder (one with its own ``manifest.json``), that manifest and every file it lists."""
+    """Every file of a raw decision folder, in path order; for a redacted decision folder (one with its own
+    ``manifest.json``), that manifest and every file it lists. A file the contract does not lay out is bad input."""
     folder = Path(evidence.source)
-    if (folder / MANIFEST_NAME).is_file():
-        paths = _decision_paths(folder)
-    else:
-        paths = [folder / "decision.toml"]
-        for trial in evidence.trials:
-            paths += sorted(p for p in Path(trial.source).rglob("*") if p.is_file())
+    paths = _decision_paths(folder) if (folder / MANIFEST_NAME).is_file() else _raw_paths(folder)
     trials = [Path(t.source).relative_to(folder).as_posix() for t in evidence.trials]
     out = []
     for path in sorted(paths, key=lambda p: p.relative_to(folder).as_posix()):
