@@ -35,14 +35,13 @@ class Template:
     """One stream's token event: its bytes before the text (``head``, from ``data:``) and after it (``tail``),
     and whether the text is content (else reasoning)."""
 
-    __slots__ = ("head", "tail", "content", "_separator", "_text_separator", "_unplain", "_size")
+    __slots__ = ("head", "tail", "content", "_end", "_separator", "_size")
 
     def __init__(self, head: bytes, tail: bytes, content: bool):
         self.head, self.tail, self.content = head, tail, content
         # Between one event's text and the next one's, in a read of whole events: SSE's blank line between.
-        self._separator = tail + b"\n\n" + head
-        self._text_separator = self._separator.decode()
-        self._unplain = len(self._separator) - len(self._separator.translate(None, _NOT_PLAIN))
+        self._end = tail + b"\n\n"
+        self._separator = self._end + head
         self._size = len(head) + len(tail) + 2
 
     def text(self, line: bytes) -> str | None:
@@ -60,17 +59,24 @@ class Template:
     def texts(self, data: bytes) -> list[str] | None:
         """The texts of ``data``'s events, in order, when ``data`` is whole events of this template and nothing
         else (each ended by its blank line), every text plain; else ``None``."""
-        if len(data) < self._size or not data.startswith(self.head) or not data.endswith(self.tail + b"\n\n"):
+        if len(data) < self._size or not data.startswith(self.head) or not data.endswith(self._end):
             return None
-        inner = data[len(self.head) : len(data) - self._size + len(self.head)]
-        # Each separator holds a known number of bytes that are not plain; any more are in a text.
-        if len(inner) - len(inner.translate(None, _NOT_PLAIN)) != inner.count(self._separator) * self._unplain:
+        if data.find(b"\n", len(self.head)) == len(data) - 2:
+            pieces = [data[len(self.head) : len(data) - len(self._end)]]  # one event (most reads)
+        else:
+            # Cut after each event (the end is short enough to be searched for without a search table, as a
+            # head would need), each event's head taken off: the read must then be those events and nothing else.
+            start = len(self.head)
+            pieces = [event[start:] for event in data.split(self._end)[:-1]]
+            if self.head + self._separator.join(pieces) + self._end != data:
+                return None
+        joined = pieces[0] if len(pieces) == 1 else b"".join(pieces)
+        if len(joined.translate(None, _NOT_PLAIN)) != len(joined):
             return None
         try:
-            text = inner.decode()
+            return list(map(bytes.decode, pieces))
         except UnicodeDecodeError:
             return None  # (a parse refuses it too: the events' own parse says so)
-        return text.split(self._text_separator)
 
 
 def learn(line: bytes) -> Template | None:
