@@ -308,7 +308,9 @@ async def _on_lane(lane: _Lane, out: Outcome, clock: Clock, connect_timeout: flo
         events = _Events(out)
         out.t_send = clock()
         connection.send(None, head, payload, events.feed, clock)
-        status, _, headers = await connection.head_of_reply(None)
+        await connection.until_end()  # (or until a head that is not a 200 reply's)
+        assert connection.head is not None
+        status, _, headers = connection.head
         out.t_headers, out.http_status = connection.t_head, status
         if any(name.lower() == b"set-cookie" for name, _ in headers):  # as httpx's client keeps them
             client.cookies.extract_cookies(httpx.Response(status, headers=headers, request=client.build_request("POST", url)))
@@ -317,7 +319,6 @@ async def _on_lane(lane: _Lane, out: Outcome, clock: Clock, connect_timeout: flo
             while (data := await connection.next_chunk(None)) is not None:
                 detail += data
             return _status_failure(status, detail[:200].decode("utf-8", "replace").strip())
-        await connection.until_end()
         out.t_end = connection.t_end  # the read that ended the reply
         return events.failure or _ending_failure(out, events.done)
     finally:

@@ -118,8 +118,15 @@ class LaneConnection(asyncio.Protocol):
             self._head_arrived(now)
         if self.state == _DONE:
             self.t_end = now
-        if pieces and self._feed(pieces[0] if len(pieces) == 1 else b"".join(pieces), now) and had_head and self.state != _DONE:
-            return  # the sink took it: nothing for the waiting reader until the reply ends
+        self._hand_on(pieces, had_head, now)
+
+    def _hand_on(self, pieces: list[bytes], had_head: bool, now: float) -> None:
+        """Give a read's body bytes to the sink (or the queue), and wake the reader if it has something new."""
+        took = bool(pieces) and self._feed(pieces[0] if len(pieces) == 1 else b"".join(pieces), now)
+        # A streamed reply's reader waits only for its end (until_end): not woken by its head, nor by a read of part
+        # of a chunk, nor by what the sink took.
+        if self.state != _DONE and ((took and had_head) or (self.streaming and (took or not pieces))):
+            return
         self._wake()
 
     def _head_arrived(self, now: float) -> None:
@@ -308,7 +315,7 @@ class LaneConnection(asyncio.Protocol):
 
         ``sink``: a 200 reply's body bytes are handed to it in :meth:`data_received`, each network read's with
         ``clock`` read as they arrived, instead of being queued for :meth:`next_chunk`; it answers whether it
-        wants more. The reader then waits once, in :meth:`until_end`, not once per read."""
+        wants more. The reader then waits once, in :meth:`until_end`, not for the head nor once per read."""
         assert self.transport is not None
         self.request, self.head, self.state = request, None, _HEAD
         self.method = request.method.encode() if request is not None else head[: head.find(b" ")]
@@ -362,8 +369,9 @@ class LaneConnection(asyncio.Protocol):
             await self.wait(timeout)
 
     async def until_end(self) -> None:
-        """Until a streamed reply (:meth:`send` with a sink) has ended, or its sink wanted no more."""
-        while self.state != _DONE and not self.stopped:
+        """Until a streamed reply (:meth:`send` with a sink) has ended, its sink wanted no more, or its head came
+        and is not a 200 reply's (whose body is queued for :meth:`next_chunk`)."""
+        while self.state != _DONE and not self.stopped and (self.head is None or self.head[0] == 200):
             if self.error is not None:
                 raise self.error
             await self.wait(None)
