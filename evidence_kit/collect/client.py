@@ -1,8 +1,9 @@
 """Stream one chat completion and time it on a monotonic clock.
 
 The client reads raw bytes and splits server-sent events itself: one clock
-reading per network read (events that arrived together share it), one
-JSON parse per event, nothing else per token. The send time is read when the
+reading per network read (events that arrived together share it), a read of
+the stream's token events taken by their template (:mod:`.token_events`),
+any other event parsed as JSON, nothing else per token. The send time is read when the
 request's first byte goes to the socket (httpcore's trace), not when the request
 was built, so time a request spends waiting inside the client (for a pooled
 connection, or behind its siblings at high concurrency) is not charged to the
