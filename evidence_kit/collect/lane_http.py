@@ -117,7 +117,7 @@ class LaneConnection(asyncio.Protocol):
         if not had_head and self.head is not None:
             self._head_arrived(now)
         if self.state == _DONE:
-            self.t_end = now
+            self.t_end, self.streaming = now, False
         self._hand_on(pieces, had_head, now)
 
     def _hand_on(self, pieces: list[bytes], had_head: bool, now: float) -> None:

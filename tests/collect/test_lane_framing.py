@@ -121,3 +121,12 @@ def test_reads_of_whole_chunks_give_what_reads_cut_anywhere_give(texts: list[str
     whole, cut = _feed(raw, ends)[1], _feed(raw, list(range(len(raw))))[1]
     assert whole.done and whole.failure is None and whole.out.text == cut.out.text == "".join(texts)
     assert len(whole.out.token_times) == len(cut.out.token_times) == len(texts)
+
+
+def test_bytes_after_the_last_chunk_reach_no_event_and_end_the_connection() -> None:
+    data = b'data: {"choices": [{"index": 0, "delta": {"content": "x"}, "finish_reason": null}]}\n\n'
+    chunk = f"{len(data):x}".encode() + b"\r\n" + data + b"\r\n"
+    connection, events, _ = _feed(HEAD + chunk, [len(HEAD)])
+    connection.data_received(chunk + b"0\r\n\r\n")  # the reply ends here
+    connection.data_received(chunk)  # whole chunks of a size seen before, after the end
+    assert events.out.text == "xx" and not connection.reusable
