@@ -6,8 +6,8 @@ An engine streams one event per step, and within one stream its token events dif
 the stream's :class:`Template` (:func:`learn`). A network read that holds nothing but whole events of that
 template, each text plain (no quote, backslash or control byte: a JSON string that stands for itself, in
 valid UTF-8), gives its texts in a few C calls (:meth:`Template.texts`) instead of a JSON parse and a walk of
-each event: 54 events a request against the simulator, about a tenth of the collector's CPU per streamed
-request (bench/collect_cpu.py). Anything else (a role or finish event, usage, a read that ends inside an
+each event: 54 events a request against the simulator, a quarter of the read path's instructions in a replay
+of its replies (bench/results/speed-2026-12-08.md). Anything else (a role or finish event, usage, a read that ends inside an
 event, a text with an escape) is parsed as before.
 
 Why the texts are the ones a parse would give: a read that passes is the template's bytes with other plain
@@ -98,10 +98,6 @@ def learn(line: bytes) -> Template | None:
     if at < 0:
         return None
     head, tail = line[: at + len(slot) - len(raw) - 1], line[at + len(slot) - 1 :]
-    try:
-        (head + tail).decode()
-    except UnicodeDecodeError:
-        return None
     # The same event with its text left out must parse as that: the bytes at the slot are the delta's text
     # (not an equal string elsewhere in the event, nor one a later key overrides).
     choice = event["choices"][0]
