@@ -1,7 +1,7 @@
 """Benchmark: `evidence-kit verify` on ~1 GB of signed evidence against `sha256sum` of the same files.
 
 Builds a decision folder from the reference reconstruction, redacts it, adds
-engine logs and telemetry to each trial bundle until the folder holds
+engine logs (``logs/*.log``, the contract's opaque files) to each trial bundle until the folder holds
 ``--size-mb`` of evidence, rewrites the bundle manifests and signs the folder.
 Then times, in the same run and on the same (page-cached) files, the whole
 ``evidence-kit verify --key`` (every check: signature, digests, completeness,
@@ -64,15 +64,14 @@ def make_evidence(root: Path, size_mb: int, key: Path) -> tuple[Path, list[Path]
     per_bundle = max(1, size_mb // len(bundles))
     for b, bundle in enumerate(bundles):
         (bundle / "logs").mkdir(exist_ok=True)
-        (bundle / "telemetry").mkdir(exist_ok=True)
-        # Three quarters logs, a quarter telemetry, in files of at most 64 MiB.
-        for kind, share in (("logs", per_bundle - per_bundle // 4), ("telemetry", per_bundle // 4)):
+        # Three quarters engine logs, a quarter raw samples kept as logs (a telemetry/*.csv is not a file of the
+        # contract: verify refuses it), in files of at most 64 MiB.
+        for kind, share in (("engine", per_bundle - per_bundle // 4), ("samples", per_bundle // 4)):
             written = 0
             part = 0
             while written < share:
                 n = min(64, share - written)
-                name = f"engine-{part:03d}.log" if kind == "logs" else f"samples-{part:03d}.csv"
-                with open(bundle / kind / name, "wb") as handle:
+                with open(bundle / "logs" / f"{kind}-{part:03d}.log", "wb") as handle:
                     for k in range(n):
                         handle.write(_log_chunk(b * 100_000 + part * 64 + k))
                 written += n

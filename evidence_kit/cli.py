@@ -6,7 +6,9 @@ Each command lives in its own module and is imported only when it runs, so
 
 from __future__ import annotations
 
+import gc
 import importlib
+import os
 import sys
 from typing import cast
 
@@ -17,7 +19,7 @@ from .errors import EXIT_BAD_INPUT, EXIT_OK, EvidenceError
 from .one_line import one_line
 from .version import __version__
 
-__all__ = ["main", "run", "cli", "COMMANDS"]
+__all__ = ["main", "run", "cli", "COMMANDS", "import_ahead"]
 
 # name -> "module:attribute"; one line per command, in the order `--help` lists them.
 COMMANDS: dict[str, str] = {
@@ -38,6 +40,12 @@ COMMANDS: dict[str, str] = {
 }
 
 
+# Commands whose numpy work multiplies no matrices and that start no engine: the worker threads OpenBLAS
+# starts when numpy loads (one per core) only spin there, 0.03-0.05 s of CPU on every run (docs/benchmarks.md).
+# A value the user set is kept.
+ONE_BLAS_THREAD = frozenset({"analyze", "verify"})
+
+
 class LazyGroup(click.Group):
     """A click group that imports a command's module only when that command is used."""
 
@@ -49,6 +57,8 @@ class LazyGroup(click.Group):
         if target is None:
             return None
         module_name, attribute = target.split(":")
+        if cmd_name in ONE_BLAS_THREAD:
+            os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before the command's imports load numpy
         # Every COMMANDS entry names a click command (tests/test_cli_docs.py loads each one).
         return add_verbosity_options(cast(click.Command, getattr(importlib.import_module(module_name), attribute)))
 
@@ -108,8 +118,31 @@ def main(argv: list[str] | None = None) -> int:
     return result if isinstance(result, int) else 0
 
 
+def import_ahead(argv: list[str]) -> None:
+    """Import the module of the command ``argv`` names (its first word that is not an option) with the cyclic
+    garbage collector off, then freeze what the imports made and turn the collector back on.
+
+    Modules, classes and functions live as long as the process: collecting while they are made finds nothing,
+    and every later full collection scans them all again (with pydantic's models and numpy, 0.1 s of the
+    0.5 s a decision folder's ``verify`` takes; docs/benchmarks.md). Only the console script does this: the
+    process is the command's, where a library caller's objects are its own.
+    """
+    name = next((word for word in argv if not word.startswith("-")), None)
+    if name not in COMMANDS:
+        return
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        cli.get_command(click.Context(cli), name)
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
+
+
 def run() -> None:
     """Console-script entry point."""
+    import_ahead(sys.argv[1:])
     sys.exit(main())
 
 

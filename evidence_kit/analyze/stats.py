@@ -89,9 +89,7 @@ def nearest_rank(values: Sequence[float], p: float) -> float | None:
     n = len(ordered)
     if n == 0:
         return None
-    # p * n / 100 in exact integer arithmetic where possible, so 50 % of 4 is rank 2, not 2.0000001.
-    rank = max(1, math.ceil(round(p * n, 9) / 100))
-    return ordered[rank - 1]
+    return ordered[_rank(n, p) - 1]
 
 
 def change(candidate: float | None, control: float | None) -> float | None:
@@ -144,12 +142,20 @@ def seed_for(*parts: object) -> int:
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
 
 
-def _percentile_interval(ratios: Sequence[float], level: float) -> tuple[float, float]:
+def _percentile_interval(ratios: np.ndarray, level: float) -> tuple[float, float]:
     tail = (1 - level) / 2 * 100
-    low = nearest_rank(ratios, tail)
-    high = nearest_rank(ratios, 100 - tail)
-    assert low is not None and high is not None
-    return low, high
+    return _nearest_rank_of(ratios, tail), _nearest_rank_of(ratios, 100 - tail)
+
+
+def _nearest_rank_of(values: np.ndarray, p: float) -> float:
+    """:func:`nearest_rank` of a non-empty array of floats, without a list: numpy's stable sort orders them as
+    ``sorted`` does (equal values, such as 0.0 and -0.0, in their original order), so it is the same element."""
+    if bool(np.isnan(values).any()):  # NaN has no order: sorted's placement of it is not numpy's
+        value = nearest_rank(values.tolist(), p)
+        assert value is not None
+        return value
+    ordered = np.sort(values, kind="stable")
+    return float(ordered[_rank(ordered.shape[0], p) - 1])
 
 
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
@@ -157,48 +163,75 @@ _M1, _M2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 _LOW32 = np.uint64(0xFFFFFFFF)
 
 
+_BLOCK = 1 << 14  # outputs mixed at a time: a 128 KiB scratch array, reused, instead of one as large as the block
+
+
 def splitmix64_block(seed: int, count: int, start: int = 0) -> np.ndarray:
     """Outputs ``start + 1`` to ``start + count`` of ``SplitMix64(seed)``, computed at once (output k mixes
     ``seed + k x gamma``): the very numbers :meth:`SplitMix64.next` gives one by one."""
-    # In place, in two arrays: the same arithmetic (uint64, wrapping) at half the memory traffic of the
-    # expression form, since verify recomputes some 40 million of these for one decision.
-    z = np.arange(start + 1, start + count + 1, dtype=np.uint64)
-    z *= _GAMMA
-    z += np.uint64(seed & _MASK64)
-    shifted = z >> np.uint64(30)
-    z ^= shifted
-    z *= _M1
-    np.right_shift(z, np.uint64(27), out=shifted)
-    z ^= shifted
-    z *= _M2
-    np.right_shift(z, np.uint64(31), out=shifted)
-    z ^= shifted
+    # The same arithmetic (uint64, wrapping) in place, a slice of _BLOCK at a time, the states stepped by
+    # _BLOCK x gamma: no temporary as large as the block, whose fresh pages cost more than the arithmetic
+    # (verify recomputes some 10 million of these for one decision).
+    z = np.empty(count, dtype=np.uint64)
+    state = np.arange(start + 1, start + min(_BLOCK, count) + 1, dtype=np.uint64)
+    state *= _GAMMA
+    state += np.uint64(seed & _MASK64)
+    step = np.uint64((_BLOCK * 0x9E3779B97F4A7C15) & _MASK64)
+    scratch = np.empty(state.shape[0], dtype=np.uint64)
+    for first in range(0, count, _BLOCK):
+        n = min(_BLOCK, count - first)
+        if first:
+            state += step
+        out, shifted = z[first : first + n], scratch[:n]
+        np.copyto(out, state[:n])
+        for shift, factor in ((30, _M1), (27, _M2)):
+            np.right_shift(out, np.uint64(shift), out=shifted)
+            out ^= shifted
+            out *= factor
+        np.right_shift(out, np.uint64(31), out=shifted)
+        out ^= shifted
     return z
 
 
 def _below(z: np.ndarray, n: np.ndarray | int) -> np.ndarray:
     """``(z x n) >> 64`` per element, exactly (:meth:`SplitMix64.below`), for ``1 <= n < 2**32`` (one ``n`` for
-    every element, or an array of them broadcast against ``z``)."""
+    every element, or an array of them that broadcasts to ``z``'s shape), as uint64 (each below ``n``: an int64
+    view of it indexes), computed in two arrays."""
     n = np.asarray(n, dtype=np.uint64)
-    high: np.ndarray = ((z >> np.uint64(32)) * n + (((z & _LOW32) * n) >> np.uint64(32))) >> np.uint64(32)
+    high = z >> np.uint64(32)
+    high *= n
+    low = z & _LOW32
+    low *= n
+    low >>= np.uint64(32)
+    high += low
+    high >>= np.uint64(32)
     return high
+
+
+def _rank(count: int, p: float) -> int:
+    """The 1-based nearest rank of percentile ``p`` among ``count`` values (:func:`nearest_rank`'s rule)."""
+    # p * n / 100 in exact integer arithmetic where possible, so 50 % of 4 is rank 2, not 2.0000001.
+    return max(1, math.ceil(round(p * count, 9) / 100))
 
 
 def _rank_index(counts: np.ndarray, p: float) -> np.ndarray:
     """0-based nearest-rank index of percentile ``p`` for each count, from :func:`nearest_rank`'s rule."""
     unique, where = np.unique(counts, return_inverse=True)
-    ranks = np.array([max(1, math.ceil(round(p * int(c), 9) / 100)) - 1 for c in unique], dtype=np.int64)
+    ranks = np.array([_rank(int(c), p) - 1 for c in unique], dtype=np.int64)
     indices: np.ndarray = ranks[where.reshape(-1)]
     return indices
 
 
-def _row_statistic(values: np.ndarray, counts: np.ndarray, name: str) -> np.ndarray:
-    """``statistic(name)`` of each row's first ``counts[row]`` values (the rest is padding, +inf)."""
+def _row_statistic(values: np.ndarray, counts: np.ndarray | int, name: str) -> np.ndarray:
+    """``statistic(name)`` of each row's first ``counts[row]`` values (the rest is padding, +inf); ``counts`` one
+    number when every row holds as many."""
     if name == "mean":
         # Summed strictly in order (cumsum), not numpy's pairwise sum: the same on every platform.
         means: np.ndarray = np.cumsum(np.where(np.isinf(values), 0.0, values), axis=1)[:, -1] / counts
         return means
     ordered = np.sort(values, axis=1)
+    if isinstance(counts, int):
+        return _fixed_row_statistic(ordered, counts, name)
     if name == "median":
         mid = counts // 2
         upper = np.take_along_axis(ordered, mid[:, None], axis=1)[:, 0]
@@ -206,6 +239,15 @@ def _row_statistic(values: np.ndarray, counts: np.ndarray, name: str) -> np.ndar
         return np.where(counts % 2 == 1, upper, (lower + upper) / 2)
     index = _rank_index(counts, float(name[1:]))
     return np.take_along_axis(ordered, index[:, None], axis=1)[:, 0]
+
+
+def _fixed_row_statistic(ordered: np.ndarray, count: int, name: str) -> np.ndarray:
+    """:func:`_row_statistic` of sorted rows that each hold ``count`` values: the same elements and arithmetic."""
+    if name == "median":
+        mid = count // 2
+        return ordered[:, mid].copy() if count % 2 == 1 else (ordered[:, max(mid - 1, 0)] + ordered[:, mid]) / 2
+    column: np.ndarray = ordered[:, _rank(count, float(name[1:])) - 1].copy()
+    return column
 
 
 METHODS: tuple[str, ...] = ("run-t", "run", "run-plain", "request")
@@ -303,16 +345,15 @@ class _Arm:
             table[i, : len(run)] = run
         return table
 
-    def pooled(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The pooled values of every resample (rows padded with +inf) and how many each holds."""
+    def pooled(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray | int]:
+        """The pooled values of every resample (rows padded with +inf) and how many each holds (one number when
+        every resample holds as many)."""
+        if not self.by_run:  # one flat sample, no padding: each resample draws `width` of its values
+            return self._table[0][_below(z, self.width).view(np.int64)], self.width
         slots = len(self.runs)
         sizes = np.array([len(run) for run in self.runs], dtype=np.int64)
-        if self.by_run:
-            chosen = _below(z[:, :slots], slots).astype(np.int64)
-            z = z[:, slots:]
-        else:
-            chosen = np.zeros((z.shape[0], 1), dtype=np.int64)
-        z = z.reshape(z.shape[0], slots, self.width)
+        chosen = _below(z[:, :slots], slots).astype(np.int64)
+        z = z[:, slots:].reshape(z.shape[0], slots, self.width)
         chosen_sizes = sizes[chosen]  # (resamples, slots)
         if self.adjusted:
             centre, effects, residuals = self._components
@@ -410,7 +451,7 @@ def bootstrap_ratio_interval(
     ratios = bootstrap_ratios(candidate_runs, control_runs, seed, method=method, statistic_name=statistic_name, resamples=resamples)
     if ratios is None:
         return None
-    return _percentile_interval(ratios.tolist(), level)
+    return _percentile_interval(ratios, level)
 
 
 def detectable_change(low: float, high: float) -> float:

@@ -44,8 +44,8 @@ from .stats import (
     _adjusted_components,
     _below,
     _ldexp,
+    _nearest_rank_of,
     _row_statistic,
-    nearest_rank,
     splitmix64_block,
     statistic,
 )
@@ -87,6 +87,7 @@ class _World:
         self.sizes = np.array([len(run) for run in self.runs], dtype=np.int64)
         self.k, self.width = len(self.runs), int(self.sizes.max(initial=0))
         self.total = int(self.sizes.sum())
+        self.uneven = bool((self.sizes != self.width).any())
         self.statistic_name = statistic_name
         # Per resample: UNIFORMS_PER_NORMAL outputs per run slot (its Gaussian effect), then `width` per slot
         # (which residuals; those past the slot's run size are unused).
@@ -115,19 +116,31 @@ class _World:
         """Each resample's statistic and runs' variance of the mean, from its block of outputs ``z``."""
         count, k, width = z.shape[0], self.k, self.width
         normal = z[:, : k * UNIFORMS_PER_NORMAL].reshape(count, k, UNIFORMS_PER_NORMAL)
-        gauss = _last((normal >> np.uint64(11)).astype(np.float64) * _UNIT, axis=2) - UNIFORMS_PER_NORMAL / 2
-        picks = _below(z[:, k * UNIFORMS_PER_NORMAL :].reshape(count, k, width), len(self.residuals)).astype(np.int64)
-        values = (self.centre + self.spread * gauss)[:, :, None] + self.residuals[picks]
-        used = np.arange(width)[None, None, :] < self.sizes[None, :, None]
-        values = np.where(used, values, np.inf)
-        stats = _row_statistic(values.reshape(count, k * width), np.full(count, self.total), self.statistic_name)
-        sums = np.take_along_axis(np.cumsum(np.where(used, values, 0.0), axis=2), (self.sizes - 1)[None, :, None].repeat(count, axis=0), axis=2)[
-            :, :, 0
-        ]
-        means = sums / self.sizes[None, :]
+        # The top 53 bits as whole numbers (below 2**53: exact as floats, and converted from int64, which is
+        # cheaper than from uint64), summed in order, then scaled by 2**-53 once: a power of two scales every
+        # partial sum's rounding alike, so this is the sum of the uniforms, bit for bit.
+        gauss = _last((normal >> np.uint64(11)).view(np.int64).astype(np.float64), axis=2)
+        gauss *= _UNIT
+        gauss -= UNIFORMS_PER_NORMAL / 2
+        picks = _below(z[:, k * UNIFORMS_PER_NORMAL :].reshape(count, k, width), len(self.residuals)).view(np.int64)
+        gauss *= self.spread
+        gauss += self.centre
+        values = self.residuals[picks]
+        values += gauss[:, :, None]
+        if self.uneven:
+            used = np.arange(width)[None, None, :] < self.sizes[None, :, None]
+            values = np.where(used, values, np.inf)
+            stats = _row_statistic(values.reshape(count, k * width), self.total, self.statistic_name)
+            last = (self.sizes - 1)[None, :, None].repeat(count, axis=0)
+            sums = np.take_along_axis(np.cumsum(np.where(used, values, 0.0), axis=2), last, axis=2)[:, :, 0]
+            means = sums / self.sizes[None, :]
+        else:  # every run as long as the longest: no padding, and each run's sum is its row's, in order
+            stats = _row_statistic(values.reshape(count, k * width), self.total, self.statistic_name)
+            means = _last(values, axis=2) / width
         centre = _last(means, axis=1) / k
-        deviation = means - centre[:, None]
-        return stats, _last(deviation * deviation, axis=1) / (k - 1) / k
+        means -= centre[:, None]
+        means *= means
+        return stats, _last(means, axis=1) / (k - 1) / k
 
 
 def _fieller(a: float, b: float, va: float, vb: float, q: float) -> tuple[float, float] | None:
@@ -187,8 +200,7 @@ def studentised_interval(
         spread = np.sqrt(va_star + rho0 * rho0 * vb_star)
         pivot = np.abs(a_star - rho0 * b_star) / spread
     pivot = np.where(spread > 0, pivot, np.where(a_star - rho0 * b_star == 0, 0.0, np.inf))
-    q = nearest_rank(pivot.tolist(), level * 100)
-    assert q is not None
+    q = _nearest_rank_of(pivot, level * 100)
     ends = _fieller(a, b, va, vb, q)
     if ends is None or ends[0] < 0:
         return None

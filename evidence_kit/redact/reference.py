@@ -1,7 +1,8 @@
 """The reference tables of ``docs/redaction.md``, generated from the registries.
 
 ``python -m evidence_kit.redact.reference docs/redaction.md docs/contract.md`` rewrites the parts of the pages
-between their ``begin`` and ``end`` markers (the rule reference; the publication classes); ``tests/redact/test_redaction_docs.py``
+between their ``begin`` and ``end`` markers (the rule reference; the publication classes; the contract's
+layout); ``tests/redact/test_redaction_docs.py``
 fails when the page differs from what the registries generate.
 """
 
@@ -14,15 +15,18 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from ..model.failures import FAILURE, FINISH
+from ..model.layout import layout_markdown
 from .formats import READERS
 from .rules import rules_of
 
-__all__ = ["BEGIN", "CLASSES_BEGIN", "CLASSES_END", "END", "classes_markdown", "reference_markdown", "rewrite"]
+__all__ = ["BEGIN", "CLASSES_BEGIN", "CLASSES_END", "END", "LAYOUT_BEGIN", "LAYOUT_END", "classes_markdown", "reference_markdown", "rewrite"]
 
 BEGIN = "<!-- reference:begin (generated from evidence_kit/redact/rules and redact/formats: do not edit) -->"
 END = "<!-- reference:end -->"
 CLASSES_BEGIN = "<!-- classes:begin (generated from the models' publication classes: do not edit) -->"
 CLASSES_END = "<!-- classes:end -->"
+LAYOUT_BEGIN = "<!-- layout:begin (generated from evidence_kit/model/layout.py: do not edit) -->"
+LAYOUT_END = "<!-- layout:end -->"
 
 
 def _cell(text: str) -> str:
@@ -95,6 +99,7 @@ def rewrite(page: Path) -> bool:
     """Rewrite the generated parts of ``page`` (either page's); whether it changed."""
     text = page.read_text(encoding="utf-8")
     new = _replace(_replace(text, BEGIN, END, reference_markdown()), CLASSES_BEGIN, CLASSES_END, classes_markdown())
+    new = _replace(new, LAYOUT_BEGIN, LAYOUT_END, layout_markdown())
     if new != text:
         page.write_text(new, encoding="utf-8")
     return new != text

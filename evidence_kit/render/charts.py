@@ -19,6 +19,7 @@ from ..analyze.report import VERDICTS, TrialAnalysis
 from ..memo import Memo
 from ..present import arm_labels, phase_labels, ratio
 from .chart_data import GPU_SERIES, TELEMETRY_SERIES, interval_rows, per_run_rows, threshold_rows, ttft_rows
+from .layout import VEGA_SCRIPT
 
 
 class _Deferred:
@@ -45,7 +46,6 @@ else:
 
 __all__ = ["Chart", "trial_charts", "telemetry_chart", "render_svg", "vendored_script", "VEGA_SCRIPT"]
 
-VEGA_SCRIPT = "vega-bundle.js"
 WIDTH = 520
 # Text at the size of the page's small print (12 px), drawn at its size: a chart wider than the
 # column scrolls rather than shrinks (assets/extra.css).

@@ -2,7 +2,8 @@
 
 The site carries a copy of each decision folder (``decision.toml`` and its trial
 bundles) so the site alone is enough to verify it. Sizes and hashes are of the
-bytes as read, listed in path order.
+bytes as read, listed in path order. Only the files the contract lays out
+(:mod:`evidence_kit.model.layout`) are published; any other is bad input.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from ..attest.tree import path_problem
 from ..errors import BadInput
 from ..model import RECEIPT_NAME, Receipt
 from ..model.evidence import DecisionEvidence
+from ..model.layout import layout_problem
 from ..read import read_json_model
 
 __all__ = [
@@ -24,11 +26,7 @@ __all__ = [
     "check_bundle_manifests",
     "receipts",
     "withheld_classes",
-    "MARKDOWN_SUFFIXES",
 ]
-
-# MkDocs would render these as pages instead of copying them, so a bundle may not hold them.
-MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")
 
 
 @dataclass(frozen=True)
@@ -67,15 +65,15 @@ def evidence_files(evidence: DecisionEvidence) -> list[EvidenceFile]:
         paths = [folder / "decision.toml"]
         for trial in evidence.trials:
             paths += sorted(p for p in Path(trial.source).rglob("*") if p.is_file())
+    trials = [Path(t.source).relative_to(folder).as_posix() for t in evidence.trials]
     out = []
     for path in sorted(paths, key=lambda p: p.relative_to(folder).as_posix()):
         rel = path.relative_to(folder).as_posix()
         if path.is_symlink():
             raise BadInput("a symbolic link cannot be published; copy the file in", path)
-        if path.name.startswith(".") or any(part.startswith(".") for part in rel.split("/")):
-            raise BadInput("a hidden file cannot be published (MkDocs would drop it)", path)
-        if path.suffix.lower() in MARKDOWN_SUFFIXES:
-            raise BadInput("a Markdown file cannot be published as evidence (MkDocs would render it)", path)
+        problem = layout_problem(rel, trials)  # a page, an image or a note would be shown, and checked by nothing
+        if problem:
+            raise BadInput(problem, path)
         if not path.is_file():
             raise BadInput("listed in the decision folder's manifest.json but missing", path)
         data = path.read_bytes()

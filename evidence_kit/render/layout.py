@@ -27,6 +27,7 @@ __all__ = [
     "DECISIONS_DIR",
     "EVIDENCE_DIR",
     "METHODOLOGY",
+    "VEGA_SCRIPT",
     "RESERVED",
     "order_decisions",
     "published_name",
@@ -44,6 +45,7 @@ OWNED = (CONFIG_NAME, DOCS_DIR, PUBLIC_DIR)  # the only entries of SITE a build 
 DECISIONS_DIR = "decisions"
 EVIDENCE_DIR = "evidence"
 METHODOLOGY = "methodology.md"
+VEGA_SCRIPT = "vega-bundle.js"  # the vendored Vega scripts every chart page loads, under assets/
 # Entries of the prefix folder that are not decisions, and the folder that marks a built site:
 # a decision id may not take their place (nor the methodology page's folder under directory URLs).
 RESERVED = ("assets", METHODOLOGY, METHODOLOGY.removesuffix(".md"), EVIDENCE_DIR, DECISIONS_DIR)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import platform
 from importlib import metadata
 
-from .charts import VEGA_SCRIPT
+from .layout import VEGA_SCRIPT  # a name, not the charts: verify reads this module for a decision folder too
 
 __all__ = ["TOOLCHAIN_PACKAGES", "PYTHON", "installed_toolchain", "toolchain_differences", "describe_differences", "toolchain_bound"]
 

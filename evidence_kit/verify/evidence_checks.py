@@ -7,6 +7,7 @@ from pathlib import Path
 from ..errors import EvidenceError
 from ..model import RECEIPT_NAME, Receipt
 from ..model.evidence import DecisionEvidence, TrialEvidence
+from ..model.layout import layout_problem
 from ..read import read_json_model
 from .contract import discover_evidence, evidence_problems, load_evidence
 from .verification import CheckResult, Context, Problem
@@ -52,12 +53,29 @@ def check_contract(ctx: Context) -> CheckResult:
             ctx.unloaded.append(unit)
             continue
         ctx.evidence[unit] = evidence
+        problems += _layout_problems(ctx, unit, units)
         for journal, problem in evidence_problems(evidence):
             problems.append(Problem(ctx.where(_rel(ctx, journal)), problem))
         journals += sum(len(trial.arms) for _, trial in trial_folders(ctx, unit))
     if problems:
         return CheckResult(name, "fail", f"{len(problems)} contract violation(s)", problems)
-    return CheckResult(name, "pass", f"{len(units)} evidence folder(s), {journals} journal(s): schema, order, counts, warmup, runs, footers")
+    return CheckResult(name, "pass", f"{len(units)} evidence folder(s), {journals} journal(s): layout, schema, order, counts, warmup, runs, footers")
+
+
+def _layout_problems(ctx: Context, unit: str, units: list[str]) -> list[Problem]:
+    """Each file of a loaded evidence folder (not of another folder inside it) is one the contract lays out: a
+    page, an image or a note there would be served to a reader and compared with nothing."""
+    prefix = unit + "/" if unit else ""
+    inner_units = tuple(u + "/" for u in units if u != unit and u.startswith(prefix))
+    trials = None
+    if isinstance(ctx.evidence[unit], DecisionEvidence):
+        trials = [folder[len(prefix) :] for folder, _ in trial_folders(ctx, unit)]
+    return [
+        Problem(ctx.where(rel), problem)
+        for rel in ctx.files
+        if rel.startswith(prefix) and not rel.startswith(inner_units)
+        if (problem := layout_problem(rel[len(prefix) :], trials))
+    ]
 
 
 def trial_folders(ctx: Context, unit: str) -> list[tuple[str, TrialEvidence]]:

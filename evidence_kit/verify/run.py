@@ -69,8 +69,8 @@ class Report:
     authenticated: bool = False
     signer: str | None = None
     allow_unpinned: bool = False
-    not_rebuilt: str | None = None  # the toolchain versions that kept the sources check from rebuilding
-    unregenerated: tuple[str, ...] = ()  # the files it therefore did not regenerate (each covered by the signature)
+    not_rebuilt: str | None = None  # the toolchain versions that kept the sources check from reproducing the site
+    unregenerated: tuple[str, ...] = ()  # the files it therefore could not regenerate (each covered by the signature)
     host_site: bool = False  # decisions the MkDocs plugin published inside a host site
     publication: Any = None  # the history check's Publication: digest, history, decisions verified
 
@@ -130,7 +130,7 @@ class Report:
             shown = ", ".join(self.unregenerated[:12]) + (f" and {len(self.unregenerated) - 12} more" if len(self.unregenerated) > 12 else "")
             out.append(
                 f"that each page's markup and Material's theme files (its scripts among them) are what build "
-                f"writes (not rebuilt: {self.not_rebuilt}; install those versions to check them). Not regenerated: "
+                f"writes (not reproduced with the installed versions: {self.not_rebuilt}; install those versions to check them). Not regenerated: "
                 f"{shown or 'none'}; what still holds for them: the publisher signed each one (unchanged since), and "
                 "each page's text and every chart (spec, SVG, Vega scripts) were checked by figures"
             )

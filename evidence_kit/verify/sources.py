@@ -12,10 +12,12 @@ SVGs, the vendored Vega scripts), and, given ``SITE``, ``mkdocs.yml`` and
 
 Those bytes also depend on the versions of MkDocs, Material, vl-convert and the
 rest (:mod:`evidence_kit.render.toolchain`), which a signed site records. With
-other versions installed the rebuild of ``public/`` is skipped, saying which, and
-never fails the figures: they are checked against the pages' text whatever the
-versions, and every chart (spec, SVG, the Vega scripts) against what the evidence
-derives. ``SITE``'s own files are compared whatever is recorded.
+other versions installed ``public/`` is rebuilt with them all the same: a file
+rebuilt byte for byte is proven whatever built it; one that differs may differ by a
+version or by an edit, so it is named as not regenerated (what still holds: the
+signature, and the figures, checked against the pages' text whatever the versions,
+every chart against what the evidence derives), never failed. ``SITE``'s own files
+are compared whatever is recorded.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from pathlib import Path
 from ..attest.manifest import ENVELOPE_NAME, MANIFEST_NAME
 from ..attest.statement import StatementError, recorded_sources, recorded_toolchain
 from ..attest.tree import walk_tree
+from ..errors import CheckFailed
 from ..render.layout import CONFIG_NAME, DOCS_DIR, OWNED, PUBLIC_DIR, is_evidence_copy
 from ..render.mkdocs_build import run_mkdocs, source_date_epoch
 from ..render.toolchain import describe_differences, installed_toolchain, toolchain_bound, toolchain_differences
@@ -146,20 +149,21 @@ def _rebuild(docs: dict[str, bytes], epoch: int) -> dict[str, bytes]:
     return _REBUILT[digest.hexdigest()]
 
 
-def _rebuild_problems(ctx: Context, docs: dict[str, bytes], dates: list[str]) -> tuple[list[Problem], int]:
+def _rebuild_differences(ctx: Context, docs: dict[str, bytes], dates: list[str]) -> tuple[list[tuple[str, int | None, str]], int]:
     """Build the regenerated docs with MkDocs as ``build`` does and compare every file of ``public/`` byte for
-    byte (the evidence copies are the digests'), in both directions. Files the figures check named are not
-    named twice. Returns the problems and how many files were compared."""
-    problems = []
+    byte (the evidence copies are the digests'), in both directions: ``(rel, offset, what)`` for each file that
+    differs, is missing or is added, and how many files were compared. Files the figures check named are left
+    out (not named twice)."""
+    found: list[tuple[str, int | None, str]] = []
     rebuilt = _rebuild(docs, source_date_epoch(dates))
     compared = 0
     for rel in sorted(set(rebuilt) | set(ctx.files)):
         if rel in ctx.reported or rel in SIGNING_FILES or is_evidence_copy(rel):
             continue
         if rel not in rebuilt:
-            problems.append(Problem(ctx.where(rel), "published, but MkDocs does not build it from the evidence"))
+            found.append((rel, None, "published, but MkDocs does not build it from the evidence"))
         elif rel not in ctx.files:
-            problems.append(Problem(ctx.where(rel), "missing: MkDocs builds it from the evidence"))
+            found.append((rel, None, "missing: MkDocs builds it from the evidence"))
         else:
             compared += 1
             published, again = (ctx.root / rel).read_bytes(), rebuilt[rel]
@@ -169,8 +173,30 @@ def _rebuild_problems(ctx: Context, docs: dict[str, bytes], dates: list[str]) ->
                     if rel.startswith(THEME_DIRS)
                     else "differs from what MkDocs builds from the evidence"
                 )
-                problems.append(Problem(ctx.where(rel, first_difference(published, again)), f"{what}: {_excerpt(published, again)}"))
-    return problems, compared
+                found.append((rel, first_difference(published, again), f"{what}: {_excerpt(published, again)}"))
+    return found, compared
+
+
+def _rebuild_problems(ctx: Context, docs: dict[str, bytes], dates: list[str]) -> tuple[list[Problem], int]:
+    """The rebuild with the recorded (or, with no record, the installed) toolchain: every difference fails."""
+    found, compared = _rebuild_differences(ctx, docs, dates)
+    return [Problem(ctx.where(rel, offset), what) for rel, offset, what in found], compared
+
+
+def _rebuild_with_other_versions(ctx: Context, docs: dict[str, bytes], dates: list[str]) -> tuple[int, int]:
+    """The rebuild with the installed toolchain when the site records other versions: a file rebuilt byte for
+    byte is proven whatever built it (its bytes are what the evidence gives); one that differs, or that only the
+    site has, may differ by a version or by an edit, so it joins ``ctx.unregenerated`` (what still holds: the
+    signature, and figures). A file only the rebuild has is a version's. Returns (identical, not reproduced)."""
+    try:
+        found, compared = _rebuild_differences(ctx, docs, dates)
+    except CheckFailed as err:  # the installed MkDocs cannot build what another version built
+        ctx.not_rebuilt = f"{ctx.not_rebuilt}, and the installed MkDocs could not rebuild it ({err.message})"
+        _not_regenerated(ctx)
+        return 0, len(ctx.unregenerated)
+    published = [rel for rel, _, what in found if not what.startswith("missing")]
+    ctx.unregenerated += [f"{PUBLIC_DIR}/{rel}" for rel in published]
+    return compared - len([1 for rel, _, what in found if what.startswith("differs")]), len(published)
 
 
 def _toolchain(ctx: Context) -> tuple[str, str | None, list[Problem]]:
@@ -237,25 +263,38 @@ def check_sources(ctx: Context) -> CheckResult:
 
     toolchain, ctx.not_rebuilt, problems = _toolchain(ctx)
     docs = site_docs(ctx)
-    rebuilding = ctx.not_rebuilt is None and not problems
+    recorded_ok = not problems
     found, compared = _site_folder(ctx, site, docs)
     problems += found
-    if not rebuilding:
+    dates = [ctx.evidence[unit].decision.date for unit in sites]  # type: ignore[union-attr]
+    if not recorded_ok:
         _not_regenerated(ctx)
-    else:
-        dates = [ctx.evidence[unit].decision.date for unit in sites]  # type: ignore[union-attr]
+    elif ctx.not_rebuilt is None:
         found, rebuilt = _rebuild_problems(ctx, docs, dates)
         problems += found
         compared += rebuilt
-    skipped = (
-        f"site rebuild skipped: {ctx.not_rebuilt}; {len(ctx.unregenerated)} file(s) not regenerated, each covered by the signature "
-        "(the digests of public/, the signed record of the sources); figures checked against the pages' text"
+    else:
+        identical, unproven = _rebuild_with_other_versions(ctx, docs, dates)
+        compared += identical
+        if not unproven:
+            toolchain = f"the installed toolchain, which is not the recorded one ({ctx.not_rebuilt})"
+            ctx.not_rebuilt = None
+    return _sources_result(ctx, site, toolchain, problems, compared, recorded_ok)
+
+
+def _sources_result(ctx: Context, site: Path | None, toolchain: str, problems: list[Problem], compared: int, recorded_ok: bool) -> CheckResult:
+    name = "sources"
+    unproven = (
+        f"site not reproduced with the installed versions: {ctx.not_rebuilt}; {len(ctx.unregenerated)} file(s) not regenerated, each covered "
+        "by the signature (the digests of public/, the signed record of the sources); figures checked against the pages' text"
     )
+    if ctx.not_rebuilt and recorded_ok and compared:
+        unproven += f"; {compared} file(s) byte for byte what build writes"
     if problems:
         detail = f"{len(problems)} file(s) are not what build writes from the evidence"
-        return CheckResult(name, "fail", detail + (f" ({skipped})" if ctx.not_rebuilt else ""), problems)
-    if not rebuilding:
-        return CheckResult(name, "skip", skipped)
+        return CheckResult(name, "fail", detail + (f" ({unproven})" if ctx.not_rebuilt else ""), problems)
+    if ctx.not_rebuilt or not recorded_ok:
+        return CheckResult(name, "skip", unproven)
     covered = "public/, mkdocs.yml and site/ are" if site is not None else "public/ is"
     tail = "; nothing else in the site folder" if site is not None else " (give SITE to cover mkdocs.yml and site/)"
     return CheckResult(

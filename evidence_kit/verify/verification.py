@@ -73,7 +73,7 @@ class Context:
     docs: dict[str, bytes] | None = None  # the site's regenerated docs folder and mkdocs.yml, rendered once
     reported: set[str] = field(default_factory=set)  # published files the figures check already named
     host_site: bool = False  # set by the figures check: decisions the MkDocs plugin published inside a host site
-    not_rebuilt: str | None = None  # why the sources check did not rebuild: the toolchain versions that differ
+    not_rebuilt: str | None = None  # why the sources check could not reproduce every file: the toolchain versions that differ
     unregenerated: list[str] = field(default_factory=list)  # files the sources check could not regenerate, signed
     analyses: dict[str, Any] = field(default_factory=dict)  # set by the figures check: each unit's recomputed analysis
     since: Any = None  # --since: the publication the auditor saw last (verify.history.Since)

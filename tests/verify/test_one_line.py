@@ -36,9 +36,10 @@ def test_unlisted_files_with_control_characters_in_their_names_are_one_escaped_l
     problems = [line for line in lines if line.startswith("     ")]
     assert all(line[:4] in ("PASS", "FAIL", "SKIP") for line in lines[:-1] if not line.startswith("     "))
     assert lines[-1].startswith("FAILED: ")
-    assert len(problems) == len(HOSTILE)
+    assert len(problems) == 2 * len(HOSTILE)  # unlisted (complete), and no file of the contract's layout (contract)
     for shown in HOSTILE.values():
         assert sum(f"/{shown}: present but not listed in " in line for line in problems) == 1, (shown, out)
+        assert sum(f"/{shown}: not a file of the evidence contract " in line for line in problems) == 1, (shown, out)
     assert not any(ch in out for ch in "\r\t\x1b\u2028\u202e")
 
     report = json.loads(_verify(bundle, "--json").stdout.decode("utf-8"))

@@ -52,7 +52,8 @@ def test_a_signed_decision_folder_with_a_page_fails_naming_it(run_cli, redacted:
     result = run_cli("verify", redacted, "--key", keypair[1])
     assert result.code == 1, result.out
     failed = _failed(result)
-    assert set(failed) == {"figures"}, result.out
+    assert set(failed) == {"contract", "figures"}, result.out  # no evidence by the layout, and compared with nothing
+    assert any(line.startswith(f"{redacted}/{place}: not a file of the evidence contract") for line in failed["contract"]), result.out
     assert any(line.startswith(f"{redacted}/{place}: {WHY}") for line in failed["figures"]), result.out
 
 
@@ -76,13 +77,10 @@ def test_a_prefix_folder_whose_evidence_moved_where_no_decision_may_sit_fails(ru
     assert any(line.startswith(f"{folder}/{unit}/index.html: {WHY}") for line in _failed(result)["figures"]), result.out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open: a code host renders README.md as the folder's page, but a raw decision folder may carry notes; "
-    "which Markdown files a signed decision folder may hold is not decided",
-)
 def test_a_signed_decision_folder_with_a_markdown_page_fails_naming_it(run_cli, redacted: Path, keypair) -> None:
+    # A code host renders README.md as the folder's page; the contract lays out no Markdown in evidence.
     _write("README.md", "# Adopted: the candidate is 40% faster\n")(redacted)
     sign_tree(redacted, keypair[0])
     result = run_cli("verify", redacted, "--key", keypair[1])
     assert result.code == 1, result.out
+    assert any(line.startswith(f"{redacted}/README.md: not a file of the evidence contract") for line in _failed(result)["contract"]), result.out

@@ -32,16 +32,19 @@ def test_build_sign_records_every_source(site_master: Path) -> None:
 
 
 def test_with_another_toolchain_verify_names_what_it_did_not_regenerate(run_cli, site_folder: Path, keypair) -> None:
+    # A page the installed versions write otherwise (here: one more newline, as another release's might).
+    page = site_folder / "public" / "index.html"
+    page.write_bytes(page.read_bytes() + b"\n")
     _other_toolchain(site_folder, keypair[0])
     result = run_cli("verify", site_folder, "--key", keypair[1], "--json")
     report = json.loads(result.out)
     assert result.code == 0, result.out
     sources = next(c for c in report["checks"] if c["check"] == "sources")
-    assert sources["status"] == "skip" and re.search(r"\d+ file\(s\) not regenerated, each covered by the signature", sources["detail"])
+    assert sources["status"] == "skip" and re.search(r"\b1 file\(s\) not regenerated, each covered by the signature", sources["detail"])
     said = " ".join(report["not_proven"])
     assert "Not regenerated: " in said and "the publisher signed each one" in said
-    # The committed sources are regenerated with any toolchain: only public/'s pages are left to the signature.
-    assert "public/index.html" in report["not_regenerated"] and not any(rel.startswith("site/") for rel in report["not_regenerated"])
+    # The committed sources are regenerated with any toolchain, and every other page rebuilt byte for byte.
+    assert report["not_regenerated"] == ["public/index.html"]
 
 
 @pytest.mark.parametrize(
