@@ -1,8 +1,9 @@
 """Stream one chat completion and time it on a monotonic clock.
 
 The client reads raw bytes and splits server-sent events itself: one clock
-reading per network read (events that arrived together share it), one
-JSON parse per event, nothing else per token. The send time is read when the
+reading per network read (events that arrived together share it), a read of
+the stream's token events taken by their template (:mod:`.token_events`),
+any other event parsed as JSON, nothing else per token. The send time is read when the
 request's first byte goes to the socket (httpcore's trace), not when the request
 was built, so time a request spends waiting inside the client (for a pooled
 connection, or behind its siblings at high concurrency) is not charged to the
@@ -24,6 +25,7 @@ from pydantic_core import from_json
 
 from .connections import ArmClient
 from .lane_http import LaneConnections
+from .token_events import Template, learn
 
 __all__ = ["Outcome", "stream_chat", "Clock"]
 
@@ -32,6 +34,10 @@ Clock = Callable[[], float]
 # Finish reasons with which vLLM ends a stream it did not complete (``FinishReason.ABORT``,
 # and ``ERROR`` on newer releases).
 FAILED_FINISH = frozenset({"abort", "error"})
+
+# Parsed token events a stream's template (:mod:`.token_events`) may be learned from: its first token event
+# follows a role event or two, as a rule; an engine whose token events have none is tried no further.
+LEARNING_LINES = 4
 
 # Each URL parsed once (a run sends every request to one URL): httpx parses a string again for each request.
 _URLS: dict[str, httpx.URL] = {}
@@ -153,31 +159,63 @@ def _absorb(out: Outcome, event: dict[str, Any], now: float) -> None:
 class _Events:
     """A reply's server-sent events as its bytes arrive: each complete ``data:`` payload absorbed into the
     outcome at the clock reading of the network read that completed it; :meth:`feed` is a lane connection's
-    sink (:mod:`.lane_http`), or called per read of a pooled reply."""
+    sink (:mod:`.lane_http`), or called per read of a pooled reply. A read of nothing but token events of the
+    stream's template (:mod:`.token_events`, learned from its first parsed token event) is taken whole."""
 
-    __slots__ = ("out", "rest", "done", "failure")
+    __slots__ = ("out", "rest", "done", "failure", "template", "learning")
 
     def __init__(self, out: Outcome):
         self.out = out
         self.rest = b""  # an unfinished line
         self.done = False  # [DONE] seen
         self.failure: str | None = None
+        self.template: Template | None = None
+        self.learning = LEARNING_LINES  # parsed events the template may still be learned from
 
     def feed(self, chunk: bytes, now: float) -> bool:
         """Absorb the events ``chunk`` completes; whether to read on (not after a malformed event)."""
+        template = self.template
+        if template is not None and not self.rest:
+            texts = template.texts(chunk)
+            if texts is not None:
+                _absorb_texts(self.out, texts, now, template.content)
+                return True
         lines = (self.rest + chunk if self.rest else chunk).split(b"\n")
         self.rest = lines.pop()  # an unfinished line (or b"")
         out = self.out
         # (An engine's read is one event or a few: a data line and a blank one each.)
         for line in lines:
             if line[:5] == b"data:":
+                if template is not None and (text := template.text(line)) is not None:
+                    _absorb_texts(out, [text], now, template.content)
+                    continue
                 payload = line[5:].strip()
                 if payload == b"[DONE]":
                     self.done = True
                 elif (failure := _event_failure(out, payload, now)) is not None:
                     self.failure = failure
                     return False
+                elif template is None and self.learning:
+                    self.learning -= 1
+                    template = self.template = learn(line)
         return True
+
+
+def _absorb_texts(out: Outcome, texts: list[str], now: float, content: bool) -> None:
+    """Absorb token events of one template, each with its text, read at ``now``: as :func:`_absorb` does
+    each of them (an empty text is no token)."""
+    if "" in texts:
+        texts = [text for text in texts if text]
+        if not texts:
+            return
+    if out.t_first is None:
+        out.t_first = now
+    if content:
+        if out.t_first_content is None:
+            out.t_first_content = now
+        out.content += texts
+    out.t_last_token = now
+    out.token_times += [now] * len(texts)
 
 
 def _event_failure(out: Outcome, data: bytes, now: float) -> str | None:
@@ -271,7 +309,9 @@ async def _on_lane(lane: _Lane, out: Outcome, clock: Clock, connect_timeout: flo
         events = _Events(out)
         out.t_send = clock()
         connection.send(None, head, payload, events.feed, clock)
-        status, _, headers = await connection.head_of_reply(None)
+        await connection.until_end()  # (or until a head that is not a 200 reply's)
+        assert connection.head is not None
+        status, _, headers = connection.head
         out.t_headers, out.http_status = connection.t_head, status
         if any(name.lower() == b"set-cookie" for name, _ in headers):  # as httpx's client keeps them
             client.cookies.extract_cookies(httpx.Response(status, headers=headers, request=client.build_request("POST", url)))
@@ -280,7 +320,6 @@ async def _on_lane(lane: _Lane, out: Outcome, clock: Clock, connect_timeout: flo
             while (data := await connection.next_chunk(None)) is not None:
                 detail += data
             return _status_failure(status, detail[:200].decode("utf-8", "replace").strip())
-        await connection.until_end()
         out.t_end = connection.t_end  # the read that ended the reply
         return events.failure or _ending_failure(out, events.done)
     finally:

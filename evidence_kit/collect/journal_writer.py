@@ -24,10 +24,15 @@ from ..read import parse_record
 __all__ = ["JournalWriter", "ResumePoint", "open_for_resume", "encode_record"]
 
 
+# One encoder for every record: json.dumps with these options builds a new one per call.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
 def encode_record(record: dict[str, Any]) -> bytes:
     """One JSONL line, ``type`` first, compact, UTF-8."""
-    ordered = {"type": record["type"], **{k: v for k, v in record.items() if k != "type"}}
-    return json.dumps(ordered, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode() + b"\n"
+    # (A request record is built with ``type`` first already: not copied again, one per streamed request.)
+    ordered = record if next(iter(record), None) == "type" else {"type": record["type"], **{k: v for k, v in record.items() if k != "type"}}
+    return _ENCODER.encode(ordered).encode() + b"\n"
 
 
 class JournalWriter:

@@ -76,6 +76,7 @@ class LaneConnection(asyncio.Protocol):
         self.t_head: float | None = None  # the clock at the read that completed the head (with a sink)
         self.t_end: float | None = None  # and at the read that ended the reply
         self.stopped = False  # the sink wanted no more
+        self.streaming = False  # a 200 reply's chunked body going to the sink (data_received's fast path)
         self.state = _DONE
         self.error: Exception | None = None
         self.closed = False
@@ -98,12 +99,14 @@ class LaneConnection(asyncio.Protocol):
         read_in_small_pieces(transport)
 
     def data_received(self, data: bytes) -> None:
-        if self.state == _DONE or self.stopped:
-            self.keep_alive = False  # bytes no request asked for: this connection is not to be reused
-            return
         # With a sink, the clock is read once per network read, as the bytes come off the socket: before any
         # task runs, so a busy loop's queue of ready tasks is not counted into the engine's times.
         now = self.clock() if self.sink is not None else 0.0
+        if self._streamed(data, now):
+            return
+        if self.state == _DONE or self.stopped:
+            self.keep_alive = False  # bytes no request asked for: this connection is not to be reused
+            return
         self.buffer = self.buffer + data if self.buffer else data
         had_head = self.head is not None
         try:
@@ -112,12 +115,37 @@ class LaneConnection(asyncio.Protocol):
             self._fail(err)
             return
         if not had_head and self.head is not None:
-            self.t_head = now
+            self._head_arrived(now)
         if self.state == _DONE:
-            self.t_end = now
-        if pieces and self._feed(pieces[0] if len(pieces) == 1 else b"".join(pieces), now) and had_head and self.state != _DONE:
-            return  # the sink took it: nothing for the waiting reader until the reply ends
+            self.t_end, self.streaming = now, False
+        self._hand_on(pieces, had_head, now)
+
+    def _hand_on(self, pieces: list[bytes], had_head: bool, now: float) -> None:
+        """Give a read's body bytes to the sink (or the queue), and wake the reader if it has something new."""
+        took = bool(pieces) and self._feed(pieces[0] if len(pieces) == 1 else b"".join(pieces), now)
+        # A streamed reply's reader waits only for its end (until_end): not woken by its head, nor by a read of part
+        # of a chunk, nor by what the sink took.
+        if self.state != _DONE and ((took and had_head) or (self.streaming and (took or not pieces))):
+            return
         self._wake()
+
+    def _head_arrived(self, now: float) -> None:
+        assert self.head is not None
+        self.t_head = now
+        self.streaming = self.sink is not None and self.head[0] == 200 and self.framing == "chunked" and self.state == _BODY
+
+    def _streamed(self, data: bytes, now: float) -> bool:
+        """Hand a streamed reply's read to the sink in one step when it is whole chunks following whole chunks (each
+        an engine's event, as a rule); whether it was."""
+        if not self.streaming or self.buffer or self.chunk != _SIZE:
+            return False
+        pieces = _whole_chunks(data)
+        if pieces is None:
+            return False
+        if not self.sink(pieces[0] if len(pieces) == 1 else b"".join(pieces), now):  # type: ignore[misc]
+            self.stopped, self.streaming = True, False
+            self._wake()
+        return True
 
     def _feed(self, body: bytes, now: float) -> bool:
         """Hand a network read's body bytes to the sink (a 200 reply's); else queue them for :meth:`next_chunk`.
@@ -125,7 +153,7 @@ class LaneConnection(asyncio.Protocol):
         if self.sink is not None and self.head is not None and self.head[0] == 200:
             if self.sink(body, now):
                 return True
-            self.stopped = True
+            self.stopped, self.streaming = True, False
             return False
         self.body.append(body)
         self.pending += len(body)
@@ -155,7 +183,7 @@ class LaneConnection(asyncio.Protocol):
     def _fail(self, err: Exception) -> None:
         if self.error is None:
             self.error = err
-        self.keep_alive = False
+        self.keep_alive, self.streaming = False, False
         if self.transport is not None:
             self.transport.close()
         self._wake()
@@ -287,13 +315,13 @@ class LaneConnection(asyncio.Protocol):
 
         ``sink``: a 200 reply's body bytes are handed to it in :meth:`data_received`, each network read's with
         ``clock`` read as they arrived, instead of being queued for :meth:`next_chunk`; it answers whether it
-        wants more. The reader then waits once, in :meth:`until_end`, not once per read."""
+        wants more. The reader then waits once, in :meth:`until_end`, not for the head nor once per read."""
         assert self.transport is not None
         self.request, self.head, self.state = request, None, _HEAD
         self.method = request.method.encode() if request is not None else head[: head.find(b" ")]
         self.body.clear()
         self.pending = 0
-        self.sink, self.stopped, self.t_head, self.t_end = sink, False, None, None
+        self.sink, self.stopped, self.streaming, self.t_head, self.t_end = sink, False, False, None, None
         if clock is not None:
             self.clock = clock
         self.transport.write(head)
@@ -341,8 +369,9 @@ class LaneConnection(asyncio.Protocol):
             await self.wait(timeout)
 
     async def until_end(self) -> None:
-        """Until a streamed reply (:meth:`send` with a sink) has ended, or its sink wanted no more."""
-        while self.state != _DONE and not self.stopped:
+        """Until a streamed reply (:meth:`send` with a sink) has ended, its sink wanted no more, or its head came
+        and is not a 200 reply's (whose body is queued for :meth:`next_chunk`)."""
+        while self.state != _DONE and not self.stopped and (self.head is None or self.head[0] == 200):
             if self.error is not None:
                 raise self.error
             await self.wait(None)
@@ -353,6 +382,24 @@ class LaneConnection(asyncio.Protocol):
         self.keep_alive = False
         if self.transport is not None:
             self.transport.close()
+
+
+def _whole_chunks(data: bytes) -> list[bytes] | None:
+    """The data of ``data``'s chunks when it is nothing but whole chunks, each of a size line seen before (in
+    ``_SIZES``) and not empty (the last chunk); else ``None``, for the parser (which keeps state between reads).
+    One chunk (most reads: an engine's event) is checked by its length; a burst of them by one split, its
+    pieces alternating size line and data, each data's length checked (none holding a CRLF)."""
+    line_end = data.find(b"\r\n")
+    size = _SIZES.get(data[:line_end]) if line_end > 0 else None
+    if size and len(data) == line_end + size + 4 and data.endswith(b"\r\n"):
+        return [data[line_end + 2 : -2]]
+    parts = data.split(b"\r\n")
+    if not len(parts) % 2 or parts[-1]:
+        return None
+    pieces = parts[1::2]
+    if b"" in pieces or list(map(len, pieces)) != list(map(_SIZES.get, parts[:-1:2])):
+        return None
+    return pieces
 
 
 def _chunk_size(line: bytes, request: httpx.Request | None) -> int:

@@ -101,3 +101,32 @@ def test_a_chunk_size_line_that_is_not_hexadecimal_fails_the_reply_even_after_go
     for size in (b"0x" + f"{len(data):x}".encode(), b"1_0", b"-a", b"g"):
         connection, _, _ = _feed(HEAD + good + good + size + b"\r\n" + data + b"\r\n0\r\n\r\n", [])
         assert isinstance(connection.error, httpx.RemoteProtocolError), size
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    texts=st.lists(st.text(min_size=1, max_size=12), min_size=1, max_size=12),
+    cuts=st.lists(st.integers(0, 2000), max_size=12),
+    per_read=st.integers(1, 5),
+    newline=st.sampled_from(["\n", "\r\n"]),
+)
+def test_reads_of_whole_chunks_give_what_reads_cut_anywhere_give(texts: list[str], cuts: list[int], per_read: int, newline: str) -> None:
+    # Reads of whole chunks take the one-step path, whose chunks' data must be cut by their sizes, not at a CRLF
+    # inside them (SSE lines may end with one, and a chunk may end anywhere in an event).
+    body = _events(texts).replace(b"\n", newline.encode())
+    bounds = [0, *sorted(set(c for c in cuts if 0 < c < len(body))), len(body)]
+    chunks = [f"{b - a:x}\r\n".encode() + body[a:b] + b"\r\n" for a, b in zip(bounds, bounds[1:])]
+    raw = HEAD + b"".join(chunks) + b"0\r\n\r\n"
+    ends = [len(HEAD) + sum(len(c) for c in chunks[:i]) for i in range(0, len(chunks) + 1, per_read)]
+    whole, cut = _feed(raw, ends)[1], _feed(raw, list(range(len(raw))))[1]
+    assert whole.done and whole.failure is None and whole.out.text == cut.out.text == "".join(texts)
+    assert len(whole.out.token_times) == len(cut.out.token_times) == len(texts)
+
+
+def test_bytes_after_the_last_chunk_reach_no_event_and_end_the_connection() -> None:
+    data = b'data: {"choices": [{"index": 0, "delta": {"content": "x"}, "finish_reason": null}]}\n\n'
+    chunk = f"{len(data):x}".encode() + b"\r\n" + data + b"\r\n"
+    connection, events, _ = _feed(HEAD + chunk, [len(HEAD)])
+    connection.data_received(chunk + b"0\r\n\r\n")  # the reply ends here
+    connection.data_received(chunk)  # whole chunks of a size seen before, after the end
+    assert events.out.text == "xx" and not connection.reusable
