@@ -183,20 +183,22 @@ def _rebuild_problems(ctx: Context, docs: dict[str, bytes], dates: list[str]) ->
     return [Problem(ctx.where(rel, offset), what) for rel, offset, what in found], compared
 
 
-def _rebuild_with_other_versions(ctx: Context, docs: dict[str, bytes], dates: list[str]) -> tuple[int, int]:
+def _rebuild_with_other_versions(ctx: Context, docs: dict[str, bytes], dates: list[str]) -> tuple[int, int, int]:
     """The rebuild with the installed toolchain when the site records other versions: a file rebuilt byte for
     byte is proven whatever built it (its bytes are what the evidence gives); one that differs, or that only the
     site has, may differ by a version or by an edit, so it joins ``ctx.unregenerated`` (what still holds: the
-    signature, and figures). A file only the rebuild has is a version's. Returns (identical, not reproduced)."""
+    signature, and figures). A file only the rebuild has may be a version's too: it is counted, so the site is never
+    called complete. Returns (identical, not reproduced, only the rebuild has)."""
     try:
         found, compared = _rebuild_differences(ctx, docs, dates)
     except CheckFailed as err:  # the installed MkDocs cannot build what another version built
         ctx.not_rebuilt = f"{ctx.not_rebuilt}, and the installed MkDocs could not rebuild it ({err.message})"
         _not_regenerated(ctx)
-        return 0, len(ctx.unregenerated)
+        return 0, len(ctx.unregenerated), 0
     published = [rel for rel, _, what in found if not what.startswith("missing")]
     ctx.unregenerated += [f"{PUBLIC_DIR}/{rel}" for rel in published]
-    return compared - len([1 for rel, _, what in found if what.startswith("differs")]), len(published)
+    differs = sum(1 for _, _, what in found if what.startswith("differs"))
+    return compared - differs, len(published), len(found) - len(published)
 
 
 def _toolchain(ctx: Context) -> tuple[str, str | None, list[Problem]]:
@@ -274,11 +276,13 @@ def check_sources(ctx: Context) -> CheckResult:
         problems += found
         compared += rebuilt
     else:
-        identical, unproven = _rebuild_with_other_versions(ctx, docs, dates)
+        identical, unproven, missing = _rebuild_with_other_versions(ctx, docs, dates)
         compared += identical
-        if not unproven:
+        if not unproven and not missing:
             toolchain = f"the installed toolchain, which is not the recorded one ({ctx.not_rebuilt})"
             ctx.not_rebuilt = None
+        elif missing:
+            ctx.not_rebuilt = f"{ctx.not_rebuilt}; {missing} file(s) the installed versions build are not in the site"
     return _sources_result(ctx, site, toolchain, problems, compared, recorded_ok)
 
 
