@@ -204,8 +204,8 @@ def _rebuild_with_other_versions(ctx: Context, docs: dict[str, bytes], dates: li
 def _toolchain(ctx: Context) -> tuple[str, str | None, list[Problem]]:
     """``(which toolchain the rebuild uses, why it cannot run here, problems with the record)``. A site that
     records no toolchain (unsigned, or signed by ``sign_tree`` alone) is rebuilt with the installed one: a
-    difference then fails, as the bytes do. With a record, the versions that differ keep the rebuild from
-    running (``why``)."""
+    difference then fails, as the bytes do. With a record, ``why`` names the versions that differ: the rebuild
+    then runs with the installed ones and proves only the files it reproduces."""
     try:
         recorded = recorded_toolchain(ctx.predicate) if ctx.predicate is not None else None
     except StatementError as err:
