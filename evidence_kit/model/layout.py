@@ -107,6 +107,10 @@ FILE_KINDS: tuple[FileKind, ...] = (
 )
 
 
+def _hidden(path: str) -> bool:
+    return any(part.startswith(".") for part in path.split("/"))
+
+
 def _held(place: Place, at_top: bool) -> str:
     return ", ".join(k.shape for k in FILE_KINDS if k.place in (place, "folder") or (k.place == "top" and at_top))
 
@@ -128,7 +132,7 @@ def layout_problem(path: str, trials: Collection[str] | None, *, at_top: bool = 
     with ``trials`` None, to a trial bundle. ``at_top``: the folder is the one verified, whose own
     signature may sit at its top.
     """
-    if any(part.startswith(".") for part in path.split("/")):
+    if _hidden(path):
         return "a hidden file or folder is no evidence (MkDocs would drop it from a site)"
     if trials is None:
         place: Place = "trial"
@@ -151,7 +155,7 @@ def outside_problem(path: str) -> str | None:
     manifests, and at its top its signature."""
     name = path.rsplit("/", 1)[-1]
     beside = [k for k in FILE_KINDS if k.name in ("manifest", "signature")]
-    if not any(part.startswith(".") for part in path.split("/")) and any(k.admits(name, "folder", at_top="/" not in path) for k in beside):
+    if not _hidden(path) and any(k.admits(name, "folder", at_top="/" not in path) for k in beside):
         return None
     shapes = ", ".join(k.shape for k in beside)
     return (

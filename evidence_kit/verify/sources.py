@@ -149,21 +149,26 @@ def _rebuild(docs: dict[str, bytes], epoch: int) -> dict[str, bytes]:
     return _REBUILT[digest.hexdigest()]
 
 
-def _rebuild_differences(ctx: Context, docs: dict[str, bytes], dates: list[str]) -> tuple[list[tuple[str, int | None, str]], int]:
+# How a file of the rebuild and of ``public/`` disagree (:func:`_rebuild_differences`).
+_ADDED, _MISSING, _CHANGED = "added", "missing", "changed"
+
+
+def _rebuild_differences(ctx: Context, docs: dict[str, bytes], dates: list[str]) -> tuple[list[tuple[str, str, int | None, str]], int]:
     """Build the regenerated docs with MkDocs as ``build`` does and compare every file of ``public/`` byte for
-    byte (the evidence copies are the digests'), in both directions: ``(rel, offset, what)`` for each file that
-    differs, is missing or is added, and how many files were compared. Files the figures check named are left
+    byte (the evidence copies are the digests'), in both directions: ``(rel, how, offset, what)`` for each file
+    that differs, is missing or is added (``how``: ``_CHANGED``, ``_MISSING``, ``_ADDED``), and how many
+    files were compared. Files the figures check named are left
     out (not named twice)."""
-    found: list[tuple[str, int | None, str]] = []
+    found: list[tuple[str, str, int | None, str]] = []
     rebuilt = _rebuild(docs, source_date_epoch(dates))
     compared = 0
     for rel in sorted(set(rebuilt) | set(ctx.files)):
         if rel in ctx.reported or rel in SIGNING_FILES or is_evidence_copy(rel):
             continue
         if rel not in rebuilt:
-            found.append((rel, None, "published, but MkDocs does not build it from the evidence"))
+            found.append((rel, _ADDED, None, "published, but MkDocs does not build it from the evidence"))
         elif rel not in ctx.files:
-            found.append((rel, None, "missing: MkDocs builds it from the evidence"))
+            found.append((rel, _MISSING, None, "missing: MkDocs builds it from the evidence"))
         else:
             compared += 1
             published, again = (ctx.root / rel).read_bytes(), rebuilt[rel]
@@ -173,14 +178,14 @@ def _rebuild_differences(ctx: Context, docs: dict[str, bytes], dates: list[str])
                     if rel.startswith(THEME_DIRS)
                     else "differs from what MkDocs builds from the evidence"
                 )
-                found.append((rel, first_difference(published, again), f"{what}: {_excerpt(published, again)}"))
+                found.append((rel, _CHANGED, first_difference(published, again), f"{what}: {_excerpt(published, again)}"))
     return found, compared
 
 
 def _rebuild_problems(ctx: Context, docs: dict[str, bytes], dates: list[str]) -> tuple[list[Problem], int]:
     """The rebuild with the recorded (or, with no record, the installed) toolchain: every difference fails."""
     found, compared = _rebuild_differences(ctx, docs, dates)
-    return [Problem(ctx.where(rel, offset), what) for rel, offset, what in found], compared
+    return [Problem(ctx.where(rel, offset), what) for rel, _, offset, what in found], compared
 
 
 def _rebuild_with_other_versions(ctx: Context, docs: dict[str, bytes], dates: list[str]) -> tuple[int, int, int]:
@@ -195,9 +200,9 @@ def _rebuild_with_other_versions(ctx: Context, docs: dict[str, bytes], dates: li
         ctx.not_rebuilt = f"{ctx.not_rebuilt}, and the installed MkDocs could not rebuild it ({err.message})"
         _not_regenerated(ctx)
         return 0, len(ctx.unregenerated), 0
-    published = [rel for rel, _, what in found if not what.startswith("missing")]
+    published = [rel for rel, how, _, _ in found if how != _MISSING]
     ctx.unregenerated += [f"{PUBLIC_DIR}/{rel}" for rel in published]
-    differs = sum(1 for _, _, what in found if what.startswith("differs"))
+    differs = sum(1 for _, how, _, _ in found if how == _CHANGED)
     return compared - differs, len(published), len(found) - len(published)
 
 
@@ -283,21 +288,23 @@ def check_sources(ctx: Context) -> CheckResult:
             ctx.not_rebuilt = None
         elif missing:
             ctx.not_rebuilt = f"{ctx.not_rebuilt}; {missing} file(s) the installed versions build are not in the site"
-    return _sources_result(ctx, site, toolchain, problems, compared, recorded_ok)
+    return _sources_result(ctx, site, toolchain, problems, compared)
 
 
-def _sources_result(ctx: Context, site: Path | None, toolchain: str, problems: list[Problem], compared: int, recorded_ok: bool) -> CheckResult:
+def _sources_result(ctx: Context, site: Path | None, toolchain: str, problems: list[Problem], compared: int) -> CheckResult:
+    """The line of the check. A malformed toolchain record is among ``problems`` (and leaves ``ctx.not_rebuilt``
+    unset): it fails."""
     name = "sources"
     unproven = (
         f"site not reproduced with the installed versions: {ctx.not_rebuilt}; {len(ctx.unregenerated)} file(s) not regenerated, each covered "
         "by the signature (the digests of public/, the signed record of the sources); figures checked against the pages' text"
     )
-    if ctx.not_rebuilt and recorded_ok and compared:
+    if ctx.not_rebuilt and compared:
         unproven += f"; {compared} file(s) byte for byte what build writes"
     if problems:
         detail = f"{len(problems)} file(s) are not what build writes from the evidence"
         return CheckResult(name, "fail", detail + (f" ({unproven})" if ctx.not_rebuilt else ""), problems)
-    if ctx.not_rebuilt or not recorded_ok:
+    if ctx.not_rebuilt:
         return CheckResult(name, "skip", unproven)
     covered = "public/, mkdocs.yml and site/ are" if site is not None else "public/ is"
     tail = "; nothing else in the site folder" if site is not None else " (give SITE to cover mkdocs.yml and site/)"
