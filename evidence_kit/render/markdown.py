@@ -8,6 +8,7 @@ their own parts. A template therefore cannot forget to escape.
 
 from __future__ import annotations
 
+import urllib.parse
 from collections.abc import Sequence
 from html import escape as html_escape
 from pathlib import Path
@@ -45,7 +46,9 @@ def link(text: Any, href: str) -> Markup:
     """A Markdown link whose text is escaped; ``href`` is always ours (a relative path)."""
     if "://" in href or href.startswith("//"):
         raise ValueError(f"pages link only to files of the site, not {href!r}")
-    return Markup(f"[{md_text(text)}]({href})")
+    # Percent-encoded, so no character of a file's name (a backtick, a pipe, a newline) is read as Markdown;
+    # MkDocs finds the file by the decoded path. The site's own hrefs are letters, digits and ``/._-``: unchanged.
+    return Markup(f"[{md_text(text)}]({urllib.parse.quote(href, safe='/#')})")
 
 
 def prose(value: Any) -> Markup:

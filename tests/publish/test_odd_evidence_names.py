@@ -30,12 +30,7 @@ def _built_with_a_log_named(tmp_path: Path, name: str) -> str:
     return (tmp_path / "site" / "public" / "decisions" / DECISION / "artifacts.html").read_text()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open: render.markdown.link writes the href raw into Markdown, so a backtick, a pipe or a newline in an "
-    "evidence file's name makes a code span or splits the table row: the link no longer leads to the file",
-)
-@pytest.mark.parametrize("name", ["`code` | cell.log", "two\nlines.log"])
+@pytest.mark.parametrize("name", ["`code` | cell.log", "two\nlines.log", "with space.log", "größer 🚀.log"])
 def test_a_name_with_markdown_characters_links_to_its_file(tmp_path: Path, name: str) -> None:
     html = _built_with_a_log_named(tmp_path, name)
     trial = "cache-layout"
